@@ -1,0 +1,125 @@
+/**
+ * @dhs/client: the typed client of the Digital Human Session Service API (openapi/v1.yaml), for server
+ * code only (it sends your API key).
+ *
+ * Every method resolves to openapi-fetch's `{ data, error, response }`: HTTP errors are typed `ApiError`
+ * data, never exceptions. Use `unwrap()` where an exception reads better. Creates get an
+ * `Idempotency-Key` when the caller gives none, and every call retries transient failures (network
+ * errors, 429, 502-504, a create still in flight) with the same key, backing off with jitter and
+ * honouring Retry-After.
+ */
+import createFetchClient from "openapi-fetch";
+import type { Client } from "openapi-fetch";
+import type { ListSessionsQuery, SessionCreate, paths } from "@dhs/contract";
+import { type Fetch, withRetries } from "./retry.js";
+
+export type {
+  ApiError,
+  EndReason,
+  ListSessionsQuery,
+  Principal,
+  Scope,
+  Session,
+  SessionCreate,
+  SessionList,
+  SessionStatus,
+  SessionSummary,
+  components,
+  operations,
+  paths,
+} from "@dhs/contract";
+export { DhsApiError, unwrap } from "./errors.js";
+export { isSafeToRetry } from "./retry.js";
+
+export interface ClientOptions {
+  /** Where the service is, e.g. `https://dhs.internal` (no `/v1`). */
+  baseUrl: string;
+  /** A server-side API key (`dhs_...`). Never ship it to a browser. */
+  apiKey: string;
+  /** A fetch to use instead of the global one (tests, proxies, instrumentation). */
+  fetch?: Fetch;
+  /** Retries of a transient failure after the first attempt. Default 2; 0 turns them off. */
+  maxRetries?: number;
+  /** Time limit of one attempt in milliseconds. Default 30 000. */
+  timeoutMs?: number;
+}
+
+export interface CreateSessionOptions {
+  /**
+   * Names this logical create; send the same key to retry it. Generated (a UUID v4) when omitted, and
+   * reused for the client's own retries. Give your own to retry across processes or restarts.
+   */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function signalOption(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal ? { signal } : {};
+}
+
+export function createClient(options: ClientOptions) {
+  const { baseUrl, apiKey } = options;
+  if (!baseUrl) throw new TypeError("createClient: baseUrl is required");
+  if (!apiKey) throw new TypeError("createClient: apiKey is required");
+
+  const fetchImpl: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+  const raw: Client<paths> = createFetchClient<paths>({
+    baseUrl: baseUrl.replace(/\/+$/, ""),
+    headers: { Authorization: `Bearer ${apiKey}` },
+    fetch: withRetries(fetchImpl, {
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    }),
+  });
+
+  const sessionPath = (sessionId: string) => ({ params: { path: { session_id: sessionId } } });
+
+  return {
+    /** The underlying openapi-fetch client, typed by the contract, with the same auth and retries. */
+    raw,
+
+    /** POST /v1/sessions: creates a session; replays the first answer for a repeated key and body. */
+    createSession(body: SessionCreate = {}, opts: CreateSessionOptions = {}) {
+      const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
+      return raw.POST("/v1/sessions", {
+        body,
+        params: { header: { "Idempotency-Key": idempotencyKey } },
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** GET /v1/sessions/{id}: the session now, with a fresh token while it is connectable. */
+    getSession(sessionId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/sessions/{session_id}", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/sessions: one page of the account's sessions, newest first. */
+    listSessions(query: ListSessionsQuery = {}, opts: RequestOptions = {}) {
+      return raw.GET("/v1/sessions", { params: { query }, ...signalOption(opts.signal) });
+    },
+
+    /** POST /v1/sessions/{id}/token: a new participant token; 409 once the session is terminal. */
+    refreshSessionToken(sessionId: string, opts: RequestOptions = {}) {
+      return raw.POST("/v1/sessions/{session_id}/token", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /** POST /v1/sessions/{id}/end: ends the session and deletes its room; idempotent. */
+    endSession(sessionId: string, opts: RequestOptions = {}) {
+      return raw.POST("/v1/sessions/{session_id}/end", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/me: the API key, its account and scopes. */
+    getPrincipal(opts: RequestOptions = {}) {
+      return raw.GET("/v1/me", signalOption(opts.signal));
+    },
+  };
+}
+
+export type DhsClient = ReturnType<typeof createClient>;

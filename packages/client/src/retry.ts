@@ -1,0 +1,111 @@
+/**
+ * Retries of transient failures, as a wrapper around fetch.
+ *
+ * What is transient: a network failure or per-attempt timeout, `429 rate_limited`, `502`/`503`/`504`
+ * (the service or a gateway in front of it is briefly unavailable) and `409
+ * idempotency_request_in_progress` (the first attempt of the same create is still running). What is safe
+ * to retry: by the contract, GETs, any request carrying an Idempotency-Key, and the naturally idempotent
+ * `POST /v1/sessions/{id}/end` and `/token`. Everything else is answered as it is.
+ */
+
+export type Fetch = (input: Request) => Promise<Response>;
+
+export interface RetryOptions {
+  /** Retries after the first attempt; 0 turns retries off. */
+  maxRetries: number;
+  /** Aborts one attempt after this long; a timed-out attempt counts as a network failure. */
+  timeoutMs: number;
+  /** First backoff step; doubles per retry, with jitter. */
+  baseDelayMs?: number;
+  /** No single wait is longer; a Retry-After beyond it is not waited for. */
+  maxDelayMs?: number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+const IDEMPOTENT_POST = /\/v1\/sessions\/[^/]+\/(end|token)$/;
+
+export function isSafeToRetry(request: Request): boolean {
+  if (request.method === "GET" || request.method === "HEAD") return true;
+  if (request.headers.has("Idempotency-Key")) return true;
+  return request.method === "POST" && IDEMPOTENT_POST.test(new URL(request.url).pathname);
+}
+
+async function isTransient(response: Response): Promise<boolean> {
+  if (RETRYABLE_STATUSES.has(response.status)) return true;
+  if (response.status !== 409) return false;
+  try {
+    const body: unknown = await response.clone().json();
+    return (body as { code?: unknown } | null)?.code === "idempotency_request_in_progress";
+  } catch {
+    return false;
+  }
+}
+
+/** Retry-After in milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(response: Response, now = Date.now()): number | undefined {
+  const value = response.headers.get("Retry-After")?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // An HTTP date always names its month; Date.parse would also read "-1" or "2" as years.
+  if (!/[a-z]{3}/i.test(value)) return undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function withRetries(fetchImpl: Fetch, options: RetryOptions): Fetch {
+  const {
+    maxRetries,
+    timeoutMs,
+    baseDelayMs = 500,
+    maxDelayMs = 30_000,
+    sleep = defaultSleep,
+    random = Math.random,
+  } = options;
+
+  // Full exponential backoff with "equal jitter": half fixed, half random, so retries of many clients
+  // spread out but none retries immediately.
+  const backoff = (retry: number) => {
+    const step = Math.min(maxDelayMs, baseDelayMs * 2 ** retry);
+    return step / 2 + random() * (step / 2);
+  };
+
+  return async (request) => {
+    const retryable = maxRetries > 0 && isSafeToRetry(request);
+    for (let retry = 0; ; retry++) {
+      const last = !retryable || retry >= maxRetries;
+      // Each attempt sends a clone, so the body can be sent again; the caller's signal still cancels it.
+      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]);
+      const attempt = new Request(last ? request : request.clone(), { signal });
+      let response: Response;
+      try {
+        response = await fetchImpl(attempt);
+      } catch (error) {
+        if (last || request.signal.aborted) throw error;
+        await sleep(backoff(retry), request.signal);
+        continue;
+      }
+      if (last || !(await isTransient(response))) return response;
+      const serverDelay = retryAfterMs(response);
+      if (serverDelay !== undefined && serverDelay > maxDelayMs) return response;
+      await response.body?.cancel();
+      await sleep(serverDelay ?? backoff(retry), request.signal);
+    }
+  };
+}
