@@ -1,0 +1,51 @@
+/**
+ * Starts and stops the HTTP server. Tests start it on port 0 in-process; main.ts on the configured port.
+ * Stopping stops accepting, lets in-flight requests finish within the grace period, then closes what is
+ * left.
+ */
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  url: string;
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startWebServer(app: Express, port: number, host: string): Promise<RunningServer> {
+  const server = createServer(app);
+  // Keep-alive sockets longer than a typical load balancer's idle timeout, so it never reuses one we closed.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    server,
+    port: address.port,
+    url: `http://${shownHost === "0.0.0.0" || shownHost === "[::]" ? "127.0.0.1" : shownHost}:${address.port}`,
+    stop: (graceMs = 10_000) => stopWebServer(server, graceMs),
+  };
+}
+
+export function stopWebServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close((error) => {
+      clearTimeout(force);
+      if (error) reject(error);
+      else resolve();
+    });
+    // Idle keep-alive sockets hold no request; close them now so close() is not held up by them.
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,65 @@
+/**
+ * The built server as an operator runs it (`pnpm start` runs dist/main.js): it serves on PORT, refuses
+ * bad configuration with one line, and exits 0 on SIGTERM.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const children: ChildProcess[] = [];
+
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  const listening = new Promise<{ url: string }>((resolve, reject) => {
+    child.stdout.on("data", () => {
+      const line = stdout.split("\n").find((l) => l.includes('"msg":"listening"'));
+      if (line) resolve(JSON.parse(line) as { url: string });
+    });
+    void exited.then(() => reject(new Error(`exited before listening: ${stderr}`)));
+  });
+  // A test that expects the process to fail never awaits `listening`; keep its rejection handled.
+  listening.catch(() => undefined);
+  return { child, exited, listening, output: () => ({ stdout, stderr }) };
+}
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+describe("dist/main.js", () => {
+  it("serves /healthz on the configured port and logs JSON", async () => {
+    const proc = start({ PORT: "0" });
+    const { url } = await proc.listening;
+    const res = await fetch(`${url}/healthz`);
+    expect(res.status).toBe(200);
+    proc.child.kill("SIGTERM");
+    await proc.exited;
+  });
+
+  it("exits 0 on SIGTERM after finishing", async () => {
+    const proc = start({ PORT: "0" });
+    await proc.listening;
+    proc.child.kill("SIGTERM");
+    const [code] = await proc.exited;
+    expect(code).toBe(0);
+    expect(proc.output().stdout).toContain('"msg":"stopped"');
+  });
+
+  it("refuses bad configuration with one line naming the variable and exit code 1", async () => {
+    const proc = start({ PORT: "eighty" });
+    const [code] = await proc.exited;
+    expect(code).toBe(1);
+    expect(proc.output().stderr).toBe('configuration error: PORT must be an integer from 0 to 65535 (got "eighty")\n');
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * The binding facts of the interface specification and the brief, checked against openapi/v1.yaml.
+ * Redocly checks that the document is well formed and its examples valid; this checks that it says what
+ * we were asked for, so an edit that drifts from the specification fails here.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+type Json = Record<string, any>;
+const doc: Json = parse(readFileSync(new URL("../../../openapi/v1.yaml", import.meta.url), "utf8"));
+const schemas: Json = doc.components.schemas;
+
+function resolve(node: Json): Json {
+  if (!node?.$ref) return node;
+  const path = (node.$ref as string).replace(/^#\//, "").split("/");
+  return resolve(path.reduce<Json>((at, key) => at[key], doc));
+}
+
+function operation(id: string): { method: string; path: string; op: Json } {
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
+      if (op?.operationId === id) return { method, path, op };
+    }
+  }
+  throw new Error(`no operation ${id}`);
+}
+
+describe("document", () => {
+  it("is OpenAPI 3.1 at version 1.0.0, every API path under /v1", () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.info.version).toBe("1.0.0");
+    for (const path of Object.keys(doc.paths)) expect(path).toMatch(/^\/v1\//);
+  });
+
+  it("authenticates with a bearer API key", () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+});
+
+describe("operations of the brief", () => {
+  const table: [string, { method: string; path: string; scopes: string[]; success: string; errors: string[] }][] = [
+    ["createSession", { method: "post", path: "/v1/sessions", scopes: ["sessions:write"], success: "201", errors: ["401", "403", "409", "413", "422", "429", "500", "503"] }],
+    ["getSession", { method: "get", path: "/v1/sessions/{session_id}", scopes: ["sessions:read"], success: "200", errors: ["401", "403", "404", "429", "500", "503"] }],
+    ["listSessions", { method: "get", path: "/v1/sessions", scopes: ["sessions:read"], success: "200", errors: ["401", "403", "422", "429", "500", "503"] }],
+    ["refreshSessionToken", { method: "post", path: "/v1/sessions/{session_id}/token", scopes: ["sessions:write"], success: "200", errors: ["401", "403", "404", "409", "429", "500", "503"] }],
+    ["endSession", { method: "post", path: "/v1/sessions/{session_id}/end", scopes: ["sessions:write"], success: "200", errors: ["401", "403", "404", "429", "500", "503"] }],
+    ["getPrincipal", { method: "get", path: "/v1/me", scopes: [], success: "200", errors: ["401", "429", "500", "503"] }],
+  ];
+
+  it("has exactly these operations", () => {
+    const ids = Object.values<Json>(doc.paths).flatMap((item) => Object.values<Json>(item).map((op) => op?.operationId).filter(Boolean));
+    expect(ids.sort()).toEqual(table.map(([id]) => id).sort());
+  });
+
+  it.each(table)("%s: method, path, scope and statuses", (id, want) => {
+    const { method, path, op } = operation(id);
+    expect(method).toBe(want.method);
+    expect(path).toBe(want.path);
+    const security = op.security ?? doc.security;
+    expect(security).toEqual([{ bearerAuth: want.scopes }]);
+    expect(Object.keys(op.responses).sort()).toEqual([want.success, ...want.errors].sort());
+  });
+
+  it.each(table)("%s: every error answer is an ApiError with X-Request-ID", (id, want) => {
+    const { op } = operation(id);
+    for (const status of want.errors) {
+      const response = resolve(op.responses[status]);
+      expect(response.content["application/json"].schema.$ref, `${id} ${status}`).toBe("#/components/schemas/ApiError");
+      expect(resolve(response.headers["X-Request-ID"]).required, `${id} ${status}`).toBe(true);
+    }
+  });
+
+  it.each([
+    ["createSession", "409"],
+    ["createSession", "429"],
+    ["createSession", "503"],
+    ["getSession", "503"],
+    ["getPrincipal", "429"],
+  ])("%s %s declares Retry-After", (id, status) => {
+    expect(resolve(operation(id).op.responses[status]).headers).toHaveProperty("Retry-After");
+  });
+
+  it("createSession declares Idempotent-Replayed on 201", () => {
+    expect(operation("createSession").op.responses["201"].headers).toHaveProperty("Idempotent-Replayed");
+  });
+});
+
+describe("Idempotency-Key (spec 4.1, 8)", () => {
+  it("is a required header of createSession, 1 to 200 characters", () => {
+    const params = operation("createSession").op.parameters.map(resolve);
+    const key = params.find((p: Json) => p.name === "Idempotency-Key");
+    expect(key).toMatchObject({ in: "header", required: true, schema: { type: "string", minLength: 1, maxLength: 200 } });
+  });
+});
+
+describe("Session (spec 2.1)", () => {
+  const session = schemas.Session;
+  const fields: [string, { type: string | string[]; format?: string }][] = [
+    ["id", { type: "string", format: "uuid" }],
+    ["room_name", { type: "string" }],
+    ["rtc_url", { type: "string", format: "uri" }],
+    ["participant_token", { type: ["string", "null"] }],
+    ["created_at", { type: "string", format: "date-time" }],
+    ["started_at", { type: ["string", "null"], format: "date-time" }],
+    ["ended_at", { type: ["string", "null"], format: "date-time" }],
+  ];
+
+  it("has exactly the eight fields, all required, no others", () => {
+    expect(Object.keys(session.properties).sort()).toEqual([...fields.map(([f]) => f), "status"].sort());
+    expect([...session.required].sort()).toEqual(Object.keys(session.properties).sort());
+    expect(session.additionalProperties).toBe(false);
+  });
+
+  it.each(fields)("%s has the specified type", (field, want) => {
+    expect(session.properties[field]).toMatchObject(want);
+  });
+
+  it("status takes exactly the five states", () => {
+    expect(resolve(session.properties.status).enum).toEqual(["created", "active", "completed", "failed", "cancelled"]);
+  });
+});
+
+describe("SessionCreate (spec 2.2)", () => {
+  const create = schemas.SessionCreate;
+  it("allows no other properties and requires none", () => {
+    expect(create.additionalProperties).toBe(false);
+    expect(create.required).toBeUndefined();
+    expect(Object.keys(create.properties).sort()).toEqual(["digital_human_id", "metadata", "participant_identity", "tags"]);
+  });
+  it.each([
+    ["participant_identity", { type: "string", minLength: 1, maxLength: 100 }],
+    ["digital_human_id", { type: "string", format: "uuid" }],
+    ["tags", { type: "array", maxItems: 20, items: { type: "string" } }],
+    ["metadata", { type: "object", additionalProperties: true }],
+  ])("%s is constrained as specified", (field, want) => {
+    expect(create.properties[field]).toMatchObject(want);
+  });
+});
+
+describe("ApiError (spec 2.3)", () => {
+  it("requires code, detail and request_id; detail is any JSON value", () => {
+    const error = schemas.ApiError;
+    expect([...error.required].sort()).toEqual(["code", "detail", "request_id"]);
+    expect(error.properties.code.type).toBe("string");
+    expect(error.properties.request_id.type).toBe("string");
+    expect(error.properties.detail.type).toBeUndefined();
+  });
+});
+
+describe("SessionSummary (brief)", () => {
+  it("never carries a token", () => {
+    expect(schemas.SessionSummary.properties).not.toHaveProperty("participant_token");
+    expect(schemas.SessionSummary.additionalProperties).toBe(false);
+  });
+});
