@@ -25,7 +25,7 @@ export interface paths {
          * @description Creates a LiveKit room for a new session, dispatches the digital human to it and answers with the
          *     session in status `created`, including a `participant_token` for the browser participant.
          *
-         *     Requires the `sessions:write` scope and an `Idempotency-Key` (see *Idempotency*). Every field of
+         *     Requires the `sessions:write` scope and an `Idempotency-Key` (see [Idempotency](#section/idempotency)). Every field of
          *     the body is optional: without `digital_human_id` the account's default digital human joins;
          *     without `participant_identity` an identity is generated.
          */

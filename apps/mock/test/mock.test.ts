@@ -1,0 +1,113 @@
+/**
+ * `pnpm mock` as QA runs it: Prism serving openapi/v1.yaml on MOCK_PORT, answering with the contract's
+ * named examples and refusing requests the contract refuses, with our ApiError bodies.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+type Json = Record<string, any>;
+const contract: Json = parse(readFileSync(new URL("../../../openapi/v1.yaml", import.meta.url), "utf8"));
+const example = (name: string) => contract.components.examples[name].value;
+const errorExample = (response: string) => Object.values<Json>(contract.components.responses[response].content["application/json"].examples)[0]?.value;
+
+const SESSION_ID = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
+let prism: ChildProcess;
+let base: string;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  // The package's own `serve` script, so the test covers what `pnpm mock` runs.
+  prism = spawn("pnpm", ["run", "--silent", "serve"], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    env: { ...process.env, MOCK_PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes("Prism is listening")) resolve();
+    };
+    prism.stdout?.on("data", onData);
+    prism.stderr?.on("data", onData);
+    prism.once("exit", (code) => reject(new Error(`prism exited with ${code}:\n${output}`)));
+  });
+});
+
+afterAll(() => {
+  // Prism runs under pnpm; end the whole process group.
+  if (prism?.pid) process.kill(-prism.pid, "SIGTERM");
+});
+
+const auth = { Authorization: "Bearer dhs_mock_key" };
+const json = { "Content-Type": "application/json" };
+
+describe("pnpm mock", () => {
+  it("answers a valid create with 201 and the example Session", async () => {
+    const res = await fetch(`${base}/v1/sessions`, {
+      method: "POST",
+      headers: { ...auth, ...json, "Idempotency-Key": "qa-1" },
+      body: JSON.stringify({ participant_identity: "user-4821", tags: ["qa"] }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("X-Request-ID")).toBeTruthy();
+    expect(await res.json()).toEqual(example("SessionCreated"));
+  });
+
+  it.each([
+    ["getSession", "GET", `/v1/sessions/${SESSION_ID}`, 200, example("SessionActive")],
+    ["listSessions", "GET", "/v1/sessions?status=active&limit=2", 200, example("SessionListPage")],
+    ["refreshSessionToken", "POST", `/v1/sessions/${SESSION_ID}/token`, 200, example("SessionActive")],
+    ["endSession", "POST", `/v1/sessions/${SESSION_ID}/end`, 200, example("SessionCompleted")],
+    ["getPrincipal", "GET", "/v1/me", 200, example("PrincipalReadWrite")],
+  ])("answers %s with its first example", async (_name, method, path, status, body) => {
+    const res = await fetch(`${base}${path}`, { method, headers: auth });
+    expect(res.status).toBe(status);
+    expect(await res.json()).toEqual(body);
+  });
+
+  it("answers 401 with the Unauthorized example when no API key is sent", async () => {
+    const res = await fetch(`${base}/v1/sessions/${SESSION_ID}`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(errorExample("Unauthorized"));
+  });
+
+  it.each([
+    ["a tag that is not a string", { tags: [1] }],
+    ["an identity over 100 characters", { participant_identity: "x".repeat(101) }],
+    ["a property the contract does not allow", { name: "Ava" }],
+    ["21 tags", { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }],
+  ])("answers 422 validation_failed for %s", async (_name, body) => {
+    const res = await fetch(`${base}/v1/sessions`, {
+      method: "POST",
+      headers: { ...auth, ...json, "Idempotency-Key": "qa-2" },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ code: "validation_failed" });
+  });
+
+  it("answers 422 when the Idempotency-Key is missing", async () => {
+    const res = await fetch(`${base}/v1/sessions`, { method: "POST", headers: { ...auth, ...json }, body: "{}" });
+    expect(res.status).toBe(422);
+  });
+
+  it("sends no CORS headers, like the real API", async () => {
+    const res = await fetch(`${base}/v1/me`, { headers: { ...auth, Origin: "https://app.example.net" } });
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  });
+});

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond Node.js, when it is missing: pnpm 10, redis-server (tests start
+# their own on a free port) and Debian's Chromium (the docs page is rendered in a real browser).
+# Safe to run again: it installs nothing that is already there.
+set -euo pipefail
+
+need_apt=()
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+[ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || need_apt+=(chromium)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${need_apt[*]} with apt-get"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version | cut -d. -f1)" != "10" ]; then
+  echo "bootstrap: installing pnpm 10 with npm"
+  npm install -g pnpm@10 >/dev/null
+fi
+
+echo "bootstrap: node $(node --version), pnpm $(pnpm --version), $(redis-server --version | cut -d' ' -f1-3), $("${CHROMIUM_PATH:-/usr/bin/chromium}" --version 2>/dev/null)"
