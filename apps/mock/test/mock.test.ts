@@ -106,6 +106,14 @@ describe("pnpm mock", () => {
     expect(res.status).toBe(422);
   });
 
+  it("answers another named example or an error status on request (Prefer)", async () => {
+    const completed = await fetch(`${base}/v1/sessions/${SESSION_ID}`, { headers: { ...auth, Prefer: "example=completed" } });
+    expect(await completed.json()).toEqual(example("SessionCompleted"));
+    const notFound = await fetch(`${base}/v1/sessions/${SESSION_ID}`, { headers: { ...auth, Prefer: "code=404" } });
+    expect(notFound.status).toBe(404);
+    expect(await notFound.json()).toEqual(errorExample("NotFound"));
+  });
+
   it("sends no CORS headers, like the real API", async () => {
     const res = await fetch(`${base}/v1/me`, { headers: { ...auth, Origin: "https://app.example.net" } });
     expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
