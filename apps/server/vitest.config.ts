@@ -1,7 +1,31 @@
 import { defineConfig } from "vitest/config";
 
+// Unit tests beside the code; the HTTP integration suite (test/api) runs twice, once on a real Redis and
+// once on the in-memory store, so both adapters keep one behaviour; Redis-only behaviour (outages,
+// several processes on one Redis) and the built process are tested on Redis alone.
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["src/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "api:memory",
+          include: ["test/api/**/*.test.ts"],
+          env: { DHS_TEST_STORE: "memory" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "api:redis",
+          include: ["test/api/**/*.test.ts", "test/redis/**/*.test.ts", "test/process/**/*.test.ts"],
+          env: { DHS_TEST_STORE: "redis" },
+          globalSetup: ["test/support/global-setup.ts"],
+        },
+      },
+    ],
   },
 });

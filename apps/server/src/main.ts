@@ -1,11 +1,12 @@
 /**
  * Process entry: read the configuration (one clear line and exit 1 when it is wrong), serve, and on
- * SIGTERM or SIGINT stop accepting, finish in-flight requests and exit 0.
+ * SIGTERM or SIGINT stop accepting, finish in-flight requests, close Redis and exit 0.
  */
 import { pino } from "pino";
+import { compose } from "./compose.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
-import { createApp } from "./http/app.js";
 import { type RunningServer, startWebServer } from "./http/server.js";
+import { REDACT_PATHS } from "./http/request-logger.js";
 
 function configOrExit(): Config {
   try {
@@ -18,11 +19,8 @@ function configOrExit(): Config {
 }
 
 const config = configOrExit();
-const logger = pino({ level: config.logLevel, base: { service: "dhs-server" } });
-
-const app = createApp({
-  logError: (err, requestId) => logger.error({ err, request_id: requestId }, "request failed"),
-});
+const logger = pino({ level: config.logLevel, base: { service: "dhs-server" }, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+const composed = compose(config, logger);
 
 // Handlers go in before the server listens: a SIGTERM that arrives just after "listening" must drain,
 // not kill the process with the default action.
@@ -32,19 +30,32 @@ function shutdown(signal: NodeJS.Signals): void {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "shutting down");
-  (running?.stop(config.shutdownGraceMs) ?? Promise.resolve()).then(
-    () => {
-      logger.info("stopped");
-      process.exit(0);
-    },
-    (err: unknown) => {
-      logger.error({ err }, "shutdown failed");
-      process.exit(1);
-    },
-  );
+  (running?.stop(config.shutdownGraceMs) ?? Promise.resolve())
+    .then(() => composed.close())
+    .then(
+      () => {
+        logger.info("stopped");
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
 }
 process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
 
-running = await startWebServer(app, config.port, config.host);
-logger.info({ url: running.url, port: running.port, node_env: config.nodeEnv }, "listening");
+running = await startWebServer(composed.app, config.port, config.host);
+logger.info(
+  {
+    url: running.url,
+    port: running.port,
+    node_env: config.nodeEnv,
+    store: config.redisUrl ? "redis" : "memory",
+    livekit: config.livekit.url,
+    api_keys: config.apiKeys.records.length,
+  },
+  "listening",
+);
+if (!config.production && !config.redisUrl) logger.warn("REDIS_URL is unset: sessions live in this process's memory (development only)");

@@ -1,28 +1,74 @@
 /**
- * The Express application: request ids first, then the routes, then one 404 and one error handler, so
- * every answer, from every route including unknown ones, carries X-Request-ID and errors are ApiErrors.
+ * The Express application, in the order the brief's rules need: security headers and a request id on
+ * every answer; probes; then for the API, authentication (401, 403) before the body is parsed and
+ * validated against the contract (413, 422); then the routes; then one 404 and one error handler, so
+ * every error from every route, unknown ones included, is an ApiError.
  */
+import { openapiDocumentPath } from "@dhs/contract";
 import express, { type Express } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import helmet from "helmet";
+import type { Logger } from "pino";
+import type { ApiKeyRing } from "../domain/api-keys.js";
+import type { SessionStore } from "../domain/ports.js";
+import type { SessionService } from "../domain/session-service.js";
+import { authenticate } from "./authenticate.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
+import { OperationScopes } from "./operation-scopes.js";
 import { requestId } from "./request-id.js";
+import { requestLogger } from "./request-logger.js";
+import { principalRoutes } from "./routes/principal.js";
+import { probeRoutes } from "./routes/probes.js";
+import { sessionRoutes } from "./routes/sessions.js";
+
+export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface AppDependencies {
+  sessions: SessionService;
+  store: SessionStore;
+  apiKeys: ApiKeyRing;
+  logger?: Logger;
   logError: ErrorLogger;
+  validateResponses?: boolean;
+  /** The contract to validate against; the one shipped with @dhs/contract by default. */
+  openapiPath?: string;
 }
 
 export function createApp(deps: AppDependencies): Express {
+  const openapiPath = deps.openapiPath ?? openapiDocumentPath;
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
   app.set("query parser", "simple");
 
+  // No CORS middleware on purpose: the API is for servers, and browsers must not call it with a key.
+  app.use(helmet());
   app.use(requestId);
+  if (deps.logger) app.use(requestLogger(deps.logger));
 
-  // Liveness: the process serves HTTP. It checks no dependency on purpose, so a Redis outage makes
-  // replicas unready (readyz), not restarted.
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+  app.use(probeRoutes(deps.store));
+
+  app.use("/v1", (_req, res, next) => {
+    // Answers carry participant tokens: no cache may keep them.
+    res.setHeader("Cache-Control", "no-store");
+    next();
   });
+  app.use("/v1", authenticate(deps.apiKeys, OperationScopes.fromFile(openapiPath)));
+  app.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: openapiPath,
+      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+      validateResponses: deps.validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      validateApiSpec: false,
+      ajvFormats: { mode: "full" },
+      ignorePaths: /^\/(healthz|readyz)$/,
+    }),
+  );
+
+  app.use(sessionRoutes(deps.sessions));
+  app.use(principalRoutes());
 
   app.use(notFound);
   app.use(errorHandler(deps.logError));

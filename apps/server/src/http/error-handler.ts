@@ -1,17 +1,92 @@
 /**
- * The one place where errors become HTTP answers: an AppError keeps its code and status; anything else is
- * logged and answered as `500 internal_error` without a stack. Every body is the contract's ApiError and
- * its request_id equals the X-Request-ID header.
+ * The one place where errors become HTTP answers. Whatever is thrown or passed to next() is translated to
+ * an AppError (ours as they are; a dependency outage to 503; body-parser's and express-openapi-validator's
+ * errors to 413, 422, 404 or 405; anything else to a logged 500 without a stack), and every body is the
+ * contract's ApiError whose request_id equals the X-Request-ID header.
  */
 import type { ApiError } from "@dhs/contract";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../domain/app-error.js";
+import { DependencyUnavailableError } from "../domain/ports.js";
 import { requestIdOf } from "./request-id.js";
 
 export type ErrorLogger = (error: unknown, requestId: string) => void;
 
+export interface ValidationIssue {
+  location: "body" | "header" | "path" | "query";
+  path: string;
+  message: string;
+}
+
+const UNAVAILABLE_DETAIL = {
+  store: "The session store is temporarily unavailable.",
+  livekit: "LiveKit is temporarily unavailable.",
+} as const;
+
+const LOCATIONS: Record<string, ValidationIssue["location"]> = { body: "body", headers: "header", query: "query", params: "path" };
+
+function headerName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_m, dash: string, letter: string) => dash + letter.toUpperCase());
+}
+
+/** express-openapi-validator's `/body/tags/0` becomes {location: body, path: tags.0}. */
+function issueFrom(item: { path?: string; message?: string }): ValidationIssue {
+  const [, where = "body", ...rest] = (item.path ?? "").split(/[/.]/);
+  const location = LOCATIONS[where] ?? "body";
+  const path = location === "header" ? headerName(rest.join("-")) : rest.join(".");
+  return { location, path, message: item.message ?? "is invalid" };
+}
+
+function validationFailed(issues: ValidationIssue[]): AppError {
+  return new AppError("validation_failed", issues);
+}
+
+interface HttpLikeError {
+  status?: number;
+  type?: string;
+  errors?: { path?: string; message?: string }[];
+  headers?: Record<string, string>;
+  message?: string;
+}
+
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (error instanceof DependencyUnavailableError) {
+    return new AppError("service_unavailable", UNAVAILABLE_DETAIL[error.dependency], { retryAfterSeconds: 1, cause: error });
+  }
+  const e = (typeof error === "object" && error !== null ? error : {}) as HttpLikeError;
+
+  // body-parser (express.json)
+  switch (e.type) {
+    case "entity.too.large":
+      return new AppError("payload_too_large", "The request body exceeds 65536 bytes.");
+    case "entity.parse.failed":
+      return validationFailed([{ location: "body", path: "", message: `must be a JSON object (${e.message ?? "unparsable"})` }]);
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return validationFailed([{ location: "header", path: "Content-Type", message: e.message ?? "unsupported encoding" }]);
+  }
+
+  // express-openapi-validator
+  if (Array.isArray(e.errors) && typeof e.status === "number") {
+    const issues = e.errors.map(issueFrom);
+    switch (e.status) {
+      case 400:
+        // A malformed session id names no session: answer as for an unknown one (brief).
+        if (issues.some((issue) => issue.location === "path")) return new AppError("not_found", "No such session.");
+        return validationFailed(issues);
+      case 404:
+        return new AppError("not_found", "No such route.");
+      case 405:
+        return new AppError("method_not_allowed", "This path does not support this method.", {
+          headers: e.headers?.Allow ? { Allow: e.headers.Allow } : {},
+        });
+      case 413:
+        return new AppError("payload_too_large", "The request body exceeds 65536 bytes.");
+      case 415:
+        return validationFailed([{ location: "header", path: "Content-Type", message: "must be application/json" }]);
+    }
+  }
   return new AppError("internal_error", "An unexpected error occurred. Quote the request id to support.", { cause: error });
 }
 

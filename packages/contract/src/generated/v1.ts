@@ -26,8 +26,8 @@ export interface paths {
          *     session in status `created`, including a `participant_token` for the browser participant.
          *
          *     Requires the `sessions:write` scope and an `Idempotency-Key` (see [Idempotency](#section/idempotency)). Every field of
-         *     the body is optional: without `digital_human_id` the account's default digital human joins;
-         *     without `participant_identity` an identity is generated.
+         *     the body is optional, and so is the body (no body means `{}`): without `digital_human_id` the
+         *     account's default digital human joins; without `participant_identity` an identity is generated.
          */
         post: operations["createSession"];
         delete?: never;
@@ -571,7 +571,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SessionCreate"];
             };

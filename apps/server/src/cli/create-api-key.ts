@@ -1,0 +1,49 @@
+/**
+ * Creates an API key: prints the secret once (it is not stored anywhere) and appends its SHA-256 to the
+ * key file the server reads (API_KEYS_FILE).
+ *
+ *   node dist/cli/create-api-key.js --file keys.json --account acct_1 [--scopes sessions:read,sessions:write] [--id key_x]
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { scopeValues } from "@dhs/contract";
+import { type ApiKeyRecord, generateApiKey, hashApiKey } from "../domain/api-keys.js";
+
+const USAGE = "usage: create-api-key --file <keys.json> --account <account id> [--scopes sessions:read,sessions:write] [--id <key id>]";
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    file: { type: "string" },
+    account: { type: "string" },
+    scopes: { type: "string", default: scopeValues.join(",") },
+    id: { type: "string" },
+  },
+});
+
+if (!values.file) fail("--file is required");
+if (!values.account || !/^[A-Za-z0-9_.:-]{1,64}$/.test(values.account)) fail("--account must be 1-64 characters of A-Z a-z 0-9 _ . : -");
+const scopes = values.scopes.split(",").map((s) => s.trim()).filter(Boolean);
+const unknown = scopes.filter((s) => !(scopeValues as readonly string[]).includes(s));
+if (unknown.length > 0) fail(`unknown scope ${unknown.join(", ")}; known: ${scopeValues.join(", ")}`);
+
+const file = values.file;
+const existing: { keys: ApiKeyRecord[] } = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : { keys: [] };
+const id = values.id ?? `key_${randomBytes(6).toString("hex")}`;
+if (existing.keys.some((k) => k.id === id)) fail(`a key with id ${id} is already in ${file}`);
+
+const secret = generateApiKey();
+existing.keys.push({ id, account_id: values.account, scopes: scopes as ApiKeyRecord["scopes"], sha256: hashApiKey(secret).toString("hex") });
+// Write beside and rename, so a server reading the file never sees half of it.
+const temporary = `${file}.${process.pid}.tmp`;
+writeFileSync(temporary, `${JSON.stringify(existing, null, 2)}\n`, { mode: 0o600 });
+renameSync(temporary, file);
+
+process.stderr.write(`Added ${id} (account ${values.account}, scopes ${scopes.join(", ")}) to ${file}.\n`);
+process.stderr.write("The key is shown once; store it in your secret manager now:\n");
+process.stdout.write(`${secret}\n`);

@@ -1,0 +1,83 @@
+/**
+ * The composition root: builds the store, the LiveKit adapters, the domain services and the Express app
+ * from a Config. main.ts runs it; integration tests build the same thing with their own configuration.
+ */
+import type { Express } from "express";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import { ApiKeyRing } from "./domain/api-keys.js";
+import { DigitalHumanCatalog } from "./domain/digital-humans.js";
+import type { RoomService, SessionStore } from "./domain/ports.js";
+import { SessionService } from "./domain/session-service.js";
+import { createApp } from "./http/app.js";
+import { LiveKitRoomService } from "./livekit/room-service.js";
+import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
+import { MemorySessionStore } from "./store/memory-store.js";
+import { connectRedis } from "./store/redis-client.js";
+import { RedisSessionStore } from "./store/redis-store.js";
+
+export interface Composed {
+  app: Express;
+  store: SessionStore;
+  close(): Promise<void>;
+}
+
+export interface ComposeOverrides {
+  rooms?: RoomService;
+  store?: SessionStore;
+}
+
+export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
+  let lastRedisError = "";
+  const store =
+    overrides.store ??
+    (config.redisUrl
+      ? new RedisSessionStore(
+          connectRedis({
+            url: config.redisUrl,
+            commandTimeoutMs: config.redisCommandTimeoutMs,
+            // One line per distinct connection error, not one per reconnect attempt.
+            onError: (err) => {
+              if (err.message === lastRedisError) return;
+              lastRedisError = err.message;
+              logger.warn({ err: { message: err.message } }, "redis connection error");
+            },
+          }),
+        )
+      : new MemorySessionStore());
+
+  const rooms =
+    overrides.rooms ??
+    new LiveKitRoomService({
+      apiUrl: config.livekit.apiUrl,
+      apiKey: config.livekit.apiKey,
+      apiSecret: config.livekit.apiSecret,
+      timeoutMs: config.livekit.timeoutMs,
+    });
+
+  const sessions = new SessionService({
+    store,
+    rooms,
+    tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
+    catalog: new DigitalHumanCatalog(config.digitalHumans.entries),
+    settings: {
+      rtcUrl: config.livekit.url,
+      participantTokenTtlS: config.participantTokenTtlS,
+      sessionJoinTimeoutS: config.sessionJoinTimeoutS,
+      idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
+      idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
+    },
+    onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
+  });
+
+  const app = createApp({
+    sessions,
+    store,
+    apiKeys: new ApiKeyRing(config.apiKeys.records),
+    logger,
+    logError: (err, requestId) => logger.error({ err, request_id: requestId }, "request failed"),
+    validateResponses: config.validateResponses,
+  });
+
+  return { app, store, close: () => store.close() };
+}

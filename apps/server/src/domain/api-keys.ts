@@ -1,0 +1,56 @@
+/**
+ * API keys (brief, "Keys, accounts, digital humans"): random secrets with the prefix `dhs_`, stored only
+ * as SHA-256 hex, compared in constant time, never logged. A key belongs to one account and carries scopes.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Scope } from "@dhs/contract";
+
+export interface ApiKeyRecord {
+  id: string;
+  account_id: string;
+  scopes: Scope[];
+  sha256: string;
+}
+
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+export const API_KEY_PREFIX = "dhs_";
+
+export function hashApiKey(secret: string): Buffer {
+  return createHash("sha256").update(secret, "utf8").digest();
+}
+
+/** A new secret: the prefix and 32 random bytes in base64url (256 bits). */
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+}
+
+export class ApiKeyRing {
+  private readonly byHash = new Map<string, { digest: Buffer; principal: Principal }>();
+
+  constructor(records: readonly ApiKeyRecord[]) {
+    for (const record of records) {
+      this.byHash.set(record.sha256.toLowerCase(), {
+        digest: Buffer.from(record.sha256, "hex"),
+        principal: { keyId: record.id, accountId: record.account_id, scopes: new Set(record.scopes) },
+      });
+    }
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** The principal of a presented secret, or undefined. Only hashes are kept or compared. */
+  authenticate(secret: string): Principal | undefined {
+    const digest = hashApiKey(secret);
+    const entry = this.byHash.get(digest.toString("hex"));
+    // The map lookup finds the candidate; the constant-time comparison is what decides.
+    if (!entry || !timingSafeEqual(entry.digest, digest)) return undefined;
+    return entry.principal;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * A session as the service keeps it, and how it is shown. The stored record carries what the contract's
+ * Session leaves out (account, participant identity, digital human, tags, metadata, end reason); the
+ * Session view has exactly the eight fields of the specification, with a token only while connectable.
+ */
+import type { EndReason, Session, SessionStatus } from "@dhs/contract";
+
+export interface SessionRecord {
+  id: string;
+  account_id: string;
+  status: SessionStatus;
+  room_name: string;
+  participant_identity: string;
+  digital_human_id: string;
+  agent_name: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  end_reason: EndReason | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+const CONNECTABLE: ReadonlySet<SessionStatus> = new Set(["created", "active"]);
+
+/** created and active can be joined; completed, cancelled and failed are terminal. */
+export function isConnectable(status: SessionStatus): boolean {
+  return CONNECTABLE.has(status);
+}
+
+export function roomNameFor(sessionId: string): string {
+  return `dhs-${sessionId}`;
+}
+
+export function toSessionView(record: SessionRecord, rtcUrl: string, participantToken: string | null): Session {
+  return {
+    id: record.id,
+    status: record.status,
+    room_name: record.room_name,
+    rtc_url: rtcUrl,
+    participant_token: isConnectable(record.status) ? participantToken : null,
+    created_at: record.created_at,
+    started_at: record.started_at,
+    ended_at: record.ended_at,
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Bearer API keys: 401 unauthorized for a missing, malformed or unknown key; 403 forbidden, naming the
+ * missing scope, for a key without the operation's scope. Runs before the body is parsed, so a request
+ * without a valid key learns nothing about its body.
+ */
+import type { NextFunction, Request, Response } from "express";
+import type { ApiKeyRing, Principal } from "../domain/api-keys.js";
+import { AppError } from "../domain/app-error.js";
+import type { OperationScopes } from "./operation-scopes.js";
+
+const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
+
+export function authenticate(keys: ApiKeyRing, scopes: OperationScopes) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const secret = BEARER.exec(req.get("Authorization") ?? "")?.[1];
+    const principal = secret === undefined ? undefined : keys.authenticate(secret);
+    if (!principal) {
+      return next(
+        new AppError("unauthorized", "Missing or invalid API key. Send `Authorization: Bearer <API key>`.", {
+          headers: { "WWW-Authenticate": 'Bearer realm="dhs"' },
+        }),
+      );
+    }
+    // Mounted under /v1, so the operation path is baseUrl + path.
+    const missing = scopes.required(req.method, req.baseUrl + req.path)?.find((scope) => !principal.scopes.has(scope));
+    if (missing) return next(new AppError("forbidden", { missing_scope: missing }));
+    res.locals.principal = principal;
+    next();
+  };
+}
+
+export function principalOf(res: Response): Principal {
+  const principal = res.locals.principal as Principal | undefined;
+  if (!principal) throw new Error("route reached without authentication");
+  return principal;
+}

@@ -1,0 +1,20 @@
+/**
+ * GET /v1/me: the principal behind the API key.
+ */
+import { type Principal, scopeValues } from "@dhs/contract";
+import { Router } from "express";
+import { principalOf } from "../authenticate.js";
+
+export function principalRoutes(): Router {
+  const router = Router();
+  router.get("/v1/me", (_req, res) => {
+    const principal = principalOf(res);
+    const body: Principal = {
+      key_id: principal.keyId,
+      account_id: principal.accountId,
+      scopes: scopeValues.filter((scope) => principal.scopes.has(scope)),
+    };
+    res.json(body);
+  });
+  return router;
+}

@@ -1,0 +1,27 @@
+/**
+ * /v1/sessions routes: translate HTTP to SessionService calls and back, nothing more.
+ */
+import type { SessionCreate } from "@dhs/contract";
+import { Router } from "express";
+import type { SessionService } from "../../domain/session-service.js";
+import { principalOf } from "../authenticate.js";
+
+export function sessionRoutes(sessions: SessionService): Router {
+  const router = Router();
+
+  router.post("/v1/sessions", async (req, res) => {
+    // The validator has checked the header and the body against the contract.
+    const key = req.get("Idempotency-Key") as string;
+    // No body means {} (the contract makes the body optional); both fingerprint alike.
+    const body = (req.body ?? {}) as SessionCreate;
+    const { session, replayed } = await sessions.create(principalOf(res), key, body);
+    if (replayed) res.setHeader("Idempotent-Replayed", "true");
+    res.status(201).json(session);
+  });
+
+  router.get("/v1/sessions/:session_id", async (req, res) => {
+    res.json(await sessions.get(principalOf(res), req.params.session_id as string));
+  });
+
+  return router;
+}

@@ -1,0 +1,62 @@
+/**
+ * LiveKit's RoomService through livekit-server-sdk. A session's room is created explicitly, with the
+ * digital human's agent dispatched in the same CreateRoom call, so a room never exists without its agent.
+ * Any failure to reach LiveKit (refused, timed out, 5xx) becomes DependencyUnavailableError (503), and a
+ * create that fails keeps nothing.
+ */
+import { RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
+import { type CreateRoomRequest, DependencyUnavailableError, type RoomService } from "../domain/ports.js";
+
+export interface LiveKitCredentials {
+  /** HTTP(S) address of LiveKit's API. */
+  apiUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  /** A call that has not answered by then counts as LiveKit being unavailable. */
+  timeoutMs: number;
+}
+
+export class LiveKitRoomService implements RoomService {
+  private readonly client: RoomServiceClient;
+
+  constructor({ apiUrl, apiKey, apiSecret, timeoutMs }: LiveKitCredentials) {
+    // Failover to other regions applies to LiveKit Cloud only; a self-hosted deployment has one address.
+    this.client = new RoomServiceClient(apiUrl, apiKey, apiSecret, { requestTimeout: timeoutMs / 1000, failover: false });
+  }
+
+  async createRoom(request: CreateRoomRequest): Promise<void> {
+    await unavailableOnFailure(() =>
+      this.client.createRoom({
+        name: request.name,
+        emptyTimeout: request.emptyTimeoutS,
+        maxParticipants: request.maxParticipants,
+        metadata: request.metadata,
+        agents: [new RoomAgentDispatch({ agentName: request.agentName, metadata: request.metadata })],
+      }),
+    );
+  }
+
+  async deleteRoom(name: string): Promise<void> {
+    try {
+      await unavailableOnFailure(() => this.client.deleteRoom(name));
+    } catch (error) {
+      // Deleting a room that is already gone is what the caller wanted.
+      if (isNotFound(error)) return;
+      throw error;
+    }
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  const cause = error instanceof DependencyUnavailableError ? error.cause : error;
+  return cause instanceof TwirpError && (cause.status === 404 || cause.code === "not_found");
+}
+
+async function unavailableOnFailure<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof TwirpError && error.status === 404) throw error;
+    throw new DependencyUnavailableError("livekit", { cause: error });
+  }
+}

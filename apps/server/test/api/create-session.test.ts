@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DIGITAL_HUMANS, type Harness, KEYS, LIVEKIT, expectApiError, startHarness, tokenVerifier } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.livekit.reset();
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("POST /v1/sessions, with a valid key and body", () => {
+  it("answers 201 with the eight fields of a created session", async () => {
+    const res = await h.create({ participant_identity: "user-1", tags: ["a"], metadata: { x: 1 } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("X-Request-ID")).toMatch(/^req_/);
+    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    const session = await res.json();
+    expect(Object.keys(session).sort()).toEqual(["created_at", "ended_at", "id", "participant_token", "room_name", "rtc_url", "started_at", "status"]);
+    expect(session).toMatchObject({ status: "created", room_name: `dhs-${session.id}`, rtc_url: LIVEKIT.url, started_at: null, ended_at: null });
+    expect(session.id).toMatch(UUID);
+    expect(Math.abs(Date.parse(session.created_at) - Date.now())).toBeLessThan(5_000);
+  });
+
+  it("mints a LiveKit token for the room and identity, valid for 600 s, that TokenVerifier accepts", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const session = await (await h.create({ participant_identity: "user-token" })).json();
+    const claims = await tokenVerifier.verify(session.participant_token);
+    expect(claims.sub).toBe("user-token");
+    expect(claims.video).toMatchObject({ room: session.room_name, roomJoin: true, canPublish: true, canSubscribe: true });
+    expect(claims.video?.roomCreate).toBeFalsy();
+    expect(claims.exp).toBeGreaterThanOrEqual(before + 600);
+    expect(claims.exp).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 600);
+  });
+
+  it("generates a participant identity when none is given", async () => {
+    const session = await (await h.create({})).json();
+    const claims = await tokenVerifier.verify(session.participant_token);
+    expect(claims.sub).toMatch(/^participant-[0-9a-f]{12}$/);
+  });
+
+  it("creates the room in LiveKit with the default digital human's agent dispatched", async () => {
+    const session = await (await h.create({})).json();
+    const [call] = h.livekit.callsOf("CreateRoom");
+    expect(call?.body).toMatchObject({
+      name: session.room_name,
+      emptyTimeout: 600,
+      maxParticipants: 3,
+      agents: [{ agentName: DIGITAL_HUMANS[0].agent_name }],
+    });
+    expect(JSON.parse(call?.body.metadata)).toEqual({ session_id: session.id });
+  });
+
+  it("dispatches the agent of the digital human it names", async () => {
+    const res = await h.create({ digital_human_id: DIGITAL_HUMANS[1].id });
+    expect(res.status).toBe(201);
+    expect(h.livekit.callsOf("CreateRoom")[0]?.body.agents).toEqual([expect.objectContaining({ agentName: "leo-agent" })]);
+  });
+});
+
+describe("POST /v1/sessions, when digital_human_id names no digital human", () => {
+  it("answers 422 digital_human_not_found, creates no room, and leaves the key usable", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    const res = await h.create({ digital_human_id: "00000000-0000-4000-8000-000000000000" }, { idempotencyKey });
+    const body = await expectApiError(res, 422, "digital_human_not_found");
+    expect(body.detail).toContain("00000000-0000-4000-8000-000000000000");
+    expect(h.livekit.callsOf("CreateRoom")).toHaveLength(0);
+    expect((await h.create({}, { idempotencyKey })).status).toBe(201);
+  });
+});
+
+describe("POST /v1/sessions, limits of the contract", () => {
+  const cases: [string, number, unknown][] = [
+    ["identity of 0 characters", 422, { participant_identity: "" }],
+    ["identity of 1 character", 201, { participant_identity: "a" }],
+    ["identity of 100 characters", 201, { participant_identity: "x".repeat(100) }],
+    ["identity of 101 characters", 422, { participant_identity: "x".repeat(101) }],
+    ["20 tags", 201, { tags: Array.from({ length: 20 }, (_, i) => `t${i}`) }],
+    ["21 tags", 422, { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }],
+    ["no tags", 201, { tags: [] }],
+    ["a tag that is not a string", 422, { tags: [1] }],
+    ["a digital_human_id that is not a UUID", 422, { digital_human_id: "ava" }],
+    ["metadata that is not an object", 422, { metadata: [1, 2] }],
+    ["nested metadata", 201, { metadata: { a: { b: [1, { c: null }] } } }],
+    ["a property the contract does not have", 422, { name: "Ava" }],
+    ["an identity that is a number", 422, { participant_identity: 7 }],
+  ];
+  it.each(cases)("%s answers %i", async (_name, status, body) => {
+    const res = await h.create(body);
+    if (status === 201) expect(res.status).toBe(201);
+    else await expectApiError(res, status, "validation_failed");
+  });
+
+  const keys: [string, number, number][] = [
+    ["an Idempotency-Key of 0 characters", 422, 0],
+    ["an Idempotency-Key of 1 character", 201, 1],
+    ["an Idempotency-Key of 200 characters", 201, 200],
+    ["an Idempotency-Key of 201 characters", 422, 201],
+  ];
+  it.each(keys)("%s answers %i", async (_name, status, length) => {
+    const uuid = crypto.randomUUID();
+    const idempotencyKey = length <= uuid.length ? uuid.slice(0, length) : uuid.padEnd(length, "k");
+    const res = await h.request("POST", "/v1/sessions", { body: {}, headers: { "Idempotency-Key": idempotencyKey } });
+    if (status === 201) expect(res.status).toBe(201);
+    else {
+      const error = await expectApiError(res, 422, "validation_failed");
+      expect(error.detail).toEqual([expect.objectContaining({ location: "header", path: "Idempotency-Key" })]);
+    }
+  });
+
+  it("without an Idempotency-Key answers 422 naming the header", async () => {
+    const res = await h.request("POST", "/v1/sessions", { body: {} });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([expect.objectContaining({ location: "header", path: "Idempotency-Key" })]);
+  });
+
+  it("lists every problem of the body with its location, path and message", async () => {
+    const res = await h.create({ participant_identity: "", tags: [1] });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual(
+      expect.arrayContaining([
+        { location: "body", path: "participant_identity", message: expect.any(String) },
+        { location: "body", path: "tags.0", message: expect.any(String) },
+      ]),
+    );
+  });
+
+  const raw: [string, string, Record<string, string>][] = [
+    ["malformed JSON", "{", {}],
+    ["a JSON string", '"hello"', {}],
+    ["a JSON array", "[]", {}],
+    ["a JSON null", "null", {}],
+    ["a body that is not JSON", "participant_identity=x", { "Content-Type": "application/x-www-form-urlencoded" }],
+  ];
+  it.each(raw)("%s answers 422 validation_failed", async (_name, body, headers) => {
+    const res = await h.request("POST", "/v1/sessions", { raw: body, headers: { "Idempotency-Key": crypto.randomUUID(), ...headers } });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(Array.isArray(error.detail)).toBe(true);
+  });
+
+  it("without any body answers 201, as for {}", async () => {
+    const res = await h.request("POST", "/v1/sessions", { headers: { "Idempotency-Key": crypto.randomUUID() } });
+    expect(res.status).toBe(201);
+  });
+
+  it("answers 413 payload_too_large for a body over 64 KiB", async () => {
+    const res = await h.create({ metadata: { blob: "x".repeat(64 * 1024) } });
+    await expectApiError(res, 413, "payload_too_large");
+  });
+
+  it("accepts a body just under 64 KiB", async () => {
+    const res = await h.create({ metadata: { blob: "x".repeat(64 * 1024 - 100) } });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe("POST /v1/sessions, when LiveKit is unavailable", () => {
+  it.each([
+    ["answers 503", "fail"],
+    ["stops answering", "hang"],
+  ] as const)("when LiveKit %s, answers 503 with Retry-After, keeps nothing, and the same key succeeds later", async (_name, mode) => {
+    const idempotencyKey = crypto.randomUUID();
+    h.livekit.mode = mode;
+    const res = await h.create({ participant_identity: "u" }, { idempotencyKey });
+    const error = await expectApiError(res, 503, "service_unavailable");
+    expect(error.detail).toMatch(/LiveKit/);
+    expect(res.headers.get("Retry-After")).toBe("1");
+    h.livekit.mode = "ok";
+    const retry = await h.create({ participant_identity: "u" }, { idempotencyKey });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBeNull();
+  });
+});
+
+describe("POST /v1/sessions, authentication", () => {
+  it("without a key answers 401 before looking at the body", async () => {
+    const res = await h.request("POST", "/v1/sessions", { key: null, raw: "{", headers: { "Idempotency-Key": "" } });
+    await expectApiError(res, 401, "unauthorized");
+  });
+
+  it("with a read-only key answers 403 naming sessions:write, before validating", async () => {
+    const res = await h.request("POST", "/v1/sessions", { key: KEYS.aRead, raw: "{" });
+    const error = await expectApiError(res, 403, "forbidden");
+    expect(error.detail).toEqual({ missing_scope: "sessions:write" });
+  });
+});

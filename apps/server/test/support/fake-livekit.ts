@@ -1,0 +1,95 @@
+/**
+ * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom) over HTTP, as livekit-server-sdk
+ * calls it. It checks the SDK's bearer JWT like LiveKit does, records every call, and can be told to be
+ * slow, to fail with 503 or to stop answering, so tests can see what the service does then.
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { TokenVerifier } from "livekit-server-sdk";
+
+export interface RecordedCall {
+  method: string;
+  body: Record<string, any>;
+}
+
+export type Mode = "ok" | "fail" | "hang";
+
+export class FakeLiveKit {
+  readonly calls: RecordedCall[] = [];
+  readonly rooms = new Set<string>();
+  mode: Mode = "ok";
+  delayMs = 0;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly verifier: TokenVerifier;
+
+  constructor(
+    readonly apiKey = "devkey",
+    readonly apiSecret = "secret",
+  ) {
+    this.verifier = new TokenVerifier(apiKey, apiSecret);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+  }
+
+  callsOf(method: string): RecordedCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.rooms.clear();
+    this.mode = "ok";
+    this.delayMs = 0;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let raw = "";
+    for await (const chunk of req) raw += chunk;
+    const method = req.url?.match(/^\/twirp\/livekit\.RoomService\/(\w+)$/)?.[1];
+    if (this.mode === "hang") return; // never answers; the client's timeout must end the call
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    const reply = (status: number, body: unknown) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+    if (this.mode === "fail") return reply(503, { code: "unavailable", msg: "fake LiveKit is down" });
+    if (!method) return reply(404, { code: "bad_route", msg: `no route ${req.url}` });
+
+    let grants: Record<string, any>;
+    try {
+      const token = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+      grants = (await this.verifier.verify(token)) as Record<string, any>;
+    } catch {
+      return reply(401, { code: "unauthenticated", msg: "invalid token" });
+    }
+    if (!grants.video?.roomCreate) return reply(403, { code: "permission_denied", msg: "roomCreate grant required" });
+
+    const body = raw ? (JSON.parse(raw) as Record<string, any>) : {};
+    this.calls.push({ method, body });
+    switch (method) {
+      case "CreateRoom":
+        this.rooms.add(body.name);
+        return reply(200, { sid: `RM_${body.name}`, name: body.name, emptyTimeout: body.emptyTimeout, maxParticipants: body.maxParticipants, metadata: body.metadata });
+      case "DeleteRoom":
+        if (!this.rooms.delete(body.room)) return reply(404, { code: "not_found", msg: "room not found" });
+        return reply(200, {});
+      default:
+        return reply(404, { code: "bad_route", msg: `no method ${method}` });
+    }
+  }
+}

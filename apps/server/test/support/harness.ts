@@ -1,0 +1,127 @@
+/**
+ * Boots the real service in-process (configuration, composition, Express on port 0) against the store
+ * the project names (DHS_TEST_STORE: redis or memory) and a FakeLiveKit, with API keys of two accounts.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TokenVerifier } from "livekit-server-sdk";
+import { pino } from "pino";
+import { inject } from "vitest";
+import { type Composed, compose } from "../../src/compose.js";
+import { loadConfig } from "../../src/config.js";
+import { hashApiKey } from "../../src/domain/api-keys.js";
+import { type RunningServer, startWebServer } from "../../src/http/server.js";
+import { FakeLiveKit } from "./fake-livekit.js";
+
+export const KEYS = {
+  a: "dhs_test_account_a_read_write",
+  aRead: "dhs_test_account_a_read_only",
+  aWrite: "dhs_test_account_a_write_only",
+  aOther: "dhs_test_account_a_second_key",
+  b: "dhs_test_account_b_read_write",
+} as const;
+
+export const DIGITAL_HUMANS = [
+  { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" },
+  { id: "0b8e4d1c-2a3f-4e5d-8c7b-9a0f1e2d3c4b", name: "Leo", agent_name: "leo-agent" },
+] as const;
+
+export const LIVEKIT = { url: "wss://livekit.test", apiKey: "devkey", apiSecret: "secret" };
+
+function writeFixtures(): { apiKeysFile: string; digitalHumansFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), "dhs-test-"));
+  const key = (id: string, account_id: string, secret: string, scopes: string[]) => ({ id, account_id, scopes, sha256: hashApiKey(secret).toString("hex") });
+  const rw = ["sessions:read", "sessions:write"];
+  const apiKeysFile = join(dir, "api-keys.json");
+  writeFileSync(
+    apiKeysFile,
+    JSON.stringify({
+      keys: [
+        key("key_a", "acct_a", KEYS.a, rw),
+        key("key_a_read", "acct_a", KEYS.aRead, ["sessions:read"]),
+        key("key_a_write", "acct_a", KEYS.aWrite, ["sessions:write"]),
+        key("key_a_other", "acct_a", KEYS.aOther, rw),
+        key("key_b", "acct_b", KEYS.b, rw),
+      ],
+    }),
+  );
+  const digitalHumansFile = join(dir, "digital-humans.json");
+  writeFileSync(digitalHumansFile, JSON.stringify({ digital_humans: DIGITAL_HUMANS }));
+  return { apiKeysFile, digitalHumansFile };
+}
+
+export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "memory";
+
+export interface Harness {
+  url: string;
+  livekit: FakeLiveKit;
+  composed: Composed;
+  logs: string[];
+  request(method: string, path: string, init?: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
+  create(body?: unknown, options?: { key?: string; idempotencyKey?: string }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
+  const fixtures = writeFixtures();
+  const config = loadConfig({
+    NODE_ENV: "test",
+    API_KEYS_FILE: fixtures.apiKeysFile,
+    DIGITAL_HUMANS_FILE: fixtures.digitalHumansFile,
+    LIVEKIT_URL: LIVEKIT.url,
+    LIVEKIT_API_URL: livekit.url,
+    LIVEKIT_API_KEY: LIVEKIT.apiKey,
+    LIVEKIT_API_SECRET: LIVEKIT.apiSecret,
+    VALIDATE_RESPONSES: "true",
+    ...(STORE === "redis" ? { REDIS_URL: inject("redisUrl") } : {}),
+    ...env,
+  });
+  const logs: string[] = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
+  const composed = compose(config, logger);
+  const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1");
+
+  const request: Harness["request"] = (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    const key = init.key === undefined ? KEYS.a : init.key;
+    if (key !== null) headers.Authorization = `Bearer ${key}`;
+    let body: string | undefined = init.raw;
+    if (init.body !== undefined) body = JSON.stringify(init.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["Content-Type"] = "application/json";
+    return fetch(`${server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  };
+
+  return {
+    url: server.url,
+    livekit,
+    composed,
+    logs,
+    request,
+    create: (body = {}, options = {}) =>
+      request("POST", "/v1/sessions", {
+        key: options.key ?? KEYS.a,
+        body,
+        headers: { "Idempotency-Key": options.idempotencyKey ?? crypto.randomUUID() },
+      }),
+    close: async () => {
+      await server.stop(1000);
+      await composed.close();
+      await livekit.stop();
+    },
+  };
+}
+
+export const tokenVerifier = new TokenVerifier(LIVEKIT.apiKey, LIVEKIT.apiSecret);
+
+/** An ApiError answer: the status, the code, and request_id equal to X-Request-ID. */
+export async function expectApiError(res: Response, status: number, code: string): Promise<{ code: string; detail: any; request_id: string }> {
+  const body = (await res.json()) as { code: string; detail: any; request_id: string };
+  const { expect } = await import("vitest");
+  expect({ status: res.status, code: body.code }).toEqual({ status, code });
+  expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+  expect(body.request_id).toBe(res.headers.get("X-Request-ID"));
+  expect(Object.keys(body).sort()).toEqual(["code", "detail", "request_id"]);
+  return body;
+}

@@ -1,0 +1,70 @@
+/**
+ * A redis-server of the test's own, on a free loopback port, keeping nothing on disk unless asked
+ * (appendonly for outage tests), so tests own their data and can stop and restart it.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+export async function startRedis(options: { appendonly?: boolean; port?: number } = {}): Promise<RedisServer> {
+  const bin = process.env.REDIS_SERVER_BIN ?? "redis-server";
+  const dir = mkdtempSync(join(tmpdir(), "dhs-redis-"));
+  const port = options.port ?? (await freePort());
+  let child: ChildProcess | undefined;
+
+  const launch = async () => {
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--appendonly", options.appendonly ? "yes" : "no"];
+    child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    await new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk;
+        if (output.includes("Ready to accept connections")) resolve();
+      };
+      child?.stdout?.on("data", onData);
+      child?.stderr?.on("data", onData);
+      child?.once("error", (error) => reject(new Error(`cannot start ${bin}: ${error.message} (install redis-server or set REDIS_SERVER_BIN)`)));
+      child?.once("exit", (code) => reject(new Error(`${bin} exited with ${code}: ${output}`)));
+    });
+  };
+
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once("exit", resolve));
+    running.kill("SIGKILL");
+    await exited;
+  };
+
+  await launch();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+  };
+}
