@@ -114,7 +114,8 @@ export class SessionService {
   }
 
   async get(principal: Principal, sessionId: string): Promise<Session> {
-    const record = await this.deps.store.getSession(principal.accountId, sessionId);
+    // UUIDs are case-insensitive; ours are stored in lower case.
+    const record = await this.deps.store.getSession(principal.accountId, sessionId.toLowerCase());
     // Another account's session is indistinguishable from one that does not exist.
     if (!record) throw new AppError("not_found", `No session ${sessionId}.`);
     return this.view(record);

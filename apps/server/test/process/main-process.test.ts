@@ -7,7 +7,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
-const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 const children: ChildProcess[] = [];
 
 function start(env: Record<string, string>) {

@@ -19,8 +19,12 @@ export async function freePort(): Promise<number> {
 export interface RedisServer {
   port: number;
   url: string;
+  /** Ends it for good and removes its data. */
   stop(): Promise<void>;
-  restart(): Promise<void>;
+  /** SIGKILL, as a crash: the data on disk (appendonly) stays for start(). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data directory. */
+  start(): Promise<void>;
 }
 
 export async function startRedis(options: { appendonly?: boolean; port?: number } = {}): Promise<RedisServer> {
@@ -30,7 +34,9 @@ export async function startRedis(options: { appendonly?: boolean; port?: number 
   let child: ChildProcess | undefined;
 
   const launch = async () => {
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--appendonly", options.appendonly ? "yes" : "no"];
+    // appendfsync always: a write that was acknowledged survives the SIGKILL of an outage test.
+    const persistence = options.appendonly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, ...persistence];
     child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     await new Promise<void>((resolve, reject) => {
@@ -45,7 +51,7 @@ export async function startRedis(options: { appendonly?: boolean; port?: number 
     });
   };
 
-  const stop = async () => {
+  const kill = async () => {
     const running = child;
     child = undefined;
     if (!running || running.exitCode !== null) return;
@@ -59,12 +65,10 @@ export async function startRedis(options: { appendonly?: boolean; port?: number 
     port,
     url: `redis://127.0.0.1:${port}`,
     stop: async () => {
-      await stop();
+      await kill();
       rmSync(dir, { recursive: true, force: true });
     },
-    restart: async () => {
-      await stop();
-      await launch();
-    },
+    kill,
+    start: launch,
   };
 }

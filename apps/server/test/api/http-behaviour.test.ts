@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, expectApiError, startHarness } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe("every answer", () => {
+  it("carries a unique X-Request-ID", async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => h.request("GET", i % 2 ? "/v1/me" : "/nope")));
+    const ids = responses.map((res) => res.headers.get("X-Request-ID"));
+    expect(ids.every((id) => /^req_[0-9a-f]{32}$/.test(id ?? ""))).toBe(true);
+    expect(new Set(ids).size).toBe(30);
+  });
+
+  it("carries security headers and no CORS headers, even when a browser asks", async () => {
+    const res = await h.request("GET", "/v1/me", { headers: { Origin: "https://evil.example" } });
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.headers.get("Strict-Transport-Security")).toMatch(/max-age=/);
+    expect(res.headers.get("Content-Security-Policy")).toBeTruthy();
+    expect(res.headers.get("X-Powered-By")).toBeNull();
+    for (const [name] of res.headers) expect(name.toLowerCase().startsWith("access-control-")).toBe(false);
+  });
+
+  it("answers a CORS preflight with an error, not with CORS headers", async () => {
+    const res = await h.request("OPTIONS", "/v1/sessions", { key: null, headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  });
+});
+
+describe("an unknown route", () => {
+  it.each([
+    ["GET", "/nope", null],
+    ["GET", "/v2/sessions", null],
+    ["GET", "/v1/nope", undefined],
+    ["POST", "/v1/sessions/3fa85f64-5717-4562-b3fc-2c963f66afa6/nope", undefined],
+  ] as const)("%s %s answers 404 not_found", async (method, path, key) => {
+    await expectApiError(await h.request(method, path, { key }), 404, "not_found");
+  });
+
+  it("under /v1 without a key answers 401 first", async () => {
+    await expectApiError(await h.request("GET", "/v1/nope", { key: null }), 401, "unauthorized");
+  });
+});
+
+describe("a known path with another method", () => {
+  it("DELETE /v1/sessions answers 405 method_not_allowed with Allow", async () => {
+    const res = await h.request("DELETE", "/v1/sessions");
+    await expectApiError(res, 405, "method_not_allowed");
+    expect(res.headers.get("Allow")).toMatch(/GET/);
+    expect(res.headers.get("Allow")).toMatch(/POST/);
+  });
+});
+
+describe("GET /v1/sessions query validation", () => {
+  it("answers 422 for a limit out of range", async () => {
+    const error = await expectApiError(await h.request("GET", "/v1/sessions?limit=0"), 422, "validation_failed");
+    expect(error.detail).toEqual([expect.objectContaining({ location: "query", path: "limit" })]);
+  });
+});
+
+describe("probes", () => {
+  it("GET /healthz answers 200 without a key", async () => {
+    const res = await h.request("GET", "/healthz", { key: null });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+  });
+
+  it("GET /readyz answers 200 while the store answers", async () => {
+    const res = await h.request("GET", "/readyz", { key: null });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("request logs", () => {
+  it("are one JSON line per request with id, route, status and duration, and never a key or token", async () => {
+    const created = await (await h.create({ participant_identity: "logged" })).json();
+    await h.request("GET", `/v1/sessions/${created.id}`);
+    const lines = h.logs.map((line) => JSON.parse(line) as Record<string, any>);
+    const requests = lines.filter((line) => line.msg === "request");
+    const get = requests.find((line) => line.req?.url === `/v1/sessions/${created.id}`);
+    expect(get).toMatchObject({ request_id: expect.stringMatching(/^req_/), route: "/v1/sessions/{session_id}", res: { status: 200 }, duration_ms: expect.any(Number), account_id: "acct_a" });
+    const all = h.logs.join("\n");
+    expect(all).not.toContain("dhs_test_");
+    expect(all).not.toContain(created.participant_token);
+    expect(all).not.toContain("eyJ");
+  });
+});

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fingerprint } from "../../src/domain/idempotency.js";
+import { type Harness, KEYS, expectApiError, startHarness, tokenVerifier } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  // The shortest lock the configuration allows, so a test can watch one expire.
+  h = await startHarness({ IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "300", REDIS_COMMAND_TIMEOUT_MS: "200" });
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.livekit.reset();
+});
+
+describe("POST /v1/sessions, when the same key is sent again with the same body", () => {
+  it("answers 201 with the same session, Idempotent-Replayed: true and a valid token, and creates no second room", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    const body = { participant_identity: "replayer", tags: ["x"], metadata: { a: 1, b: [true, null] } };
+    const first = await (await h.create(body, { idempotencyKey })).json();
+    const res = await h.create(body, { idempotencyKey });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("Idempotent-Replayed")).toBe("true");
+    const replay = await res.json();
+    expect({ ...replay, participant_token: undefined }).toEqual({ ...first, participant_token: undefined });
+    const claims = await tokenVerifier.verify(replay.participant_token);
+    expect(claims).toMatchObject({ sub: "replayer", video: { room: first.room_name } });
+    expect(h.livekit.callsOf("CreateRoom")).toHaveLength(1);
+  });
+
+  it("replays when only the order of keys or the whitespace differs (RFC 8785 fingerprint)", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    const first = await h.request("POST", "/v1/sessions", {
+      raw: '{"participant_identity":"o","metadata":{"b":2,"a":1}}',
+      headers: { "Idempotency-Key": idempotencyKey },
+    });
+    const second = await h.request("POST", "/v1/sessions", {
+      raw: '{ "metadata": { "a": 1.0, "b": 2 },\n  "participant_identity": "o" }',
+      headers: { "Idempotency-Key": idempotencyKey },
+    });
+    expect(second.status).toBe(201);
+    expect(second.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await second.json()).id).toBe((await first.json()).id);
+  });
+
+  it("replays for any key of the same account", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    const first = await (await h.create({}, { idempotencyKey, key: KEYS.a })).json();
+    const res = await h.create({}, { idempotencyKey, key: KEYS.aOther });
+    expect(res.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await res.json()).id).toBe(first.id);
+  });
+});
+
+describe("POST /v1/sessions, when the key is reused with another body", () => {
+  it("answers 409 idempotency_key_reused and creates nothing", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    await h.create({ participant_identity: "one" }, { idempotencyKey });
+    const res = await h.create({ participant_identity: "two" }, { idempotencyKey });
+    await expectApiError(res, 409, "idempotency_key_reused");
+    expect(h.livekit.callsOf("CreateRoom")).toHaveLength(1);
+  });
+});
+
+describe("POST /v1/sessions, keys of different accounts", () => {
+  it("never collide: the same key in another account creates that account's own session", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    const a = await (await h.create({}, { idempotencyKey, key: KEYS.a })).json();
+    const res = await h.create({ participant_identity: "b" }, { idempotencyKey, key: KEYS.b });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+    expect((await res.json()).id).not.toBe(a.id);
+  });
+});
+
+describe("POST /v1/sessions, while the first request with the key is still running", () => {
+  it("answers 409 idempotency_request_in_progress with Retry-After, then replays once it is done", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    h.livekit.delayMs = 150;
+    const first = h.create({}, { idempotencyKey });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await h.create({}, { idempotencyKey });
+    await expectApiError(second, 409, "idempotency_request_in_progress");
+    expect(second.headers.get("Retry-After")).toBe("1");
+    const created = await (await first).json();
+    const third = await h.create({}, { idempotencyKey });
+    expect((await third.json()).id).toBe(created.id);
+  });
+
+  it("25 concurrent identical requests make exactly one session and one room", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    h.livekit.delayMs = 100;
+    const responses = await Promise.all(Array.from({ length: 25 }, () => h.create({ participant_identity: "crowd" }, { idempotencyKey })));
+    const bodies = await Promise.all(responses.map((res) => res.json()));
+    const created = bodies.filter((_b, i) => responses[i]?.status === 201);
+    const inProgress = bodies.filter((b, i) => responses[i]?.status === 409 && b.code === "idempotency_request_in_progress");
+    expect(created.length + inProgress.length).toBe(25);
+    expect(new Set(created.map((b) => b.id)).size).toBe(1);
+    expect(h.livekit.callsOf("CreateRoom")).toHaveLength(1);
+    // Once the first is done, every retry replays that one session.
+    const retries = await Promise.all(Array.from({ length: 5 }, () => h.create({ participant_identity: "crowd" }, { idempotencyKey })));
+    const ids = new Set(await Promise.all(retries.map(async (res) => (await res.json()).id)));
+    expect([...ids]).toEqual([created[0]?.id]);
+  });
+});
+
+describe("POST /v1/sessions, a lock left by a request that died", () => {
+  it("blocks the key only until the lock expires", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    const body = {};
+    // What a process killed between claiming the key and finishing leaves behind.
+    await h.composed.store.beginCreate("acct_a", idempotencyKey, fingerprint(body), 1000);
+    await expectApiError(await h.create(body, { idempotencyKey }), 409, "idempotency_request_in_progress");
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const res = await h.create(body, { idempotencyKey });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+  });
+});
+
+describe("POST /v1/sessions, failures record nothing", () => {
+  it.each([
+    ["a validation failure", async (k: string) => h.create({ tags: [1] }, { idempotencyKey: k }), 422],
+    ["an unknown key", async (k: string) => h.create({}, { idempotencyKey: k, key: "dhs_nope" }), 401],
+    ["a read-only key", async (k: string) => h.create({}, { idempotencyKey: k, key: KEYS.aRead }), 403],
+    [
+      "LiveKit being down",
+      async (k: string) => {
+        h.livekit.mode = "fail";
+        const res = await h.create({}, { idempotencyKey: k });
+        h.livekit.mode = "ok";
+        return res;
+      },
+      503,
+    ],
+  ] as const)("after %s the key creates a new session", async (_name, fail, status) => {
+    const idempotencyKey = crypto.randomUUID();
+    expect((await fail(idempotencyKey)).status).toBe(status);
+    const res = await h.create({}, { idempotencyKey });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+  });
+});

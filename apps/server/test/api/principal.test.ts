@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, KEYS, expectApiError, startHarness } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe("GET /v1/me", () => {
+  it.each([
+    ["a read-write key", KEYS.a, { key_id: "key_a", account_id: "acct_a", scopes: ["sessions:read", "sessions:write"] }],
+    ["a read-only key", KEYS.aRead, { key_id: "key_a_read", account_id: "acct_a", scopes: ["sessions:read"] }],
+    ["a write-only key", KEYS.aWrite, { key_id: "key_a_write", account_id: "acct_a", scopes: ["sessions:write"] }],
+    ["another account's key", KEYS.b, { key_id: "key_b", account_id: "acct_b", scopes: ["sessions:read", "sessions:write"] }],
+  ])("with %s answers its key id, account and scopes", async (_name, key, principal) => {
+    const res = await h.request("GET", "/v1/me", { key });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(principal);
+  });
+
+  it.each([
+    ["no Authorization header", null, {}],
+    ["an unknown key", "dhs_unknown", {}],
+    ["another scheme", null, { Authorization: `Basic ${Buffer.from(`${KEYS.a}:`).toString("base64")}` }],
+    ["a bearer without a key", null, { Authorization: "Bearer " }],
+    ["the key's hash instead of the key", null, { Authorization: "Bearer 1f3c" }],
+  ] as const)("with %s answers 401 unauthorized with WWW-Authenticate", async (_name, key, headers) => {
+    const res = await h.request("GET", "/v1/me", { key, headers: { ...headers } });
+    await expectApiError(res, 401, "unauthorized");
+    expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+  });
+
+  it("accepts the scheme in any case", async () => {
+    const res = await h.request("GET", "/v1/me", { key: null, headers: { Authorization: `bearer ${KEYS.a}` } });
+    expect(res.status).toBe(200);
+  });
+});
