@@ -1,25 +1,60 @@
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, LIVEKIT_DEV, loadConfig } from "./config.js";
+
+function file(name: string, content: unknown): string {
+  const path = join(tmpdir(), `dhs-config-${process.pid}-${name}`);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+const keysFile = file("keys.json", { keys: [{ id: "k", account_id: "acct_1", scopes: ["sessions:read"], sha256: "a".repeat(64) }] });
+const PRODUCTION = {
+  NODE_ENV: "production",
+  REDIS_URL: "redis://redis:6379",
+  API_KEYS_FILE: keysFile,
+  LIVEKIT_URL: "wss://livekit.example.net",
+  LIVEKIT_API_KEY: "APIabc",
+  LIVEKIT_API_SECRET: "s3cret",
+};
 
 describe("loadConfig", () => {
-  it("has embedded defaults for development", () => {
-    expect(loadConfig({})).toEqual({
+  it("runs development on embedded defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
       nodeEnv: "development",
       production: false,
       port: 8080,
       host: "0.0.0.0",
       logLevel: "info",
-      shutdownGraceMs: 10_000,
+      redisUrl: undefined,
+      livekit: { url: LIVEKIT_DEV.url, apiUrl: "http://localhost:7880", apiKey: "devkey", apiSecret: "secret", timeoutMs: 800 },
+      participantTokenTtlS: 600,
+      sessionJoinTimeoutS: 600,
+      digitalHumanJoinTimeoutS: 60,
+      sessionMaxDurationS: 1800,
+      idempotencyKeyTtlS: 86_400,
+      idempotencyLockTtlS: 10,
+      validateResponses: false,
     });
+    expect(config.apiKeys.records).toEqual([expect.objectContaining({ id: "key_dev", account_id: "acct_dev" })]);
+    expect(config.digitalHumans.entries[0]).toMatchObject({ name: "Ava", agent_name: "ava" });
+  });
+
+  it("accepts a complete production configuration", () => {
+    expect(loadConfig(PRODUCTION)).toMatchObject({ production: true, redisUrl: "redis://redis:6379", livekit: { apiUrl: "https://livekit.example.net" } });
   });
 
   it.each([
     ["PORT", { PORT: "3000" }, { port: 3000 }],
-    ["PORT 0 (any free port)", { PORT: "0" }, { port: 0 }],
     ["HOST", { HOST: "127.0.0.1" }, { host: "127.0.0.1" }],
     ["LOG_LEVEL", { LOG_LEVEL: "debug" }, { logLevel: "debug" }],
-    ["NODE_ENV=production", { NODE_ENV: "production" }, { production: true, nodeEnv: "production" }],
-    ["blank values fall back", { PORT: " ", LOG_LEVEL: "" }, { port: 8080, logLevel: "info" }],
+    ["LIVEKIT_API_URL over the derived one", { LIVEKIT_URL: "wss://lk.example.net", LIVEKIT_API_URL: "http://lk-internal:7880/" }, { livekit: { url: "wss://lk.example.net", apiUrl: "http://lk-internal:7880" } }],
+    ["an http LIVEKIT_URL", { LIVEKIT_URL: "http://localhost:7880" }, { livekit: { apiUrl: "http://localhost:7880" } }],
+    ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "true" }, { validateResponses: true }],
+    ["blank values as unset", { PORT: " ", LOG_LEVEL: "" }, { port: 8080, logLevel: "info" }],
   ])("reads %s", (_name, env, want) => {
     expect(loadConfig(env)).toMatchObject(want);
   });
@@ -27,10 +62,32 @@ describe("loadConfig", () => {
   it.each([
     ["PORT", { PORT: "http" }, 'PORT must be an integer from 0 to 65535 (got "http")'],
     ["PORT", { PORT: "65536" }, 'PORT must be an integer from 0 to 65535 (got "65536")'],
-    ["PORT", { PORT: "-1" }, 'PORT must be an integer from 0 to 65535 (got "-1")'],
     ["LOG_LEVEL", { LOG_LEVEL: "loud" }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
-    ["SHUTDOWN_GRACE_MS", { SHUTDOWN_GRACE_MS: "1.5" }, 'SHUTDOWN_GRACE_MS must be an integer from 0 to 600000 (got "1.5")'],
+    ["REDIS_URL", { REDIS_URL: "localhost:6379" }, 'REDIS_URL must start with redis:// or rediss:// (got "localhost:6379")'],
+    ["LIVEKIT_URL", { LIVEKIT_URL: "livekit" }, 'LIVEKIT_URL must be a URL (got "livekit")'],
+    ["PARTICIPANT_TOKEN_TTL_S", { PARTICIPANT_TOKEN_TTL_S: "5" }, 'PARTICIPANT_TOKEN_TTL_S must be an integer from 30 to 86400 (got "5")'],
+    ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "yes" }, 'VALIDATE_RESPONSES must be true or false (got "yes")'],
+    ["IDEMPOTENCY_LOCK_TTL_S", { IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "900" }, "IDEMPOTENCY_LOCK_TTL_S must be longer than LIVEKIT_TIMEOUT_MS plus two REDIS_COMMAND_TIMEOUT_MS"],
+    ["API_KEYS_FILE", { API_KEYS_FILE: "/nonexistent/keys.json" }, "API_KEYS_FILE: cannot read /nonexistent/keys.json (ENOENT)"],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("bad.json", "{") }, /^API_KEYS_FILE: .* is not valid JSON/],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("shape.json", { nope: [] }) }, /^API_KEYS_FILE: .* must hold \{"keys": \[\.\.\.\]\}$/],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("hash.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "zz" }] }) }, "API_KEYS_FILE: keys[0].sha256 must be 64 hexadecimal characters"],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("scope.json", { keys: [{ id: "k", account_id: "a", scopes: ["admin"], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].scopes must be a list of sessions:read, sessions:write"],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("acct.json", { keys: [{ id: "k", account_id: "a{b}", scopes: [], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].account_id must be 1-64 characters of A-Z a-z 0-9 _ . : -"],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("dup.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "a".repeat(64) }, { id: "k", account_id: "a", scopes: [], sha256: "b".repeat(64) }] }) }, 'API_KEYS_FILE: keys[1].id "k" is used twice'],
+    ["DIGITAL_HUMANS_FILE", { DIGITAL_HUMANS_FILE: file("dh-empty.json", { digital_humans: [] }) }, /^DIGITAL_HUMANS_FILE: .* at least one entry$/],
+    ["DIGITAL_HUMANS_FILE", { DIGITAL_HUMANS_FILE: file("dh-id.json", { digital_humans: [{ id: "ava", name: "Ava", agent_name: "ava" }] }) }, "DIGITAL_HUMANS_FILE: digital_humans[0].id must be a UUID"],
   ])("refuses a bad %s with one line naming it", (_name, env, message) => {
-    expect(() => loadConfig(env)).toThrow(new ConfigError(message));
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each([
+    ["REDIS_URL", { REDIS_URL: "" }, "REDIS_URL must be set in production (the in-memory store is for development only)"],
+    ["API_KEYS_FILE", { API_KEYS_FILE: "" }, "API_KEYS_FILE must be set in production (the embedded development key is public)"],
+    ["LIVEKIT_API_KEY", { LIVEKIT_API_KEY: "" }, "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)"],
+    ["LIVEKIT_API_SECRET", { LIVEKIT_API_SECRET: "secret" }, "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)"],
+  ])("production refuses the development default of %s", (_name, override, message) => {
+    expect(() => loadConfig({ ...PRODUCTION, ...override })).toThrow(new ConfigError(message));
   });
 });

@@ -3,7 +3,7 @@
  * fields are serialized, never headers or bodies, so API keys and participant tokens cannot reach the
  * logs; redaction guards the error objects that are logged beside them.
  */
-import type { Request, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
 import { requestIdOf } from "./request-id.js";
@@ -16,7 +16,7 @@ export const REDACT_PATHS = [
   "err.config.headers",
 ];
 
-export function requestLogger(logger: Logger) {
+export function requestLogger(logger: Logger): RequestHandler {
   return pinoHttp<Request, Response>({
     logger,
     genReqId: (_req, res) => requestIdOf(res as Response),

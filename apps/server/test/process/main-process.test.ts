@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { FakeLiveKit } from "../support/fake-livekit.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 const children: ChildProcess[] = [];
@@ -38,13 +39,22 @@ afterEach(() => {
 });
 
 describe("dist/main.js", () => {
-  it("serves /healthz on the configured port and logs JSON", async () => {
+  it("runs on its embedded defaults: the development key works and the memory store is named", async () => {
     const proc = start({ PORT: "0" });
-    const { url } = await proc.listening;
-    const res = await fetch(`${url}/healthz`);
-    expect(res.status).toBe(200);
+    const listening = (await proc.listening) as { url: string; store?: string; livekit?: string };
+    expect(listening).toMatchObject({ store: "memory", livekit: "ws://localhost:7880" });
+    expect((await fetch(`${listening.url}/healthz`)).status).toBe(200);
+    const me = await fetch(`${listening.url}/v1/me`, { headers: { Authorization: "Bearer dhs_dev_insecure_local_key" } });
+    expect(await me.json()).toEqual({ key_id: "key_dev", account_id: "acct_dev", scopes: ["sessions:read", "sessions:write"] });
     proc.child.kill("SIGTERM");
     await proc.exited;
+  });
+
+  it("refuses to run in production on development defaults", async () => {
+    const proc = start({ PORT: "0", NODE_ENV: "production" });
+    const [code] = await proc.exited;
+    expect(code).toBe(1);
+    expect(proc.output().stderr).toBe("configuration error: REDIS_URL must be set in production (the in-memory store is for development only)\n");
   });
 
   it("exits 0 on SIGTERM after finishing", async () => {
@@ -54,6 +64,26 @@ describe("dist/main.js", () => {
     const [code] = await proc.exited;
     expect(code).toBe(0);
     expect(proc.output().stdout).toContain('"msg":"stopped"');
+  });
+
+  it("on SIGTERM finishes the request in flight, then exits 0", async () => {
+    const livekit = await new FakeLiveKit().start();
+    livekit.delayMs = 400;
+    try {
+      const proc = start({ PORT: "0", LIVEKIT_API_URL: livekit.url });
+      const { url } = await proc.listening;
+      const inFlight = fetch(`${url}/v1/sessions`, {
+        method: "POST",
+        headers: { Authorization: "Bearer dhs_dev_insecure_local_key", "Idempotency-Key": crypto.randomUUID() },
+      });
+      while (livekit.received === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      proc.child.kill("SIGTERM");
+      expect((await inFlight).status).toBe(201);
+      const [code] = await proc.exited;
+      expect(code).toBe(0);
+    } finally {
+      await livekit.stop();
+    }
   });
 
   it("refuses bad configuration with one line naming the variable and exit code 1", async () => {

@@ -16,6 +16,8 @@ export type Mode = "ok" | "fail" | "hang";
 
 export class FakeLiveKit {
   readonly calls: RecordedCall[] = [];
+  /** Requests that arrived, answered or not (calls lists those that were answered). */
+  received = 0;
   readonly rooms = new Set<string>();
   mode: Mode = "ok";
   delayMs = 0;
@@ -55,18 +57,22 @@ export class FakeLiveKit {
 
   reset(): void {
     this.calls.length = 0;
+    this.received = 0;
     this.rooms.clear();
     this.mode = "ok";
     this.delayMs = 0;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.received++;
     let raw = "";
     for await (const chunk of req) raw += chunk;
     const method = req.url?.match(/^\/twirp\/livekit\.RoomService\/(\w+)$/)?.[1];
     if (this.mode === "hang") return; // never answers; the client's timeout must end the call
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-    const reply = (status: number, body: unknown) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+    const reply = (status: number, body: unknown): void => {
+      res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+    };
     if (this.mode === "fail") return reply(503, { code: "unavailable", msg: "fake LiveKit is down" });
     if (!method) return reply(404, { code: "bad_route", msg: `no route ${req.url}` });
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
 import { inject } from "vitest";
-import { type Composed, compose } from "../../src/compose.js";
+import { type ComposeOverrides, type Composed, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/api-keys.js";
 import { type RunningServer, startWebServer } from "../../src/http/server.js";
@@ -58,12 +58,13 @@ export interface Harness {
   livekit: FakeLiveKit;
   composed: Composed;
   logs: string[];
-  request(method: string, path: string, init?: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
+  /** key: the API key to send (account A's read-write key when undefined, none when null). */
+  request(method: string, path: string, init?: { key?: string | null | undefined; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
   create(body?: unknown, options?: { key?: string; idempotencyKey?: string }): Promise<Response>;
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, overrides: ComposeOverrides = {}): Promise<Harness> {
   const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
   const fixtures = writeFixtures();
   const config = loadConfig({
@@ -80,7 +81,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   });
   const logs: string[] = [];
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
-  const composed = compose(config, logger);
+  const composed = compose(config, logger, overrides);
   const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1");
 
   const request: Harness["request"] = (method, path, init = {}) => {

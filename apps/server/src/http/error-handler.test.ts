@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { AppError } from "../domain/app-error.js";
+import { DependencyUnavailableError } from "../domain/ports.js";
+import { toAppError } from "./error-handler.js";
+
+describe("toAppError, the one mapping of errors to answers", () => {
+  const cases: [string, unknown, { code: string; status: number; detail?: unknown; headers?: Record<string, string>; retryAfterSeconds?: number }][] = [
+    ["an AppError stays as it is", new AppError("forbidden", { missing_scope: "sessions:read" }), { code: "forbidden", status: 403, detail: { missing_scope: "sessions:read" } }],
+    ["the store down", new DependencyUnavailableError("store"), { code: "service_unavailable", status: 503, retryAfterSeconds: 1, detail: "The session store is temporarily unavailable." }],
+    ["LiveKit down", new DependencyUnavailableError("livekit"), { code: "service_unavailable", status: 503, retryAfterSeconds: 1, detail: "LiveKit is temporarily unavailable." }],
+    ["a body over the limit", Object.assign(new Error("too large"), { type: "entity.too.large", status: 413 }), { code: "payload_too_large", status: 413 }],
+    ["malformed JSON", Object.assign(new SyntaxError("Unexpected end"), { type: "entity.parse.failed", status: 400 }), { code: "validation_failed", status: 422, detail: [{ location: "body", path: "", message: "must be a JSON object (Unexpected end)" }] }],
+    ["an unsupported charset", Object.assign(new Error("unsupported charset"), { type: "charset.unsupported", status: 415 }), { code: "validation_failed", status: 422 }],
+    [
+      "validator: body problems",
+      { status: 400, errors: [{ path: "/body/tags/0", message: "must be string" }, { path: "/headers/idempotency-key", message: "must NOT have more than 200 characters" }] },
+      {
+        code: "validation_failed",
+        status: 422,
+        detail: [
+          { location: "body", path: "tags.0", message: "must be string" },
+          { location: "header", path: "Idempotency-Key", message: "must NOT have more than 200 characters" },
+        ],
+      },
+    ],
+    ["validator: a malformed path id", { status: 400, errors: [{ path: "/params/session_id", message: 'must match format "uuid"' }] }, { code: "not_found", status: 404 }],
+    ["validator: no such path", { status: 404, errors: [{ path: "/v1/x", message: "not found" }] }, { code: "not_found", status: 404 }],
+    ["validator: another method", { status: 405, errors: [{ path: "/v1/sessions", message: "DELETE method not allowed" }], headers: { Allow: "GET, POST" } }, { code: "method_not_allowed", status: 405, headers: { Allow: "GET, POST" } }],
+    ["validator: another media type", { status: 415, errors: [{ path: "/v1/sessions", message: "unsupported media type text/plain" }] }, { code: "validation_failed", status: 422 }],
+    ["anything else", new TypeError("x is undefined"), { code: "internal_error", status: 500, detail: "An unexpected error occurred. Quote the request id to support." }],
+    ["a thrown string", "boom", { code: "internal_error", status: 500 }],
+  ];
+
+  it.each(cases)("%s", (_name, given, want) => {
+    expect(toAppError(given)).toMatchObject(want);
+  });
+
+  it("never puts a stack or the original message of an unexpected error into the answer", () => {
+    const error = toAppError(new Error("secret internals at /srv/app.js:12"));
+    expect(JSON.stringify(error.detail)).not.toContain("secret");
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { MemorySessionStore } from "./memory-store.js";
+
+describe("MemorySessionStore idempotency records", () => {
+  it("lets a lock expire after its TTL, like Redis's PX", async () => {
+    let now = 1_000;
+    const store = new MemorySessionStore(() => now);
+    expect(await store.beginCreate("a", "k", "f", 500)).toMatchObject({ kind: "acquired" });
+    expect(await store.beginCreate("a", "k", "f", 500)).toEqual({ kind: "in_progress" });
+    expect(await store.beginCreate("a", "k", "other", 500)).toEqual({ kind: "reused" });
+    now += 500;
+    expect(await store.beginCreate("a", "k", "f", 500)).toMatchObject({ kind: "acquired" });
+    await store.close();
+  });
+
+  it("does not let a stale lock holder complete or release a key another request holds", async () => {
+    let now = 0;
+    const store = new MemorySessionStore(() => now);
+    const first = await store.beginCreate("a", "k", "f", 100);
+    now = 200;
+    const second = await store.beginCreate("a", "k", "f", 100);
+    if (first.kind !== "acquired" || second.kind !== "acquired") throw new Error("expected two acquisitions");
+    await store.abandonCreate("a", "k", "f", first.lock);
+    expect(await store.beginCreate("a", "k", "f", 100)).toEqual({ kind: "in_progress" });
+    await store.close();
+  });
+});

@@ -1,0 +1,29 @@
+/**
+ * A bug (here, a store that breaks in a way no outage explains) is answered 500 internal_error: an
+ * ApiError without a stack or the error's message, logged with its request id.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemorySessionStore } from "../../src/store/memory-store.js";
+import { type Harness, expectApiError, startHarness } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  const store = new MemorySessionStore();
+  store.getSession = async () => {
+    throw new TypeError("Cannot read properties of undefined (reading 'secret_internal_field')");
+  };
+  h = await startHarness({}, { store });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe("GET /v1/sessions/{id}, when the server has a bug", () => {
+  it("answers 500 internal_error without internals, and logs the error with the request id", async () => {
+    const res = await h.request("GET", `/v1/sessions/${crypto.randomUUID()}`);
+    const error = await expectApiError(res, 500, "internal_error");
+    expect(JSON.stringify(error)).not.toContain("secret_internal_field");
+    const logged = h.logs.map((line) => JSON.parse(line) as Record<string, any>).find((line) => line.msg === "request failed");
+    expect(logged).toMatchObject({ request_id: error.request_id, err: { message: expect.stringContaining("secret_internal_field") } });
+  });
+});
