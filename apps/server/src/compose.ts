@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { ApiKeyRing } from "./domain/api-keys.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans.js";
-import type { RoomService, SessionStore } from "./domain/ports.js";
+import { DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
 import { SessionService } from "./domain/session-service.js";
 import { createApp } from "./http/app.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
@@ -75,7 +75,14 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     store,
     apiKeys: new ApiKeyRing(config.apiKeys.records),
     logger,
-    logError: (err, requestId) => logger.error({ err, request_id: requestId }, "request failed"),
+    logError: (err, requestId) => {
+      if (err instanceof DependencyUnavailableError) {
+        const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
+        logger.warn({ request_id: requestId, dependency: err.dependency, cause }, "dependency unavailable");
+      } else {
+        logger.error({ err, request_id: requestId }, "request failed");
+      }
+    },
     validateResponses: config.validateResponses,
   });
 

@@ -31,7 +31,13 @@ export function requestLogger(logger: Logger): RequestHandler {
       route: (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute ?? req.route?.path,
       ...(res.locals?.principal ? { key_id: res.locals.principal.keyId, account_id: res.locals.principal.accountId } : {}),
     }),
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+    // A 503 is an outage already logged once as a warning; only a 500 (a bug) is an error.
+    customLogLevel: (_req, res, err) => (err || res.statusCode === 500 ? "error" : res.statusCode >= 500 ? "warn" : "info"),
+    // pino-http invents an Error with a stack for every 5xx; the error handler logs the real one.
+    customErrorObject: (_req, _res, _err, value: Record<string, unknown>) => {
+      const { err: _synthetic, ...rest } = value;
+      return rest;
+    },
     customSuccessMessage: () => "request",
     customErrorMessage: () => "request",
   });

@@ -91,3 +91,17 @@ describe("request logs", () => {
     expect(all).not.toContain("eyJ");
   });
 });
+
+describe("logs of a dependency outage", () => {
+  it("are one warning naming the dependency, without a stack", async () => {
+    h.livekit.mode = "fail";
+    const res = await h.create({});
+    h.livekit.mode = "ok";
+    const requestId = res.headers.get("X-Request-ID");
+    const lines = h.logs.map((line) => JSON.parse(line) as Record<string, any>).filter((line) => line.request_id === requestId);
+    expect(lines.map((line) => line.msg).sort()).toEqual(["dependency unavailable", "request"]);
+    expect(lines.find((line) => line.msg === "dependency unavailable")).toMatchObject({ level: 40, dependency: "livekit" });
+    expect(lines.find((line) => line.msg === "request")).toMatchObject({ level: 40, res: { status: 503 } });
+    expect(JSON.stringify(lines)).not.toContain("stack");
+  });
+});
