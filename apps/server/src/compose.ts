@@ -9,9 +9,11 @@ import { ApiKeyRing } from "./domain/api-keys.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans.js";
 import { DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
 import { SessionService } from "./domain/session-service.js";
+import { TimerSweeper } from "./domain/timer-sweeper.js";
 import { createApp } from "./http/app.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
+import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
 import { MemorySessionStore } from "./store/memory-store.js";
 import { connectRedis } from "./store/redis-client.js";
 import { RedisSessionStore } from "./store/redis-store.js";
@@ -19,6 +21,9 @@ import { RedisSessionStore } from "./store/redis-store.js";
 export interface Composed {
   app: Express;
   store: SessionStore;
+  sessions: SessionService;
+  sweeper: TimerSweeper;
+  /** Stops the sweeper and closes the store. */
   close(): Promise<void>;
 }
 
@@ -63,17 +68,29 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     settings: {
       rtcUrl: config.livekit.url,
       participantTokenTtlS: config.participantTokenTtlS,
-      sessionJoinTimeoutS: config.sessionJoinTimeoutS,
       idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
       idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
+      durations: {
+        joinTimeoutS: config.sessionJoinTimeoutS,
+        digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
+        maxDurationS: config.sessionMaxDurationS,
+      },
     },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
+  });
+
+  const sweeper = new TimerSweeper(store, sessions, {
+    intervalMs: config.sweepIntervalMs,
+    leaseMs: 30_000,
+    batch: 100,
+    onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed"),
   });
 
   const app = createApp({
     sessions,
     store,
     apiKeys: new ApiKeyRing(config.apiKeys.records),
+    webhooks: new LiveKitWebhooks(config.livekit.apiKey, config.livekit.apiSecret),
     logger,
     logError: (err, requestId) => {
       if (err instanceof DependencyUnavailableError) {
@@ -86,5 +103,14 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     validateResponses: config.validateResponses,
   });
 
-  return { app, store, close: () => store.close() };
+  return {
+    app,
+    store,
+    sessions,
+    sweeper,
+    close: async () => {
+      await sweeper.stop();
+      await store.close();
+    },
+  };
 }

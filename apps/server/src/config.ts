@@ -52,6 +52,8 @@ export interface Config {
   sessionMaxDurationS: number;
   idempotencyKeyTtlS: number;
   idempotencyLockTtlS: number;
+  /** How often each replica looks for due session timers. */
+  sweepIntervalMs: number;
   /** Check every response against the contract (tests; costs CPU). */
   validateResponses: boolean;
 }
@@ -205,11 +207,12 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeys: { file: apiKeysFile ?? EMBEDDED.apiKeysFile, records: parseApiKeys("API_KEYS_FILE", apiKeysFile ?? EMBEDDED.apiKeysFile) },
     digitalHumans: { file: digitalHumansFile, entries: parseDigitalHumans("DIGITAL_HUMANS_FILE", digitalHumansFile) },
     participantTokenTtlS: integer(env, "PARTICIPANT_TOKEN_TTL_S", 600, 30, 86_400),
-    sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S", 600, 5, 86_400),
+    sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S", 600, 1, 86_400),
     digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S", 60, 1, 3_600),
-    sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S", 1800, 10, 86_400),
+    sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S", 1800, 1, 86_400),
     idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S", 86_400, 60, 30 * 86_400),
     idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S", 10, 1, 300),
+    sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 1000, 50, 60_000),
     validateResponses: boolean(env, "VALIDATE_RESPONSES", false),
   };
   if (config.idempotencyLockTtlS * 1000 <= config.livekit.timeoutMs + config.redisCommandTimeoutMs * 2) {

@@ -47,6 +47,7 @@ process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
 
 running = await startWebServer(composed.app, config.port, config.host);
+composed.sweeper.start();
 logger.info(
   {
     url: running.url,

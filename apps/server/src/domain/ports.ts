@@ -2,8 +2,36 @@
  * What the domain needs from the outside, as interfaces: the store (Redis or memory), LiveKit's room
  * service and the token issuer. Adapters live in store/ and livekit/; the domain never imports them.
  */
+import type { SessionStatus } from "@dhs/contract";
 import type { BeginOutcome } from "./idempotency.js";
+import type { TimerKind } from "./session-machine.js";
 import type { SessionRecord } from "./session.js";
+
+/** A stored session and the version it was read at, for compare-and-set. */
+export interface Versioned {
+  record: SessionRecord;
+  version: string;
+}
+
+/** Where a page of a list starts: after the item with this creation time and id. */
+export interface ListPosition {
+  createdAtMs: number;
+  id: string;
+}
+
+export interface ListQuery {
+  status?: SessionStatus | undefined;
+  limit: number;
+  after?: ListPosition | undefined;
+}
+
+export interface DueTimer {
+  accountId: string;
+  sessionId: string;
+  timer: TimerKind;
+  /** Identifies the claim, to mark it done. */
+  member: string;
+}
 
 export interface SessionStore {
   /**
@@ -25,6 +53,28 @@ export interface SessionStore {
   /** Releases this request's lock, so the key can be used again. */
   abandonCreate(accountId: string, idempotencyKey: string, fingerprint: string, lock: string): Promise<void>;
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
+  getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined>;
+  /**
+   * Atomically: replaces the session if it is still at `version`, and moves it between the per-status
+   * indexes. False when another writer got there first (read again and retry).
+   */
+  replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean>;
+  /** Newest first; one more than asked tells whether there is a next page. */
+  listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]>;
+
+  /** Timers: fire `timer` for the session at `atMs` (once; rescheduling replaces). */
+  scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void>;
+  cancelTimers(accountId: string, sessionId: string): Promise<void>;
+  /**
+   * Atomically claims up to `max` timers due by `nowMs` for `leaseMs`: no other replica gets them while
+   * the lease lasts, and a claim whose holder died is handed out again after it.
+   */
+  claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]>;
+  completeTimer(member: string): Promise<void>;
+
+  /** Records a webhook event id; false when it was already recorded (a duplicate delivery). */
+  markEventSeen(eventId: string, ttlMs: number): Promise<boolean>;
+  forgetEvent(eventId: string): Promise<void>;
   /** Resolves when the store answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -32,10 +82,12 @@ export interface SessionStore {
 
 export interface CreateRoomRequest {
   name: string;
+  /** The room's session and its account, so LiveKit's events about the room find the session. */
+  sessionId: string;
+  accountId: string;
   /** Seconds LiveKit keeps the room open before anyone joins. */
   emptyTimeoutS: number;
   maxParticipants: number;
-  metadata: string;
   /** The LiveKit agent to dispatch to the room as it is created. */
   agentName: string;
 }

@@ -3,23 +3,27 @@
  * dispatched) and get (the current state, with a freshly minted token while connectable).
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Session, SessionCreate } from "@dhs/contract";
+import type { ListSessionsQuery, Session, SessionCreate, SessionList } from "@dhs/contract";
 import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
 import type { DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
-import type { RoomService, SessionStore, TokenIssuer } from "./ports.js";
-import { type SessionRecord, isConnectable, roomNameFor, toSessionView } from "./session.js";
+import type { DueTimer, ListPosition, RoomService, SessionStore, TokenIssuer } from "./ports.js";
+import { type Durations, type Effect, type SessionEvent, TERMINAL, timersOnCreate, transition } from "./session-machine.js";
+import { type SessionRecord, isConnectable, roomNameFor, toSessionSummary, toSessionView } from "./session.js";
 
 export interface SessionSettings {
   /** Returned to callers as rtc_url. */
   rtcUrl: string;
   participantTokenTtlS: number;
-  /** LiveKit closes a room nobody joined after this long (and the sweeper cancels the session). */
-  sessionJoinTimeoutS: number;
   idempotencyKeyTtlMs: number;
   idempotencyLockTtlMs: number;
+  /** joinTimeoutS is also the room's empty timeout: LiveKit closes a room nobody joined by then. */
+  durations: Durations;
 }
+
+/** What LiveKit said happened in a session's room, as far as sessions care. */
+export type RoomEvent = { type: "participant_joined"; identity: string; isAgent: boolean } | { type: "room_finished" };
 
 export interface SessionServiceDeps {
   store: SessionStore;
@@ -40,6 +44,9 @@ export interface CreateResult {
 // The session's participant and the digital human, plus one place for a reconnecting browser whose old
 // connection LiveKit has not yet dropped.
 const MAX_PARTICIPANTS = 3;
+
+// LiveKit retries a webhook for minutes at most; a day covers any redelivery.
+const WEBHOOK_DEDUPE_MS = 24 * 60 * 60 * 1000;
 
 export class SessionService {
   private readonly now: () => Date;
@@ -84,6 +91,7 @@ export class SessionService {
       tags: body.tags ?? [],
       metadata: body.metadata ?? {},
       end_reason: null,
+      digital_human_joined_at: null,
       created_at: this.now().toISOString(),
       started_at: null,
       ended_at: null,
@@ -94,9 +102,10 @@ export class SessionService {
     try {
       await rooms.createRoom({
         name: record.room_name,
-        emptyTimeoutS: settings.sessionJoinTimeoutS,
+        sessionId: id,
+        accountId,
+        emptyTimeoutS: settings.durations.joinTimeoutS,
         maxParticipants: MAX_PARTICIPANTS,
-        metadata: JSON.stringify({ session_id: id }),
         agentName: digitalHuman.agent_name,
       });
       roomCreated = true;
@@ -110,15 +119,124 @@ export class SessionService {
         if (roomCreated) this.background(rooms.deleteRoom(record.room_name), "delete room of failed create");
       }
     }
+    // Without this timer the room's own empty timeout still ends an unjoined session (room_finished).
+    await this.runEffects(record, timersOnCreate(record, settings.durations));
     return { session: await this.view(record), replayed: false };
   }
 
   async get(principal: Principal, sessionId: string): Promise<Session> {
+    return this.view(await this.find(principal, sessionId));
+  }
+
+  /** POST /v1/sessions/{id}/token: a fresh token while connectable; 409 once terminal. */
+  async refreshToken(principal: Principal, sessionId: string): Promise<Session> {
+    const record = await this.find(principal, sessionId);
+    if (!isConnectable(record.status)) {
+      throw new AppError("session_not_connectable", `Session ${record.id} is ${record.status}; a terminal session has no token.`);
+    }
+    return this.view(record);
+  }
+
+  /**
+   * POST /v1/sessions/{id}/end: deletes the room first (LiveKit down: 503 and the session is unchanged),
+   * then ends the session. Ending a terminal session changes nothing.
+   */
+  async end(principal: Principal, sessionId: string): Promise<Session> {
+    const record = await this.find(principal, sessionId);
+    if (TERMINAL.has(record.status)) return this.view(record);
+    await this.deps.rooms.deleteRoom(record.room_name);
+    const ended = await this.apply(record.account_id, record.id, { type: "end_requested" });
+    return this.view(ended ?? record);
+  }
+
+  /** GET /v1/sessions: newest first, own account only, with an opaque cursor. */
+  async list(principal: Principal, query: ListSessionsQuery): Promise<SessionList> {
+    const limit = query.limit ?? 20;
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const records = await this.deps.store.listSessions(principal.accountId, { status: query.status, limit, after });
+    const page = records.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      data: page.map(toSessionSummary),
+      next_cursor: records.length > limit && last ? encodeCursor({ createdAtMs: Date.parse(last.created_at), id: last.id }) : null,
+    };
+  }
+
+  /**
+   * A LiveKit webhook about a session's room. Deliveries are de-duplicated on the event id; a delivery
+   * that fails is forgotten again, so LiveKit's retry is processed.
+   */
+  async onWebhook(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<void> {
+    const { store } = this.deps;
+    if (!(await store.markEventSeen(eventId, WEBHOOK_DEDUPE_MS))) return;
+    try {
+      await this.onRoomEvent(accountId, sessionId, event);
+    } catch (error) {
+      this.background(store.forgetEvent(eventId), "forget failed webhook event");
+      throw error;
+    }
+  }
+
+  /** A LiveKit event in a session's room. Unknown sessions are ignored. */
+  async onRoomEvent(accountId: string, sessionId: string, event: RoomEvent): Promise<void> {
+    const record = await this.deps.store.getSession(accountId, sessionId);
+    if (!record) return;
+    let sessionEvent: SessionEvent;
+    if (event.type === "room_finished") sessionEvent = { type: "room_finished" };
+    else if (event.identity === record.participant_identity) sessionEvent = { type: "participant_joined" };
+    else if (event.isAgent) sessionEvent = { type: "digital_human_joined" };
+    else sessionEvent = { type: "other_participant_joined" };
+    await this.apply(accountId, sessionId, sessionEvent);
+  }
+
+  /** A timer is due (sweeper). A terminal session's room is deleted again, in case that failed before. */
+  async onTimer(due: DueTimer): Promise<void> {
+    const after = await this.apply(due.accountId, due.sessionId, { type: due.timer });
+    if (after && TERMINAL.has(after.status) && after.end_reason === due.timer) {
+      await this.deps.rooms.deleteRoom(after.room_name);
+    }
+  }
+
+  /**
+   * Runs an event through the state machine with compare-and-set, so concurrent events (webhooks,
+   * timers, replicas) never overwrite each other, then carries out the transition's effects.
+   */
+  private async apply(accountId: string, sessionId: string, event: SessionEvent): Promise<SessionRecord | undefined> {
+    const { store, settings } = this.deps;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const current = await store.getVersioned(accountId, sessionId);
+      if (!current) return undefined;
+      const result = transition(current.record, event, this.now(), settings.durations);
+      if (result.changed && !(await store.replaceSession(result.session, current.version, current.record.status))) continue;
+      await this.runEffects(result.session, result.effects);
+      return result.session;
+    }
+    throw new Error(`session ${sessionId}: too many concurrent updates`);
+  }
+
+  private async runEffects(record: SessionRecord, effects: readonly Effect[]): Promise<void> {
+    const { store, rooms } = this.deps;
+    for (const effect of effects) {
+      switch (effect.type) {
+        case "schedule":
+          await store.scheduleTimer(record.account_id, record.id, effect.timer, effect.at);
+          break;
+        case "cancel_timers":
+          await store.cancelTimers(record.account_id, record.id);
+          break;
+        case "delete_room":
+          await rooms.deleteRoom(record.room_name);
+          break;
+      }
+    }
+  }
+
+  private async find(principal: Principal, sessionId: string): Promise<SessionRecord> {
     // UUIDs are case-insensitive; ours are stored in lower case.
     const record = await this.deps.store.getSession(principal.accountId, sessionId.toLowerCase());
     // Another account's session is indistinguishable from one that does not exist.
     if (!record) throw new AppError("not_found", `No session ${sessionId}.`);
-    return this.view(record);
+    return record;
   }
 
   private async view(record: SessionRecord): Promise<Session> {
@@ -142,4 +260,21 @@ function inProgress(): AppError {
     "A request with this Idempotency-Key is still being processed; retry after 1 s.",
     { retryAfterSeconds: 1 },
   );
+}
+
+// Cursors are opaque to callers: base64url of the last item's creation time and id.
+function encodeCursor(position: ListPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAtMs, position.id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): ListPosition {
+  try {
+    const [createdAtMs, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (typeof createdAtMs === "number" && Number.isSafeInteger(createdAtMs) && typeof id === "string" && id.length <= 64) {
+      return { createdAtMs, id };
+    }
+  } catch {
+    // fall through
+  }
+  throw new AppError("validation_failed", [{ location: "query", path: "cursor", message: "is not a cursor issued by this API" }]);
 }

@@ -3,7 +3,7 @@
  * Session leaves out (account, participant identity, digital human, tags, metadata, end reason); the
  * Session view has exactly the eight fields of the specification, with a token only while connectable.
  */
-import type { EndReason, Session, SessionStatus } from "@dhs/contract";
+import type { EndReason, Session, SessionStatus, SessionSummary } from "@dhs/contract";
 
 export interface SessionRecord {
   id: string;
@@ -16,6 +16,8 @@ export interface SessionRecord {
   tags: string[];
   metadata: Record<string, unknown>;
   end_reason: EndReason | null;
+  /** When a participant of kind AGENT (the digital human) first joined the room. */
+  digital_human_joined_at: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
@@ -39,6 +41,23 @@ export function toSessionView(record: SessionRecord, rtcUrl: string, participant
     room_name: record.room_name,
     rtc_url: rtcUrl,
     participant_token: isConnectable(record.status) ? participantToken : null,
+    created_at: record.created_at,
+    started_at: record.started_at,
+    ended_at: record.ended_at,
+  };
+}
+
+/** A list item: what the session was created with and how it ended, never a token. */
+export function toSessionSummary(record: SessionRecord): SessionSummary {
+  return {
+    id: record.id,
+    status: record.status,
+    room_name: record.room_name,
+    participant_identity: record.participant_identity,
+    digital_human_id: record.digital_human_id,
+    tags: record.tags,
+    metadata: record.metadata,
+    end_reason: record.end_reason,
     created_at: record.created_at,
     started_at: record.started_at,
     ended_at: record.ended_at,

@@ -1,6 +1,6 @@
 /**
  * The Express application, in the order the brief's rules need: security headers and a request id on
- * every answer; probes; then for the API, authentication (401, 403) before the body is parsed and
+ * every answer; probes and LiveKit's signed webhooks; then for the API, authentication (401, 403) before the body is parsed and
  * validated against the contract (413, 422); then the routes; then one 404 and one error handler, so
  * every error from every route, unknown ones included, is an ApiError.
  */
@@ -12,12 +12,14 @@ import type { Logger } from "pino";
 import type { ApiKeyRing } from "../domain/api-keys.js";
 import type { SessionStore } from "../domain/ports.js";
 import type { SessionService } from "../domain/session-service.js";
+import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
 import { authenticate } from "./authenticate.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { OperationScopes } from "./operation-scopes.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { principalRoutes } from "./routes/principal.js";
+import { livekitWebhookRoutes } from "./routes/livekit-webhook.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionRoutes } from "./routes/sessions.js";
 
@@ -27,6 +29,7 @@ export interface AppDependencies {
   sessions: SessionService;
   store: SessionStore;
   apiKeys: ApiKeyRing;
+  webhooks: LiveKitWebhooks;
   logger?: Logger;
   logError: ErrorLogger;
   validateResponses?: boolean;
@@ -47,6 +50,7 @@ export function createApp(deps: AppDependencies): Express {
   if (deps.logger) app.use(requestLogger(deps.logger));
 
   app.use(probeRoutes(deps.store));
+  app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES));
 
   app.use("/v1", (_req, res, next) => {
     // Answers carry participant tokens: no cache may keep them.
@@ -63,7 +67,7 @@ export function createApp(deps: AppDependencies): Express {
       validateSecurity: false,
       validateApiSpec: false,
       ajvFormats: { mode: "full" },
-      ignorePaths: /^\/(healthz|readyz)$/,
+      ignorePaths: /^\/(healthz|readyz|livekit\/webhook)$/,
     }),
   );
 

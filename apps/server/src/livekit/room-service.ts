@@ -6,6 +6,7 @@
  */
 import { RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
 import { type CreateRoomRequest, DependencyUnavailableError, type RoomService } from "../domain/ports.js";
+import { roomMetadata } from "./webhook-receiver.js";
 
 export interface LiveKitCredentials {
   /** HTTP(S) address of LiveKit's API. */
@@ -25,13 +26,14 @@ export class LiveKitRoomService implements RoomService {
   }
 
   async createRoom(request: CreateRoomRequest): Promise<void> {
+    const metadata = roomMetadata(request.sessionId, request.accountId);
     await unavailableOnFailure(() =>
       this.client.createRoom({
         name: request.name,
         emptyTimeout: request.emptyTimeoutS,
         maxParticipants: request.maxParticipants,
-        metadata: request.metadata,
-        agents: [new RoomAgentDispatch({ agentName: request.agentName, metadata: request.metadata })],
+        metadata,
+        agents: [new RoomAgentDispatch({ agentName: request.agentName, metadata })],
       }),
     );
   }

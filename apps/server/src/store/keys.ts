@@ -8,7 +8,22 @@
 export const keys = {
   session: (accountId: string, sessionId: string) => `dhs:{${accountId}}:session:${sessionId}`,
   idempotency: (accountId: string, idempotencyKey: string) => `dhs:{${accountId}}:idem:${idempotencyKey}`,
+  /** Sorted sets of session ids by creation time (ms): all of an account's sessions, and per status. */
+  index: (accountId: string, status: string = "all") => `dhs:{${accountId}}:index:${status}`,
+  /** One sorted set of every session's timers by due time; members are `account|session|timer`. */
+  timers: "dhs:{timers}:due",
+  /** A webhook event id already processed. */
+  webhookEvent: (eventId: string) => `dhs:webhook:{${eventId}}`,
 };
+
+export const TIMER_KINDS = ["join_timeout", "digital_human_timeout", "max_duration"] as const;
+
+export const timerMember = (accountId: string, sessionId: string, timer: string) => `${accountId}|${sessionId}|${timer}`;
+
+export function parseTimerMember(member: string): { accountId: string; sessionId: string; timer: string } {
+  const [accountId = "", sessionId = "", timer = ""] = member.split("|");
+  return { accountId, sessionId, timer };
+}
 
 /**
  * Idempotency records are small strings: `p|<fingerprint>|<lock>` while the first request runs,

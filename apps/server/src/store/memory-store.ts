@@ -3,10 +3,12 @@
  * in production. It keeps the Redis store's semantics exactly (the same integration suite runs against
  * both), but only for one process: replicas would not share it.
  */
+import type { SessionStatus } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
-import type { SessionStore } from "../domain/ports.js";
+import type { DueTimer, ListQuery, SessionStore, Versioned } from "../domain/ports.js";
+import type { TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
-import { idempotencyRecord, keys } from "./keys.js";
+import { TIMER_KINDS, idempotencyRecord, keys, parseTimerMember, timerMember } from "./keys.js";
 
 interface Expiring {
   value: string;
@@ -16,6 +18,10 @@ interface Expiring {
 export class MemorySessionStore implements SessionStore {
   private readonly records = new Map<string, Expiring>();
   private readonly sessions = new Map<string, string>();
+  /** index key -> session id -> creation time (ms), as the Redis sorted sets. */
+  private readonly indexes = new Map<string, Map<string, number>>();
+  private readonly timers = new Map<string, number>();
+  private readonly events = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -44,6 +50,8 @@ export class MemorySessionStore implements SessionStore {
     if (record !== undefined && record !== idempotencyRecord.pending(print, lock)) return false;
     this.sessions.set(keys.session(session.account_id, session.id), JSON.stringify(session));
     this.records.set(key, { value: idempotencyRecord.done(print, session.id), expiresAt: this.now() + keyTtlMs });
+    this.index(keys.index(session.account_id)).set(session.id, Date.parse(session.created_at));
+    this.index(keys.index(session.account_id, session.status)).set(session.id, Date.parse(session.created_at));
     return true;
   }
 
@@ -58,7 +66,68 @@ export class MemorySessionStore implements SessionStore {
     return json === undefined ? undefined : (JSON.parse(json) as SessionRecord);
   }
 
+  async getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
+    const json = this.sessions.get(keys.session(accountId, sessionId));
+    return json === undefined ? undefined : { record: JSON.parse(json) as SessionRecord, version: json };
+  }
+
+  async replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean> {
+    const key = keys.session(record.account_id, record.id);
+    if (this.sessions.get(key) !== version) return false;
+    this.sessions.set(key, JSON.stringify(record));
+    if (previousStatus !== record.status) {
+      this.index(keys.index(record.account_id, previousStatus)).delete(record.id);
+      this.index(keys.index(record.account_id, record.status)).set(record.id, Date.parse(record.created_at));
+    }
+    return true;
+  }
+
+  async listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
+    const after = query.after;
+    // Newest first; equal times in reverse id order, as Redis's ZREVRANGEBYSCORE.
+    return [...this.index(keys.index(accountId, query.status))]
+      .filter(([id, at]) => !after || at < after.createdAtMs || (at === after.createdAtMs && id < after.id))
+      .sort(([idA, atA], [idB, atB]) => atB - atA || (idB > idA ? 1 : idB < idA ? -1 : 0))
+      .slice(0, query.limit + 1)
+      .map(([id]) => JSON.parse(this.sessions.get(keys.session(accountId, id)) as string) as SessionRecord);
+  }
+
+  async scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
+    this.timers.set(timerMember(accountId, sessionId, timer), atMs);
+  }
+
+  async cancelTimers(accountId: string, sessionId: string): Promise<void> {
+    for (const timer of TIMER_KINDS) this.timers.delete(timerMember(accountId, sessionId, timer));
+  }
+
+  async claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
+    const due = [...this.timers].filter(([, at]) => at <= nowMs).sort(([, a], [, b]) => a - b).slice(0, max);
+    for (const [member] of due) this.timers.set(member, nowMs + leaseMs);
+    return due.map(([member]) => ({ ...(parseTimerMember(member) as Omit<DueTimer, "member">), member }));
+  }
+
+  async completeTimer(member: string): Promise<void> {
+    this.timers.delete(member);
+  }
+
+  async markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
+    const expiresAt = this.events.get(eventId);
+    if (expiresAt !== undefined && expiresAt > this.now()) return false;
+    this.events.set(eventId, this.now() + ttlMs);
+    return true;
+  }
+
+  async forgetEvent(eventId: string): Promise<void> {
+    this.events.delete(eventId);
+  }
+
   async ping(): Promise<void> {}
+
+  private index(key: string): Map<string, number> {
+    let index = this.indexes.get(key);
+    if (!index) this.indexes.set(key, (index = new Map()));
+    return index;
+  }
 
   async close(): Promise<void> {
     clearInterval(this.sweep);
@@ -77,5 +146,6 @@ export class MemorySessionStore implements SessionStore {
   private dropExpired(): void {
     const now = this.now();
     for (const [key, entry] of this.records) if (entry.expiresAt <= now) this.records.delete(key);
+    for (const [id, expiresAt] of this.events) if (expiresAt <= now) this.events.delete(id);
   }
 }

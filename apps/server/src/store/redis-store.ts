@@ -6,10 +6,12 @@
  * that reveal a bug stay errors (500).
  */
 import { type Cluster, type Redis, ReplyError } from "ioredis";
+import type { SessionStatus } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
-import { DependencyUnavailableError, type SessionStore } from "../domain/ports.js";
+import { DependencyUnavailableError, type DueTimer, type ListQuery, type SessionStore, type Versioned } from "../domain/ports.js";
+import type { TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
-import { idempotencyRecord, keys } from "./keys.js";
+import { TIMER_KINDS, idempotencyRecord, keys, parseTimerMember, timerMember } from "./keys.js";
 
 const BEGIN = `
 local record = redis.call('GET', KEYS[1])
@@ -28,7 +30,25 @@ local record = redis.call('GET', KEYS[1])
 if record and record ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[4])
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6])
 return 1
+`;
+
+const REPLACE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+if KEYS[2] ~= KEYS[3] then
+  redis.call('ZREM', KEYS[2], ARGV[3])
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+end
+return 1
+`;
+
+const CLAIM = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+return due
 `;
 
 const ABANDON = `
@@ -41,8 +61,21 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN
 
 type Scripted = {
   dhsBegin(idem: string, print: string, pending: string, lockTtlMs: number): Promise<[string, string?]>;
-  dhsComplete(idem: string, session: string, pending: string, done: string, keyTtlMs: number, json: string): Promise<number>;
+  dhsComplete(
+    idem: string,
+    session: string,
+    all: string,
+    byStatus: string,
+    pending: string,
+    done: string,
+    keyTtlMs: number,
+    json: string,
+    score: number,
+    id: string,
+  ): Promise<number>;
   dhsAbandon(idem: string, pending: string): Promise<number>;
+  dhsReplace(session: string, from: string, to: string, version: string, json: string, id: string, score: number): Promise<number>;
+  dhsClaim(timers: string, nowMs: number, leaseUntilMs: number, max: number): Promise<string[]>;
 };
 
 export class RedisSessionStore implements SessionStore {
@@ -50,8 +83,10 @@ export class RedisSessionStore implements SessionStore {
 
   constructor(redis: Redis | Cluster) {
     redis.defineCommand("dhsBegin", { numberOfKeys: 1, lua: BEGIN });
-    redis.defineCommand("dhsComplete", { numberOfKeys: 2, lua: COMPLETE });
+    redis.defineCommand("dhsComplete", { numberOfKeys: 4, lua: COMPLETE });
     redis.defineCommand("dhsAbandon", { numberOfKeys: 1, lua: ABANDON });
+    redis.defineCommand("dhsReplace", { numberOfKeys: 3, lua: REPLACE });
+    redis.defineCommand("dhsClaim", { numberOfKeys: 1, lua: CLAIM });
     this.redis = redis as (Redis | Cluster) & Scripted;
   }
 
@@ -83,10 +118,14 @@ export class RedisSessionStore implements SessionStore {
       const written = await this.redis.dhsComplete(
         keys.idempotency(session.account_id, idempotencyKey),
         keys.session(session.account_id, session.id),
+        keys.index(session.account_id),
+        keys.index(session.account_id, session.status),
         idempotencyRecord.pending(print, lock),
         idempotencyRecord.done(print, session.id),
         keyTtlMs,
         JSON.stringify(session),
+        Date.parse(session.created_at),
+        session.id,
       );
       return written === 1;
     });
@@ -102,6 +141,86 @@ export class RedisSessionStore implements SessionStore {
     return guard(async () => {
       const json = await this.redis.get(keys.session(accountId, sessionId));
       return json === null ? undefined : (JSON.parse(json) as SessionRecord);
+    });
+  }
+
+  getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
+    return guard(async () => {
+      const json = await this.redis.get(keys.session(accountId, sessionId));
+      return json === null ? undefined : { record: JSON.parse(json) as SessionRecord, version: json };
+    });
+  }
+
+  replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean> {
+    return guard(async () => {
+      const replaced = await this.redis.dhsReplace(
+        keys.session(record.account_id, record.id),
+        keys.index(record.account_id, previousStatus),
+        keys.index(record.account_id, record.status),
+        version,
+        JSON.stringify(record),
+        record.id,
+        Date.parse(record.created_at),
+      );
+      return replaced === 1;
+    });
+  }
+
+  listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
+    return guard(async () => {
+      const index = keys.index(accountId, query.status);
+      const want = query.limit + 1;
+      const after = query.after;
+      const ids: string[] = [];
+      // Newest first from the cursor's time; members with that very time and an id at or past the
+      // cursor's were on the previous page (equal scores come in reverse id order).
+      for (let offset = 0; ids.length < want; offset += want) {
+        const batch = await this.redis.zrevrangebyscore(index, after ? after.createdAtMs : "+inf", "-inf", "WITHSCORES", "LIMIT", offset, want);
+        for (let i = 0; i < batch.length && ids.length < want; i += 2) {
+          const id = batch[i] as string;
+          if (after && Number(batch[i + 1]) === after.createdAtMs && id >= after.id) continue;
+          ids.push(id);
+        }
+        if (batch.length < want * 2) break;
+      }
+      if (ids.length === 0) return [];
+      const jsons = await this.redis.mget(ids.map((id) => keys.session(accountId, id)));
+      return jsons.filter((json): json is string => json !== null).map((json) => JSON.parse(json) as SessionRecord);
+    });
+  }
+
+  scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
+    return guard(async () => {
+      await this.redis.zadd(keys.timers, atMs, timerMember(accountId, sessionId, timer));
+    });
+  }
+
+  cancelTimers(accountId: string, sessionId: string): Promise<void> {
+    return guard(async () => {
+      await this.redis.zrem(keys.timers, ...TIMER_KINDS.map((timer) => timerMember(accountId, sessionId, timer)));
+    });
+  }
+
+  claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
+    return guard(async () => {
+      const members = await this.redis.dhsClaim(keys.timers, nowMs, nowMs + leaseMs, max);
+      return members.map((member) => ({ ...(parseTimerMember(member) as Omit<DueTimer, "member">), member }));
+    });
+  }
+
+  completeTimer(member: string): Promise<void> {
+    return guard(async () => {
+      await this.redis.zrem(keys.timers, member);
+    });
+  }
+
+  markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
+    return guard(async () => (await this.redis.set(keys.webhookEvent(eventId), "1", "PX", ttlMs, "NX")) === "OK");
+  }
+
+  forgetEvent(eventId: string): Promise<void> {
+    return guard(async () => {
+      await this.redis.del(keys.webhookEvent(eventId));
     });
   }
 

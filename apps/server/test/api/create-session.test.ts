@@ -54,7 +54,7 @@ describe("POST /v1/sessions, with a valid key and body", () => {
       maxParticipants: 3,
       agents: [{ agentName: DIGITAL_HUMANS[0].agent_name }],
     });
-    expect(JSON.parse(call?.body.metadata)).toEqual({ session_id: session.id });
+    expect(JSON.parse(call?.body.metadata)).toEqual({ session_id: session.id, account_id: "acct_a" });
   });
 
   it("dispatches the agent of the digital human it names", async () => {

@@ -1,7 +1,7 @@
 /**
  * /v1/sessions routes: translate HTTP to SessionService calls and back, nothing more.
  */
-import type { SessionCreate } from "@dhs/contract";
+import type { ListSessionsQuery, SessionCreate } from "@dhs/contract";
 import { Router } from "express";
 import type { SessionService } from "../../domain/session-service.js";
 import { principalOf } from "../authenticate.js";
@@ -19,8 +19,21 @@ export function sessionRoutes(sessions: SessionService): Router {
     res.status(201).json(session);
   });
 
+  router.get("/v1/sessions", async (req, res) => {
+    // The validator has coerced limit to a number and checked status against the contract.
+    res.json(await sessions.list(principalOf(res), req.query as ListSessionsQuery));
+  });
+
   router.get("/v1/sessions/:session_id", async (req, res) => {
     res.json(await sessions.get(principalOf(res), req.params.session_id as string));
+  });
+
+  router.post("/v1/sessions/:session_id/token", async (req, res) => {
+    res.json(await sessions.refreshToken(principalOf(res), req.params.session_id as string));
+  });
+
+  router.post("/v1/sessions/:session_id/end", async (req, res) => {
+    res.json(await sessions.end(principalOf(res), req.params.session_id as string));
   });
 
   return router;

@@ -1,0 +1,63 @@
+/**
+ * Fires session timers with nobody reading the session (brief: join timeout, digital human timeout,
+ * maximum duration). Every replica runs one; the store hands each due timer to one replica at a time
+ * (claimed with a lease), and a timer is marked done only after its effects succeeded, so a replica that
+ * dies or a LiveKit that is down only delays a timer until its lease runs out.
+ */
+import type { SessionStore } from "./ports.js";
+import type { SessionService } from "./session-service.js";
+
+export interface SweeperOptions {
+  intervalMs: number;
+  /** How long a claimed timer belongs to this replica before another may take it. */
+  leaseMs: number;
+  batch: number;
+  onError?: (error: unknown) => void;
+  now?: () => number;
+}
+
+export class TimerSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly sessions: SessionService,
+    private readonly options: SweeperOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .then(() => undefined, (error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass: fires every timer due now. Returns how many fired. */
+  async sweep(): Promise<number> {
+    const { leaseMs, batch, onError, now = Date.now } = this.options;
+    let fired = 0;
+    for (;;) {
+      const due = await this.store.claimDueTimers(now(), leaseMs, batch);
+      for (const timer of due) {
+        try {
+          await this.sessions.onTimer(timer);
+          await this.store.completeTimer(timer.member);
+          fired++;
+        } catch (error) {
+          onError?.(error);
+        }
+      }
+      if (due.length < batch) return fired;
+    }
+  }
+}

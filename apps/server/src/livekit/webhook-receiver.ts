@@ -1,0 +1,75 @@
+/**
+ * LiveKit's webhooks: the signature (a JWT in Authorization whose sha256 claim is the body's hash) is
+ * checked by livekit-server-sdk's WebhookReceiver on the raw body. A verified event is reduced to what
+ * sessions care about: which session's room (from the room metadata written at creation) and what
+ * happened in it.
+ */
+import { ParticipantInfo_Kind } from "@livekit/protocol";
+import { type WebhookEvent, WebhookReceiver } from "livekit-server-sdk";
+import type { RoomEvent } from "../domain/session-service.js";
+
+export interface SessionRoomEvent {
+  id: string;
+  name: string;
+  accountId: string;
+  sessionId: string;
+  event: RoomEvent;
+}
+
+export class InvalidWebhookError extends Error {
+  override readonly name = "InvalidWebhookError";
+}
+
+export class LiveKitWebhooks {
+  private readonly receiver: WebhookReceiver;
+
+  constructor(apiKey: string, apiSecret: string) {
+    this.receiver = new WebhookReceiver(apiKey, apiSecret);
+  }
+
+  /** Verifies and parses a delivery; InvalidWebhookError when it is unsigned, stale or tampered with. */
+  async verify(rawBody: string, authorization: string | undefined): Promise<WebhookEvent> {
+    try {
+      return await this.receiver.receive(rawBody, authorization);
+    } catch (error) {
+      throw new InvalidWebhookError(error instanceof Error ? error.message : String(error));
+    }
+  }
+}
+
+/** The session event inside a LiveKit event, or undefined for rooms and events sessions ignore. */
+export function sessionRoomEvent(event: WebhookEvent): SessionRoomEvent | undefined {
+  const owner = roomOwner(event.room?.metadata);
+  if (!owner) return undefined;
+  const base = { id: event.id, name: event.event, ...owner };
+  switch (event.event) {
+    case "participant_joined":
+      if (!event.participant) return undefined;
+      return {
+        ...base,
+        event: { type: "participant_joined", identity: event.participant.identity, isAgent: event.participant.kind === ParticipantInfo_Kind.AGENT },
+      };
+    case "room_finished":
+      return { ...base, event: { type: "room_finished" } };
+    default:
+      return undefined;
+  }
+}
+
+/** Room metadata as written by createSession. Rooms not made by this service have none. */
+export function roomMetadata(sessionId: string, accountId: string): string {
+  return JSON.stringify({ session_id: sessionId, account_id: accountId });
+}
+
+function roomOwner(metadata: string | undefined): { accountId: string; sessionId: string } | undefined {
+  if (!metadata) return undefined;
+  try {
+    const parsed = JSON.parse(metadata) as { session_id?: unknown; account_id?: unknown };
+    if (typeof parsed.session_id === "string" && typeof parsed.account_id === "string") {
+      return { accountId: parsed.account_id, sessionId: parsed.session_id };
+    }
+  } catch {
+    // not ours
+  }
+  return undefined;
+}
