@@ -146,7 +146,7 @@ export class SessionService {
     if (TERMINAL.has(record.status)) return this.view(record);
     await this.deps.rooms.deleteRoom(record.room_name);
     const ended = await this.apply(record.account_id, record.id, { type: "end_requested" });
-    return this.view(ended ?? record);
+    return this.view(ended?.session ?? record);
   }
 
   /** GET /v1/sessions: newest first, own account only, with an opaque cursor. */
@@ -189,11 +189,14 @@ export class SessionService {
     await this.apply(accountId, sessionId, sessionEvent);
   }
 
-  /** A timer is due (sweeper). A terminal session's room is deleted again, in case that failed before. */
+  /**
+   * A timer is due (sweeper). When this timer already ended the session on an earlier attempt whose
+   * room deletion failed, the room is deleted again.
+   */
   async onTimer(due: DueTimer): Promise<void> {
-    const after = await this.apply(due.accountId, due.sessionId, { type: due.timer });
-    if (after && TERMINAL.has(after.status) && after.end_reason === due.timer) {
-      await this.deps.rooms.deleteRoom(after.room_name);
+    const applied = await this.apply(due.accountId, due.sessionId, { type: due.timer });
+    if (applied && !applied.changed && TERMINAL.has(applied.session.status) && applied.session.end_reason === due.timer) {
+      await this.deps.rooms.deleteRoom(applied.session.room_name);
     }
   }
 
@@ -201,7 +204,7 @@ export class SessionService {
    * Runs an event through the state machine with compare-and-set, so concurrent events (webhooks,
    * timers, replicas) never overwrite each other, then carries out the transition's effects.
    */
-  private async apply(accountId: string, sessionId: string, event: SessionEvent): Promise<SessionRecord | undefined> {
+  private async apply(accountId: string, sessionId: string, event: SessionEvent): Promise<{ session: SessionRecord; changed: boolean } | undefined> {
     const { store, settings } = this.deps;
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await store.getVersioned(accountId, sessionId);
@@ -209,7 +212,7 @@ export class SessionService {
       const result = transition(current.record, event, this.now(), settings.durations);
       if (result.changed && !(await store.replaceSession(result.session, current.version, current.record.status))) continue;
       await this.runEffects(result.session, result.effects);
-      return result.session;
+      return { session: result.session, changed: result.changed };
     }
     throw new Error(`session ${sessionId}: too many concurrent updates`);
   }

@@ -5,7 +5,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TokenVerifier } from "livekit-server-sdk";
+import { createHash } from "node:crypto";
+import { AccessToken, TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
 import { inject } from "vitest";
 import { type ComposeOverrides, type Composed, compose } from "../../src/compose.js";
@@ -61,6 +62,10 @@ export interface Harness {
   /** key: the API key to send (account A's read-write key when undefined, none when null). */
   request(method: string, path: string, init?: { key?: string | null | undefined; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
   create(body?: unknown, options?: { key?: string; idempotencyKey?: string }): Promise<Response>;
+  /** Posts a LiveKit webhook event, signed as LiveKit signs it (unless a signature is given). */
+  webhook(event: Record<string, unknown>, options?: { authorization?: string | null; raw?: string }): Promise<Response>;
+  /** Reads a session as its owner (account A) sees it. */
+  session(id: string): Promise<Record<string, any>>;
   close(): Promise<void>;
 }
 
@@ -83,6 +88,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
   const composed = compose(config, logger, overrides);
   const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1");
+  composed.sweeper.start();
 
   const request: Harness["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
@@ -106,6 +112,16 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
         body,
         headers: { "Idempotency-Key": options.idempotencyKey ?? crypto.randomUUID() },
       }),
+    webhook: async (event, options = {}) => {
+      const body = options.raw ?? JSON.stringify(event);
+      const authorization = options.authorization === undefined ? await signWebhook(body) : options.authorization;
+      return fetch(`${server.url}/livekit/webhook`, {
+        method: "POST",
+        headers: { "Content-Type": "application/webhook+json", ...(authorization === null ? {} : { Authorization: authorization }) },
+        body,
+      });
+    },
+    session: async (id) => (await request("GET", `/v1/sessions/${id}`)).json() as Promise<Record<string, any>>,
     close: async () => {
       await server.stop(1000);
       await composed.close();
@@ -125,4 +141,39 @@ export async function expectApiError(res: Response, status: number, code: string
   expect(body.request_id).toBe(res.headers.get("X-Request-ID"));
   expect(Object.keys(body).sort()).toEqual(["code", "detail", "request_id"]);
   return body;
+}
+
+/** A webhook signature as LiveKit makes it: a JWT of the API key whose sha256 claim is the body's hash. */
+export async function signWebhook(body: string, options: { secret?: string; ttl?: number | string } = {}): Promise<string> {
+  const token = new AccessToken(LIVEKIT.apiKey, options.secret ?? LIVEKIT.apiSecret, { ttl: options.ttl ?? 600 });
+  token.sha256 = createHash("sha256").update(body).digest("base64");
+  return token.toJwt();
+}
+
+let eventCounter = 0;
+
+/** A LiveKit webhook event about a session's room, as LiveKit sends it (protobuf JSON). */
+export function roomEvent(
+  event: "participant_joined" | "participant_left" | "room_finished" | "room_started",
+  session: { id: string; room_name: string },
+  participant?: { identity: string; kind?: "STANDARD" | "AGENT" },
+  accountId = "acct_a",
+): Record<string, unknown> {
+  return {
+    event,
+    id: `EV_${Date.now()}_${++eventCounter}`,
+    createdAt: String(Math.floor(Date.now() / 1000)),
+    room: { sid: `RM_${session.id}`, name: session.room_name, metadata: JSON.stringify({ session_id: session.id, account_id: accountId }) },
+    ...(participant ? { participant: { sid: `PA_${participant.identity}`, identity: participant.identity, kind: participant.kind ?? "STANDARD" } } : {}),
+  };
+}
+
+export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

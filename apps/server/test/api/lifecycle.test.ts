@@ -1,0 +1,250 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Harness, KEYS, expectApiError, roomEvent, signWebhook, startHarness, tokenVerifier, until } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.livekit.reset();
+});
+
+async function newSession(identity = `u-${crypto.randomUUID().slice(0, 8)}`) {
+  const session = await (await h.create({ participant_identity: identity })).json();
+  return { ...session, identity } as { id: string; room_name: string; identity: string; [field: string]: any };
+}
+
+describe("POST /livekit/webhook, signature", () => {
+  it("answers 200 to an event LiveKit signed", async () => {
+    const s = await newSession();
+    expect((await h.webhook(roomEvent("room_started", s))).status).toBe(200);
+  });
+
+  it.each([
+    ["unsigned", { authorization: null }],
+    ["signed with another secret", { authorization: "other" }],
+    ["with a tampered body", { authorization: "tampered" }],
+    ["with an expired signature", { authorization: "expired" }],
+  ] as const)("answers 401 to an event %s, and changes nothing", async (_name, { authorization }) => {
+    const s = await newSession();
+    const event = roomEvent("participant_joined", s, { identity: s.identity });
+    const body = JSON.stringify(event);
+    let header: string | null = null;
+    if (authorization === "other") header = await signWebhook(body, { secret: "not-the-secret" });
+    if (authorization === "tampered") header = await signWebhook(body.replace(s.identity, "someone-else"));
+    if (authorization === "expired") header = await signWebhook(body, { ttl: -60 });
+    const res = await h.webhook(event, { authorization: header, raw: body });
+    await expectApiError(res, 401, "unauthorized");
+    expect((await h.session(s.id)).status).toBe("created");
+  });
+
+  it("acknowledges and ignores events about rooms it did not make", async () => {
+    const res = await h.webhook({ event: "participant_joined", id: "EV_foreign", room: { name: "someone-elses-room", sid: "RM_x" }, participant: { identity: "x" } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("a session, as LiveKit reports its room", () => {
+  it("becomes active with started_at when its participant joins, once even if the event comes twice", async () => {
+    const s = await newSession();
+    const joined = roomEvent("participant_joined", s, { identity: s.identity });
+    expect((await h.webhook(joined)).status).toBe(200);
+    const active = await h.session(s.id);
+    expect(active).toMatchObject({ status: "active", ended_at: null });
+    expect(Date.parse(active.started_at)).toBeGreaterThan(Date.parse(s.created_at) - 1);
+    expect(active.participant_token).toBeTruthy();
+    expect((await h.webhook(joined)).status).toBe(200);
+    expect((await h.session(s.id)).started_at).toBe(active.started_at);
+  });
+
+  it("stays created when someone else or the digital human joins", async () => {
+    const s = await newSession();
+    await h.webhook(roomEvent("participant_joined", s, { identity: "agent-1", kind: "AGENT" }));
+    await h.webhook(roomEvent("participant_joined", s, { identity: "stranger" }));
+    expect((await h.session(s.id)).status).toBe("created");
+  });
+
+  it("completes with room_finished after being active, and is cancelled if it never was", async () => {
+    const a = await newSession();
+    await h.webhook(roomEvent("participant_joined", a, { identity: a.identity }));
+    await h.webhook(roomEvent("room_finished", a));
+    expect(await h.session(a.id)).toMatchObject({ status: "completed", participant_token: null, ended_at: expect.any(String) });
+
+    const b = await newSession();
+    await h.webhook(roomEvent("room_finished", b));
+    expect(await h.session(b.id)).toMatchObject({ status: "cancelled", started_at: null, participant_token: null });
+  });
+
+  it("is terminal for good: late and out-of-order events change nothing", async () => {
+    const s = await newSession();
+    await h.webhook(roomEvent("room_finished", s));
+    const ended = await h.session(s.id);
+    await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
+    await h.webhook(roomEvent("room_finished", s));
+    expect(await h.session(s.id)).toEqual(ended);
+  });
+
+  it("deletes the room again when a participant joins a terminal session's room", async () => {
+    const s = await newSession();
+    await h.webhook(roomEvent("room_finished", s));
+    h.livekit.rooms.add(s.room_name); // an old token brought the room back
+    await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
+    expect(h.livekit.callsOf("DeleteRoom").map((c) => c.body.room)).toEqual([s.room_name]);
+  });
+});
+
+describe("POST /v1/sessions/{id}/end", () => {
+  it("cancels a created session with user_ended, deletes its room, and is idempotent", async () => {
+    const s = await newSession();
+    const res = await h.request("POST", `/v1/sessions/${s.id}/end`);
+    expect(res.status).toBe(200);
+    const ended = await res.json();
+    expect(ended).toMatchObject({ id: s.id, status: "cancelled", participant_token: null, ended_at: expect.any(String) });
+    expect(h.livekit.callsOf("DeleteRoom").map((c) => c.body.room)).toEqual([s.room_name]);
+    const again = await h.request("POST", `/v1/sessions/${s.id}/end`);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(ended);
+    expect(h.livekit.callsOf("DeleteRoom")).toHaveLength(1);
+  });
+
+  it("completes an active session", async () => {
+    const s = await newSession();
+    await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
+    const ended = await (await h.request("POST", `/v1/sessions/${s.id}/end`)).json();
+    expect(ended.status).toBe("completed");
+  });
+
+  it("answers 503 and leaves the session unchanged when LiveKit is down", async () => {
+    const s = await newSession();
+    h.livekit.mode = "fail";
+    const res = await h.request("POST", `/v1/sessions/${s.id}/end`);
+    await expectApiError(res, 503, "service_unavailable");
+    h.livekit.mode = "ok";
+    expect((await h.session(s.id)).status).toBe("created");
+  });
+
+  it.each([
+    ["another account's session", KEYS.b, 404, "not_found"],
+    ["a read-only key", KEYS.aRead, 403, "forbidden"],
+  ] as const)("answers for %s %i", async (_name, key, status, code) => {
+    const s = await newSession();
+    await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/end`, { key }), status, code);
+  });
+});
+
+describe("POST /v1/sessions/{id}/token", () => {
+  it("answers the session with a new token while connectable", async () => {
+    const s = await newSession();
+    const res = await h.request("POST", `/v1/sessions/${s.id}/token`);
+    expect(res.status).toBe(200);
+    const claims = await tokenVerifier.verify((await res.json()).participant_token);
+    expect(claims).toMatchObject({ sub: s.identity, video: { room: s.room_name } });
+  });
+
+  it("answers 409 session_not_connectable once the session is terminal", async () => {
+    const s = await newSession();
+    await h.request("POST", `/v1/sessions/${s.id}/end`);
+    await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/token`), 409, "session_not_connectable");
+  });
+
+  it("answers 404 for another account's session", async () => {
+    const s = await newSession();
+    await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/token`, { key: KEYS.b }), 404, "not_found");
+  });
+});
+
+describe("GET /v1/sessions", () => {
+  it("pages through the account's own sessions newest first, with status filter and end reasons", async () => {
+    const key = KEYS.b; // account B's sessions are made here only
+    const made: string[] = [];
+    for (let i = 0; i < 7; i++) made.unshift((await (await h.create({ participant_identity: `l${i}`, tags: [`t${i}`] }, { key })).json()).id);
+    await h.request("POST", `/v1/sessions/${made[0]}/end`, { key });
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = cursor ? `?limit=3&cursor=${cursor}` : "?limit=3";
+      const res = await h.request("GET", `/v1/sessions${query}`, { key });
+      expect(res.status).toBe(200);
+      const page = await res.json();
+      expect(page.data.length).toBeLessThanOrEqual(3);
+      for (const item of page.data) expect(item).not.toHaveProperty("participant_token");
+      seen.push(...page.data.map((item: { id: string }) => item.id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(made);
+
+    const cancelled = await (await h.request("GET", "/v1/sessions?status=cancelled", { key })).json();
+    expect(cancelled.data).toEqual([
+      expect.objectContaining({ id: made[0], status: "cancelled", end_reason: "user_ended", participant_identity: "l6", tags: ["t6"], metadata: {} }),
+    ]);
+    expect(cancelled.next_cursor).toBeNull();
+    const created = await (await h.request("GET", "/v1/sessions?status=created&limit=100", { key })).json();
+    expect(created.data.map((item: { id: string }) => item.id)).toEqual(made.slice(1));
+    expect(created.data[0]).toMatchObject({ end_reason: null, started_at: null, ended_at: null });
+  });
+
+  it("never lists another account's sessions", async () => {
+    const s = await newSession();
+    const other = await (await h.request("GET", "/v1/sessions?limit=100", { key: KEYS.b })).json();
+    expect(other.data.map((item: { id: string }) => item.id)).not.toContain(s.id);
+  });
+
+  it.each(["garbage", Buffer.from("[1,2]").toString("base64url"), Buffer.from('{"a":1}').toString("base64url")])("answers 422 for the cursor %s", async (cursor) => {
+    const error = await expectApiError(await h.request("GET", `/v1/sessions?cursor=${cursor}`), 422, "validation_failed");
+    expect(error.detail).toEqual([expect.objectContaining({ location: "query", path: "cursor" })]);
+  });
+
+  it.each(["limit=101", "limit=0", "limit=x", "status=running", "other=1"])("answers 422 for %s", async (query) => {
+    await expectApiError(await h.request("GET", `/v1/sessions?${query}`), 422, "validation_failed");
+  });
+
+  it("answers 403 for a write-only key", async () => {
+    await expectApiError(await h.request("GET", "/v1/sessions", { key: KEYS.aWrite }), 403, "forbidden");
+  });
+});
+
+describe("timers, with nobody reading the session", () => {
+  let t: Harness;
+  beforeAll(async () => {
+    t = await startHarness({ SESSION_JOIN_TIMEOUT_S: "1", DIGITAL_HUMAN_JOIN_TIMEOUT_S: "1", SESSION_MAX_DURATION_S: "2", SWEEP_INTERVAL_MS: "100" });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function endedOf(id: string) {
+    return until(async () => {
+      const list = await (await t.request("GET", "/v1/sessions?limit=100")).json();
+      const item = list.data.find((i: { id: string }) => i.id === id);
+      return item?.ended_at ? item : undefined;
+    });
+  }
+
+  it("cancel a session nobody joined (join_timeout) and delete its room", async () => {
+    const s = await (await t.create({})).json();
+    expect(await endedOf(s.id)).toMatchObject({ status: "cancelled", end_reason: "join_timeout" });
+    await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
+  });
+
+  it("fail an active session whose digital human never joined (digital_human_timeout) and delete its room", async () => {
+    const s = await (await t.create({ participant_identity: "lonely" })).json();
+    await t.webhook(roomEvent("participant_joined", s, { identity: "lonely" }));
+    expect(await endedOf(s.id)).toMatchObject({ status: "failed", end_reason: "digital_human_timeout" });
+    await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
+  });
+
+  it("complete an active session with its digital human at the maximum duration (max_duration)", async () => {
+    const s = await (await t.create({ participant_identity: "talker" })).json();
+    await t.webhook(roomEvent("participant_joined", s, { identity: "agent", kind: "AGENT" }));
+    await t.webhook(roomEvent("participant_joined", s, { identity: "talker" }));
+    expect(await endedOf(s.id)).toMatchObject({ status: "completed", end_reason: "max_duration" });
+    await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
+  });
+});
