@@ -58,6 +58,7 @@ export function toSessionSummary(record: SessionRecord): SessionSummary {
     tags: record.tags,
     metadata: record.metadata,
     end_reason: record.end_reason,
+    digital_human_joined_at: record.digital_human_joined_at,
     created_at: record.created_at,
     started_at: record.started_at,
     ended_at: record.ended_at,

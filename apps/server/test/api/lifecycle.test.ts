@@ -65,6 +65,10 @@ describe("a session, as LiveKit reports its room", () => {
     await h.webhook(roomEvent("participant_joined", s, { identity: "agent-1", kind: "AGENT" }));
     await h.webhook(roomEvent("participant_joined", s, { identity: "stranger" }));
     expect((await h.session(s.id)).status).toBe("created");
+    // The list shows when the digital human joined.
+    const list = await (await h.request("GET", "/v1/sessions?status=created&limit=100")).json();
+    const item = list.data.find((i: { id: string }) => i.id === s.id);
+    expect(Date.parse(item.digital_human_joined_at)).toBeGreaterThanOrEqual(Date.parse(s.created_at));
   });
 
   it("completes with room_finished after being active, and is cancelled if it never was", async () => {

@@ -294,6 +294,12 @@ export interface components {
             end_reason: components["schemas"]["EndReason"] | null;
             /**
              * Format: date-time
+             * @description When the digital human (a LiveKit agent) first joined the room; `null` until it does.
+             * @example 2026-11-22T09:15:01.870Z
+             */
+            digital_human_joined_at: string | null;
+            /**
+             * Format: date-time
              * @description When the session was created.
              * @example 2026-11-22T09:15:00.000Z
              */

@@ -1,0 +1,43 @@
+/**
+ * The agent worker: registers with LiveKit once for each agent name in the digital human catalog
+ * (DIGITAL_HUMANS_FILE, the server's default catalog otherwise), so a session's explicit dispatch to
+ * that name reaches it. LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET default to
+ * `livekit-server --dev`'s, like the service's.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { AgentServer, ServerOptions, initializeLogger } from "@livekit/agents";
+
+const env = process.env;
+const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
+const catalog = JSON.parse(readFileSync(catalogFile, "utf8")) as { digital_humans: { agent_name: string }[] };
+const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
+const basePort = Number(env.AGENT_HTTP_PORT ?? 8081);
+
+initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
+
+const servers = agentNames.map(
+  (agentName, i) =>
+    new AgentServer(
+      new ServerOptions({
+        agent: fileURLToPath(new URL("./agent.js", import.meta.url)),
+        agentName,
+        wsURL: env.LIVEKIT_URL ?? "ws://localhost:7880",
+        apiKey: env.LIVEKIT_API_KEY ?? "devkey",
+        apiSecret: env.LIVEKIT_API_SECRET ?? "secret",
+        // Each worker serves its own health endpoint.
+        port: basePort + i,
+        numIdleProcesses: 1,
+        production: env.NODE_ENV === "production",
+      }),
+    ),
+);
+
+process.stdout.write(`${JSON.stringify({ msg: "digital human worker starting", agent_names: agentNames })}\n`);
+const stop = async () => {
+  await Promise.allSettled(servers.map((server) => server.close()));
+  process.exit(0);
+};
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);
+await Promise.all(servers.map((server) => server.run()));
