@@ -23,12 +23,15 @@ const FPS = 15;
 const SAMPLE_RATE = 48_000;
 const AUDIO_FRAME_MS = 20;
 
-function videoFrame(tick: number): VideoFrame {
+// One cycle of moving colour bars, drawn once: sending a frame then costs a copy, not a redraw, so a
+// machine running many sessions (or a test's browser beside it) has its CPU for the media.
+const CYCLE = 16;
+const FRAMES = Array.from({ length: CYCLE }, (_, tick) => {
   const data = new Uint8Array(WIDTH * HEIGHT * 4);
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
       const i = (y * WIDTH + x) * 4;
-      const band = Math.floor(((x + tick * 4) % WIDTH) / (WIDTH / 8));
+      const band = Math.floor(((x + (tick * WIDTH) / CYCLE) % WIDTH) / (WIDTH / 8));
       data[i] = band & 1 ? 230 : 40;
       data[i + 1] = band & 2 ? 200 : 60;
       data[i + 2] = band & 4 ? 255 : 90;
@@ -36,6 +39,10 @@ function videoFrame(tick: number): VideoFrame {
     }
   }
   return new VideoFrame(data, WIDTH, HEIGHT, VideoBufferType.RGBA);
+});
+
+function videoFrame(tick: number): VideoFrame {
+  return FRAMES[tick % CYCLE] as VideoFrame;
 }
 
 function audioFrame(sampleOffset: number): AudioFrame {

@@ -13,6 +13,7 @@ const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../serv
 const catalog = JSON.parse(readFileSync(catalogFile, "utf8")) as { digital_humans: { agent_name: string }[] };
 const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
 const basePort = Number(env.AGENT_HTTP_PORT ?? 8081);
+const maxJobs = Number(env.AGENT_MAX_JOBS ?? 20);
 
 initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
 
@@ -28,6 +29,11 @@ const servers = agentNames.map(
         // Each worker serves its own health endpoint.
         port: basePort + i,
         numIdleProcesses: 1,
+        // LiveKit passes over a worker whose load is high. agents-js reports CPU use by default, which a
+        // busy host (or a browser beside it in a test) drives to 100% whatever the worker does; this
+        // worker's cost is its jobs, so its load is the share of AGENT_MAX_JOBS it runs.
+        loadFunc: async (server: AgentServer) => Math.min(server.activeJobs.length / maxJobs, 1),
+        loadThreshold: 1,
         production: env.NODE_ENV === "production",
       }),
     ),

@@ -18,7 +18,7 @@ export interface SessionSettings {
   participantTokenTtlS: number;
   idempotencyKeyTtlMs: number;
   idempotencyLockTtlMs: number;
-  /** joinTimeoutS is also the room's empty timeout: LiveKit closes a room nobody joined by then. */
+  /** joinTimeoutS also bounds the room: LiveKit closes a room nobody joined a little after it. */
   durations: Durations;
 }
 
@@ -44,6 +44,7 @@ export interface CreateResult {
 // The session's participant and the digital human, plus one place for a reconnecting browser whose old
 // connection LiveKit has not yet dropped.
 const MAX_PARTICIPANTS = 3;
+const ROOM_EMPTY_TIMEOUT_MARGIN_S = 30;
 
 // LiveKit retries a webhook for minutes at most; a day covers any redelivery.
 const WEBHOOK_DEDUPE_MS = 24 * 60 * 60 * 1000;
@@ -104,7 +105,9 @@ export class SessionService {
         name: record.room_name,
         sessionId: id,
         accountId,
-        emptyTimeoutS: settings.durations.joinTimeoutS,
+        // The service's own join timer decides a session nobody joined (join_timeout); LiveKit's empty
+        // timeout only backs it up, for a room the service can no longer end.
+        emptyTimeoutS: settings.durations.joinTimeoutS + ROOM_EMPTY_TIMEOUT_MARGIN_S,
         maxParticipants: MAX_PARTICIPANTS,
         agentName: digitalHuman.agent_name,
       });

@@ -50,7 +50,7 @@ describe("POST /v1/sessions, with a valid key and body", () => {
     const [call] = h.livekit.callsOf("CreateRoom");
     expect(call?.body).toMatchObject({
       name: session.room_name,
-      emptyTimeout: 600,
+      emptyTimeout: 630,
       maxParticipants: 3,
       agents: [{ agentName: DIGITAL_HUMANS[0].agent_name }],
     });

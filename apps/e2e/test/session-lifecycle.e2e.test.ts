@@ -1,0 +1,185 @@
+/**
+ * The product path with real parts: a customer backend (the demo) creates a session through the API, a
+ * browser (headless Chromium with fake camera and microphone) joins the LiveKit room, the digital human
+ * (the agent worker) is dispatched and joins, and the session's state follows LiveKit's webhooks and the
+ * timers. Everything is asserted through the public API, and through what the browser sees.
+ */
+import { mkdirSync } from "node:fs";
+import { type DhsClient, createClient } from "@dhs/client";
+import { RoomServiceClient } from "livekit-server-sdk";
+import { type Browser, type Page, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, type Stack, TIMEOUTS, startStack } from "./support/stack.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+let stack: Stack;
+let browser: Browser;
+let api: DhsClient;
+let rooms: RoomServiceClient;
+
+interface DemoState {
+  state: string;
+  times: { start?: number; created?: number; connected?: number; firstVideoFrame?: number };
+  session: { session_id: string; rtc_url: string; participant_token: string } | null;
+  remoteTracks: { kind: string; participant: string; participantKind: number }[];
+}
+
+beforeAll(async () => {
+  stack = await startStack(inject("livekitServer"));
+  api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
+  rooms = new RoomServiceClient(stack.livekitApiUrl, LIVEKIT_KEY, LIVEKIT_SECRET);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      "--autoplay-policy=no-user-gesture-required",
+    ],
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function demoState(page: Page): Promise<DemoState> {
+  return page.evaluate(() => (window as unknown as { demo: DemoState }).demo);
+}
+
+/** Opens the demo and joins: the page asks its backend for a session and connects to the room. */
+async function joinThroughDemo(query = ""): Promise<{ page: Page; sessionId: string }> {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 600 } });
+  await page.goto(`${stack.demoUrl}/${query}`);
+  await page.click("#join");
+  await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.session !== null, null, { timeout: 30_000 });
+  return { page, sessionId: (await demoState(page)).session?.session_id as string };
+}
+
+async function listItem(id: string) {
+  const { data } = await api.listSessions({ limit: 100 });
+  return data?.data.find((item) => item.id === id);
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+describe("a browser joining a session through the demo", () => {
+  it("makes the session active, the digital human joins, and the browser receives its audio and video", async () => {
+    const runs: { toActive: number; toAgent: number; toFirstFrame: number }[] = [];
+    for (let run = 0; run < 3; run++) {
+      const { page, sessionId } = await joinThroughDemo();
+      // Talking: a video frame was shown; and both of the digital human's tracks are subscribed.
+      await page.waitForFunction(
+        () => {
+          const demo = (window as unknown as { demo: DemoState }).demo;
+          return demo.state === "talking" && demo.remoteTracks.length >= 2;
+        },
+        null,
+        { timeout: 30_000 },
+      );
+      const state = await demoState(page);
+      expect(state.remoteTracks.map((t) => t.kind).sort()).toEqual(["audio", "video"]);
+      // Both tracks come from a participant of kind AGENT (4 in LiveKit's ParticipantInfo.Kind).
+      expect(new Set(state.remoteTracks.map((t) => t.participantKind))).toEqual(new Set([4]));
+
+      const item = await until("active with the digital human joined", async () => {
+        const found = await listItem(sessionId);
+        return found?.status === "active" && found.digital_human_joined_at ? found : undefined;
+      });
+      const created = Date.parse(item.created_at);
+      runs.push({
+        toActive: Date.parse(item.started_at as string) - created,
+        toAgent: Date.parse(item.digital_human_joined_at as string) - created,
+        toFirstFrame: (state.times.firstVideoFrame as number) - (state.times.start as number),
+      });
+      const { data: session } = await api.getSession(sessionId);
+      expect(session).toMatchObject({ status: "active", participant_token: expect.any(String) });
+      if (run === 0) await page.screenshot({ path: `${ARTIFACTS}e2e-joined.png` });
+
+      await api.endSession(sessionId);
+      await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
+      await page.close();
+    }
+    const table = {
+      "create -> active (ms)": median(runs.map((r) => r.toActive)),
+      "create -> digital human joined (ms)": median(runs.map((r) => r.toAgent)),
+      "click Join -> first video frame in the browser (ms)": median(runs.map((r) => r.toFirstFrame)),
+    };
+    process.stdout.write(`\nend-to-end timings, median of ${runs.length} runs: ${JSON.stringify(table)}\nruns: ${JSON.stringify(runs)}\n`);
+  });
+
+  it("ends with endSession: completed, the room deleted, the browser disconnected", async () => {
+    const { page, sessionId } = await joinThroughDemo();
+    await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "talking", null, { timeout: 30_000 });
+    const { data: ended, response } = await api.endSession(sessionId);
+    expect(response.status).toBe(200);
+    expect(ended).toMatchObject({ status: "completed", participant_token: null, ended_at: expect.any(String) });
+    await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
+    const listed = await rooms.listRooms();
+    expect(listed.map((room) => room.name)).not.toContain(`dhs-${sessionId}`);
+    expect((await listItem(sessionId))?.end_reason).toBe("user_ended");
+
+    // The old token cannot bring the ended room back: room auto-create is off, and it was deleted.
+    const { participant_token: oldToken, rtc_url: rtcUrl } = (await demoState(page)).session as { participant_token: string; rtc_url: string };
+    const rejoin = await page.evaluate(
+      async ([url, token]) => {
+        const { Room } = (window as unknown as { LivekitClient: { Room: new () => { connect(u: string, t: string): Promise<void>; disconnect(): Promise<void> } } }).LivekitClient;
+        const room = new Room();
+        try {
+          await room.connect(url as string, token as string);
+          await room.disconnect();
+          return "connected";
+        } catch (error) {
+          return `refused: ${(error as Error).message}`;
+        }
+      },
+      [rtcUrl, oldToken],
+    );
+    expect(rejoin).toMatch(/^refused/);
+    expect((await rooms.listRooms()).map((room) => room.name)).not.toContain(`dhs-${sessionId}`);
+    const { data: after } = await api.getSession(sessionId);
+    expect(after?.status).toBe("completed");
+    await page.close();
+  });
+});
+
+describe("timers with real LiveKit", () => {
+  it("cancel a session nobody joins (join_timeout)", async () => {
+    const { data: session } = await api.createSession({ participant_identity: "nobody" });
+    const item = await until("cancelled", async () => {
+      const found = await listItem(session?.id as string);
+      return found?.status === "cancelled" ? found : undefined;
+    }, (TIMEOUTS.joinS + 10) * 1000);
+    expect(item.end_reason).toBe("join_timeout");
+    expect((await rooms.listRooms()).map((room) => room.name)).not.toContain(session?.room_name);
+  });
+
+  it("fail a session whose digital human never joins (digital_human_timeout), disconnecting the browser", async () => {
+    const { page, sessionId } = await joinThroughDemo(`?digital_human_id=${GHOST.id}`);
+    await until("active", async () => (await listItem(sessionId))?.status === "active");
+    const item = await until("failed", async () => {
+      const found = await listItem(sessionId);
+      return found?.status === "failed" ? found : undefined;
+    }, (TIMEOUTS.digitalHumanS + 10) * 1000);
+    expect(item).toMatchObject({ end_reason: "digital_human_timeout", digital_human_joined_at: null });
+    await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
+    await page.close();
+  });
+});

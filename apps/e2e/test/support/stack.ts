@@ -1,0 +1,177 @@
+/**
+ * The whole system on loopback, each part as its own process: Redis, a real LiveKit server (dev keys,
+ * room auto-create off, webhooks to our service), the service on Redis, the digital human worker and the
+ * demo. Ports are free ones; every process's output goes to artifacts/e2e-logs/ for whoever debugs.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = (path: string) => fileURLToPath(new URL(`../../../../${path}`, import.meta.url));
+export const ARTIFACTS = root("artifacts/");
+const LOGS = join(ARTIFACTS, "e2e-logs");
+
+export const LIVEKIT_KEY = "devkey";
+export const LIVEKIT_SECRET = "secret";
+export const DEV_API_KEY = "dhs_dev_insecure_local_key";
+export const AVA = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" };
+/** A digital human whose agent no worker serves: its sessions must fail. */
+export const GHOST = { id: "9d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a", name: "Ghost", agent_name: "ghost-no-worker" };
+
+export const TIMEOUTS = { joinS: 6, digitalHumanS: 5, maxDurationS: 300 };
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+}
+
+function start(name: string, command: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<Started> {
+  mkdirSync(LOGS, { recursive: true });
+  const log = createWriteStream(join(LOGS, `${name}.log`));
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const onData = (chunk: Buffer) => {
+    output += chunk;
+    log.write(chunk);
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms:\n${output.slice(-2000)}`)), timeoutMs);
+    const check = () => {
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        child.stdout?.off("data", check);
+        child.stderr?.off("data", check);
+        resolve({ child, output: () => output });
+      }
+    };
+    child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}:\n${output.slice(-2000)}`));
+    });
+  });
+}
+
+export interface Stack {
+  apiUrl: string;
+  demoUrl: string;
+  livekitUrl: string;
+  livekitApiUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startStack(livekitServer: string): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
+  const [redisPort, livekitPort, rtcTcpPort, apiPort, demoPort, agentPort] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const udpStart = 40_000 + Math.floor(Math.random() * 400) * 50;
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const livekitUrl = `ws://127.0.0.1:${livekitPort}`;
+  const processes: Started[] = [];
+
+  try {
+    processes.push(await start("redis", "redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {}, /Ready to accept connections/));
+
+    const livekitConfig = join(dir, "livekit.yaml");
+    writeFileSync(
+      livekitConfig,
+      [
+        `port: ${livekitPort}`,
+        "bind_addresses: [127.0.0.1]",
+        "rtc:",
+        `  tcp_port: ${rtcTcpPort}`,
+        `  port_range_start: ${udpStart}`,
+        `  port_range_end: ${udpStart + 49}`,
+        "  use_external_ip: false",
+        "  node_ip: 127.0.0.1",
+        "keys:",
+        `  ${LIVEKIT_KEY}: ${LIVEKIT_SECRET}`,
+        "room:",
+        // An old token must not bring an ended room back.
+        "  auto_create: false",
+        "webhook:",
+        `  api_key: ${LIVEKIT_KEY}`,
+        "  urls:",
+        `    - ${apiUrl}/livekit/webhook`,
+        "logging:",
+        "  level: info",
+        "",
+      ].join("\n"),
+    );
+    processes.push(await start("livekit", livekitServer, ["--config", livekitConfig], {}, /starting LiveKit server/));
+
+    const catalog = join(dir, "digital-humans.json");
+    writeFileSync(catalog, JSON.stringify({ digital_humans: [AVA, GHOST] }));
+    const workerCatalog = join(dir, "worker-digital-humans.json");
+    writeFileSync(workerCatalog, JSON.stringify({ digital_humans: [AVA] }));
+    const livekitEnv = { LIVEKIT_URL: livekitUrl, LIVEKIT_API_KEY: LIVEKIT_KEY, LIVEKIT_API_SECRET: LIVEKIT_SECRET };
+
+    processes.push(
+      await start(
+        "api",
+        process.execPath,
+        [root("apps/server/dist/main.js")],
+        {
+          ...livekitEnv,
+          HOST: "127.0.0.1",
+          PORT: String(apiPort),
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          DIGITAL_HUMANS_FILE: catalog,
+          SESSION_JOIN_TIMEOUT_S: String(TIMEOUTS.joinS),
+          DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(TIMEOUTS.digitalHumanS),
+          SESSION_MAX_DURATION_S: String(TIMEOUTS.maxDurationS),
+          SWEEP_INTERVAL_MS: "200",
+          VALIDATE_RESPONSES: "true",
+        },
+        /"msg":"listening"/,
+      ),
+    );
+    // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
+    processes.push(
+      await start(
+        "digital-human",
+        process.execPath,
+        [root("apps/digital-human/dist/worker.js")],
+        { ...livekitEnv, DIGITAL_HUMANS_FILE: workerCatalog, AGENT_HTTP_PORT: String(agentPort), LOG_LEVEL: "debug" },
+        /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/,
+        120_000,
+      ),
+    );
+    processes.push(
+      await start("demo", process.execPath, [root("apps/demo/dist/server.js")], { DHS_URL: apiUrl, DHS_API_KEY: DEV_API_KEY, PORT: String(demoPort), HOST: "127.0.0.1" }, /demo listening/),
+    );
+  } catch (error) {
+    for (const p of processes.reverse()) p.child.kill("SIGKILL");
+    throw error;
+  }
+
+  return {
+    apiUrl,
+    demoUrl: `http://127.0.0.1:${demoPort}`,
+    livekitUrl,
+    livekitApiUrl: `http://127.0.0.1:${livekitPort}`,
+    stop: async () => {
+      for (const p of [...processes].reverse()) {
+        if (p.child.exitCode !== null) continue;
+        const exited = new Promise((resolve) => p.child.once("exit", resolve));
+        p.child.kill("SIGTERM");
+        const timer = setTimeout(() => p.child.kill("SIGKILL"), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
