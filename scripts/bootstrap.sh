@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Node.js, when it is missing: pnpm 10, redis-server (tests start
-# their own on a free port) and Debian's Chromium (the docs page is rendered in a real browser).
+# their own on a free port) and Debian's Chromium (the docs page and the end-to-end tier run in a real
+# browser). Go, which builds livekit-server for the end-to-end tier, comes with the machine.
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail
 
@@ -20,5 +21,8 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version | cut -d. -f1)" != "
   echo "bootstrap: installing pnpm 10 with npm"
   npm install -g pnpm@10 >/dev/null
 fi
+
+# The end-to-end tier builds livekit-server with Go (go install, from the Go module proxy).
+command -v go >/dev/null 2>&1 || echo "bootstrap: warning: no Go toolchain; the end-to-end tier cannot build livekit-server" >&2
 
 echo "bootstrap: node $(node --version), pnpm $(pnpm --version), $(redis-server --version | cut -d' ' -f1-3), $("${CHROMIUM_PATH:-/usr/bin/chromium}" --version 2>/dev/null)"
