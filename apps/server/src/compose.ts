@@ -48,6 +48,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
               logger.warn({ err: { message: err.message } }, "redis connection error");
             },
           }),
+          config.redisKeyPrefix,
         )
       : new MemorySessionStore());
 

@@ -54,6 +54,7 @@ describe("loadConfig", () => {
     ["LIVEKIT_API_URL over the derived one", { LIVEKIT_URL: "wss://lk.example.net", LIVEKIT_API_URL: "http://lk-internal:7880/" }, { livekit: { url: "wss://lk.example.net", apiUrl: "http://lk-internal:7880" } }],
     ["an http LIVEKIT_URL", { LIVEKIT_URL: "http://localhost:7880" }, { livekit: { apiUrl: "http://localhost:7880" } }],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "true" }, { validateResponses: true }],
+    ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "staging" }, { redisKeyPrefix: "staging" }],
     ["blank values as unset", { PORT: " ", LOG_LEVEL: "" }, { port: 8080, logLevel: "info" }],
   ])("reads %s", (_name, env, want) => {
     expect(loadConfig(env)).toMatchObject(want);
@@ -67,6 +68,7 @@ describe("loadConfig", () => {
     ["LIVEKIT_URL", { LIVEKIT_URL: "livekit" }, 'LIVEKIT_URL must be a URL (got "livekit")'],
     ["PARTICIPANT_TOKEN_TTL_S", { PARTICIPANT_TOKEN_TTL_S: "5" }, 'PARTICIPANT_TOKEN_TTL_S must be an integer from 30 to 86400 (got "5")'],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "yes" }, 'VALIDATE_RESPONSES must be true or false (got "yes")'],
+    ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "a{b}" }, 'REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "a{b}")'],
     ["IDEMPOTENCY_LOCK_TTL_S", { IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "900" }, "IDEMPOTENCY_LOCK_TTL_S must be longer than LIVEKIT_TIMEOUT_MS plus two REDIS_COMMAND_TIMEOUT_MS"],
     ["API_KEYS_FILE", { API_KEYS_FILE: "/nonexistent/keys.json" }, "API_KEYS_FILE: cannot read /nonexistent/keys.json (ENOENT)"],
     ["API_KEYS_FILE", { API_KEYS_FILE: file("bad.json", "{") }, /^API_KEYS_FILE: .* is not valid JSON/],

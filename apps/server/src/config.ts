@@ -36,6 +36,8 @@ export interface Config {
   /** Undefined: the in-memory store (development only). */
   redisUrl: string | undefined;
   redisCommandTimeoutMs: number;
+  /** Prefix of every Redis key, so deployments can share one Redis. */
+  redisKeyPrefix: string;
   livekit: {
     /** Returned to callers as rtc_url. */
     url: string;
@@ -103,6 +105,13 @@ function url(env: Env, name: string, fallback: string, protocols: readonly strin
     throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(" or ")} (got "${raw}")`);
   }
   return raw.replace(/\/+$/, "");
+}
+
+function keyPrefix(env: Env): string {
+  const raw = text(env, "REDIS_KEY_PREFIX") ?? "dhs";
+  // Braces would change the keys' Redis Cluster hash tags.
+  if (!/^[A-Za-z0-9_.:-]{1,32}$/.test(raw)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "${raw}")`);
+  return raw;
 }
 
 function readJson(name: string, file: string): unknown {
@@ -197,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     redisUrl,
     redisCommandTimeoutMs: integer(env, "REDIS_COMMAND_TIMEOUT_MS", 500, 50, 10_000),
+    redisKeyPrefix: keyPrefix(env),
     livekit: {
       url: livekitUrl,
       apiUrl: url(env, "LIVEKIT_API_URL", derivedApiUrl, ["http:", "https:"]),

@@ -1,20 +1,28 @@
 /**
- * Redis key layout. Every key of an account carries the account as its hash tag, `{acct_1}`, so a
+ * Redis key layout, under a prefix (REDIS_KEY_PREFIX, `dhs` by default) so several deployments or test
+ * runs can share one Redis without seeing each other. Every key of an account carries the account as its hash tag, `{acct_1}`, so a
  * session and the idempotency record that created it live in one Redis Cluster slot and one Lua script
  * can write both. Account isolation follows from the layout: a session is only ever looked up under the
  * caller's own account.
  */
 
-export const keys = {
-  session: (accountId: string, sessionId: string) => `dhs:{${accountId}}:session:${sessionId}`,
-  idempotency: (accountId: string, idempotencyKey: string) => `dhs:{${accountId}}:idem:${idempotencyKey}`,
-  /** Sorted sets of session ids by creation time (ms): all of an account's sessions, and per status. */
-  index: (accountId: string, status: string = "all") => `dhs:{${accountId}}:index:${status}`,
-  /** One sorted set of every session's timers by due time; members are `account|session|timer`. */
-  timers: "dhs:{timers}:due",
-  /** A webhook event id already processed. */
-  webhookEvent: (eventId: string) => `dhs:webhook:{${eventId}}`,
-};
+export function keyspace(prefix = "dhs") {
+  return {
+    session: (accountId: string, sessionId: string) => `${prefix}:{${accountId}}:session:${sessionId}`,
+    idempotency: (accountId: string, idempotencyKey: string) => `${prefix}:{${accountId}}:idem:${idempotencyKey}`,
+    /** Sorted sets of session ids by creation time (ms): all of an account's sessions, and per status. */
+    index: (accountId: string, status: string = "all") => `${prefix}:{${accountId}}:index:${status}`,
+    /** One sorted set of every session's timers by due time; members are `account|session|timer`. */
+    timers: `${prefix}:{timers}:due`,
+    /** A webhook event id already processed. */
+    webhookEvent: (eventId: string) => `${prefix}:webhook:{${eventId}}`,
+  };
+}
+
+export type Keyspace = ReturnType<typeof keyspace>;
+
+/** The memory store's layout: one process, one keyspace. */
+export const keys = keyspace();
 
 export const TIMER_KINDS = ["join_timeout", "digital_human_timeout", "max_duration"] as const;
 

@@ -11,7 +11,7 @@ import type { BeginOutcome } from "../domain/idempotency.js";
 import { DependencyUnavailableError, type DueTimer, type ListQuery, type SessionStore, type Versioned } from "../domain/ports.js";
 import type { TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
-import { TIMER_KINDS, idempotencyRecord, keys, parseTimerMember, timerMember } from "./keys.js";
+import { type Keyspace, TIMER_KINDS, idempotencyRecord, keyspace, parseTimerMember, timerMember } from "./keys.js";
 
 const BEGIN = `
 local record = redis.call('GET', KEYS[1])
@@ -80,8 +80,10 @@ type Scripted = {
 
 export class RedisSessionStore implements SessionStore {
   private readonly redis: (Redis | Cluster) & Scripted;
+  private readonly keys: Keyspace;
 
-  constructor(redis: Redis | Cluster) {
+  constructor(redis: Redis | Cluster, prefix = "dhs") {
+    this.keys = keyspace(prefix);
     redis.defineCommand("dhsBegin", { numberOfKeys: 1, lua: BEGIN });
     redis.defineCommand("dhsComplete", { numberOfKeys: 4, lua: COMPLETE });
     redis.defineCommand("dhsAbandon", { numberOfKeys: 1, lua: ABANDON });
@@ -94,7 +96,7 @@ export class RedisSessionStore implements SessionStore {
     const lock = crypto.randomUUID();
     return guard(async () => {
       const [kind, sessionId] = await this.redis.dhsBegin(
-        keys.idempotency(accountId, idempotencyKey),
+        this.keys.idempotency(accountId, idempotencyKey),
         print,
         idempotencyRecord.pending(print, lock),
         lockTtlMs,
@@ -116,10 +118,10 @@ export class RedisSessionStore implements SessionStore {
   completeCreate(session: SessionRecord, idempotencyKey: string, print: string, lock: string, keyTtlMs: number): Promise<boolean> {
     return guard(async () => {
       const written = await this.redis.dhsComplete(
-        keys.idempotency(session.account_id, idempotencyKey),
-        keys.session(session.account_id, session.id),
-        keys.index(session.account_id),
-        keys.index(session.account_id, session.status),
+        this.keys.idempotency(session.account_id, idempotencyKey),
+        this.keys.session(session.account_id, session.id),
+        this.keys.index(session.account_id),
+        this.keys.index(session.account_id, session.status),
         idempotencyRecord.pending(print, lock),
         idempotencyRecord.done(print, session.id),
         keyTtlMs,
@@ -133,20 +135,20 @@ export class RedisSessionStore implements SessionStore {
 
   abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string): Promise<void> {
     return guard(async () => {
-      await this.redis.dhsAbandon(keys.idempotency(accountId, idempotencyKey), idempotencyRecord.pending(print, lock));
+      await this.redis.dhsAbandon(this.keys.idempotency(accountId, idempotencyKey), idempotencyRecord.pending(print, lock));
     });
   }
 
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
     return guard(async () => {
-      const json = await this.redis.get(keys.session(accountId, sessionId));
+      const json = await this.redis.get(this.keys.session(accountId, sessionId));
       return json === null ? undefined : (JSON.parse(json) as SessionRecord);
     });
   }
 
   getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
     return guard(async () => {
-      const json = await this.redis.get(keys.session(accountId, sessionId));
+      const json = await this.redis.get(this.keys.session(accountId, sessionId));
       return json === null ? undefined : { record: JSON.parse(json) as SessionRecord, version: json };
     });
   }
@@ -154,9 +156,9 @@ export class RedisSessionStore implements SessionStore {
   replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean> {
     return guard(async () => {
       const replaced = await this.redis.dhsReplace(
-        keys.session(record.account_id, record.id),
-        keys.index(record.account_id, previousStatus),
-        keys.index(record.account_id, record.status),
+        this.keys.session(record.account_id, record.id),
+        this.keys.index(record.account_id, previousStatus),
+        this.keys.index(record.account_id, record.status),
         version,
         JSON.stringify(record),
         record.id,
@@ -168,7 +170,7 @@ export class RedisSessionStore implements SessionStore {
 
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
     return guard(async () => {
-      const index = keys.index(accountId, query.status);
+      const index = this.keys.index(accountId, query.status);
       const want = query.limit + 1;
       const after = query.after;
       const ids: string[] = [];
@@ -184,43 +186,43 @@ export class RedisSessionStore implements SessionStore {
         if (batch.length < want * 2) break;
       }
       if (ids.length === 0) return [];
-      const jsons = await this.redis.mget(ids.map((id) => keys.session(accountId, id)));
+      const jsons = await this.redis.mget(ids.map((id) => this.keys.session(accountId, id)));
       return jsons.filter((json): json is string => json !== null).map((json) => JSON.parse(json) as SessionRecord);
     });
   }
 
   scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
     return guard(async () => {
-      await this.redis.zadd(keys.timers, atMs, timerMember(accountId, sessionId, timer));
+      await this.redis.zadd(this.keys.timers, atMs, timerMember(accountId, sessionId, timer));
     });
   }
 
   cancelTimers(accountId: string, sessionId: string): Promise<void> {
     return guard(async () => {
-      await this.redis.zrem(keys.timers, ...TIMER_KINDS.map((timer) => timerMember(accountId, sessionId, timer)));
+      await this.redis.zrem(this.keys.timers, ...TIMER_KINDS.map((timer) => timerMember(accountId, sessionId, timer)));
     });
   }
 
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     return guard(async () => {
-      const members = await this.redis.dhsClaim(keys.timers, nowMs, nowMs + leaseMs, max);
+      const members = await this.redis.dhsClaim(this.keys.timers, nowMs, nowMs + leaseMs, max);
       return members.map((member) => ({ ...(parseTimerMember(member) as Omit<DueTimer, "member">), member }));
     });
   }
 
   completeTimer(member: string): Promise<void> {
     return guard(async () => {
-      await this.redis.zrem(keys.timers, member);
+      await this.redis.zrem(this.keys.timers, member);
     });
   }
 
   markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
-    return guard(async () => (await this.redis.set(keys.webhookEvent(eventId), "1", "PX", ttlMs, "NX")) === "OK");
+    return guard(async () => (await this.redis.set(this.keys.webhookEvent(eventId), "1", "PX", ttlMs, "NX")) === "OK");
   }
 
   forgetEvent(eventId: string): Promise<void> {
     return guard(async () => {
-      await this.redis.del(keys.webhookEvent(eventId));
+      await this.redis.del(this.keys.webhookEvent(eventId));
     });
   }
 

@@ -7,7 +7,8 @@ import { type Harness, startHarness, until } from "../support/harness.js";
 
 let replicas: Harness[];
 beforeAll(async () => {
-  const env = { SESSION_JOIN_TIMEOUT_S: "1", SWEEP_INTERVAL_MS: "50" };
+  // One keyspace for both: they are replicas of one deployment.
+  const env = { SESSION_JOIN_TIMEOUT_S: "1", SWEEP_INTERVAL_MS: "50", REDIS_KEY_PREFIX: `r${crypto.randomUUID().slice(0, 8)}` };
   replicas = [await startHarness(env), await startHarness(env)];
 });
 afterAll(async () => {

@@ -81,7 +81,9 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     LIVEKIT_API_KEY: LIVEKIT.apiKey,
     LIVEKIT_API_SECRET: LIVEKIT.apiSecret,
     VALIDATE_RESPONSES: "true",
-    ...(STORE === "redis" ? { REDIS_URL: inject("redisUrl") } : {}),
+    // Test files run in parallel on one Redis: each harness gets a keyspace of its own (its sessions,
+    // and its timers, which no other harness's sweeper may fire), unless a test shares one on purpose.
+    ...(STORE === "redis" ? { REDIS_URL: inject("redisUrl"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` } : {}),
     ...env,
   });
   const logs: string[] = [];
