@@ -23,6 +23,12 @@ export interface Composed {
   store: SessionStore;
   sessions: SessionService;
   sweeper: TimerSweeper;
+  /**
+   * Resolves once the store answers, or after timeoutMs (false then). The store connects in the
+   * background and fails fast while it cannot, so a process that listened at once would answer its
+   * first requests 503.
+   */
+  waitForStore(timeoutMs: number): Promise<boolean>;
   /** Stops the sweeper and closes the store. */
   close(): Promise<void>;
 }
@@ -109,6 +115,18 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     store,
     sessions,
     sweeper,
+    waitForStore: async (timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        try {
+          await store.ping();
+          return true;
+        } catch (error) {
+          if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) return false;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    },
     close: async () => {
       await sweeper.stop();
       await store.close();

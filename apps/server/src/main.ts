@@ -46,6 +46,9 @@ function shutdown(signal: NodeJS.Signals): void {
 process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
 
+// Take traffic once Redis answers; if it does not within a few seconds, serve anyway (readiness says 503
+// and requests that need Redis answer 503) and recover when it comes.
+if (!(await composed.waitForStore(5000))) logger.warn("session store not reachable yet; serving, /readyz answers 503 until it is");
 running = await startWebServer(composed.app, config.port, config.host);
 composed.sweeper.start();
 logger.info(

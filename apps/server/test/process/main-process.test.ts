@@ -7,6 +7,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeLiveKit } from "../support/fake-livekit.js";
+import { freePort, startRedis } from "../support/redis-server.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 const children: ChildProcess[] = [];
@@ -83,6 +84,28 @@ describe("dist/main.js", () => {
       expect(code).toBe(0);
     } finally {
       await livekit.stop();
+    }
+  });
+
+  it("starts while Redis is down, unready until Redis comes, then ready without a restart", async () => {
+    const port = await freePort();
+    const proc = start({ PORT: "0", REDIS_URL: `redis://127.0.0.1:${port}` });
+    const { url } = await proc.listening;
+    expect(proc.output().stdout).toContain("session store not reachable yet");
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    const redis = await startRedis({ port });
+    try {
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = (await fetch(`${url}/readyz`)).status;
+      }
+      expect(status).toBe(200);
+    } finally {
+      proc.child.kill("SIGTERM");
+      await proc.exited;
+      await redis.stop();
     }
   });
 

@@ -29,7 +29,9 @@ async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<v
 
 describe("when Redis goes down and comes back", () => {
   it("answers 503 service_unavailable while it is down and recovers without a restart", async () => {
-    const confirmed = await (await h.create({ participant_identity: "before-outage" })).json();
+    const before = await h.create({ participant_identity: "before-outage" });
+    expect(before.status).toBe(201);
+    const confirmed = await before.json();
     await redis.kill();
 
     const create = await h.create({ participant_identity: "during-outage" });

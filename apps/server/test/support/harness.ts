@@ -89,6 +89,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
   const logs: string[] = [];
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
   const composed = compose(config, logger, overrides);
+  if (!(await composed.waitForStore(10_000))) throw new Error("the test store did not answer");
   const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1");
   composed.sweeper.start();
 

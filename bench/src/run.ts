@@ -1,0 +1,275 @@
+/**
+ * `pnpm bench`: the service against bare Express 5, in one run on one machine.
+ *
+ * Starts Redis, a LiveKit RoomService stand-in and the built service (production settings, Redis store)
+ * each in its own process, and a bare Express 5 app answering the same routes with a constant body; drives
+ * both with autocannon (32 connections; a unique Idempotency-Key per create) and prints, for create and
+ * get, req/s, p50, p99 and the ratio to bare Express. Then it measures Redis memory per session over 100k
+ * creates and the service's RSS, and writes the table to bench/results.md. Numbers only: nothing here
+ * fails on timing.
+ *
+ *   BENCH_DURATION_S (10)  BENCH_STORED (1; "1,10000,1000000" = pnpm bench:scale)  BENCH_MEMORY_SESSIONS (100000)
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, totalmem, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { Redis } from "ioredis";
+import { hashApiKey } from "../../apps/server/src/domain/api-keys.js";
+import { DigitalHumanCatalog } from "../../apps/server/src/domain/digital-humans.js";
+import { SessionService } from "../../apps/server/src/domain/session-service.js";
+import { LiveKitTokenIssuer } from "../../apps/server/src/livekit/token-issuer.js";
+import { RedisSessionStore } from "../../apps/server/src/store/redis-store.js";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP_S = 3;
+const CONNECTIONS = 32;
+const STORED = (process.env.BENCH_STORED ?? "1").split(",").map(Number);
+const MEMORY_SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 100_000);
+const API_KEY = "dhs_bench_key";
+const ACCOUNT = "acct_bench";
+const LIVEKIT = { key: "bench-key", secret: "bench-secret-that-is-long-enough-for-hs256" };
+const DIGITAL_HUMAN = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" } as const;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const children: ChildProcess[] = [];
+function start(command: string, args: string[], env: Record<string, string>, ready: RegExp, logFile?: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      // The service's request logs go to a file, as to a log collector; only startup is searched.
+      if (logFile) writeFileSync(logFile, chunk, { flag: "a" });
+      if (output.length < 20_000) {
+        output += chunk;
+        if (ready.test(output)) resolve(child);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
+  });
+}
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+let keyCounter = 0;
+async function measure(url: string, op: "create" | "get", sessionId: string, durationS: number): Promise<Measured> {
+  const headers = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
+  const run = `${process.pid}-${Date.now()}`;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: durationS,
+    requests: [
+      op === "create"
+        ? {
+            method: "POST",
+            path: "/v1/sessions",
+            headers,
+            body: '{"participant_identity":"bench-user","tags":["bench"]}',
+            // Every create is a new logical create: a key of its own.
+            setupRequest: (request) => ({ ...request, headers: { ...request.headers, "idempotency-key": `${run}-${keyCounter++}` } }),
+          }
+        : { method: "GET", path: `/v1/sessions/${sessionId}`, headers },
+    ],
+  });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+async function bothOps(url: string, sessionId: string): Promise<{ create: Measured; get: Measured }> {
+  await measure(url, "create", sessionId, WARMUP_S);
+  const create = await measure(url, "create", sessionId, DURATION_S);
+  await measure(url, "get", sessionId, WARMUP_S);
+  const get = await measure(url, "get", sessionId, DURATION_S);
+  return { create, get };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Math.round(Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024);
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info("memory");
+  return Number(info.match(/used_memory:(\d+)/)?.[1]);
+}
+
+/** Creates sessions through the service's own create path (store and tokens real, LiveKit a no-op). */
+async function seed(redis: Redis, count: number, concurrency = 256): Promise<number> {
+  const sessions = new SessionService({
+    store: new RedisSessionStore(redis),
+    rooms: { createRoom: async () => {}, deleteRoom: async () => {} },
+    tokens: new LiveKitTokenIssuer(LIVEKIT.key, LIVEKIT.secret),
+    catalog: new DigitalHumanCatalog([DIGITAL_HUMAN]),
+    settings: {
+      rtcUrl: "ws://127.0.0.1",
+      participantTokenTtlS: 600,
+      idempotencyKeyTtlMs: 86_400_000,
+      idempotencyLockTtlMs: 10_000,
+      durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800 },
+    },
+  });
+  const principal = { keyId: "key_bench", accountId: ACCOUNT, scopes: new Set(["sessions:read", "sessions:write"] as const) };
+  const started = Date.now();
+  let next = 0;
+  const run = `seed-${Date.now()}`;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        await sessions.create(principal, `${run}-${i}`, { participant_identity: `seed-${i}`, tags: ["bench"] });
+      }
+    }),
+  );
+  return Math.round(count / ((Date.now() - started) / 1000));
+}
+
+function version(command: string, args: string[]): string {
+  try {
+    return execFileSync(command, args, { encoding: "utf8" }).trim().split("\n")[0] ?? "";
+  } catch {
+    return "unknown";
+  }
+}
+
+function packageVersion(name: string, from = "../../apps/server/"): string {
+  try {
+    const path = execFileSync(process.execPath, ["-p", `require.resolve("${name}/package.json")`], { cwd: here(from), encoding: "utf8" }).trim();
+    return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
+  } catch {
+    return "?";
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "dhs-bench-"));
+  const [redisPort, livekitPort, serverPort, barePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const keysFile = join(dir, "api-keys.json");
+  writeFileSync(keysFile, JSON.stringify({ keys: [{ id: "key_bench", account_id: ACCOUNT, scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(API_KEY).toString("hex") }] }));
+
+  await start("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {}, /Ready to accept connections/);
+  const tsx = [here("../node_modules/tsx/dist/cli.mjs")];
+  await start(process.execPath, [...tsx, here("./livekit-stand-in.ts")], { PORT: String(livekitPort) }, /ready/);
+  await start(process.execPath, [...tsx, here("./bare-express.ts")], { PORT: String(barePort) }, /ready/);
+  const service = await start(
+    process.execPath,
+    [here("../../apps/server/dist/main.js")],
+    {
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(serverPort),
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
+      LIVEKIT_API_KEY: LIVEKIT.key,
+      LIVEKIT_API_SECRET: LIVEKIT.secret,
+      API_KEYS_FILE: keysFile,
+      RATE_LIMIT_ENABLED: "false",
+      LOG_LEVEL: "info",
+    },
+    /"msg":"listening"/,
+    join(dir, "service.log"),
+  );
+  const serverUrl = `http://127.0.0.1:${serverPort}`;
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+  const redis = new Redis(`redis://127.0.0.1:${redisPort}`);
+
+  const first = await fetch(`${serverUrl}/v1/sessions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json", "idempotency-key": "bench-get-target" },
+    body: "{}",
+  });
+  const sessionId = ((await first.json()) as { id: string }).id;
+
+  process.stdout.write(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s warm-up\n`);
+  const bare = await bothOps(bareUrl, sessionId);
+  const rows: string[][] = [];
+  const perStored: { stored: number; create: Measured; get: Measured }[] = [];
+  for (const stored of STORED) {
+    const have = Number(await redis.zcard(`dhs:{${ACCOUNT}}:index:all`));
+    if (stored > have) {
+      process.stdout.write(`bench: storing ${stored - have} more sessions... `);
+      process.stdout.write(`${await seed(redis, stored - have)} creates/s in-process\n`);
+    }
+    perStored.push({ stored, ...(await bothOps(serverUrl, sessionId)) });
+  }
+  const rss = rssMb(service.pid as number);
+
+  for (const { stored, create, get } of perStored) {
+    for (const [op, ours, base] of [
+      ["create", create, bare.create],
+      ["get", get, bare.get],
+    ] as const) {
+      rows.push([op, String(stored), String(ours.rps), `${ours.p50}`, `${ours.p99}`, String(ours.errors), String(base.rps), `${base.p50}`, `${base.p99}`, (ours.rps / base.rps).toFixed(2)]);
+    }
+  }
+
+  // Redis memory per session: sessions, their idempotency records, list indexes and timers, over many creates.
+  await redis.flushall();
+  const before = await usedMemory(redis);
+  const seedRate = await seed(redis, MEMORY_SESSIONS);
+  const after = await usedMemory(redis);
+  const perSession = Math.round((after - before) / MEMORY_SESSIONS);
+  const keysPerSession = (Number(await redis.dbsize()) / MEMORY_SESSIONS).toFixed(2);
+
+  const header = ["op", "stored sessions", "req/s", "p50 ms", "p99 ms", "non-2xx", "bare req/s", "bare p50", "bare p99", "ratio"];
+  const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+  const cpu = cpus();
+  const versions = {
+    node: process.version,
+    redis: version("redis-server", ["--version"]).split(" ")[2]?.replace("v=", "") ?? "?",
+    express: packageVersion("express"),
+    "express-openapi-validator": packageVersion("express-openapi-validator"),
+    ioredis: packageVersion("ioredis"),
+    "livekit-server-sdk": packageVersion("livekit-server-sdk"),
+    pino: packageVersion("pino"),
+    autocannon: packageVersion("autocannon", "../"),
+  };
+  const report = [
+    "# Benchmark results",
+    "",
+    `Written by \`pnpm bench\` on ${new Date().toISOString()}.`,
+    "",
+    `Machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB; load generator, service, bare Express, Redis and the LiveKit stand-in all on it.`,
+    `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(", ")}.`,
+    `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with NODE_ENV=production, the Redis store, info-level request logs to a file, no response validation, no rate limits.`,
+    "",
+    table,
+    "",
+    `Redis memory per session: ${perSession} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${keysPerSession} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${seedRate} creates/s in-process.`,
+    "",
+    `Service RSS after the load: ${rss} MiB.`,
+    "",
+  ].join("\n");
+  process.stdout.write(`\n${report}\n`);
+  writeFileSync(here("../results.md"), report);
+  await redis.quit();
+}
+
+try {
+  await main();
+} finally {
+  for (const child of children) child.kill("SIGTERM");
+}
