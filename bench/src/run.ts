@@ -9,12 +9,16 @@
  * fails on timing.
  *
  *   BENCH_DURATION_S (10)  BENCH_STORED (1; "1,10000,1000000" = pnpm bench:scale)  BENCH_MEMORY_SESSIONS (100000)
+ *   BENCH_RESULTS (results.md; the file in bench/ the table is written to)
+ *   BENCH_CPU_PROF (unset; a directory: the service runs under node --cpu-prof and writes its profile
+ *   there on exit; summarize it with `tsx src/profile-summary.ts <file>`)
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { cpus, totalmem, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
@@ -44,23 +48,43 @@ async function freePort(): Promise<number> {
 }
 
 const children: ChildProcess[] = [];
-function start(command: string, args: string[], env: Record<string, string>, ready: RegExp, logFile?: string): Promise<ChildProcess> {
+function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      // The service's request logs go to a file, as to a log collector; only startup is searched.
-      if (logFile) writeFileSync(logFile, chunk, { flag: "a" });
-      if (output.length < 20_000) {
-        output += chunk;
-        if (ready.test(output)) resolve(child);
+      output += chunk;
+      if (ready.test(output)) {
+        child.stdout?.removeAllListeners("data").resume();
+        child.stderr?.removeAllListeners("data").resume();
+        resolve(child);
       }
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
     child.once("exit", (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
   });
+}
+
+/**
+ * The service writes its logs straight into a file, as into a log collector's pipe: none of it passes
+ * through the load generator's event loop. It is ready when /healthz answers.
+ */
+async function startService(args: string[], env: Record<string, string>, logFile: string, url: string): Promise<ChildProcess> {
+  const log = openSync(logFile, "a");
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", log, log] });
+  children.push(child);
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}: ${readFileSync(logFile, "utf8").slice(-2000)}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the service did not start");
 }
 
 interface Measured {
@@ -156,12 +180,21 @@ function version(command: string, args: string[]): string {
 }
 
 function packageVersion(name: string, from = "../../apps/server/"): string {
+  // Resolve the package's entry, then walk up to its package.json (exports may hide that path).
   try {
-    const path = execFileSync(process.execPath, ["-p", `require.resolve("${name}/package.json")`], { cwd: here(from), encoding: "utf8" }).trim();
-    return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
+    let dir = dirname(createRequire(here(`${from}package.json`)).resolve(name));
+    while (dir !== dirname(dir)) {
+      const manifest = join(dir, "package.json");
+      if (existsSync(manifest)) {
+        const { name: found, version } = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; version: string };
+        if (found === name) return version;
+      }
+      dir = dirname(dir);
+    }
   } catch {
-    return "?";
+    // unknown
   }
+  return "?";
 }
 
 async function main(): Promise<void> {
@@ -174,9 +207,10 @@ async function main(): Promise<void> {
   const tsx = [here("../node_modules/tsx/dist/cli.mjs")];
   await start(process.execPath, [...tsx, here("./livekit-stand-in.ts")], { PORT: String(livekitPort) }, /ready/);
   await start(process.execPath, [...tsx, here("./bare-express.ts")], { PORT: String(barePort) }, /ready/);
-  const service = await start(
-    process.execPath,
-    [here("../../apps/server/dist/main.js")],
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
+  const serverUrl = `http://127.0.0.1:${serverPort}`;
+  const service = await startService(
+    [...profile, here("../../apps/server/dist/main.js")],
     {
       NODE_ENV: "production",
       HOST: "127.0.0.1",
@@ -189,10 +223,9 @@ async function main(): Promise<void> {
       RATE_LIMIT_ENABLED: "false",
       LOG_LEVEL: "info",
     },
-    /"msg":"listening"/,
     join(dir, "service.log"),
+    serverUrl,
   );
-  const serverUrl = `http://127.0.0.1:${serverPort}`;
   const bareUrl = `http://127.0.0.1:${barePort}`;
   const redis = new Redis(`redis://127.0.0.1:${redisPort}`);
 
@@ -207,11 +240,12 @@ async function main(): Promise<void> {
   const bare = await bothOps(bareUrl, sessionId);
   const rows: string[][] = [];
   const perStored: { stored: number; create: Measured; get: Measured }[] = [];
+  let have = 0; // sessions seeded so far; the benchmark's own creates come on top
   for (const stored of STORED) {
-    const have = Number(await redis.zcard(`dhs:{${ACCOUNT}}:index:all`));
     if (stored > have) {
       process.stdout.write(`bench: storing ${stored - have} more sessions... `);
       process.stdout.write(`${await seed(redis, stored - have)} creates/s in-process\n`);
+      have = stored;
     }
     perStored.push({ stored, ...(await bothOps(serverUrl, sessionId)) });
   }
@@ -264,12 +298,23 @@ async function main(): Promise<void> {
     "",
   ].join("\n");
   process.stdout.write(`\n${report}\n`);
-  writeFileSync(here("../results.md"), report);
+  writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), report);
   await redis.quit();
 }
 
 try {
   await main();
 } finally {
-  for (const child of children) child.kill("SIGTERM");
+  // SIGTERM lets the service exit cleanly, which is when --cpu-prof writes its profile.
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null) return resolve(undefined);
+          child.once("exit", resolve);
+          child.kill("SIGTERM");
+          setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+        }),
+    ),
+  );
 }

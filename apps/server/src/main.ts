@@ -19,7 +19,14 @@ function configOrExit(): Config {
 }
 
 const config = configOrExit();
-const logger = pino({ level: config.logLevel, base: { service: "dhs-server" }, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+// Logs go out asynchronously (buffered by pino's sonic-boom), so a slow log pipe never stalls requests;
+// they are flushed before the process exits.
+const logDestination = pino.destination({ dest: 1, sync: false });
+const logger = pino({ level: config.logLevel, base: { service: "dhs-server" }, redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, logDestination);
+function exit(code: number): never {
+  logDestination.flushSync();
+  process.exit(code);
+}
 const composed = compose(config, logger);
 
 // Handlers go in before the server listens: a SIGTERM that arrives just after "listening" must drain,
@@ -35,11 +42,11 @@ function shutdown(signal: NodeJS.Signals): void {
     .then(
       () => {
         logger.info("stopped");
-        process.exit(0);
+        exit(0);
       },
       (err: unknown) => {
         logger.error({ err }, "shutdown failed");
-        process.exit(1);
+        exit(1);
       },
     );
 }

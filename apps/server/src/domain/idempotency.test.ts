@@ -22,7 +22,7 @@ describe("fingerprint (SHA-256 of RFC 8785 canonical JSON)", () => {
     expect(fingerprint(a)).not.toBe(fingerprint(b));
   });
 
-  it("is 64 hexadecimal characters", () => {
-    expect(fingerprint({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
+  it("is the 256-bit digest in 43 base64url characters", () => {
+    expect(fingerprint({ a: 1 })).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -16,7 +16,6 @@ function session(status: SessionStatus, extra: Partial<SessionRecord> = {}): Ses
     room_name: "dhs-s1",
     participant_identity: "u",
     digital_human_id: "d",
-    agent_name: "ava",
     tags: [],
     metadata: {},
     end_reason: terminal ? "user_ended" : null,

@@ -79,6 +79,6 @@ describe("SessionService.create", () => {
     const { session, replayed } = await service.create(principal, "k5", { participant_identity: "u", tags: ["t"], metadata: { m: 1 } });
     expect(replayed).toBe(false);
     expect(session).toMatchObject({ status: "created", rtc_url: "wss://lk", participant_token: "token-for-u", created_at: "2026-11-22T10:00:00.000Z" });
-    expect(await memory.getSession("acct_1", session.id)).toMatchObject({ tags: ["t"], metadata: { m: 1 }, agent_name: "ava", end_reason: null });
+    expect(await memory.getSession("acct_1", session.id)).toMatchObject({ tags: ["t"], metadata: { m: 1 }, end_reason: null });
   });
 });

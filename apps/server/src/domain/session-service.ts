@@ -88,7 +88,6 @@ export class SessionService {
       room_name: roomNameFor(id),
       participant_identity: body.participant_identity ?? `participant-${randomBytes(6).toString("hex")}`,
       digital_human_id: digitalHuman.id,
-      agent_name: digitalHuman.agent_name,
       tags: body.tags ?? [],
       metadata: body.metadata ?? {},
       end_reason: null,
@@ -112,7 +111,13 @@ export class SessionService {
         agentName: digitalHuman.agent_name,
       });
       roomCreated = true;
-      stored = await store.completeCreate(record, idempotencyKey, print, begun.lock, settings.idempotencyKeyTtlMs);
+      // The join timer goes out with the completion, in one round trip: should the completion fail, the
+      // timer finds no session when it fires and is dropped.
+      const [completed] = await Promise.all([
+        store.completeCreate(record, idempotencyKey, print, begun.lock, settings.idempotencyKeyTtlMs),
+        this.runEffects(record, timersOnCreate(record, settings.durations)),
+      ]);
+      stored = completed;
       // The lock expired and another request with this key took over: it creates the session, not us.
       if (!stored) throw inProgress();
     } finally {
@@ -122,8 +127,6 @@ export class SessionService {
         if (roomCreated) this.background(rooms.deleteRoom(record.room_name), "delete room of failed create");
       }
     }
-    // Without this timer the room's own empty timeout still ends an unjoined session (room_finished).
-    await this.runEffects(record, timersOnCreate(record, settings.durations));
     return { session: await this.view(record), replayed: false };
   }
 

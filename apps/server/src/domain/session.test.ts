@@ -9,7 +9,6 @@ const record = (status: SessionStatus): SessionRecord => ({
   room_name: roomNameFor("3fa85f64-5717-4562-b3fc-2c963f66afa6"),
   participant_identity: "u",
   digital_human_id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
-  agent_name: "ava",
   tags: ["t"],
   metadata: { m: 1 },
   end_reason: null,

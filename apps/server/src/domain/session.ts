@@ -12,7 +12,6 @@ export interface SessionRecord {
   room_name: string;
   participant_identity: string;
   digital_human_id: string;
-  agent_name: string;
   tags: string[];
   metadata: Record<string, unknown>;
   end_reason: EndReason | null;

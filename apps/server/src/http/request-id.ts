@@ -3,11 +3,12 @@
  * used as `request_id` in ApiError bodies and logs. The id is always ours: a caller's X-Request-ID is not
  * trusted, so two requests can never share one.
  */
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 
+// randomUUID draws from a pooled entropy buffer: much cheaper per request than randomBytes(16).
 export function newRequestId(): string {
-  return `req_${randomBytes(16).toString("hex")}`;
+  return `req_${randomUUID().replaceAll("-", "")}`;
 }
 
 export function requestId(req: Request, res: Response, next: NextFunction): void {

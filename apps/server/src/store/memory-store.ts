@@ -3,7 +3,7 @@
  * in production. It keeps the Redis store's semantics exactly (the same integration suite runs against
  * both), but only for one process: replicas would not share it.
  */
-import type { SessionStatus } from "@dhs/contract";
+import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
 import type { DueTimer, ListQuery, SessionStore, Versioned } from "../domain/ports.js";
 import type { TimerKind } from "../domain/session-machine.js";
@@ -50,7 +50,6 @@ export class MemorySessionStore implements SessionStore {
     if (record !== undefined && record !== idempotencyRecord.pending(print, lock)) return false;
     this.sessions.set(keys.session(session.account_id, session.id), JSON.stringify(session));
     this.records.set(key, { value: idempotencyRecord.done(print, session.id), expiresAt: this.now() + keyTtlMs });
-    this.index(keys.index(session.account_id)).set(session.id, Date.parse(session.created_at));
     this.index(keys.index(session.account_id, session.status)).set(session.id, Date.parse(session.created_at));
     return true;
   }
@@ -84,8 +83,10 @@ export class MemorySessionStore implements SessionStore {
 
   async listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
     const after = query.after;
+    const statuses = query.status ? [query.status] : sessionStatusValues;
     // Newest first; equal times in reverse id order, as Redis's ZREVRANGEBYSCORE.
-    return [...this.index(keys.index(accountId, query.status))]
+    return statuses
+      .flatMap((status) => [...this.index(keys.index(accountId, status))])
       .filter(([id, at]) => !after || at < after.createdAtMs || (at === after.createdAtMs && id < after.id))
       .sort(([idA, atA], [idB, atB]) => atB - atA || (idB > idA ? 1 : idB < idA ? -1 : 0))
       .slice(0, query.limit + 1)

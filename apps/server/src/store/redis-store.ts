@@ -6,12 +6,12 @@
  * that reveal a bug stay errors (500).
  */
 import { type Cluster, type Redis, ReplyError } from "ioredis";
-import type { SessionStatus } from "@dhs/contract";
+import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
-import { DependencyUnavailableError, type DueTimer, type ListQuery, type SessionStore, type Versioned } from "../domain/ports.js";
+import { DependencyUnavailableError, type DueTimer, type ListPosition, type ListQuery, type SessionStore, type Versioned } from "../domain/ports.js";
 import type { TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
-import { type Keyspace, TIMER_KINDS, idempotencyRecord, keyspace, parseTimerMember, timerMember } from "./keys.js";
+import { type Keyspace, TIMER_KINDS, decodeSession, encodeSession, idempotencyRecord, keyspace, parseTimerMember, timerMember } from "./keys.js";
 
 const BEGIN = `
 local record = redis.call('GET', KEYS[1])
@@ -19,7 +19,7 @@ if not record then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
   return {'acquired'}
 end
-local state, print, rest = string.match(record, '^(%a)|(%x+)|(.+)$')
+local state, print, rest = string.match(record, '^(%a)|([^|]+)|(.+)$')
 if print ~= ARGV[1] then return {'reused'} end
 if state == 'p' then return {'in_progress'} end
 return {'replay', rest}
@@ -31,7 +31,6 @@ if record and record ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[4])
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6])
 return 1
 `;
 
@@ -64,7 +63,6 @@ type Scripted = {
   dhsComplete(
     idem: string,
     session: string,
-    all: string,
     byStatus: string,
     pending: string,
     done: string,
@@ -85,7 +83,7 @@ export class RedisSessionStore implements SessionStore {
   constructor(redis: Redis | Cluster, prefix = "dhs") {
     this.keys = keyspace(prefix);
     redis.defineCommand("dhsBegin", { numberOfKeys: 1, lua: BEGIN });
-    redis.defineCommand("dhsComplete", { numberOfKeys: 4, lua: COMPLETE });
+    redis.defineCommand("dhsComplete", { numberOfKeys: 3, lua: COMPLETE });
     redis.defineCommand("dhsAbandon", { numberOfKeys: 1, lua: ABANDON });
     redis.defineCommand("dhsReplace", { numberOfKeys: 3, lua: REPLACE });
     redis.defineCommand("dhsClaim", { numberOfKeys: 1, lua: CLAIM });
@@ -120,12 +118,11 @@ export class RedisSessionStore implements SessionStore {
       const written = await this.redis.dhsComplete(
         this.keys.idempotency(session.account_id, idempotencyKey),
         this.keys.session(session.account_id, session.id),
-        this.keys.index(session.account_id),
         this.keys.index(session.account_id, session.status),
         idempotencyRecord.pending(print, lock),
         idempotencyRecord.done(print, session.id),
         keyTtlMs,
-        JSON.stringify(session),
+        encodeSession(session),
         Date.parse(session.created_at),
         session.id,
       );
@@ -142,14 +139,14 @@ export class RedisSessionStore implements SessionStore {
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
     return guard(async () => {
       const json = await this.redis.get(this.keys.session(accountId, sessionId));
-      return json === null ? undefined : (JSON.parse(json) as SessionRecord);
+      return json === null ? undefined : decodeSession(json, accountId, sessionId);
     });
   }
 
   getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
     return guard(async () => {
       const json = await this.redis.get(this.keys.session(accountId, sessionId));
-      return json === null ? undefined : { record: JSON.parse(json) as SessionRecord, version: json };
+      return json === null ? undefined : { record: decodeSession(json, accountId, sessionId), version: json };
     });
   }
 
@@ -160,7 +157,7 @@ export class RedisSessionStore implements SessionStore {
         this.keys.index(record.account_id, previousStatus),
         this.keys.index(record.account_id, record.status),
         version,
-        JSON.stringify(record),
+        encodeSession(record),
         record.id,
         Date.parse(record.created_at),
       );
@@ -170,25 +167,43 @@ export class RedisSessionStore implements SessionStore {
 
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
     return guard(async () => {
-      const index = this.keys.index(accountId, query.status);
       const want = query.limit + 1;
-      const after = query.after;
-      const ids: string[] = [];
-      // Newest first from the cursor's time; members with that very time and an id at or past the
-      // cursor's were on the previous page (equal scores come in reverse id order).
-      for (let offset = 0; ids.length < want; offset += want) {
-        const batch = await this.redis.zrevrangebyscore(index, after ? after.createdAtMs : "+inf", "-inf", "WITHSCORES", "LIMIT", offset, want);
-        for (let i = 0; i < batch.length && ids.length < want; i += 2) {
-          const id = batch[i] as string;
-          if (after && Number(batch[i + 1]) === after.createdAtMs && id >= after.id) continue;
-          ids.push(id);
-        }
-        if (batch.length < want * 2) break;
-      }
+      // One index per status; without a filter the five are read together (one round trip, as the
+      // commands share a connection) and merged, which saves an index entry for every session kept.
+      const statuses = query.status ? [query.status] : sessionStatusValues;
+      const pages = await Promise.all(statuses.map((status) => this.indexPage(this.keys.index(accountId, status), query.after, want)));
+      const ids = pages
+        .flat()
+        .sort((a, b) => b.score - a.score || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0))
+        .slice(0, want)
+        .map((entry) => entry.id);
       if (ids.length === 0) return [];
       const jsons = await this.redis.mget(ids.map((id) => this.keys.session(accountId, id)));
-      return jsons.filter((json): json is string => json !== null).map((json) => JSON.parse(json) as SessionRecord);
+      return ids.flatMap((id, i) => {
+        const json = jsons[i];
+        return json ? [decodeSession(json, accountId, id)] : [];
+      });
     });
+  }
+
+  /**
+   * Up to `want` entries of one index, newest first, after the cursor: members with the cursor's very
+   * time and an id at or past the cursor's were on the previous page (equal scores come in reverse id
+   * order).
+   */
+  private async indexPage(index: string, after: ListPosition | undefined, want: number): Promise<{ id: string; score: number }[]> {
+    const entries: { id: string; score: number }[] = [];
+    for (let offset = 0; entries.length < want; offset += want) {
+      const batch = await this.redis.zrevrangebyscore(index, after ? after.createdAtMs : "+inf", "-inf", "WITHSCORES", "LIMIT", offset, want);
+      for (let i = 0; i < batch.length && entries.length < want; i += 2) {
+        const id = batch[i] as string;
+        const score = Number(batch[i + 1]);
+        if (after && score === after.createdAtMs && id >= after.id) continue;
+        entries.push({ id, score });
+      }
+      if (batch.length < want * 2) break;
+    }
+    return entries;
   }
 
   scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
