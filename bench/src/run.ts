@@ -284,7 +284,7 @@ async function main(): Promise<void> {
   const report = [
     "# Benchmark results",
     "",
-    `Written by \`pnpm bench\` on ${new Date().toISOString()}.`,
+    `Written by \`pnpm bench\` (BENCH_STORED=${STORED.join(",")}) on ${new Date().toISOString()}.`,
     "",
     `Machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB; load generator, service, bare Express, Redis and the LiveKit stand-in all on it.`,
     `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(", ")}.`,
