@@ -44,6 +44,25 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
     expect(abandon).toHaveBeenCalledOnce();
   });
 
+  it("join timer not scheduled: the stored session stands, its room is kept, the failure is reported", async () => {
+    const onBackgroundError = vi.fn();
+    const memory = new MemorySessionStore();
+    const rooms = { createRoom: vi.fn(async () => {}), deleteRoom: vi.fn(async () => {}) };
+    const service = new SessionService({
+      store: Object.assign(Object.create(memory) as SessionStore, { scheduleTimer: async () => Promise.reject(new DependencyUnavailableError("store")) }),
+      rooms,
+      tokens: { mint: async () => "t" },
+      catalog,
+      settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800 } },
+      onBackgroundError,
+    });
+    const { session } = await service.create(principal, "k6", {});
+    await settle();
+    expect(await memory.getSession("acct_1", session.id)).toBeDefined();
+    expect(rooms.deleteRoom).not.toHaveBeenCalled();
+    expect(onBackgroundError).toHaveBeenCalledWith(expect.any(DependencyUnavailableError), "schedule join timer");
+  });
+
   it("lock lost to another request: deletes its room and answers in progress", async () => {
     const { service, rooms } = setup({ store: { completeCreate: async () => false } });
     const error = await service.create(principal, "k3", {}).catch((e: unknown) => e);

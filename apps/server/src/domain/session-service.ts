@@ -1,6 +1,7 @@
 /**
- * The use cases of sessions: create (idempotent, creates the LiveKit room with the digital human's agent
- * dispatched) and get (the current state, with a freshly minted token while connectable).
+ * The use cases of sessions: create (idempotent; creates the LiveKit room with the digital human's agent
+ * dispatched), get and refresh (a freshly minted token while connectable), end, list, and the events that
+ * move a session (LiveKit webhooks and timers), each through the state machine.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ListSessionsQuery, Session, SessionCreate, SessionList } from "@dhs/contract";
@@ -112,12 +113,15 @@ export class SessionService {
       });
       roomCreated = true;
       // The join timer goes out with the completion, in one round trip: should the completion fail, the
-      // timer finds no session when it fires and is dropped.
-      const [completed] = await Promise.all([
+      // timer finds no session when it fires and is dropped; should only the timer fail, the session
+      // stands and the room's empty timeout ends it if nobody joins.
+      const [completed, timer] = await Promise.allSettled([
         store.completeCreate(record, idempotencyKey, print, begun.lock, settings.idempotencyKeyTtlMs),
         this.runEffects(record, timersOnCreate(record, settings.durations)),
       ]);
-      stored = completed;
+      if (completed.status === "rejected") throw completed.reason;
+      stored = completed.value;
+      if (timer.status === "rejected") this.deps.onBackgroundError?.(timer.reason, "schedule join timer");
       // The lock expired and another request with this key took over: it creates the session, not us.
       if (!stored) throw inProgress();
     } finally {
