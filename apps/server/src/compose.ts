@@ -16,6 +16,7 @@ import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
 import { MemorySessionStore } from "./store/memory-store.js";
 import { connectRedis } from "./store/redis-client.js";
+import { FlexibleRateLimiter } from "./store/rate-limiter.js";
 import { RedisSessionStore } from "./store/redis-store.js";
 
 export interface Composed {
@@ -40,23 +41,22 @@ export interface ComposeOverrides {
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
   let lastRedisError = "";
-  const store =
-    overrides.store ??
-    (config.redisUrl
-      ? new RedisSessionStore(
-          connectRedis({
-            url: config.redisUrl,
-            commandTimeoutMs: config.redisCommandTimeoutMs,
-            // One line per distinct connection error, not one per reconnect attempt.
-            onError: (err) => {
-              if (err.message === lastRedisError) return;
-              lastRedisError = err.message;
-              logger.warn({ err: { message: err.message } }, "redis connection error");
-            },
-          }),
-          config.redisKeyPrefix,
-        )
-      : new MemorySessionStore());
+  const redis = config.redisUrl
+    ? connectRedis({
+        url: config.redisUrl,
+        commandTimeoutMs: config.redisCommandTimeoutMs,
+        // One line per distinct connection error, not one per reconnect attempt.
+        onError: (err) => {
+          if (err.message === lastRedisError) return;
+          lastRedisError = err.message;
+          logger.warn({ err: { message: err.message } }, "redis connection error");
+        },
+      })
+    : undefined;
+  const store = overrides.store ?? (redis ? new RedisSessionStore(redis, config.redisKeyPrefix) : new MemorySessionStore());
+  const rateLimiter = config.rateLimit.enabled
+    ? new FlexibleRateLimiter({ perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, keyPrefix: config.redisKeyPrefix }, redis)
+    : undefined;
 
   const rooms =
     overrides.rooms ??
@@ -98,6 +98,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     store,
     apiKeys: new ApiKeyRing(config.apiKeys.records),
     webhooks: new LiveKitWebhooks(config.livekit.apiKey, config.livekit.apiSecret),
+    rateLimiter,
     logger,
     logError: (err, requestId) => {
       if (err instanceof DependencyUnavailableError) {
@@ -130,6 +131,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     close: async () => {
       await sweeper.stop();
       await store.close();
+      // The store closes the connection it was given; an overridden store leaves ours open.
+      if (overrides.store && redis) await redis.quit().catch(() => redis.disconnect());
     },
   };
 }

@@ -55,6 +55,8 @@ describe("loadConfig", () => {
     ["an http LIVEKIT_URL", { LIVEKIT_URL: "http://localhost:7880" }, { livekit: { apiUrl: "http://localhost:7880" } }],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "true" }, { validateResponses: true }],
     ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "staging" }, { redisKeyPrefix: "staging" }],
+    ["rate limits", { RATE_LIMIT_PER_SECOND: "10", RATE_LIMIT_BURST: "30" }, { rateLimit: { enabled: true, perSecond: 10, burst: 30 } }],
+    ["RATE_LIMIT_ENABLED=false", { RATE_LIMIT_ENABLED: "false" }, { rateLimit: { enabled: false, perSecond: 100, burst: 200 } }],
     ["blank values as unset", { PORT: " ", LOG_LEVEL: "" }, { port: 8080, logLevel: "info" }],
   ])("reads %s", (_name, env, want) => {
     expect(loadConfig(env)).toMatchObject(want);
@@ -68,6 +70,7 @@ describe("loadConfig", () => {
     ["LIVEKIT_URL", { LIVEKIT_URL: "livekit" }, 'LIVEKIT_URL must be a URL (got "livekit")'],
     ["PARTICIPANT_TOKEN_TTL_S", { PARTICIPANT_TOKEN_TTL_S: "5" }, 'PARTICIPANT_TOKEN_TTL_S must be an integer from 30 to 86400 (got "5")'],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "yes" }, 'VALIDATE_RESPONSES must be true or false (got "yes")'],
+    ["RATE_LIMIT_BURST", { RATE_LIMIT_PER_SECOND: "50", RATE_LIMIT_BURST: "10" }, "RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND"],
     ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "a{b}" }, 'REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "a{b}")'],
     ["IDEMPOTENCY_LOCK_TTL_S", { IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "900" }, "IDEMPOTENCY_LOCK_TTL_S must be longer than LIVEKIT_TIMEOUT_MS plus two REDIS_COMMAND_TIMEOUT_MS"],
     ["API_KEYS_FILE", { API_KEYS_FILE: "/nonexistent/keys.json" }, "API_KEYS_FILE: cannot read /nonexistent/keys.json (ENOENT)"],

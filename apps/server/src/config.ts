@@ -54,6 +54,8 @@ export interface Config {
   sessionMaxDurationS: number;
   idempotencyKeyTtlS: number;
   idempotencyLockTtlS: number;
+  /** Per-API-key limits; enabled unless RATE_LIMIT_ENABLED=false. */
+  rateLimit: { enabled: boolean; perSecond: number; burst: number };
   /** How often each replica looks for due session timers. */
   sweepIntervalMs: number;
   /** Check every response against the contract (tests; costs CPU). */
@@ -223,8 +225,16 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S", 86_400, 60, 30 * 86_400),
     idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S", 10, 1, 300),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 1000, 50, 60_000),
+    rateLimit: {
+      enabled: boolean(env, "RATE_LIMIT_ENABLED", true),
+      perSecond: integer(env, "RATE_LIMIT_PER_SECOND", 100, 1, 1_000_000),
+      burst: integer(env, "RATE_LIMIT_BURST", 200, 1, 1_000_000),
+    },
     validateResponses: boolean(env, "VALIDATE_RESPONSES", false),
   };
+  if (config.rateLimit.burst < config.rateLimit.perSecond) {
+    throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");
+  }
   if (config.idempotencyLockTtlS * 1000 <= config.livekit.timeoutMs + config.redisCommandTimeoutMs * 2) {
     // A lock that can expire while its request still waits on LiveKit would let a retry create twice.
     throw new ConfigError("IDEMPOTENCY_LOCK_TTL_S must be longer than LIVEKIT_TIMEOUT_MS plus two REDIS_COMMAND_TIMEOUT_MS");

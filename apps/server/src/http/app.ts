@@ -10,7 +10,7 @@ import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { ApiKeyRing } from "../domain/api-keys.js";
-import type { SessionStore } from "../domain/ports.js";
+import type { RateLimiter, SessionStore } from "../domain/ports.js";
 import type { SessionService } from "../domain/session-service.js";
 import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
 import { authenticate } from "./authenticate.js";
@@ -20,6 +20,7 @@ import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { principalRoutes } from "./routes/principal.js";
 import { livekitWebhookRoutes } from "./routes/livekit-webhook.js";
+import { rateLimit } from "./rate-limit.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionRoutes } from "./routes/sessions.js";
 
@@ -30,6 +31,8 @@ export interface AppDependencies {
   store: SessionStore;
   apiKeys: ApiKeyRing;
   webhooks: LiveKitWebhooks;
+  /** Undefined: no rate limits. */
+  rateLimiter?: RateLimiter | undefined;
   logger?: Logger;
   logError: ErrorLogger;
   validateResponses?: boolean;
@@ -58,6 +61,7 @@ export function createApp(deps: AppDependencies): Express {
     next();
   });
   app.use("/v1", authenticate(deps.apiKeys, OperationScopes.fromFile(openapiPath)));
+  if (deps.rateLimiter) app.use("/v1", rateLimit(deps.rateLimiter));
   app.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
   app.use(
     OpenApiValidator.middleware({

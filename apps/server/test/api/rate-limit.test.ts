@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, KEYS, expectApiError, startHarness } from "../support/harness.js";
+
+// 5 requests a second, up to 8 at once: small enough to cross in a test, big enough to see both limits.
+let h: Harness;
+let off: Harness;
+beforeAll(async () => {
+  h = await startHarness({ RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "8" });
+  off = await startHarness({ RATE_LIMIT_ENABLED: "false", RATE_LIMIT_PER_SECOND: "1", RATE_LIMIT_BURST: "1" });
+});
+afterAll(async () => {
+  await h?.close();
+  await off?.close();
+});
+
+describe("rate limits per API key", () => {
+  it("let a key burst to its limit, then answer 429 rate_limited with Retry-After and RateLimit headers", async () => {
+    const responses = [];
+    for (let i = 0; i < 10; i++) responses.push(await h.request("GET", "/v1/me", { key: KEYS.aOther }));
+    const statuses = responses.map((res) => res.status);
+    expect(statuses.slice(0, 8)).toEqual(Array(8).fill(200));
+    expect(statuses.slice(8)).toEqual([429, 429]);
+    const first = responses[0] as Response;
+    expect(first.headers.get("RateLimit-Limit")).toBe("5");
+    expect(first.headers.get("RateLimit-Remaining")).toBe("4");
+    const limited = responses[8] as Response;
+    const error = await expectApiError(limited, 429, "rate_limited");
+    expect(error.detail).toMatch(/5 requests per second/);
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get("RateLimit-Limit")).toBe("5");
+    expect(limited.headers.get("RateLimit-Remaining")).toBe("0");
+    expect(Number(limited.headers.get("RateLimit-Reset"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("count each key on its own: another key of the same account is not limited", async () => {
+    for (let i = 0; i < 10; i++) await h.request("GET", "/v1/me", { key: KEYS.aRead });
+    expect((await h.request("GET", "/v1/me", { key: KEYS.b })).status).toBe(200);
+  });
+
+  it("let the key in again after Retry-After", async () => {
+    let last: Response | undefined;
+    for (let i = 0; i < 10; i++) last = await h.request("GET", "/v1/me", { key: KEYS.aWrite });
+    expect(last?.status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, Number(last?.headers.get("Retry-After")) * 1000 + 50));
+    expect((await h.request("GET", "/v1/me", { key: KEYS.aWrite })).status).toBe(200);
+  });
+
+  it("answer a request without a valid key 401, before any limit", async () => {
+    await expectApiError(await h.request("GET", "/v1/me", { key: null }), 401, "unauthorized");
+  });
+
+  it("are off with RATE_LIMIT_ENABLED=false, and then send no RateLimit headers", async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await off.request("GET", "/v1/me")).status);
+    expect(statuses).toEqual(Array(5).fill(200));
+    expect((await off.request("GET", "/v1/me")).headers.get("RateLimit-Limit")).toBeNull();
+  });
+});
