@@ -11,6 +11,7 @@ import { DependencyUnavailableError, type RoomService, type SessionStore } from 
 import { SessionService } from "./domain/session-service.js";
 import { TimerSweeper } from "./domain/timer-sweeper.js";
 import { createApp } from "./http/app.js";
+import { Metrics } from "./metrics.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
@@ -40,6 +41,7 @@ export interface ComposeOverrides {
 }
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
+  const metrics = new Metrics();
   let lastRedisError = "";
   const redis = config.redisUrl
     ? connectRedis({
@@ -47,6 +49,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         commandTimeoutMs: config.redisCommandTimeoutMs,
         // One line per distinct connection error, not one per reconnect attempt.
         onError: (err) => {
+          metrics.redisError();
           if (err.message === lastRedisError) return;
           lastRedisError = err.message;
           logger.warn({ err: { message: err.message } }, "redis connection error");
@@ -84,6 +87,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       },
     },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
+    metrics,
   });
 
   const sweeper = new TimerSweeper(store, sessions, {
@@ -99,9 +103,11 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     apiKeys: new ApiKeyRing(config.apiKeys.records),
     webhooks: new LiveKitWebhooks(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter,
+    metrics,
     logger,
     logError: (err, requestId) => {
       if (err instanceof DependencyUnavailableError) {
+        if (err.dependency === "store") metrics.redisError();
         const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
         logger.warn({ request_id: requestId, dependency: err.dependency, cause }, "dependency unavailable");
       } else {

@@ -132,3 +132,9 @@ export interface RateLimiter {
   /** Counts one request of this key. Rejects with DependencyUnavailableError when its store is down. */
   consume(keyId: string): Promise<RateDecision>;
 }
+
+/** What the domain reports for metrics. */
+export interface SessionMetrics {
+  sessionCreated(): void;
+  sessionEnded(status: string, endReason: string): void;
+}

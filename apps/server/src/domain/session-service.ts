@@ -9,7 +9,7 @@ import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
 import type { DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
-import type { DueTimer, ListPosition, RoomService, SessionStore, TokenIssuer } from "./ports.js";
+import type { DueTimer, ListPosition, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
 import { type Durations, type Effect, type SessionEvent, TERMINAL, timersOnCreate, transition } from "./session-machine.js";
 import { type SessionRecord, isConnectable, roomNameFor, toSessionSummary, toSessionView } from "./session.js";
 
@@ -33,6 +33,7 @@ export interface SessionServiceDeps {
   catalog: DigitalHumanCatalog;
   settings: SessionSettings;
   now?: () => Date;
+  metrics?: SessionMetrics;
   /** Failures that do not reach the caller (clean-ups), for logs. */
   onBackgroundError?: (error: unknown, what: string) => void;
 }
@@ -131,6 +132,7 @@ export class SessionService {
         if (roomCreated) this.background(rooms.deleteRoom(record.room_name), "delete room of failed create");
       }
     }
+    this.deps.metrics?.sessionCreated();
     return { session: await this.view(record), replayed: false };
   }
 
@@ -221,6 +223,9 @@ export class SessionService {
       if (!current) return undefined;
       const result = transition(current.record, event, this.now(), settings.durations);
       if (result.changed && !(await store.replaceSession(result.session, current.version, current.record.status))) continue;
+      if (result.changed && result.session.end_reason !== null && current.record.end_reason === null) {
+        this.deps.metrics?.sessionEnded(result.session.status, result.session.end_reason);
+      }
       await this.runEffects(result.session, result.effects);
       return { session: result.session, changed: result.changed };
     }

@@ -13,6 +13,7 @@ import type { ApiKeyRing } from "../domain/api-keys.js";
 import type { RateLimiter, SessionStore } from "../domain/ports.js";
 import type { SessionService } from "../domain/session-service.js";
 import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
+import type { Metrics } from "../metrics.js";
 import { authenticate } from "./authenticate.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { OperationScopes } from "./operation-scopes.js";
@@ -31,6 +32,7 @@ export interface AppDependencies {
   store: SessionStore;
   apiKeys: ApiKeyRing;
   webhooks: LiveKitWebhooks;
+  metrics?: Metrics;
   /** Undefined: no rate limits. */
   rateLimiter?: RateLimiter | undefined;
   logger?: Logger;
@@ -50,10 +52,10 @@ export function createApp(deps: AppDependencies): Express {
   // No CORS middleware on purpose: the API is for servers, and browsers must not call it with a key.
   app.use(helmet());
   app.use(requestId);
-  if (deps.logger) app.use(requestLogger(deps.logger));
+  if (deps.logger) app.use(requestLogger(deps.logger, deps.metrics && ((...args) => deps.metrics?.request(...args))));
 
-  app.use(probeRoutes(deps.store));
-  app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES));
+  app.use(probeRoutes(deps.store, deps.metrics));
+  app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
 
   app.use("/v1", (_req, res, next) => {
     // Answers carry participant tokens: no cache may keep them.

@@ -17,18 +17,25 @@ export const REDACT_PATHS = [
   "err.config.headers",
 ];
 
-export function requestLogger(logger: Logger): RequestHandler {
+/** Counts each answered request (the metrics); route is the contract's path template, or "unmatched". */
+export type RequestObserver = (route: string, method: string, status: number, seconds: number) => void;
+
+export function requestLogger(logger: Logger, observe?: RequestObserver): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     res.once("finish", () => {
       const status = res.statusCode;
       const principal = res.locals.principal as Principal | undefined;
+      const route: string | undefined = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute ?? req.route?.path;
+      const elapsed = performance.now() - started;
+      // Unknown paths share one label, so a scanner cannot grow the metrics without bound.
+      observe?.(route ?? "unmatched", req.method, status, elapsed / 1000);
       const line = {
         request_id: requestIdOf(res),
         req: { method: req.method, url: req.originalUrl.split("?")[0] },
-        route: (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute ?? req.route?.path,
+        route,
         res: { status },
-        duration_ms: Math.round(performance.now() - started),
+        duration_ms: Math.round(elapsed),
         ...(principal ? { key_id: principal.keyId, account_id: principal.accountId } : {}),
       };
       // A 503 is an outage, already logged once as a warning; only a 500 (a bug) is an error.

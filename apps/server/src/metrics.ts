@@ -1,0 +1,68 @@
+/**
+ * Prometheus metrics (prom-client), one registry per process: request counts and latency by route,
+ * method and status; sessions created and ended by status and end reason; Redis errors; LiveKit webhook
+ * events; and Node's own process metrics. Served as text at GET /metrics.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { SessionMetrics } from "./domain/ports.js";
+
+export class Metrics implements SessionMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: "dhs_http_requests_total",
+    help: "HTTP requests answered, by route, method and status.",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: "dhs_http_request_duration_seconds",
+    help: "Time to answer an HTTP request, by route, method and status.",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  private readonly sessionsCreated = new Counter({ name: "dhs_sessions_created_total", help: "Sessions created.", registers: [this.registry] });
+  private readonly sessionsEnded = new Counter({
+    name: "dhs_sessions_ended_total",
+    help: "Sessions that became terminal, by status and end reason.",
+    labelNames: ["status", "end_reason"] as const,
+    registers: [this.registry],
+  });
+  private readonly redisErrors = new Counter({
+    name: "dhs_redis_errors_total",
+    help: "Redis connection errors and requests that failed because Redis did not answer.",
+    registers: [this.registry],
+  });
+  private readonly webhookEvents = new Counter({
+    name: "dhs_webhook_events_total",
+    help: "LiveKit webhook deliveries, by event and outcome (applied, ignored, rejected).",
+    labelNames: ["event", "outcome"] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  request(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route, method, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
+  sessionCreated(): void {
+    this.sessionsCreated.inc();
+  }
+
+  sessionEnded(status: string, endReason: string): void {
+    this.sessionsEnded.inc({ status, end_reason: endReason });
+  }
+
+  redisError(): void {
+    this.redisErrors.inc();
+  }
+
+  webhook(event: string, outcome: "applied" | "ignored" | "rejected"): void {
+    this.webhookEvents.inc({ event, outcome });
+  }
+}

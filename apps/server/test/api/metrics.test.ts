@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, roomEvent, startHarness } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function metrics(): Promise<string> {
+  const res = await h.request("GET", "/metrics", { key: null });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("Content-Type")).toMatch(/^text\/plain/);
+  return res.text();
+}
+
+function value(text: string, series: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+describe("GET /metrics", () => {
+  it("counts requests and their latency by route, method and status", async () => {
+    await h.request("GET", "/v1/me");
+    await h.request("GET", "/v1/me", { key: null });
+    await h.request("GET", "/no/such/path");
+    const text = await metrics();
+    expect(value(text, 'dhs_http_requests_total{route="/v1/me",method="GET",status="200"}')).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'dhs_http_requests_total{route="unmatched",method="GET",status="401"}')).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'dhs_http_requests_total{route="unmatched",method="GET",status="404"}')).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/dhs_http_request_duration_seconds_bucket\{le="0.005",route="\/v1\/me",method="GET",status="200"\}/);
+    expect(text).toContain("process_cpu_user_seconds_total");
+  });
+
+  it("counts sessions created, and ended by status and end reason", async () => {
+    const before = await metrics();
+    const session = await (await h.create({})).json();
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    const after = await metrics();
+    expect(value(after, "dhs_sessions_created_total") - value(before, "dhs_sessions_created_total")).toBe(1);
+    const ended = 'dhs_sessions_ended_total{status="cancelled",end_reason="user_ended"}';
+    expect(value(after, ended) - value(before, ended)).toBe(1);
+  });
+
+  it("counts webhook deliveries by outcome", async () => {
+    const session = await (await h.create({ participant_identity: "metered" })).json();
+    await h.webhook(roomEvent("participant_joined", session, { identity: "metered" }));
+    await h.webhook(roomEvent("participant_joined", session, { identity: "metered" }), { authorization: null });
+    const text = await metrics();
+    expect(value(text, 'dhs_webhook_events_total{event="participant_joined",outcome="applied"}')).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'dhs_webhook_events_total{event="unknown",outcome="rejected"}')).toBeGreaterThanOrEqual(1);
+  });
+
+  it("shows no API key, token or session id", async () => {
+    const session = await (await h.create({})).json();
+    const text = await metrics();
+    expect(text).not.toContain("dhs_test_");
+    expect(text).not.toContain(session.id);
+    expect(text).not.toContain("eyJ");
+  });
+});
