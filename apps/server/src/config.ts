@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { scopeValues } from "@dhs/contract";
-import type { ApiKeyRecord } from "./domain/api-keys.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord } from "./domain/api-keys.js";
 import type { DigitalHuman } from "./domain/digital-humans.js";
 
 export class ConfigError extends Error {
@@ -130,8 +130,6 @@ function readJson(name: string, file: string): unknown {
   }
 }
 
-// Account ids become Redis hash tags, so they must not contain braces; keep them to a safe alphabet.
-const ACCOUNT_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parseApiKeys(name: string, file: string): ApiKeyRecord[] {
@@ -143,7 +141,7 @@ function parseApiKeys(name: string, file: string): ApiKeyRecord[] {
     if (typeof entry?.id !== "string" || entry.id === "") throw new ConfigError(`${at}.id must be a non-empty string`);
     if (ids.has(entry.id)) throw new ConfigError(`${at}.id "${entry.id}" is used twice`);
     ids.add(entry.id);
-    if (typeof entry.account_id !== "string" || !ACCOUNT_ID.test(entry.account_id)) {
+    if (typeof entry.account_id !== "string" || !ACCOUNT_ID_PATTERN.test(entry.account_id)) {
       throw new ConfigError(`${at}.account_id must be 1-64 characters of A-Z a-z 0-9 _ . : -`);
     }
     if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/i.test(entry.sha256)) {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { scopeValues } from "@dhs/contract";
-import { type ApiKeyRecord, generateApiKey, hashApiKey } from "../domain/api-keys.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey } from "../domain/api-keys.js";
 
 const USAGE = "usage: create-api-key --file <keys.json> --account <account id> [--scopes sessions:read,sessions:write] [--id <key id>]";
 
@@ -27,7 +27,7 @@ const { values } = parseArgs({
 });
 
 if (!values.file) fail("--file is required");
-if (!values.account || !/^[A-Za-z0-9_.:-]{1,64}$/.test(values.account)) fail("--account must be 1-64 characters of A-Z a-z 0-9 _ . : -");
+if (!values.account || !ACCOUNT_ID_PATTERN.test(values.account)) fail("--account must be 1-64 characters of A-Z a-z 0-9 _ . : -");
 const scopes = values.scopes.split(",").map((s) => s.trim()).filter(Boolean);
 const unknown = scopes.filter((s) => !(scopeValues as readonly string[]).includes(s));
 if (unknown.length > 0) fail(`unknown scope ${unknown.join(", ")}; known: ${scopeValues.join(", ")}`);

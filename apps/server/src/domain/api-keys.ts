@@ -20,6 +20,9 @@ export interface Principal {
 
 export const API_KEY_PREFIX = "dhs_";
 
+/** Account ids become Redis hash tags, so no braces: a safe alphabet only. */
+export const ACCOUNT_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+
 export function hashApiKey(secret: string): Buffer {
   return createHash("sha256").update(secret, "utf8").digest();
 }
