@@ -7,7 +7,7 @@
  * state are ignored, so events may arrive twice or out of order.
  */
 import type { EndReason, SessionStatus } from "@dhs/contract";
-import type { SessionRecord } from "./session.js";
+import { type SessionRecord, TERMINAL } from "./session.js";
 
 export type SessionEvent =
   /** The session's own participant joined its room (LiveKit participant_joined with its identity). */
@@ -93,7 +93,6 @@ function terminal(): Record<SessionEvent["type"], Outcome> {
   };
 }
 
-export const TERMINAL: ReadonlySet<SessionStatus> = new Set(["completed", "cancelled", "failed"]);
 
 /** The timers a newly created session needs. */
 export function timersOnCreate(session: SessionRecord, durations: Durations): Effect[] {
@@ -114,10 +113,10 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
   const at = now.toISOString();
   if (TERMINAL.has(outcome.to)) {
     const ended: SessionRecord = { ...session, status: outcome.to, end_reason: outcome.reason ?? null, ended_at: at };
-    // endSession deletes the room itself, before the change is stored (LiveKit down: 503, unchanged);
-    // every other way to end deletes it after.
-    const effects: Effect[] = event.type === "end_requested" ? [{ type: "cancel_timers" }] : [{ type: "cancel_timers" }, { type: "delete_room" }];
-    if (event.type === "room_finished") effects.pop(); // LiveKit already closed it.
+    // The room goes too, except when LiveKit already closed it (room_finished) or endSession deleted it
+    // before the change was stored (so that LiveKit being down leaves the session unchanged).
+    const roomGone = event.type === "room_finished" || event.type === "end_requested";
+    const effects: Effect[] = roomGone ? [{ type: "cancel_timers" }] : [{ type: "cancel_timers" }, { type: "delete_room" }];
     return { session: ended, changed: true, effects };
   }
 

@@ -10,8 +10,8 @@ import { AppError } from "./app-error.js";
 import type { DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
 import type { DueTimer, ListPosition, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
-import { type Durations, type Effect, type SessionEvent, TERMINAL, timersOnCreate, transition } from "./session-machine.js";
-import { type SessionRecord, isConnectable, roomNameFor, toSessionSummary, toSessionView } from "./session.js";
+import { type Durations, type Effect, type SessionEvent, timersOnCreate, transition } from "./session-machine.js";
+import { type SessionRecord, TERMINAL, isConnectable, roomNameFor, toSessionSummary, toSessionView } from "./session.js";
 
 export interface SessionSettings {
   /** Returned to callers as rtc_url. */

@@ -22,11 +22,11 @@ export interface SessionRecord {
   ended_at: string | null;
 }
 
-const CONNECTABLE: ReadonlySet<SessionStatus> = new Set(["created", "active"]);
+/** completed, cancelled and failed are terminal (and absorbing); created and active can be joined. */
+export const TERMINAL: ReadonlySet<SessionStatus> = new Set(["completed", "cancelled", "failed"]);
 
-/** created and active can be joined; completed, cancelled and failed are terminal. */
 export function isConnectable(status: SessionStatus): boolean {
-  return CONNECTABLE.has(status);
+  return !TERMINAL.has(status);
 }
 
 export function roomNameFor(sessionId: string): string {
