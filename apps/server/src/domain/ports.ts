@@ -19,6 +19,19 @@ export interface ListPosition {
   id: string;
 }
 
+/**
+ * The order of every list: newest first, equal creation times by id descending (the order of Redis's
+ * ZREVRANGEBYSCORE). Both stores sort by it, so a cursor means the same in each.
+ */
+export function newestFirst(a: ListPosition, b: ListPosition): number {
+  return b.createdAtMs - a.createdAtMs || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
+}
+
+/** Whether an entry comes after the cursor in that order (so it belongs to a later page). */
+export function isAfterCursor(entry: ListPosition, cursor: ListPosition | undefined): boolean {
+  return cursor === undefined || newestFirst(cursor, entry) < 0;
+}
+
 export interface ListQuery {
   status?: SessionStatus | undefined;
   limit: number;

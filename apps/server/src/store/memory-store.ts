@@ -5,7 +5,7 @@
  */
 import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
-import type { DueTimer, ListQuery, SessionStore, Versioned } from "../domain/ports.js";
+import { type DueTimer, type ListQuery, type SessionStore, type Versioned, isAfterCursor, newestFirst } from "../domain/ports.js";
 import type { TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
 import { TIMER_KINDS, idempotencyRecord, keys, parseTimerMember, timerMember } from "./keys.js";
@@ -82,15 +82,13 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
-    const after = query.after;
     const statuses = query.status ? [query.status] : sessionStatusValues;
-    // Newest first; equal times in reverse id order, as Redis's ZREVRANGEBYSCORE.
     return statuses
-      .flatMap((status) => [...this.index(keys.index(accountId, status))])
-      .filter(([id, at]) => !after || at < after.createdAtMs || (at === after.createdAtMs && id < after.id))
-      .sort(([idA, atA], [idB, atB]) => atB - atA || (idB > idA ? 1 : idB < idA ? -1 : 0))
+      .flatMap((status) => [...this.index(keys.index(accountId, status))].map(([id, createdAtMs]) => ({ id, createdAtMs })))
+      .filter((entry) => isAfterCursor(entry, query.after))
+      .sort(newestFirst)
       .slice(0, query.limit + 1)
-      .map(([id]) => JSON.parse(this.sessions.get(keys.session(accountId, id)) as string) as SessionRecord);
+      .map(({ id }) => JSON.parse(this.sessions.get(keys.session(accountId, id)) as string) as SessionRecord);
   }
 
   async scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {

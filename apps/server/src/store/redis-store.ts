@@ -8,7 +8,16 @@
 import { type Cluster, type Redis, ReplyError } from "ioredis";
 import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
-import { DependencyUnavailableError, type DueTimer, type ListPosition, type ListQuery, type SessionStore, type Versioned } from "../domain/ports.js";
+import {
+  DependencyUnavailableError,
+  type DueTimer,
+  type ListPosition,
+  type ListQuery,
+  type SessionStore,
+  type Versioned,
+  isAfterCursor,
+  newestFirst,
+} from "../domain/ports.js";
 import type { TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
 import { type Keyspace, TIMER_KINDS, decodeSession, encodeSession, idempotencyRecord, keyspace, parseTimerMember, timerMember } from "./keys.js";
@@ -174,7 +183,7 @@ export class RedisSessionStore implements SessionStore {
       const pages = await Promise.all(statuses.map((status) => this.indexPage(this.keys.index(accountId, status), query.after, want)));
       const ids = pages
         .flat()
-        .sort((a, b) => b.score - a.score || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0))
+        .sort(newestFirst)
         .slice(0, want)
         .map((entry) => entry.id);
       if (ids.length === 0) return [];
@@ -186,20 +195,15 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  /**
-   * Up to `want` entries of one index, newest first, after the cursor: members with the cursor's very
-   * time and an id at or past the cursor's were on the previous page (equal scores come in reverse id
-   * order).
-   */
-  private async indexPage(index: string, after: ListPosition | undefined, want: number): Promise<{ id: string; score: number }[]> {
-    const entries: { id: string; score: number }[] = [];
+  /** Up to `want` entries of one index after the cursor, newest first. */
+  private async indexPage(index: string, after: ListPosition | undefined, want: number): Promise<ListPosition[]> {
+    const entries: ListPosition[] = [];
+    // From the cursor's time down: entries with that very time may still be on the previous page.
     for (let offset = 0; entries.length < want; offset += want) {
       const batch = await this.redis.zrevrangebyscore(index, after ? after.createdAtMs : "+inf", "-inf", "WITHSCORES", "LIMIT", offset, want);
       for (let i = 0; i < batch.length && entries.length < want; i += 2) {
-        const id = batch[i] as string;
-        const score = Number(batch[i + 1]);
-        if (after && score === after.createdAtMs && id >= after.id) continue;
-        entries.push({ id, score });
+        const entry = { id: batch[i] as string, createdAtMs: Number(batch[i + 1]) };
+        if (isAfterCursor(entry, after)) entries.push(entry);
       }
       if (batch.length < want * 2) break;
     }
