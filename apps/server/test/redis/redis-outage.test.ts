@@ -4,7 +4,7 @@
  * by itself, with every session it confirmed still there.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, expectApiError, startHarness } from "../support/harness.js";
+import { type Harness, expectApiError, startHarness, until } from "../support/harness.js";
 import { type RedisServer, startRedis } from "../support/redis-server.js";
 
 let redis: RedisServer;
@@ -18,14 +18,6 @@ afterAll(async () => {
   await h?.close();
   await redis?.stop();
 });
-
-async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("when Redis goes down and comes back", () => {
   it("answers 503 service_unavailable while it is down and recovers without a restart", async () => {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { AccessToken, TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import { type ComposeOverrides, type Composed, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/api-keys.js";
@@ -138,7 +138,6 @@ export const tokenVerifier = new TokenVerifier(LIVEKIT.apiKey, LIVEKIT.apiSecret
 /** An ApiError answer: the status, the code, and request_id equal to X-Request-ID. */
 export async function expectApiError(res: Response, status: number, code: string): Promise<{ code: string; detail: any; request_id: string }> {
   const body = (await res.json()) as { code: string; detail: any; request_id: string };
-  const { expect } = await import("vitest");
   expect({ status: res.status, code: body.code }).toEqual({ status, code });
   expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
   expect(body.request_id).toBe(res.headers.get("X-Request-ID"));
