@@ -52,7 +52,7 @@ export function createApp(deps: AppDependencies): Express {
   // No CORS middleware on purpose: the API is for servers, and browsers must not call it with a key.
   app.use(helmet());
   app.use(requestId);
-  if (deps.logger) app.use(requestLogger(deps.logger, deps.metrics && ((...args) => deps.metrics?.request(...args))));
+  if (deps.logger) app.use(requestLogger(deps.logger, deps.metrics?.request));
 
   app.use(probeRoutes(deps.store, deps.metrics));
   app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
