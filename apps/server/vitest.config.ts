@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// Unit tests beside the code; the HTTP integration suite (test/api) runs twice, once on a real Redis and
-// once on the in-memory store, so both adapters keep one behaviour; Redis-only behaviour (outages,
-// several processes on one Redis) and the built process are tested on Redis alone.
+// Unit tests beside the code; the HTTP integration suite (test/api) runs three times, on a real Redis, on
+// a local Redis Cluster (three masters, three replicas) and on the in-memory store, so every adapter
+// keeps one behaviour; Redis-only behaviour (outages, several processes on one Redis) and the built
+// process are tested on Redis alone.
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -23,6 +24,15 @@ export default defineConfig({
           name: "api:redis",
           include: ["test/api/**/*.test.ts", "test/redis/**/*.test.ts", "test/process/**/*.test.ts"],
           env: { DHS_TEST_STORE: "redis" },
+          globalSetup: ["test/support/global-setup.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "api:cluster",
+          include: ["test/api/**/*.test.ts", "test/cluster/**/*.test.ts"],
+          env: { DHS_TEST_STORE: "cluster" },
           globalSetup: ["test/support/global-setup.ts"],
         },
       },

@@ -46,6 +46,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const redis = config.redisUrl
     ? connectRedis({
         url: config.redisUrl,
+        mode: config.redisMode,
         commandTimeoutMs: config.redisCommandTimeoutMs,
         // One line per distinct connection error, not one per reconnect attempt.
         onError: (err) => {
@@ -127,6 +128,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       for (;;) {
         try {
           await store.ping();
+          // The rate limiter shares the Redis connection even when a test overrides the store.
+          if (redis && overrides.store) await redis.ping().catch((cause) => Promise.reject(new DependencyUnavailableError("store", { cause })));
           return true;
         } catch (error) {
           if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) return false;

@@ -35,6 +35,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Undefined: the in-memory store (development only). */
   redisUrl: string | undefined;
+  /** standalone: REDIS_URL is one server; cluster: REDIS_URL lists one or more seed nodes of a Redis Cluster. */
+  redisMode: RedisMode;
   redisCommandTimeoutMs: number;
   /** Prefix of every Redis key, so deployments can share one Redis. */
   redisKeyPrefix: string;
@@ -63,6 +65,9 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+export type RedisMode = "standalone" | "cluster";
+const REDIS_MODES: readonly RedisMode[] = ["standalone", "cluster"];
 
 function text(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
@@ -181,8 +186,15 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const redisUrl = text(env, "REDIS_URL");
+  const redisMode = oneOf(env, "REDIS_MODE", REDIS_MODES, "standalone");
   if (redisUrl === undefined) refuseInProduction("REDIS_URL", "the in-memory store is for development only");
-  else url(env, "REDIS_URL", redisUrl, ["redis:", "rediss:"]);
+  else {
+    const seeds = redisUrl.split(",").map((seed) => seed.trim());
+    if (redisMode === "standalone" && seeds.length > 1) {
+      throw new ConfigError("REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes");
+    }
+    for (const seed of seeds) url({ REDIS_URL: seed }, "REDIS_URL", seed, ["redis:", "rediss:"]);
+  }
 
   const livekitUrl = url(env, "LIVEKIT_URL", LIVEKIT_DEV.url, ["ws:", "wss:", "http:", "https:"]);
   // LiveKit serves its API on the same address as its WebSocket, over HTTP.
@@ -205,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     redisUrl,
+    redisMode,
     redisCommandTimeoutMs: integer(env, "REDIS_COMMAND_TIMEOUT_MS", 500, 50, 10_000),
     redisKeyPrefix: keyPrefix(env),
     livekit: {

@@ -63,7 +63,7 @@ logger.info(
     url: running.url,
     port: running.port,
     node_env: config.nodeEnv,
-    store: config.redisUrl ? "redis" : "memory",
+    store: config.redisUrl ? (config.redisMode === "cluster" ? "redis-cluster" : "redis") : "memory",
     livekit: config.livekit.url,
     api_keys: config.apiKeys.records.length,
   },

@@ -40,7 +40,7 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "dhs-two-"));
   const apiKeysFile = join(dir, "keys.json");
   writeFileSync(apiKeysFile, JSON.stringify({ keys: [{ id: "key_p", account_id: "acct_p", scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(KEY).toString("hex") }] }));
-  const env = { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", REDIS_URL: inject("redisUrl"), API_KEYS_FILE: apiKeysFile, LIVEKIT_API_URL: livekit.url };
+  const env = { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), API_KEYS_FILE: apiKeysFile, LIVEKIT_API_URL: livekit.url };
   urls.push(...(await Promise.all([startProcess(env), startProcess(env)])));
 });
 

@@ -1,17 +1,23 @@
 /**
- * One redis-server for the run's integration tests; its URL reaches the tests through vitest's provide.
+ * The run's Redis for the integration tests, its URL handed to them through vitest's provide: one
+ * redis-server, or with DHS_TEST_STORE=cluster a local Redis Cluster of three masters and three replicas.
  */
 import type { TestProject } from "vitest/node";
+import type { RedisMode } from "../../src/config.js";
+import { startRedisCluster } from "./redis-cluster.js";
 import { startRedis } from "./redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     redisUrl: string;
+    redisMode: RedisMode;
   }
 }
 
 export default async function setup(project: TestProject) {
-  const redis = await startRedis();
+  const cluster = project.config.env?.DHS_TEST_STORE === "cluster";
+  const redis = cluster ? await startRedisCluster() : await startRedis();
   project.provide("redisUrl", redis.url);
+  project.provide("redisMode", cluster ? "cluster" : "standalone");
   return () => redis.stop();
 }

@@ -1,6 +1,6 @@
 /**
  * Boots the real service in-process (configuration, composition, Express on port 0) against the store
- * the project names (DHS_TEST_STORE: redis or memory) and a FakeLiveKit, with API keys of two accounts.
+ * the project names (DHS_TEST_STORE: redis, cluster or memory) and a FakeLiveKit, with API keys of two accounts.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,7 +52,7 @@ function writeFixtures(): { apiKeysFile: string; digitalHumansFile: string } {
   return { apiKeysFile, digitalHumansFile };
 }
 
-export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "memory";
+export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "cluster" | "memory";
 
 export interface Harness {
   url: string;
@@ -83,7 +83,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     VALIDATE_RESPONSES: "true",
     // Test files run in parallel on one Redis: each harness gets a keyspace of its own (its sessions,
     // and its timers, which no other harness's sweeper may fire), unless a test shares one on purpose.
-    ...(STORE === "redis" ? { REDIS_URL: inject("redisUrl"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` } : {}),
+    ...(STORE === "memory" ? {} : { REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` }),
     ...env,
   });
   const logs: string[] = [];
