@@ -36,6 +36,11 @@ export default defineConfig({
           globalSetup: ["test/support/global-setup.ts"],
         },
       },
+      {
+        // Faults under load (Redis killed, LiveKit gone, processes killed): slower, run as their own tier.
+        extends: true,
+        test: { name: "fault", include: ["test/fault/**/*.test.ts"], testTimeout: 60_000, fileParallelism: false },
+      },
     ],
   },
 });

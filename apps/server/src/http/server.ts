@@ -3,7 +3,7 @@
  * Stopping stops accepting, lets in-flight requests finish within the grace period, then closes what is
  * left.
  */
-import { type Server, createServer } from "node:http";
+import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 
@@ -14,8 +14,17 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
+// Responses not yet finished, per server: on stop they are told to close their connection.
+const unfinished = new WeakMap<Server, Set<ServerResponse>>();
+
 export async function startWebServer(app: Express, port: number, host: string): Promise<RunningServer> {
   const server = createServer(app);
+  const open = new Set<ServerResponse>();
+  unfinished.set(server, open);
+  server.on("request", (_req, res: ServerResponse) => {
+    open.add(res);
+    res.once("close", () => open.delete(res));
+  });
   // Keep-alive sockets longer than a typical load balancer's idle timeout, so it never reuses one we closed.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -47,5 +56,11 @@ export function stopWebServer(server: Server, graceMs: number): Promise<void> {
     });
     // Idle keep-alive sockets hold no request; close them now so close() is not held up by them.
     server.closeIdleConnections();
+    // A connection whose request is still running would stay open for keep-alive once it is answered,
+    // holding close() until the grace period ends: answer it with Connection: close instead.
+    for (const res of unfinished.get(server) ?? []) {
+      if (!res.headersSent) res.setHeader("Connection", "close");
+      res.once("finish", () => server.closeIdleConnections());
+    }
   });
 }

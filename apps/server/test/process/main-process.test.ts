@@ -2,46 +2,16 @@
  * The built server as an operator runs it (`pnpm start` runs dist/main.js): it serves on PORT, refuses
  * bad configuration with one line, and exits 0 on SIGTERM.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 import { freePort, startRedis } from "../support/redis-server.js";
+import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 
-const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
-const children: ChildProcess[] = [];
-
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const listening = new Promise<{ url: string }>((resolve, reject) => {
-    child.stdout.on("data", () => {
-      const line = stdout.split("\n").find((l) => l.includes('"msg":"listening"'));
-      if (line) resolve(JSON.parse(line) as { url: string });
-    });
-    void exited.then(() => reject(new Error(`exited before listening: ${stderr}`)));
-  });
-  // A test that expects the process to fail never awaits `listening`; keep its rejection handled.
-  listening.catch(() => undefined);
-  return { child, exited, listening, output: () => ({ stdout, stderr }) };
-}
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
+afterEach(killServerProcesses);
 
 describe("dist/main.js", () => {
   it("runs on its embedded defaults: the development key works and the memory store is named", async () => {
-    const proc = start({ PORT: "0" });
+    const proc = start({});
     const listening = (await proc.listening) as { url: string; store?: string; livekit?: string };
     expect(listening).toMatchObject({ store: "memory", livekit: "ws://localhost:7880" });
     expect((await fetch(`${listening.url}/healthz`)).status).toBe(200);
@@ -52,14 +22,14 @@ describe("dist/main.js", () => {
   });
 
   it("refuses to run in production on development defaults", async () => {
-    const proc = start({ PORT: "0", NODE_ENV: "production" });
+    const proc = start({ NODE_ENV: "production" });
     const [code] = await proc.exited;
     expect(code).toBe(1);
     expect(proc.output().stderr).toBe("configuration error: REDIS_URL must be set in production (the in-memory store is for development only)\n");
   });
 
   it("exits 0 on SIGTERM after finishing", async () => {
-    const proc = start({ PORT: "0" });
+    const proc = start({});
     await proc.listening;
     proc.child.kill("SIGTERM");
     const [code] = await proc.exited;
@@ -71,7 +41,7 @@ describe("dist/main.js", () => {
     const livekit = await new FakeLiveKit().start();
     livekit.delayMs = 400;
     try {
-      const proc = start({ PORT: "0", LIVEKIT_API_URL: livekit.url });
+      const proc = start({ LIVEKIT_API_URL: livekit.url });
       const { url } = await proc.listening;
       const inFlight = fetch(`${url}/v1/sessions`, {
         method: "POST",
@@ -89,7 +59,7 @@ describe("dist/main.js", () => {
 
   it("starts while Redis is down, unready until Redis comes, then ready without a restart", async () => {
     const port = await freePort();
-    const proc = start({ PORT: "0", REDIS_URL: `redis://127.0.0.1:${port}` });
+    const proc = start({ REDIS_URL: `redis://127.0.0.1:${port}` });
     const { url } = await proc.listening;
     expect(proc.output().stdout).toContain("session store not reachable yet");
     expect((await fetch(`${url}/healthz`)).status).toBe(200);

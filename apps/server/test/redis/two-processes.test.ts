@@ -3,36 +3,17 @@
  * concurrent creates with shared Idempotency-Keys, alternating between the processes, make exactly one
  * session per key, and each process serves the sessions the other created.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hashApiKey } from "../../src/domain/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
+import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 
-const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 const KEY = "dhs_test_two_processes";
-const children: ChildProcess[] = [];
 const urls: string[] = [];
 let livekit: FakeLiveKit;
-
-function startProcess(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  return new Promise((resolve, reject) => {
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-      const line = out.split("\n").find((l) => l.includes('"msg":"listening"'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.stderr?.on("data", (chunk) => (out += chunk));
-    child.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-}
 
 beforeAll(async () => {
   livekit = await new FakeLiveKit().start();
@@ -40,12 +21,13 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "dhs-two-"));
   const apiKeysFile = join(dir, "keys.json");
   writeFileSync(apiKeysFile, JSON.stringify({ keys: [{ id: "key_p", account_id: "acct_p", scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(KEY).toString("hex") }] }));
-  const env = { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), API_KEYS_FILE: apiKeysFile, LIVEKIT_API_URL: livekit.url };
-  urls.push(...(await Promise.all([startProcess(env), startProcess(env)])));
+  const env = { LOG_LEVEL: "info", REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), API_KEYS_FILE: apiKeysFile, LIVEKIT_API_URL: livekit.url };
+  const processes = [startServerProcess(env), startServerProcess(env)];
+  urls.push(...(await Promise.all(processes.map(async (p) => (await p.listening).url))));
 });
 
 afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM");
+  killServerProcesses();
   await livekit?.stop();
 });
 

@@ -18,6 +18,8 @@ export class FakeLiveKit {
   readonly calls: RecordedCall[] = [];
   /** Requests that arrived, answered or not (calls lists those that were answered). */
   received = 0;
+  /** Names of the rooms CreateRoom was asked for, as the requests arrived (before any delay). */
+  readonly roomsAsked: string[] = [];
   readonly rooms = new Set<string>();
   mode: Mode = "ok";
   delayMs = 0;
@@ -40,13 +42,17 @@ export class FakeLiveKit {
     return this.calls.filter((call) => call.method === method);
   }
 
-  async start(): Promise<this> {
+  /** Listens on port, or on a free port; a stopped fake can start again on the port it had. */
+  async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on("connection", (socket) => {
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once("error", reject);
+      this.server?.listen(port, "127.0.0.1", resolve);
+    });
     return this;
   }
 
@@ -58,6 +64,7 @@ export class FakeLiveKit {
   reset(): void {
     this.calls.length = 0;
     this.received = 0;
+    this.roomsAsked.length = 0;
     this.rooms.clear();
     this.mode = "ok";
     this.delayMs = 0;
@@ -68,6 +75,7 @@ export class FakeLiveKit {
     let raw = "";
     for await (const chunk of req) raw += chunk;
     const method = req.url?.match(/^\/twirp\/livekit\.RoomService\/(\w+)$/)?.[1];
+    if (method === "CreateRoom") this.roomsAsked.push(String((JSON.parse(raw || "{}") as { name?: string }).name));
     if (this.mode === "hang") return; // never answers; the client's timeout must end the call
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     const reply = (status: number, body: unknown): void => {

@@ -25,6 +25,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port and data directory. */
   start(): Promise<void>;
+  /** SIGSTOP: the port stays open and nothing answers, as with a stalled or overloaded server. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
 }
 
 export async function startRedis(options: { appendonly?: boolean; port?: number } = {}): Promise<RedisServer> {
@@ -70,5 +74,7 @@ export async function startRedis(options: { appendonly?: boolean; port?: number 
     },
     kill,
     start: launch,
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
   };
 }
