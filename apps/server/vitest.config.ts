@@ -37,6 +37,16 @@ export default defineConfig({
         },
       },
       {
+        // 20 000 generated and mutated requests against the service on Redis.
+        extends: true,
+        test: {
+          name: "fuzz",
+          include: ["test/fuzz/**/*.test.ts"],
+          env: { DHS_TEST_STORE: "redis" },
+          globalSetup: ["test/support/global-setup.ts"],
+        },
+      },
+      {
         // Faults under load (Redis killed, LiveKit gone, processes killed): slower, run as their own tier.
         extends: true,
         test: { name: "fault", include: ["test/fault/**/*.test.ts"], testTimeout: 60_000, fileParallelism: false },

@@ -43,7 +43,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  // When beforeAll failed there is no server, and nothing would call resolve.
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
 });
 
 describe("the docs site", () => {

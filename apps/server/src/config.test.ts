@@ -83,6 +83,7 @@ describe("loadConfig", () => {
     ["API_KEYS_FILE", { API_KEYS_FILE: file("hash.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "zz" }] }) }, "API_KEYS_FILE: keys[0].sha256 must be 64 hexadecimal characters"],
     ["API_KEYS_FILE", { API_KEYS_FILE: file("scope.json", { keys: [{ id: "k", account_id: "a", scopes: ["admin"], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].scopes must be a list of sessions:read, sessions:write"],
     ["API_KEYS_FILE", { API_KEYS_FILE: file("acct.json", { keys: [{ id: "k", account_id: "a{b}", scopes: [], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].account_id must be 1-64 characters of A-Z a-z 0-9 _ . : -"],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("id.json", { keys: [{ id: "key 1", account_id: "a", scopes: [], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].id must be 1-64 characters of A-Z a-z 0-9 _ . : -"],
     ["API_KEYS_FILE", { API_KEYS_FILE: file("dup.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "a".repeat(64) }, { id: "k", account_id: "a", scopes: [], sha256: "b".repeat(64) }] }) }, 'API_KEYS_FILE: keys[1].id "k" is used twice'],
     ["DIGITAL_HUMANS_FILE", { DIGITAL_HUMANS_FILE: file("dh-empty.json", { digital_humans: [] }) }, /^DIGITAL_HUMANS_FILE: .* at least one entry$/],
     ["DIGITAL_HUMANS_FILE", { DIGITAL_HUMANS_FILE: file("dh-id.json", { digital_humans: [{ id: "ava", name: "Ava", agent_name: "ava" }] }) }, "DIGITAL_HUMANS_FILE: digital_humans[0].id must be a UUID"],

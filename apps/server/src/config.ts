@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { scopeValues } from "@dhs/contract";
-import { ACCOUNT_ID_PATTERN, type ApiKeyRecord } from "./domain/api-keys.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN } from "./domain/api-keys.js";
 import type { DigitalHuman } from "./domain/digital-humans.js";
 
 export class ConfigError extends Error {
@@ -143,7 +143,7 @@ function parseApiKeys(name: string, file: string): ApiKeyRecord[] {
   const ids = new Set<string>();
   return data.keys.map((entry: Record<string, unknown>, i: number) => {
     const at = `${name}: keys[${i}]`;
-    if (typeof entry?.id !== "string" || entry.id === "") throw new ConfigError(`${at}.id must be a non-empty string`);
+    if (typeof entry?.id !== "string" || !KEY_ID_PATTERN.test(entry.id)) throw new ConfigError(`${at}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -`);
     if (ids.has(entry.id)) throw new ConfigError(`${at}.id "${entry.id}" is used twice`);
     ids.add(entry.id);
     if (typeof entry.account_id !== "string" || !ACCOUNT_ID_PATTERN.test(entry.account_id)) {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { scopeValues } from "@dhs/contract";
-import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey } from "../domain/api-keys.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN, generateApiKey, hashApiKey } from "../domain/api-keys.js";
 
 const USAGE = "usage: create-api-key --file <keys.json> --account <account id> [--scopes sessions:read,sessions:write] [--id <key id>]";
 
@@ -35,6 +35,7 @@ if (unknown.length > 0) fail(`unknown scope ${unknown.join(", ")}; known: ${scop
 const file = values.file;
 const existing: { keys: ApiKeyRecord[] } = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : { keys: [] };
 const id = values.id ?? `key_${randomBytes(6).toString("hex")}`;
+if (!KEY_ID_PATTERN.test(id)) fail("--id must be 1-64 characters of A-Z a-z 0-9 _ . : -");
 if (existing.keys.some((k) => k.id === id)) fail(`a key with id ${id} is already in ${file}`);
 
 const secret = generateApiKey();

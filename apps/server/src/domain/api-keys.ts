@@ -22,6 +22,8 @@ export const API_KEY_PREFIX = "dhs_";
 
 /** Account ids become Redis hash tags, so no braces: a safe alphabet only. */
 export const ACCOUNT_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** Key ids (the public half of a key) follow the same rule: the contract's Principal.key_id. */
+export const KEY_ID_PATTERN = ACCOUNT_ID_PATTERN;
 
 export function hashApiKey(secret: string): Buffer {
   return createHash("sha256").update(secret, "utf8").digest();

@@ -14,7 +14,8 @@ import type { RateLimiter, SessionStore } from "../domain/ports.js";
 import type { SessionService } from "../domain/session-service.js";
 import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
 import type { Metrics } from "../metrics.js";
-import { authenticate } from "./authenticate.js";
+import { authenticate, authorize } from "./authenticate.js";
+import { requireMediaType, requireWellFormedStrings } from "./request-guards.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { OperationScopes } from "./operation-scopes.js";
 import { requestId } from "./request-id.js";
@@ -62,9 +63,12 @@ export function createApp(deps: AppDependencies): Express {
     res.setHeader("Cache-Control", "no-store");
     next();
   });
-  app.use("/v1", authenticate(deps.apiKeys, OperationScopes.fromFile(openapiPath)));
+  app.use("/v1", authenticate(deps.apiKeys));
   if (deps.rateLimiter) app.use("/v1", rateLimit(deps.rateLimiter));
+  app.use("/v1", authorize(OperationScopes.fromFile(openapiPath)));
+  app.use(requireMediaType);
   app.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
+  app.use(requireWellFormedStrings);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: openapiPath,

@@ -1,7 +1,8 @@
 /**
- * Bearer API keys: 401 unauthorized for a missing, malformed or unknown key; 403 forbidden, naming the
- * missing scope, for a key without the operation's scope. Runs before the body is parsed, so a request
- * without a valid key learns nothing about its body.
+ * Bearer API keys: authenticate answers 401 unauthorized for a missing, malformed or unknown key;
+ * authorize answers 403 forbidden, naming the missing scope, for a key without the operation's scope.
+ * Both run before the body is parsed, so a request without a valid key learns nothing about its body;
+ * the rate limit sits between them, so a key that keeps calling what it may not is limited too.
  */
 import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyRing, Principal } from "../domain/api-keys.js";
@@ -10,7 +11,7 @@ import type { OperationScopes } from "./operation-scopes.js";
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 
-export function authenticate(keys: ApiKeyRing, scopes: OperationScopes) {
+export function authenticate(keys: ApiKeyRing) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const secret = BEARER.exec(req.get("Authorization") ?? "")?.[1];
     const principal = secret === undefined ? undefined : keys.authenticate(secret);
@@ -21,10 +22,17 @@ export function authenticate(keys: ApiKeyRing, scopes: OperationScopes) {
         }),
       );
     }
+    res.locals.principal = principal;
+    next();
+  };
+}
+
+export function authorize(scopes: OperationScopes) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const principal = principalOf(res);
     // Mounted under /v1, so the operation path is baseUrl + path.
     const missing = scopes.required(req.method, req.baseUrl + req.path)?.find((scope) => !principal.scopes.has(scope));
     if (missing) return next(new AppError("forbidden", { missing_scope: missing }));
-    res.locals.principal = principal;
     next();
   };
 }

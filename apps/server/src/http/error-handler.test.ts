@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../domain/app-error.js";
 import { DependencyUnavailableError } from "../domain/ports.js";
-import { toAppError } from "./error-handler.js";
+import { errorHandler, toAppError } from "./error-handler.js";
 
 describe("toAppError, the one mapping of errors to answers", () => {
   const cases: [string, unknown, { code: string; status: number; detail?: unknown; headers?: Record<string, string>; retryAfterSeconds?: number }][] = [
@@ -11,6 +11,13 @@ describe("toAppError, the one mapping of errors to answers", () => {
     ["a body over the limit", Object.assign(new Error("too large"), { type: "entity.too.large", status: 413 }), { code: "payload_too_large", status: 413 }],
     ["malformed JSON", Object.assign(new SyntaxError("Unexpected end"), { type: "entity.parse.failed", status: 400 }), { code: "validation_failed", status: 422, detail: [{ location: "body", path: "", message: "must be a JSON object (Unexpected end)" }] }],
     ["an unsupported charset", Object.assign(new Error("unsupported charset"), { type: "charset.unsupported", status: 415 }), { code: "validation_failed", status: 422 }],
+    [
+      "a compressed body that does not decompress",
+      Object.assign(new Error("incorrect header check"), { status: 400, expose: true, code: "Z_DATA_ERROR" }),
+      { code: "validation_failed", status: 422, detail: [{ location: "body", path: "", message: "could not be read (incorrect header check)" }] },
+    ],
+    ["a body shorter than its Content-Length", Object.assign(new Error("request size did not match content length"), { status: 400, expose: true, type: "request.size.invalid" }), { code: "validation_failed", status: 422 }],
+    ["a 4xx error not meant to be shown stays internal", Object.assign(new Error("secret"), { status: 400, expose: false }), { code: "internal_error", status: 500 }],
     [
       "validator: body problems",
       { status: 400, errors: [{ path: "/body/tags/0", message: "must be string" }, { path: "/headers/idempotency-key", message: "must NOT have more than 200 characters" }] },
@@ -38,5 +45,33 @@ describe("toAppError, the one mapping of errors to answers", () => {
   it("never puts a stack or the original message of an unexpected error into the answer", () => {
     const error = toAppError(new Error("secret internals at /srv/app.js:12"));
     expect(JSON.stringify(error.detail)).not.toContain("secret");
+  });
+});
+
+describe("errorHandler", () => {
+  it("answers a plain 500 ApiError when sending the error itself fails, and logs both", () => {
+    const logged: unknown[] = [];
+    const sent: { status?: number; headers: Record<string, string>; body?: string } = { headers: {} };
+    const res = {
+      headersSent: false,
+      locals: { requestId: "req_0123" },
+      statusCode: 200,
+      setHeader: (name: string, value: string) => void (sent.headers[name] = value),
+      status() {
+        return this;
+      },
+      json: () => {
+        throw new Error("response validator broke");
+      },
+      end(body: string) {
+        sent.status = this.statusCode;
+        sent.body = body;
+      },
+    };
+    errorHandler((error) => logged.push(error))(new AppError("not_found", "No such session."), {} as never, res as never, () => undefined);
+    expect(sent.status).toBe(500);
+    expect(JSON.parse(sent.body ?? "")).toEqual({ code: "internal_error", detail: "An unexpected error occurred. Quote the request id to support.", request_id: "req_0123" });
+    expect(sent.headers["Content-Type"]).toMatch(/^application\/json/);
+    expect(logged).toEqual([expect.objectContaining({ message: "response validator broke" })]);
   });
 });

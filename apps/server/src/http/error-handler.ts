@@ -23,6 +23,8 @@ const UNAVAILABLE_DETAIL = {
   livekit: "LiveKit is temporarily unavailable.",
 } as const;
 
+const INTERNAL_DETAIL = "An unexpected error occurred. Quote the request id to support.";
+
 const LOCATIONS: Record<string, ValidationIssue["location"]> = { body: "body", headers: "header", query: "query", params: "path" };
 
 function headerName(name: string): string {
@@ -67,6 +69,12 @@ export function toAppError(error: unknown): AppError {
       return validationFailed([{ location: "header", path: "Content-Type", message: e.message ?? "unsupported encoding" }]);
   }
 
+  // Other body-parser refusals (http-errors with a 4xx status and no validator's list): a body that
+  // cannot be decoded, such as gzip that is not gzip, or whose length differs from Content-Length.
+  if (typeof e.status === "number" && e.status >= 400 && e.status < 500 && !Array.isArray(e.errors) && (e as { expose?: boolean }).expose) {
+    return validationFailed([{ location: "body", path: "", message: `could not be read (${e.message ?? "unreadable"})` }]);
+  }
+
   // express-openapi-validator
   if (Array.isArray(e.errors) && typeof e.status === "number") {
     const issues = e.errors.map(issueFrom);
@@ -87,7 +95,7 @@ export function toAppError(error: unknown): AppError {
         return validationFailed([{ location: "header", path: "Content-Type", message: "must be application/json" }]);
     }
   }
-  return new AppError("internal_error", "An unexpected error occurred. Quote the request id to support.", { cause: error });
+  return new AppError("internal_error", INTERNAL_DETAIL, { cause: error });
 }
 
 export function sendError(res: Response, error: AppError): void {
@@ -102,7 +110,18 @@ export function errorHandler(log: ErrorLogger) {
     if (res.headersSent) return next(error);
     const appError = toAppError(error);
     if (appError.status >= 500) log(error, requestIdOf(res));
-    sendError(res, appError);
+    try {
+      sendError(res, appError);
+    } catch (failure) {
+      // Sending failed (in tests, the contract's response validator can throw from res.json): answer
+      // a plain 500 ApiError here rather than let Express's default handler answer with an HTML page.
+      log(failure, requestIdOf(res));
+      if (res.headersSent) return void res.destroy();
+      const body: ApiError = { code: "internal_error", detail: INTERNAL_DETAIL, request_id: requestIdOf(res) };
+      res.statusCode = 500;
+      res.setHeader("Content-Type", "application/json; charset=utf-8");
+      res.end(JSON.stringify(body));
+    }
   };
 }
 

@@ -6,6 +6,7 @@
 import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
+import { answerClientError } from "./client-error.js";
 
 export interface RunningServer {
   server: Server;
@@ -19,6 +20,7 @@ const unfinished = new WeakMap<Server, Set<ServerResponse>>();
 
 export async function startWebServer(app: Express, port: number, host: string): Promise<RunningServer> {
   const server = createServer(app);
+  server.on("clientError", answerClientError);
   const open = new Set<ServerResponse>();
   unfinished.set(server, open);
   server.on("request", (_req, res: ServerResponse) => {

@@ -45,6 +45,21 @@ describe("rate limits per API key", () => {
     expect((await h.request("GET", "/v1/me", { key: KEYS.aWrite })).status).toBe(200);
   });
 
+  it("count what a key may not do too: its 403s carry RateLimit headers, and past the limit it gets 429", async () => {
+    const scoped = await startHarness({ RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "8" });
+    try {
+      const responses = [];
+      for (let i = 0; i < 9; i++) responses.push(await scoped.request("POST", "/v1/sessions", { key: KEYS.aRead, body: {}, headers: { "Idempotency-Key": `k${i}` } }));
+      const forbidden = responses[0] as Response;
+      await expectApiError(forbidden, 403, "forbidden");
+      expect(forbidden.headers.get("RateLimit-Limit")).toBe("5");
+      expect(forbidden.headers.get("RateLimit-Remaining")).toBe("4");
+      expect(responses.map((res) => res.status)).toEqual([...Array(8).fill(403), 429]);
+    } finally {
+      await scoped.close();
+    }
+  });
+
   it("answer a request without a valid key 401, before any limit", async () => {
     await expectApiError(await h.request("GET", "/v1/me", { key: null }), 401, "unauthorized");
   });

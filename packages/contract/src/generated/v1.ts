@@ -390,6 +390,9 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -400,6 +403,9 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -410,6 +416,9 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -420,6 +429,9 @@ export interface components {
         ValidationFailed: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -467,8 +479,9 @@ export interface components {
     };
     parameters: {
         /**
-         * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice). Retry the
-         *     same create with the same key and body. Remembered for 24 hours per account.
+         * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice): 1 to 200
+         *     visible ASCII characters, no spaces. Retry the same create with the same key and body. Remembered
+         *     for 24 hours per account.
          * @example 5d2c9a64-2b7e-4f0e-9a51-0c3f3b8e7d12
          */
         IdempotencyKey: string;
@@ -501,17 +514,17 @@ export interface components {
          */
         RetryAfterOptional: number;
         /**
-         * @description Requests allowed per second for this API key.
+         * @description Requests allowed per second for this API key. Sent on every answer to a request with a valid API key while the deployment enforces rate limits (the default).
          * @example 100
          */
         RateLimitLimit: number;
         /**
-         * @description Requests left in the current window.
+         * @description Requests left in the current window. Sent on every answer to a request with a valid API key while the deployment enforces rate limits (the default).
          * @example 0
          */
         RateLimitRemaining: number;
         /**
-         * @description Seconds until the current window resets.
+         * @description Seconds until the current window resets. Sent on every answer to a request with a valid API key while the deployment enforces rate limits (the default).
          * @example 1
          */
         RateLimitReset: number;
@@ -549,6 +562,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -557,6 +573,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -568,8 +585,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice). Retry the
-                 *     same create with the same key and body. Remembered for 24 hours per account.
+                 * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice): 1 to 200
+                 *     visible ASCII characters, no spaces. Retry the same create with the same key and body. Remembered
+                 *     for 24 hours per account.
                  * @example 5d2c9a64-2b7e-4f0e-9a51-0c3f3b8e7d12
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -590,6 +608,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -607,6 +628,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfterOptional"];
                     [name: string]: unknown;
                 };
@@ -622,6 +646,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -652,6 +679,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -661,6 +691,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -685,6 +717,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -698,12 +733,17 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -728,6 +768,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -737,6 +780,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -755,6 +800,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -762,6 +810,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
