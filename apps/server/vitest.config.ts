@@ -47,6 +47,11 @@ export default defineConfig({
         },
       },
       {
+        // Reads every log line the tiers before it wrote (.test-logs/); run on its own, after them.
+        extends: true,
+        test: { name: "logs", include: ["test/logs/**/*.test.ts"] },
+      },
+      {
         // Faults under load (Redis killed, LiveKit gone, processes killed): slower, run as their own tier.
         extends: true,
         test: { name: "fault", include: ["test/fault/**/*.test.ts"], testTimeout: 60_000, fileParallelism: false },

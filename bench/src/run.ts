@@ -16,10 +16,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { cpus, totalmem, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, waitForOutput } from "@dhs/testkit";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { hashApiKey } from "../../apps/server/src/domain/api-keys.js";
@@ -39,32 +39,12 @@ const ACCOUNT = "acct_bench";
 const LIVEKIT = { key: "bench-key", secret: "bench-secret-that-is-long-enough-for-hs256" };
 const DIGITAL_HUMAN = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" } as const;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const children: ChildProcess[] = [];
-function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+async function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (ready.test(output)) {
-        child.stdout?.removeAllListeners("data").resume();
-        child.stderr?.removeAllListeners("data").resume();
-        resolve(child);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
-  });
+  await waitForOutput(child, ready, { name: command });
+  return child;
 }
 
 /**

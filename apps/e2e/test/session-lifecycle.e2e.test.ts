@@ -9,7 +9,8 @@ import { type DhsClient, createClient } from "@dhs/client";
 import { RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, type Stack, TIMEOUTS, startStack } from "./support/stack.js";
+import { scanForSecrets } from "@dhs/testkit";
+import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, LOGS, type Stack, TIMEOUTS, startStack } from "./support/stack.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let stack: Stack;
@@ -181,5 +182,16 @@ describe("timers with real LiveKit", () => {
     expect(item).toMatchObject({ end_reason: "digital_human_timeout", digital_human_joined_at: null });
     await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
     await page.close();
+  });
+});
+
+// Last in the file, so it reads what the whole run above wrote.
+describe("the logs of every process in the stack", () => {
+  it("hold no API key and no token", () => {
+    // LiveKit's dev secret ("secret") is a common word; what it signs (JWTs) is what the scan looks for.
+    const scan = scanForSecrets(LOGS, [DEV_API_KEY]);
+    console.log(`e2e log scan: ${scan.lines} lines in ${scan.files} files, ${scan.findings.length} secrets`);
+    expect(scan.files).toBeGreaterThanOrEqual(5);
+    expect(scan.findings.slice(0, 20)).toEqual([]);
   });
 });

@@ -4,8 +4,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { freePort, waitForOutput } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
@@ -18,14 +18,6 @@ const SESSION_ID = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
 let prism: ChildProcess;
 let base: string;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
@@ -36,16 +28,7 @@ beforeAll(async () => {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes("Prism is listening")) resolve();
-    };
-    prism.stdout?.on("data", onData);
-    prism.stderr?.on("data", onData);
-    prism.once("exit", (code) => reject(new Error(`prism exited with ${code}:\n${output}`)));
-  });
+  await waitForOutput(prism, /Prism is listening/, { name: "prism" });
 });
 
 afterAll(() => {

@@ -5,14 +5,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, waitForOutput } from "@dhs/testkit";
 
 const root = (path: string) => fileURLToPath(new URL(`../../../../${path}`, import.meta.url));
 export const ARTIFACTS = root("artifacts/");
-const LOGS = join(ARTIFACTS, "e2e-logs");
+export const LOGS = join(ARTIFACTS, "e2e-logs");
 
 export const LIVEKIT_KEY = "devkey";
 export const LIVEKIT_SECRET = "secret";
@@ -23,47 +23,19 @@ export const GHOST = { id: "9d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a", name: "Ghost"
 
 export const TIMEOUTS = { joinS: 6, digitalHumanS: 5, maxDurationS: 300 };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 interface Started {
   child: ChildProcess;
   output: () => string;
 }
 
-function start(name: string, command: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<Started> {
+async function start(name: string, command: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<Started> {
   mkdirSync(LOGS, { recursive: true });
   const log = createWriteStream(join(LOGS, `${name}.log`));
   const child = spawn(command, args, { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const onData = (chunk: Buffer) => {
-    output += chunk;
-    log.write(chunk);
-  };
-  child.stdout?.on("data", onData);
-  child.stderr?.on("data", onData);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms:\n${output.slice(-2000)}`)), timeoutMs);
-    const check = () => {
-      if (ready.test(output)) {
-        clearTimeout(timer);
-        child.stdout?.off("data", check);
-        child.stderr?.off("data", check);
-        resolve({ child, output: () => output });
-      }
-    };
-    child.stdout?.on("data", check);
-    child.stderr?.on("data", check);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code}:\n${output.slice(-2000)}`));
-    });
-  });
+  child.stdout?.on("data", (chunk: Buffer) => log.write(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => log.write(chunk));
+  child.once("exit", () => log.end());
+  return { child, output: await waitForOutput(child, ready, { name, timeoutMs }) };
 }
 
 export interface Stack {

@@ -2,24 +2,20 @@
  * The key CLI as an operator uses it: it prints a new key once, stores only its hash, and the server
  * started with that file accepts the key with the scopes given.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 
 const CLI = fileURLToPath(new URL("../../dist/cli/create-api-key.js", import.meta.url));
-const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "dhs-cli-"));
 const file = join(dir, "keys.json");
-let server: ChildProcess | undefined;
-
-afterAll(() => {
-  server?.kill("SIGTERM");
-});
+afterAll(killServerProcesses);
 
 describe("create-api-key", () => {
   it("prints a new key once and stores only its SHA-256", async () => {
@@ -33,16 +29,7 @@ describe("create-api-key", () => {
 
     // A second key is appended, and the server accepts both with their own scopes.
     const second = (await run(process.execPath, [CLI, "--file", file, "--account", "acct_cli"])).stdout.trim();
-    server = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", API_KEYS_FILE: file }, stdio: ["ignore", "pipe", "pipe"] });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      server?.stdout?.on("data", (chunk) => {
-        out += chunk;
-        const line = out.split("\n").find((l) => l.includes('"msg":"listening"'));
-        if (line) resolve((JSON.parse(line) as { url: string }).url);
-      });
-      server?.once("exit", (code) => reject(new Error(`server exited ${code}`)));
-    });
+    const url = (await startServerProcess({ API_KEYS_FILE: file }).listening).url;
     const me = async (k: string) => (await fetch(`${url}/v1/me`, { headers: { Authorization: `Bearer ${k}` } })).json();
     expect(await me(key)).toEqual({ key_id: "key_cli", account_id: "acct_cli", scopes: ["sessions:read"] });
     expect(await me(second)).toMatchObject({ account_id: "acct_cli", scopes: ["sessions:read", "sessions:write"] });
@@ -52,6 +39,7 @@ describe("create-api-key", () => {
     ["without --file", ["--account", "a"], "--file is required"],
     ["with an account id that is not allowed", ["--file", file, "--account", "a{b}"], "--account must be"],
     ["with an unknown scope", ["--file", file, "--account", "a", "--scopes", "admin"], "unknown scope admin"],
+    ["with a key id that is not allowed", ["--file", file, "--account", "a", "--id", "key 1"], "--id must be"],
   ])("refuses to run %s, with exit code 2", async (_name, args, message) => {
     const error = (await run(process.execPath, [CLI, ...args]).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);

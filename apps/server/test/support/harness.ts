@@ -14,6 +14,7 @@ import { loadConfig } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/api-keys.js";
 import { type RunningServer, startWebServer } from "../../src/http/server.js";
 import { FakeLiveKit } from "./fake-livekit.js";
+import { logSink } from "./log-sink.js";
 
 export const KEYS = {
   a: "dhs_test_account_a_read_write",
@@ -87,7 +88,16 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     ...env,
   });
   const logs: string[] = [];
-  const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
+  const sink = logSink("harness");
+  const logger = pino(
+    { level: "info" },
+    {
+      write: (line: string) => {
+        logs.push(line);
+        sink.write(line);
+      },
+    },
+  );
   const composed = compose(config, logger, overrides);
   if (!(await composed.waitForStore(10_000))) throw new Error("the test store did not answer");
   const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1");
@@ -129,6 +139,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       await server.stop(1000);
       await composed.close();
       await livekit.stop();
+      await new Promise((resolve) => sink.end(resolve));
     },
   };
 }

@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { waitForOutput } from "@dhs/testkit";
 
 export interface RedisCluster {
   /** Seed nodes as REDIS_URL takes them in REDIS_MODE=cluster. */
@@ -33,21 +34,12 @@ async function clusterPorts(count: number): Promise<number[]> {
   return ports;
 }
 
-function startNode(bin: string, port: number, dir: string): Promise<ChildProcess> {
+async function startNode(bin: string, port: number, dir: string): Promise<ChildProcess> {
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`];
   args.push("--cluster-node-timeout", "2000", "--save", "", "--appendonly", "no", "--dir", dir);
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes("Ready to accept connections")) resolve(child);
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.once("error", (error) => reject(new Error(`cannot start ${bin}: ${error.message}`)));
-    child.once("exit", (code) => reject(new Error(`${bin} on ${port} exited with ${code}: ${output}`)));
-  });
+  await waitForOutput(child, /Ready to accept connections/, { name: `${bin} on ${port}`, timeoutMs: 20_000 });
+  return child;
 }
 
 export async function startRedisCluster(masters = 3): Promise<RedisCluster> {

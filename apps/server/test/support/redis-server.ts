@@ -4,17 +4,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, waitForOutput } from "@dhs/testkit";
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
 export interface RedisServer {
   port: number;
@@ -42,17 +36,7 @@ export async function startRedis(options: { appendonly?: boolean; port?: number 
     const persistence = options.appendonly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
     const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, ...persistence];
     child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk;
-        if (output.includes("Ready to accept connections")) resolve();
-      };
-      child?.stdout?.on("data", onData);
-      child?.stderr?.on("data", onData);
-      child?.once("error", (error) => reject(new Error(`cannot start ${bin}: ${error.message} (install redis-server or set REDIS_SERVER_BIN)`)));
-      child?.once("exit", (code) => reject(new Error(`${bin} exited with ${code}: ${output}`)));
-    });
+    await waitForOutput(child, /Ready to accept connections/, { name: `${bin} (install redis-server or set REDIS_SERVER_BIN)`, timeoutMs: 20_000 });
   };
 
   const kill = async () => {

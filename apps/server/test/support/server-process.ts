@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { logSink } from "./log-sink.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 
@@ -27,10 +28,20 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
   running.add(child);
   let stdout = "";
   let stderr = "";
-  child.stdout?.on("data", (chunk) => (stdout += chunk));
-  child.stderr?.on("data", (chunk) => (stderr += chunk));
+  const sink = logSink("process");
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+    sink.write(chunk);
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+    sink.write(chunk);
+  });
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  void exited.then(() => running.delete(child));
+  void exited.then(() => {
+    running.delete(child);
+    sink.end();
+  });
   const listening = new Promise<{ url: string }>((resolve, reject) => {
     child.stdout?.on("data", () => {
       const line = stdout.split("\n").find((l) => l.includes('"msg":"listening"'));
