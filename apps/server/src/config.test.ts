@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, LIVEKIT_DEV, loadConfig } from "./config.js";
+import { ConfigError, LIVEKIT_DEV, VARIABLES, loadConfig } from "./config.js";
 
 function file(name: string, content: unknown): string {
   const path = join(tmpdir(), `dhs-config-${process.pid}-${name}`);
@@ -41,6 +41,12 @@ describe("loadConfig", () => {
     });
     expect(config.apiKeys.records).toEqual([expect.objectContaining({ id: "key_dev", account_id: "acct_dev" })]);
     expect(config.digitalHumans.entries[0]).toMatchObject({ name: "Ava", agent_name: "ava" });
+  });
+
+  it("reads exactly the variables of VARIABLES, which the README's reference is generated from", () => {
+    const read = new Set<string>();
+    loadConfig(new Proxy({}, { get: (_target, name) => void read.add(String(name)) }));
+    expect([...read].sort()).toEqual(Object.keys(VARIABLES).sort());
   });
 
   it("accepts a complete production configuration", () => {
@@ -95,6 +101,7 @@ describe("loadConfig", () => {
   it.each([
     ["REDIS_URL", { REDIS_URL: "" }, "REDIS_URL must be set in production (the in-memory store is for development only)"],
     ["API_KEYS_FILE", { API_KEYS_FILE: "" }, "API_KEYS_FILE must be set in production (the embedded development key is public)"],
+    ["LIVEKIT_URL", { LIVEKIT_URL: "" }, "LIVEKIT_URL must be set in production (browsers cannot reach the development default)"],
     ["LIVEKIT_API_KEY", { LIVEKIT_API_KEY: "" }, "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)"],
     ["LIVEKIT_API_SECRET", { LIVEKIT_API_SECRET: "secret" }, "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)"],
   ])("production refuses the development default of %s", (_name, override, message) => {

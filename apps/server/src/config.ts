@@ -14,16 +14,62 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
-const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+export type LogLevel = (typeof VARIABLES.LOG_LEVEL.values)[number];
 
-/** What `livekit-server --dev` uses; fine on a laptop, refused in production. */
-export const LIVEKIT_DEV = { url: "ws://localhost:7880", apiKey: "devkey", apiSecret: "secret" } as const;
 
 const EMBEDDED = {
   apiKeysFile: fileURLToPath(new URL("../config/dev-api-keys.json", import.meta.url)),
   digitalHumansFile: fileURLToPath(new URL("../config/digital-humans.json", import.meta.url)),
 };
+
+/**
+ * Every environment variable the service reads, with its default, what it accepts and what it does: the
+ * parsers below take their defaults and bounds from here, and the README's configuration reference is
+ * generated from it (`pnpm --filter @dhs/server docs:config`; `pnpm lint` fails when it is stale).
+ * `dev` shows a development default that production refuses; `derived`, a default computed at start.
+ */
+export const VARIABLES = {
+  NODE_ENV: { kind: "text", default: "development", description: "`production` refuses every default marked *dev*." },
+  PORT: { kind: "integer", default: 8080, min: 0, max: 65535, description: "Port to listen on (`0`: any free port)." },
+  HOST: { kind: "text", default: "0.0.0.0", description: "Address to listen on." },
+  LOG_LEVEL: { kind: "choice", default: "info", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], description: "pino level; logs are JSON lines, one per request (request id, route, status, duration), never a key or token." },
+  SHUTDOWN_GRACE_MS: { kind: "integer", default: 10_000, min: 0, max: 600_000, description: "How long SIGTERM waits for requests in flight before closing their connections." },
+  REDIS_URL: { kind: "url", default: undefined, dev: "in-memory store", protocols: ["redis:", "rediss:"], description: "Redis for sessions, idempotency records, timers and rate limits. With `REDIS_MODE=cluster`, a comma-separated list of seed nodes." },
+  REDIS_MODE: { kind: "choice", default: "standalone", values: ["standalone", "cluster"], description: "`cluster` for a Redis Cluster (every key of an account shares one hash slot)." },
+  REDIS_KEY_PREFIX: { kind: "text", default: "dhs", description: "Prefix of every Redis key (1-32 of `A-Z a-z 0-9 _ . : -`), so deployments or test runs can share one Redis." },
+  REDIS_COMMAND_TIMEOUT_MS: { kind: "integer", default: 500, min: 50, max: 10_000, description: "A Redis command not answered by then fails its request with `503`." },
+  LIVEKIT_URL: { kind: "url", default: "ws://localhost:7880", dev: "`ws://localhost:7880`", protocols: ["ws:", "wss:", "http:", "https:"], description: "LiveKit's address as browsers reach it, returned as `rtc_url`." },
+  LIVEKIT_API_URL: { kind: "url", default: undefined, derived: "`LIVEKIT_URL` over http(s)", protocols: ["http:", "https:"], description: "Where this service calls LiveKit's API, when not at `LIVEKIT_URL` (a private address, say)." },
+  LIVEKIT_API_KEY: { kind: "text", default: "devkey", dev: "`devkey`", description: "LiveKit API key: rooms, participant tokens, webhook verification." },
+  LIVEKIT_API_SECRET: { kind: "text", default: "secret", dev: "`secret`", description: "LiveKit API secret." },
+  LIVEKIT_TIMEOUT_MS: { kind: "integer", default: 800, min: 50, max: 30_000, description: "A LiveKit call not answered by then fails its request with `503`." },
+  API_KEYS_FILE: { kind: "file", default: undefined, dev: "`config/dev-api-keys.json`", description: "JSON file of API keys (ids, accounts, scopes, SHA-256 of the secret); made with `create-api-key`." },
+  DIGITAL_HUMANS_FILE: { kind: "file", default: undefined, derived: "`config/digital-humans.json` (Ava)", description: '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava"}]}`; the first is the default.' },
+  PARTICIPANT_TOKEN_TTL_S: { kind: "integer", default: 600, min: 30, max: 86_400, description: "Lifetime of a participant token." },
+  SESSION_JOIN_TIMEOUT_S: { kind: "integer", default: 600, min: 1, max: 86_400, description: "A session nobody joined by then is cancelled and its room deleted." },
+  DIGITAL_HUMAN_JOIN_TIMEOUT_S: { kind: "integer", default: 60, min: 1, max: 3_600, description: "An active session whose digital human has not joined by then fails." },
+  SESSION_MAX_DURATION_S: { kind: "integer", default: 1800, min: 1, max: 86_400, description: "An active session is completed this long after it started." },
+  IDEMPOTENCY_KEY_TTL_S: { kind: "integer", default: 86_400, min: 60, max: 30 * 86_400, description: "How long an `Idempotency-Key` is remembered." },
+  IDEMPOTENCY_LOCK_TTL_S: { kind: "integer", default: 10, min: 1, max: 300, description: "How long a create that died can hold its key; must exceed `LIVEKIT_TIMEOUT_MS` plus two `REDIS_COMMAND_TIMEOUT_MS`." },
+  SWEEP_INTERVAL_MS: { kind: "integer", default: 1000, min: 50, max: 60_000, description: "How often each replica looks for due session timers." },
+  RATE_LIMIT_ENABLED: { kind: "boolean", default: true, description: "Per-API-key rate limits (rate-limiter-flexible, on Redis or in memory)." },
+  RATE_LIMIT_PER_SECOND: { kind: "integer", default: 100, min: 1, max: 1_000_000, description: "Steady requests per second per key." },
+  RATE_LIMIT_BURST: { kind: "integer", default: 200, min: 1, max: 1_000_000, description: "Requests a key may make at once (at least `RATE_LIMIT_PER_SECOND`); the allowance refills over 10 s." },
+  VALIDATE_RESPONSES: { kind: "boolean", default: false, description: "Check every response against the contract (the tests do; costs CPU)." },
+} as const satisfies Record<string, Variable>;
+
+export type Variable =
+  | { kind: "text" | "file"; default: string | undefined; dev?: string; derived?: string; description: string }
+  | { kind: "url"; default: string | undefined; dev?: string; derived?: string; protocols: readonly string[]; description: string }
+  | { kind: "integer"; default: number; min: number; max: number; description: string }
+  | { kind: "boolean"; default: boolean; description: string }
+  | { kind: "choice"; default: string; values: readonly string[]; description: string };
+
+/** What `livekit-server --dev` uses; fine on a laptop, refused in production. */
+export const LIVEKIT_DEV = { url: VARIABLES.LIVEKIT_URL.default, apiKey: VARIABLES.LIVEKIT_API_KEY.default, apiSecret: VARIABLES.LIVEKIT_API_SECRET.default } as const;
+
+type Name = keyof typeof VARIABLES;
+type NameOf<K extends Variable["kind"]> = { [N in Name]: (typeof VARIABLES)[N]["kind"] extends K ? N : never }[Name];
 
 export interface Config {
   nodeEnv: string;
@@ -66,15 +112,15 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-export type RedisMode = "standalone" | "cluster";
-const REDIS_MODES: readonly RedisMode[] = ["standalone", "cluster"];
+export type RedisMode = (typeof VARIABLES.REDIS_MODE.values)[number];
 
-function text(env: Env, name: string): string | undefined {
+function text(env: Env, name: Name): string | undefined {
   const raw = env[name]?.trim();
   return raw === undefined || raw === "" ? undefined : raw;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function integer(env: Env, name: NameOf<"integer">): number {
+  const { default: fallback, min, max } = VARIABLES[name];
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -83,39 +129,41 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
+function boolean(env: Env, name: NameOf<"boolean">): boolean {
   const raw = text(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
+  if (raw === undefined) return VARIABLES[name].default;
   if (raw === "true" || raw === "1") return true;
   if (raw === "false" || raw === "0") return false;
   throw new ConfigError(`${name} must be true or false (got "${raw}")`);
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+function choice<N extends NameOf<"choice">>(env: Env, name: N): (typeof VARIABLES)[N]["values"][number] {
+  const { default: fallback, values } = VARIABLES[name];
   const raw = text(env, name);
   if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(", ")} (got "${raw}")`);
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(", ")} (got "${raw}")`);
   }
-  return raw as T;
+  return raw as (typeof VARIABLES)[N]["values"][number];
 }
 
-function url(env: Env, name: string, fallback: string, protocols: readonly string[]): string {
-  const raw = text(env, name) ?? fallback;
+/** A URL with one of the variable's protocols; `raw` when the value is not the variable's own (a seed of a list, a derived default). */
+function url(name: NameOf<"url">, raw: string): string {
+  const { protocols } = VARIABLES[name];
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
     throw new ConfigError(`${name} must be a URL (got "${raw}")`);
   }
-  if (!protocols.includes(parsed.protocol)) {
+  if (!(protocols as readonly string[]).includes(parsed.protocol)) {
     throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(" or ")} (got "${raw}")`);
   }
   return raw.replace(/\/+$/, "");
 }
 
 function keyPrefix(env: Env): string {
-  const raw = text(env, "REDIS_KEY_PREFIX") ?? "dhs";
+  const raw = text(env, "REDIS_KEY_PREFIX") ?? VARIABLES.REDIS_KEY_PREFIX.default;
   // Braces would change the keys' Redis Cluster hash tags.
   if (!/^[A-Za-z0-9_.:-]{1,32}$/.test(raw)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "${raw}")`);
   return raw;
@@ -179,28 +227,29 @@ function parseDigitalHumans(name: string, file: string): [DigitalHuman, ...Digit
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const nodeEnv = text(env, "NODE_ENV") ?? "development";
+  const nodeEnv = text(env, "NODE_ENV") ?? VARIABLES.NODE_ENV.default;
   const production = nodeEnv === "production";
   const refuseInProduction = (name: string, why: string) => {
     if (production) throw new ConfigError(`${name} must be set in production (${why})`);
   };
 
   const redisUrl = text(env, "REDIS_URL");
-  const redisMode = oneOf(env, "REDIS_MODE", REDIS_MODES, "standalone");
+  const redisMode = choice(env, "REDIS_MODE");
   if (redisUrl === undefined) refuseInProduction("REDIS_URL", "the in-memory store is for development only");
   else {
     const seeds = redisUrl.split(",").map((seed) => seed.trim());
     if (redisMode === "standalone" && seeds.length > 1) {
       throw new ConfigError("REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes");
     }
-    for (const seed of seeds) url({ REDIS_URL: seed }, "REDIS_URL", seed, ["redis:", "rediss:"]);
+    for (const seed of seeds) url("REDIS_URL", seed);
   }
 
-  const livekitUrl = url(env, "LIVEKIT_URL", LIVEKIT_DEV.url, ["ws:", "wss:", "http:", "https:"]);
+  if (text(env, "LIVEKIT_URL") === undefined) refuseInProduction("LIVEKIT_URL", "browsers cannot reach the development default");
+  const livekitUrl = url("LIVEKIT_URL", text(env, "LIVEKIT_URL") ?? VARIABLES.LIVEKIT_URL.default);
   // LiveKit serves its API on the same address as its WebSocket, over HTTP.
   const derivedApiUrl = livekitUrl.replace(/^ws(s?):/, "http$1:");
-  const livekitApiKey = text(env, "LIVEKIT_API_KEY") ?? LIVEKIT_DEV.apiKey;
-  const livekitApiSecret = text(env, "LIVEKIT_API_SECRET") ?? LIVEKIT_DEV.apiSecret;
+  const livekitApiKey = text(env, "LIVEKIT_API_KEY") ?? VARIABLES.LIVEKIT_API_KEY.default;
+  const livekitApiSecret = text(env, "LIVEKIT_API_SECRET") ?? VARIABLES.LIVEKIT_API_SECRET.default;
   if (production && (livekitApiKey === LIVEKIT_DEV.apiKey || livekitApiSecret === LIVEKIT_DEV.apiSecret)) {
     throw new ConfigError("LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)");
   }
@@ -212,36 +261,36 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     nodeEnv,
     production,
-    port: integer(env, "PORT", 8080, 0, 65535),
-    host: text(env, "HOST") ?? "0.0.0.0",
-    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
-    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    port: integer(env, "PORT"),
+    host: text(env, "HOST") ?? VARIABLES.HOST.default,
+    logLevel: choice(env, "LOG_LEVEL"),
+    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS"),
     redisUrl,
     redisMode,
-    redisCommandTimeoutMs: integer(env, "REDIS_COMMAND_TIMEOUT_MS", 500, 50, 10_000),
+    redisCommandTimeoutMs: integer(env, "REDIS_COMMAND_TIMEOUT_MS"),
     redisKeyPrefix: keyPrefix(env),
     livekit: {
       url: livekitUrl,
-      apiUrl: url(env, "LIVEKIT_API_URL", derivedApiUrl, ["http:", "https:"]),
+      apiUrl: url("LIVEKIT_API_URL", text(env, "LIVEKIT_API_URL") ?? derivedApiUrl),
       apiKey: livekitApiKey,
       apiSecret: livekitApiSecret,
-      timeoutMs: integer(env, "LIVEKIT_TIMEOUT_MS", 800, 50, 30_000),
+      timeoutMs: integer(env, "LIVEKIT_TIMEOUT_MS"),
     },
     apiKeys: { file: apiKeysFile ?? EMBEDDED.apiKeysFile, records: parseApiKeys("API_KEYS_FILE", apiKeysFile ?? EMBEDDED.apiKeysFile) },
     digitalHumans: { file: digitalHumansFile, entries: parseDigitalHumans("DIGITAL_HUMANS_FILE", digitalHumansFile) },
-    participantTokenTtlS: integer(env, "PARTICIPANT_TOKEN_TTL_S", 600, 30, 86_400),
-    sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S", 600, 1, 86_400),
-    digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S", 60, 1, 3_600),
-    sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S", 1800, 1, 86_400),
-    idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S", 86_400, 60, 30 * 86_400),
-    idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S", 10, 1, 300),
-    sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 1000, 50, 60_000),
+    participantTokenTtlS: integer(env, "PARTICIPANT_TOKEN_TTL_S"),
+    sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S"),
+    digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S"),
+    sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S"),
+    idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S"),
+    idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S"),
+    sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS"),
     rateLimit: {
-      enabled: boolean(env, "RATE_LIMIT_ENABLED", true),
-      perSecond: integer(env, "RATE_LIMIT_PER_SECOND", 100, 1, 1_000_000),
-      burst: integer(env, "RATE_LIMIT_BURST", 200, 1, 1_000_000),
+      enabled: boolean(env, "RATE_LIMIT_ENABLED"),
+      perSecond: integer(env, "RATE_LIMIT_PER_SECOND"),
+      burst: integer(env, "RATE_LIMIT_BURST"),
     },
-    validateResponses: boolean(env, "VALIDATE_RESPONSES", false),
+    validateResponses: boolean(env, "VALIDATE_RESPONSES"),
   };
   if (config.rateLimit.burst < config.rateLimit.perSecond) {
     throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");

@@ -1,0 +1,112 @@
+/**
+ * What the Dockerfile ships, checked without a Docker engine: its own `pnpm deploy` command (read from
+ * the Dockerfile) makes a bundle of only dist/, config/ and production dependencies, which starts in
+ * production mode on Redis and passes the image's HEALTHCHECK command; and compose.yaml gives the API
+ * only variables the configuration knows, wired to the services it defines.
+ */
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { freePort, waitForOutput } from "@dhs/testkit";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
+import { VARIABLES } from "../../src/config.js";
+import { hashApiKey } from "../../src/domain/api-keys.js";
+
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+const run = promisify(execFile);
+const bundle = join(mkdtempSync(join(tmpdir(), "dhs-bundle-")), "app");
+const children: ReturnType<typeof spawn>[] = [];
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+/** The arguments of the Dockerfile's `RUN pnpm ... deploy ... /out`, with /out replaced. */
+function deployCommand(out: string): string[] {
+  const line = dockerfile.split("\n").find((l) => /^RUN pnpm .* deploy /.test(l));
+  if (!line) throw new Error("no `RUN pnpm ... deploy` line in the Dockerfile");
+  return line.replace(/^RUN pnpm /, "").replace(/\s\/out$/, ` ${out}`).split(/\s+/).map((arg) => arg.replace(/^"|"$/g, ""));
+}
+
+const healthcheck = (port: number) =>
+  run(process.execPath, [join(bundle, "dist/cli/healthcheck.js")], { cwd: bundle, env: { PATH: process.env.PATH ?? "", PORT: String(port) } }).then(
+    () => 0,
+    (error: { code?: number }) => error.code ?? -1,
+  );
+
+describe("the Dockerfile's bundle", () => {
+  it("holds dist, config and production dependencies only, starts in production mode and passes its healthcheck", { timeout: 120_000 }, async () => {
+    await run("pnpm", deployCommand(bundle), { cwd: ROOT, timeout: 100_000 });
+    expect(existsSync(join(bundle, "dist/main.js"))).toBe(true);
+    expect(existsSync(join(bundle, "config/digital-humans.json"))).toBe(true);
+    expect(existsSync(join(bundle, "node_modules/@dhs/contract/dist/openapi.yaml"))).toBe(true);
+    for (const absent of ["src", "test", "node_modules/vitest", "node_modules/typescript"]) expect(existsSync(join(bundle, absent)), absent).toBe(false);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*"node", "dist\/cli\/healthcheck.js"\]$/m);
+    expect(dockerfile).toMatch(/^USER node$/m);
+
+    const keysFile = join(bundle, "..", "keys.json");
+    writeFileSync(keysFile, JSON.stringify({ keys: [{ id: "key_img", account_id: "acct_img", scopes: ["sessions:read"], sha256: hashApiKey("dhs_image_test_key").toString("hex") }] }));
+    const port = await freePort();
+    const server = spawn(process.execPath, ["dist/main.js"], {
+      cwd: bundle,
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        REDIS_URL: inject("redisUrl"),
+        REDIS_KEY_PREFIX: "bundle",
+        API_KEYS_FILE: keysFile,
+        LIVEKIT_URL: "wss://livekit.example.net",
+        LIVEKIT_API_KEY: "APIimage",
+        LIVEKIT_API_SECRET: "an-image-test-secret-of-32-chars!",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(server);
+    await waitForOutput(server, /"msg":"listening"/, { name: "the bundled server", timeoutMs: 20_000 });
+    expect(await healthcheck(port)).toBe(0);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { Authorization: "Bearer dhs_image_test_key" } });
+    expect(await me.json()).toEqual({ key_id: "key_img", account_id: "acct_img", scopes: ["sessions:read"] });
+
+    server.kill("SIGTERM");
+    const [code] = (await once(server, "exit")) as [number | null];
+    expect(code).toBe(0);
+    expect(await healthcheck(port)).toBe(1);
+  });
+});
+
+describe("compose.yaml", () => {
+  const compose = parse(readFileSync(join(ROOT, "compose.yaml"), "utf8")) as { services: Record<string, any> };
+  const { api, redis, livekit } = compose.services;
+
+  it("defines the API, Redis and LiveKit", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["api", "livekit", "redis"]);
+    expect(api.build).toBe(".");
+  });
+
+  it("gives the API only variables the configuration knows, in production mode", () => {
+    for (const name of Object.keys(api.environment)) expect(Object.keys(VARIABLES), name).toContain(name);
+    expect(api.environment.NODE_ENV).toBe("production");
+    // Production refuses to start without these.
+    for (const name of ["REDIS_URL", "LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET", "API_KEYS_FILE"]) expect(api.environment[name], name).toBeDefined();
+  });
+
+  it("wires the API to Redis and LiveKit, and LiveKit's webhooks back to the API with the same key", () => {
+    const port = api.environment.PORT;
+    expect(api.ports).toContain(`${port}:${port}`);
+    expect(new URL(api.environment.REDIS_URL).hostname).toBe("redis");
+    expect(new URL(api.environment.LIVEKIT_API_URL).hostname).toBe("livekit");
+    expect(redis.command).toEqual(expect.arrayContaining(["--appendonly", "yes"]));
+    const config = parse(livekit.environment.LIVEKIT_CONFIG.replaceAll("${LIVEKIT_API_KEY}", "K").replaceAll("${LIVEKIT_API_SECRET}", "S"));
+    expect(config).toMatchObject({ keys: { K: "S" }, room: { auto_create: false }, webhook: { api_key: "K", urls: [`http://api:${port}/livekit/webhook`] } });
+    expect(api.environment.LIVEKIT_API_KEY).toBe("${LIVEKIT_API_KEY:?set LIVEKIT_API_KEY}");
+  });
+});
