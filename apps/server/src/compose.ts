@@ -85,6 +85,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         joinTimeoutS: config.sessionJoinTimeoutS,
         digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
         maxDurationS: config.sessionMaxDurationS,
+        retentionS: config.sessionRetentionS,
       },
     },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),

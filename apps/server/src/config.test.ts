@@ -77,6 +77,7 @@ describe("loadConfig", () => {
     ["REDIS_URL", { REDIS_URL: "redis://a:7000,redis://b:7001" }, "REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes"],
     ["REDIS_URL", { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000,b:7001" }, 'REDIS_URL must start with redis:// or rediss:// (got "b:7001")'],
     ["REDIS_MODE", { REDIS_MODE: "sentinel" }, 'REDIS_MODE must be one of standalone, cluster (got "sentinel")'],
+    ["SESSION_RETENTION_S", { SESSION_RETENTION_S: "3600" }, "SESSION_RETENTION_S must be at least IDEMPOTENCY_KEY_TTL_S"],
     ["LIVEKIT_URL", { LIVEKIT_URL: "livekit" }, 'LIVEKIT_URL must be a URL (got "livekit")'],
     ["PARTICIPANT_TOKEN_TTL_S", { PARTICIPANT_TOKEN_TTL_S: "5" }, 'PARTICIPANT_TOKEN_TTL_S must be an integer from 30 to 86400 (got "5")'],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "yes" }, 'VALIDATE_RESPONSES must be true or false (got "yes")'],

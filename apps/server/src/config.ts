@@ -49,6 +49,7 @@ export const VARIABLES = {
   SESSION_JOIN_TIMEOUT_S: { kind: "integer", default: 600, min: 1, max: 86_400, description: "A session nobody joined by then is cancelled and its room deleted." },
   DIGITAL_HUMAN_JOIN_TIMEOUT_S: { kind: "integer", default: 60, min: 1, max: 3_600, description: "An active session whose digital human has not joined by then fails." },
   SESSION_MAX_DURATION_S: { kind: "integer", default: 1800, min: 1, max: 86_400, description: "An active session is completed this long after it started." },
+  SESSION_RETENTION_S: { kind: "integer", default: 30 * 86_400, min: 60, max: 400 * 86_400, description: "How long a session is kept after it ends (readable and listed), then deleted with its index entries; at least `IDEMPOTENCY_KEY_TTL_S`." },
   IDEMPOTENCY_KEY_TTL_S: { kind: "integer", default: 86_400, min: 60, max: 30 * 86_400, description: "How long an `Idempotency-Key` is remembered." },
   IDEMPOTENCY_LOCK_TTL_S: { kind: "integer", default: 10, min: 1, max: 300, description: "How long a create that died can hold its key; must exceed `LIVEKIT_TIMEOUT_MS` plus two `REDIS_COMMAND_TIMEOUT_MS`." },
   SWEEP_INTERVAL_MS: { kind: "integer", default: 1000, min: 50, max: 60_000, description: "How often each replica looks for due session timers." },
@@ -100,6 +101,7 @@ export interface Config {
   sessionJoinTimeoutS: number;
   digitalHumanJoinTimeoutS: number;
   sessionMaxDurationS: number;
+  sessionRetentionS: number;
   idempotencyKeyTtlS: number;
   idempotencyLockTtlS: number;
   /** Per-API-key limits; enabled unless RATE_LIMIT_ENABLED=false. */
@@ -282,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S"),
     digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S"),
     sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S"),
+    sessionRetentionS: integer(env, "SESSION_RETENTION_S"),
     idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S"),
     idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S"),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS"),
@@ -294,6 +297,10 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (config.rateLimit.burst < config.rateLimit.perSecond) {
     throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");
+  }
+  if (config.sessionRetentionS < config.idempotencyKeyTtlS) {
+    // A replayed create must find the session its key made.
+    throw new ConfigError("SESSION_RETENTION_S must be at least IDEMPOTENCY_KEY_TTL_S");
   }
   if (config.idempotencyLockTtlS * 1000 <= config.livekit.timeoutMs + config.redisCommandTimeoutMs * 2) {
     // A lock that can expire while its request still waits on LiveKit would let a retry create twice.

@@ -74,6 +74,8 @@ export interface SessionStore {
   replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean>;
   /** Newest first; one more than asked tells whether there is a next page. */
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]>;
+  /** Deletes a session and its index entries (retention); nothing when it is gone already. */
+  deleteSession(accountId: string, sessionId: string): Promise<void>;
 
   /** Timers: fire `timer` for the session at `atMs` (once; rescheduling replaces). */
   scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void>;

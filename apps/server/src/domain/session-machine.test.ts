@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Effect, type SessionEvent, TRANSITIONS, transition } from "./session-machine.js";
 import type { SessionRecord } from "./session.js";
 
-const durations = { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800 };
+const durations = { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, retentionS: 30 * 86_400 };
 const NOW = new Date("2026-11-22T10:00:00.000Z");
 const T = NOW.getTime();
 
@@ -32,7 +32,8 @@ const ended = (status: SessionStatus, reason: string, deleteRoom = true): Want =
   status,
   reason,
   changed: true,
-  effects: deleteRoom ? [{ type: "cancel_timers" }, { type: "delete_room" }] : [{ type: "cancel_timers" }],
+  // Ending cancels the life's timers and schedules the session's deletion when its retention ends.
+  effects: [{ type: "cancel_timers" }, { type: "schedule", timer: "purge", at: T + 30 * 86_400_000 }, ...(deleteRoom ? [{ type: "delete_room" } as const] : [])],
 });
 const same = (status: SessionStatus, effects: Effect[] = []): Want => ({ status, changed: false, effects });
 

@@ -25,7 +25,10 @@ export type SessionEvent =
   | { type: "digital_human_timeout" }
   | { type: "max_duration" };
 
-export type TimerKind = "join_timeout" | "digital_human_timeout" | "max_duration";
+/** The timers of a session's life, fired through the machine. */
+export type LifecycleTimer = "join_timeout" | "digital_human_timeout" | "max_duration";
+/** `purge` deletes a terminal session once its retention ends; it is no event of the machine. */
+export type TimerKind = LifecycleTimer | "purge";
 
 export type Effect =
   /** Delete the LiveKit room, disconnecting whoever is in it. */
@@ -39,6 +42,8 @@ export interface Durations {
   joinTimeoutS: number;
   digitalHumanJoinTimeoutS: number;
   maxDurationS: number;
+  /** How long a terminal session is kept (readable and listed) before it is deleted. */
+  retentionS: number;
 }
 
 export interface TransitionResult {
@@ -116,7 +121,8 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
     // The room goes too, except when LiveKit already closed it (room_finished) or endSession deleted it
     // before the change was stored (so that LiveKit being down leaves the session unchanged).
     const roomGone = event.type === "room_finished" || event.type === "end_requested";
-    const effects: Effect[] = roomGone ? [{ type: "cancel_timers" }] : [{ type: "cancel_timers" }, { type: "delete_room" }];
+    const purge: Effect = { type: "schedule", timer: "purge", at: now.getTime() + durations.retentionS * 1000 };
+    const effects: Effect[] = roomGone ? [{ type: "cancel_timers" }, purge] : [{ type: "cancel_timers" }, purge, { type: "delete_room" }];
     return { session: ended, changed: true, effects };
   }
 

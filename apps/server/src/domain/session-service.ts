@@ -206,6 +206,7 @@ export class SessionService {
    * room deletion failed, the room is deleted again.
    */
   async onTimer(due: DueTimer): Promise<void> {
+    if (due.timer === "purge") return this.deps.store.deleteSession(due.accountId, due.sessionId);
     const applied = await this.apply(due.accountId, due.sessionId, { type: due.timer });
     if (applied && !applied.changed && TERMINAL.has(applied.session.status) && applied.session.end_reason === due.timer) {
       await this.deps.rooms.deleteRoom(applied.session.room_name);

@@ -26,6 +26,7 @@ export type Keyspace = ReturnType<typeof keyspace>;
 /** The memory store's layout: one process, one keyspace. */
 export const keys = keyspace();
 
+/** The timers cancelTimers removes when a session ends; its `purge` timer is scheduled after that, and stays. */
 export const TIMER_KINDS = ["join_timeout", "digital_human_timeout", "max_duration"] as const;
 
 export const timerMember = (accountId: string, sessionId: string, timer: string) => `${accountId}|${sessionId}|${timer}`;

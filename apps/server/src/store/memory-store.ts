@@ -91,6 +91,11 @@ export class MemorySessionStore implements SessionStore {
       .map(({ id }) => JSON.parse(this.sessions.get(keys.session(accountId, id)) as string) as SessionRecord);
   }
 
+  async deleteSession(accountId: string, sessionId: string): Promise<void> {
+    this.sessions.delete(keys.session(accountId, sessionId));
+    for (const status of sessionStatusValues) this.index(keys.index(accountId, status)).delete(sessionId);
+  }
+
   async scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
     this.timers.set(timerMember(accountId, sessionId, timer), atMs);
   }

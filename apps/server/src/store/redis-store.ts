@@ -53,6 +53,13 @@ end
 return 1
 `;
 
+// KEYS: the session, then every per-status index of its account (one slot: the account's hash tag).
+const DELETE = `
+redis.call('DEL', KEYS[1])
+for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
+return 1
+`;
+
 const CLAIM = `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
@@ -83,6 +90,7 @@ type Scripted = {
   dhsAbandon(idem: string, pending: string): Promise<number>;
   dhsReplace(session: string, from: string, to: string, version: string, json: string, id: string, score: number): Promise<number>;
   dhsClaim(timers: string, nowMs: number, leaseUntilMs: number, max: number): Promise<string[]>;
+  dhsDelete(numberOfKeys: number, ...keysThenId: string[]): Promise<number>;
 };
 
 export class RedisSessionStore implements SessionStore {
@@ -96,6 +104,8 @@ export class RedisSessionStore implements SessionStore {
     redis.defineCommand("dhsAbandon", { numberOfKeys: 1, lua: ABANDON });
     redis.defineCommand("dhsReplace", { numberOfKeys: 3, lua: REPLACE });
     redis.defineCommand("dhsClaim", { numberOfKeys: 1, lua: CLAIM });
+    // The number of keys is given per call.
+    redis.defineCommand("dhsDelete", { lua: DELETE });
     this.redis = redis as (Redis | Cluster) & Scripted;
   }
 
@@ -208,6 +218,13 @@ export class RedisSessionStore implements SessionStore {
       if (batch.length < want * 2) break;
     }
     return entries;
+  }
+
+  deleteSession(accountId: string, sessionId: string): Promise<void> {
+    const keys = [this.keys.session(accountId, sessionId), ...sessionStatusValues.map((status) => this.keys.index(accountId, status))];
+    return guard(async () => {
+      await this.redis.dhsDelete(keys.length, ...keys, sessionId);
+    });
   }
 
   scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
