@@ -15,7 +15,7 @@ import type { SessionService } from "../domain/session-service.js";
 import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
-import { requireMediaType, requireWellFormedStrings } from "./request-guards.js";
+import { jsonBody } from "./request-guards.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { OperationScopes } from "./operation-scopes.js";
 import { requestId } from "./request-id.js";
@@ -66,9 +66,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use("/v1", authenticate(deps.apiKeys));
   if (deps.rateLimiter) app.use("/v1", rateLimit(deps.rateLimiter));
   app.use("/v1", authorize(OperationScopes.fromFile(openapiPath)));
-  app.use(requireMediaType);
-  app.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
-  app.use(requireWellFormedStrings);
+  app.use(jsonBody(MAX_BODY_BYTES));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: openapiPath,

@@ -1,22 +1,17 @@
 /**
- * Refusals of input that is well-formed HTTP and JSON but that nothing downstream should be handed:
- * a Content-Type that is not a media type (`Content-Type: ø2%`), and JSON strings with lone UTF-16
- * surrogates (`"\udfff"`), which I-JSON (RFC 7493) forbids, RFC 8785 canonicalization (idempotency
- * fingerprints) cannot encode, and a LiveKit identity could not carry. Both are answered 422
- * validation_failed, naming the header or the field.
+ * Reading a request body, with the refusals of input that is well-formed HTTP and JSON but that nothing
+ * downstream should be handed: a Content-Type that is not a media type (`Content-Type: ø2%`), and JSON
+ * strings with lone UTF-16 surrogates (`"\udfff"`), which I-JSON (RFC 7493) forbids, RFC 8785
+ * canonicalization (idempotency fingerprints) cannot encode, and a LiveKit identity could not carry.
+ * Both are answered 422 validation_failed, naming the header or the field. One middleware rather than
+ * three, so a request without a body (every read) passes through it at the cost of two header lookups.
  */
-import type { NextFunction, Request, Response } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { AppError } from "../domain/app-error.js";
 
 // type/subtype with RFC 6838 name characters, then `; name=value` parameters (tokens or quoted).
 const NAME = "[a-z0-9][a-z0-9!#$&^_.+-]*";
 const MEDIA_TYPE = new RegExp(`^${NAME}/${NAME}(\\s*;\\s*${NAME}=(${NAME}|"[a-z0-9!#$&^_.+ -]*"))*\\s*$`, "i");
-
-export function requireMediaType(req: Request, _res: Response, next: NextFunction): void {
-  const header = req.headers["content-type"];
-  if (header === undefined || MEDIA_TYPE.test(header)) return next();
-  next(new AppError("validation_failed", [{ location: "header", path: "Content-Type", message: "must be a media type, such as application/json" }]));
-}
 
 /**
  * Path (dotted) of the first string or key with a lone surrogate, or undefined. Iterative: a body may
@@ -39,8 +34,21 @@ export function findLoneSurrogate(root: unknown): string | undefined {
   return undefined;
 }
 
-export function requireWellFormedStrings(req: Request, _res: Response, next: NextFunction): void {
-  const path = findLoneSurrogate(req.body);
-  if (path === undefined) return next();
-  next(new AppError("validation_failed", [{ location: "body", path, message: "must be well-formed Unicode (no lone surrogates)" }]));
+/** express.json within the limit, after the Content-Type check and before the well-formedness check. */
+export function jsonBody(limitBytes: number): RequestHandler {
+  const parse = express.json({ limit: limitBytes, strict: true });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const type = req.headers["content-type"];
+    if (type !== undefined && !MEDIA_TYPE.test(type)) {
+      return next(new AppError("validation_failed", [{ location: "header", path: "Content-Type", message: "must be a media type, such as application/json" }]));
+    }
+    // No framing header, no body (RFC 9112 6.3): nothing to parse.
+    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return next();
+    parse(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const path = findLoneSurrogate(req.body);
+      if (path === undefined) return next();
+      next(new AppError("validation_failed", [{ location: "body", path, message: "must be well-formed Unicode (no lone surrogates)" }]));
+    });
+  };
 }
