@@ -16,7 +16,6 @@ export class ConfigError extends Error {
 
 export type LogLevel = (typeof VARIABLES.LOG_LEVEL.values)[number];
 
-
 const EMBEDDED = {
   apiKeysFile: fileURLToPath(new URL("../config/dev-api-keys.json", import.meta.url)),
   digitalHumansFile: fileURLToPath(new URL("../config/digital-humans.json", import.meta.url)),
@@ -149,7 +148,7 @@ function choice<N extends NameOf<"choice">>(env: Env, name: N): (typeof VARIABLE
   return raw as (typeof VARIABLES)[N]["values"][number];
 }
 
-/** A URL with one of the variable's protocols; `raw` when the value is not the variable's own (a seed of a list, a derived default). */
+/** `raw` (the variable's value, one seed of its list, or its derived default) as a URL with one of the variable's protocols. */
 function url(name: NameOf<"url">, raw: string): string {
   const { protocols } = VARIABLES[name];
   let parsed: URL;

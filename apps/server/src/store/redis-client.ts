@@ -42,8 +42,8 @@ function connectCluster(urls: string, commandTimeoutMs: number): Cluster {
     // The cluster client queues and retries at its own level: both are set here, not per node.
     enableOfflineQueue,
     clusterRetryStrategy: reconnectDelay,
-    // A failover answers CLUSTERDOWN or MOVED for a moment; retry those briefly inside the command
-    // timeout rather than fail a request the new master could serve.
+    // During a failover nodes answer CLUSTERDOWN or MOVED for a moment; ioredis retries those after
+    // 100 ms instead of its default, which waits longer. (Failover itself is not tested here yet.)
     retryDelayOnClusterDown: 100,
     retryDelayOnFailover: 100,
     retryDelayOnTryAgain: 100,
