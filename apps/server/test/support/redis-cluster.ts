@@ -15,6 +15,10 @@ export interface RedisCluster {
   /** Seed nodes as REDIS_URL takes them in REDIS_MODE=cluster. */
   url: string;
   ports: number[];
+  /** The port of the master serving a hash slot now. */
+  masterOfSlot(slot: number): Promise<number>;
+  /** SIGKILLs one node, as a crash. */
+  killNode(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,7 +40,8 @@ async function clusterPorts(count: number): Promise<number[]> {
 
 async function startNode(bin: string, port: number, dir: string): Promise<ChildProcess> {
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`];
-  args.push("--cluster-node-timeout", "2000", "--save", "", "--appendonly", "no", "--dir", dir);
+  // No delay before a replica's first sync (the default waits 5 s for more replicas to share it).
+  args.push("--cluster-node-timeout", "2000", "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0", "--dir", dir);
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   await waitForOutput(child, /Ready to accept connections/, { name: `${bin} on ${port}`, timeoutMs: 20_000 });
   return child;
@@ -51,7 +56,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   const stop = async () => {
     await Promise.all(
       nodes.map(async (node) => {
-        if (node.exitCode !== null) return;
+        if (node.exitCode !== null || node.signalCode !== null) return;
         const exited = new Promise((resolve) => node.once("exit", resolve));
         node.kill("SIGKILL");
         await exited;
@@ -62,13 +67,32 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   try {
     const addresses = ports.map((port) => `127.0.0.1:${port}`);
     await promisify(execFile)(cli, ["--cluster", "create", ...addresses, "--cluster-replicas", "1", "--cluster-yes"], { timeout: 60_000 });
-    // `create` returns once slots are assigned; wait until every node agrees the cluster is up.
+    // `create` returns once slots are assigned; wait until every node agrees the cluster is up, and
+    // every replica has its master's data (a replica that never synced refuses to take over).
     for (const port of ports) await waitForClusterOk(cli, port);
+    for (const port of ports) await waitForReplicaSynced(cli, port);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url: ports.map((port) => `redis://127.0.0.1:${port}`).join(","), ports, stop };
+  const killNode = async (port: number) => {
+    const node = nodes[ports.indexOf(port)];
+    if (!node || node.exitCode !== null || node.signalCode !== null) return;
+    const exited = new Promise((resolve) => node.once("exit", resolve));
+    node.kill("SIGKILL");
+    await exited;
+  };
+  return { url: ports.map((port) => `redis://127.0.0.1:${port}`).join(","), ports, masterOfSlot: (slot) => masterOfSlot(cli, ports, nodes, slot), killNode, stop };
+}
+
+async function waitForReplicaSynced(cli: string, port: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { stdout } = await promisify(execFile)(cli, ["-p", String(port), "info", "replication"]);
+    if (stdout.includes("role:master") || stdout.includes("master_link_status:up")) return;
+    if (Date.now() > deadline) throw new Error(`Redis Cluster replica ${port} never synced: ${stdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function waitForClusterOk(cli: string, port: number): Promise<void> {
@@ -79,4 +103,16 @@ async function waitForClusterOk(cli: string, port: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`Redis Cluster node ${port} not ok: ${stdout}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+async function masterOfSlot(cli: string, ports: number[], nodes: ChildProcess[], slot: number): Promise<number> {
+  const alive = ports.find((_port, i) => nodes[i]?.exitCode === null && nodes[i]?.signalCode === null);
+  const { stdout } = await promisify(execFile)(cli, ["-p", String(alive), "cluster", "slots"]);
+  const lines = stdout.split("\n").map((line) => line.trim());
+  // Each range is listed as: first slot, last slot, then the master's address and port, then replicas.
+  for (let i = 0; i + 3 < lines.length; i++) {
+    const [first, last, ip, port] = lines.slice(i, i + 4);
+    if (/^\d+$/.test(first ?? "") && /^\d+$/.test(last ?? "") && /^\d+\.\d+\.\d+\.\d+$/.test(ip ?? "") && Number(first) <= slot && slot <= Number(last)) return Number(port);
+  }
+  throw new Error(`no master for slot ${slot} in:\n${stdout}`);
 }
