@@ -43,7 +43,7 @@ function connectCluster(urls: string, commandTimeoutMs: number): Cluster {
     enableOfflineQueue,
     clusterRetryStrategy: reconnectDelay,
     // During a failover nodes answer CLUSTERDOWN or MOVED for a moment; ioredis retries those after
-    // 100 ms instead of its default, which waits longer. (Failover itself is not tested here yet.)
+    // 100 ms instead of its default, which waits longer (test/fault/redis-cluster-failover.test.ts).
     retryDelayOnClusterDown: 100,
     retryDelayOnFailover: 100,
     retryDelayOnTryAgain: 100,
