@@ -87,6 +87,14 @@ export interface SessionStore {
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]>;
   completeTimer(member: string): Promise<void>;
 
+  /**
+   * endSession is deleting this session's room, for at most ttlMs: a room_finished event meanwhile is
+   * the consequence of that deletion, not LiveKit closing the room on its own.
+   */
+  markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void>;
+  isEnding(accountId: string, sessionId: string): Promise<boolean>;
+  clearEnding(accountId: string, sessionId: string): Promise<void>;
+
   /** Records a webhook event id; false when it was already recorded (a duplicate delivery). */
   markEventSeen(eventId: string, ttlMs: number): Promise<boolean>;
   forgetEvent(eventId: string): Promise<void>;

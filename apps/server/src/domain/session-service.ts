@@ -50,6 +50,8 @@ const ROOM_EMPTY_TIMEOUT_MARGIN_S = 30;
 
 // LiveKit retries a webhook for minutes at most; a day covers any redelivery.
 const WEBHOOK_DEDUPE_MS = 24 * 60 * 60 * 1000;
+// Longer than an endSession can take (LiveKit's timeout plus the Redis calls around it).
+const ENDING_MARK_MS = 60_000;
 
 export class SessionService {
   private readonly now: () => Date;
@@ -156,7 +158,17 @@ export class SessionService {
   async end(principal: Principal, sessionId: string): Promise<Session> {
     const record = await this.find(principal, sessionId);
     if (TERMINAL.has(record.status)) return this.view(record);
-    await this.deps.rooms.deleteRoom(record.room_name);
+    // Deleting the room makes LiveKit send room_finished, which may be processed before this request
+    // stores the end: the mark tells onRoomEvent that the room finished because of this endSession.
+    const { store, rooms } = this.deps;
+    await store.markEnding(record.account_id, record.id, ENDING_MARK_MS);
+    try {
+      await rooms.deleteRoom(record.room_name);
+    } catch (error) {
+      // Unchanged, as the 503 says (the mark goes before the answer; should that fail too, it expires).
+      await store.clearEnding(record.account_id, record.id).catch((failure: unknown) => this.deps.onBackgroundError?.(failure, "clear ending mark"));
+      throw error;
+    }
     const ended = await this.apply(record.account_id, record.id, { type: "end_requested" });
     return this.view(ended?.session ?? record);
   }
@@ -194,7 +206,9 @@ export class SessionService {
     const record = await this.deps.store.getSession(accountId, sessionId);
     if (!record) return;
     let sessionEvent: SessionEvent;
-    if (event.type === "room_finished") sessionEvent = { type: "room_finished" };
+    if (event.type === "room_finished") {
+      sessionEvent = (await this.deps.store.isEnding(accountId, sessionId)) ? { type: "end_requested" } : { type: "room_finished" };
+    }
     else if (event.identity === record.participant_identity) sessionEvent = { type: "participant_joined" };
     else if (event.isAgent) sessionEvent = { type: "digital_human_joined" };
     else sessionEvent = { type: "other_participant_joined" };

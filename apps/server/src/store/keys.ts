@@ -12,6 +12,8 @@ export function keyspace(prefix = "dhs") {
   return {
     session: (accountId: string, sessionId: string) => `${prefix}:{${accountId}}:session:${sessionId}`,
     idempotency: (accountId: string, idempotencyKey: string) => `${prefix}:{${accountId}}:idem:${idempotencyKey}`,
+    /** Set while endSession deletes the session's room (a short TTL). */
+    ending: (accountId: string, sessionId: string) => `${prefix}:{${accountId}}:ending:${sessionId}`,
     /** Sorted sets of an account's session ids by creation time (ms), one per status. */
     index: (accountId: string, status: string) => `${prefix}:{${accountId}}:index:${status}`,
     /** One sorted set of every session's timers by due time; members are `account|session|timer`. */

@@ -21,6 +21,8 @@ export class MemorySessionStore implements SessionStore {
   /** index key -> session id -> creation time (ms), as the Redis sorted sets. */
   private readonly indexes = new Map<string, Map<string, number>>();
   private readonly timers = new Map<string, number>();
+  /** key -> expiry (ms). */
+  private readonly ending = new Map<string, number>();
   private readonly events = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
 
@@ -112,6 +114,18 @@ export class MemorySessionStore implements SessionStore {
 
   async completeTimer(member: string): Promise<void> {
     this.timers.delete(member);
+  }
+
+  async markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {
+    this.ending.set(keys.ending(accountId, sessionId), this.now() + ttlMs);
+  }
+
+  async isEnding(accountId: string, sessionId: string): Promise<boolean> {
+    return (this.ending.get(keys.ending(accountId, sessionId)) ?? 0) > this.now();
+  }
+
+  async clearEnding(accountId: string, sessionId: string): Promise<void> {
+    this.ending.delete(keys.ending(accountId, sessionId));
   }
 
   async markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {

@@ -252,6 +252,22 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
+  markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {
+    return guard(async () => {
+      await this.redis.set(this.keys.ending(accountId, sessionId), "1", "PX", ttlMs);
+    });
+  }
+
+  isEnding(accountId: string, sessionId: string): Promise<boolean> {
+    return guard(async () => (await this.redis.exists(this.keys.ending(accountId, sessionId))) === 1);
+  }
+
+  clearEnding(accountId: string, sessionId: string): Promise<void> {
+    return guard(async () => {
+      await this.redis.del(this.keys.ending(accountId, sessionId));
+    });
+  }
+
   markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
     return guard(async () => (await this.redis.set(this.keys.webhookEvent(eventId), "1", "PX", ttlMs, "NX")) === "OK");
   }

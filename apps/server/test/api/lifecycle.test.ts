@@ -13,6 +13,11 @@ beforeEach(() => {
   h.livekit.reset();
 });
 
+async function endReasonOf(id: string): Promise<string | null> {
+  const list = (await (await h.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string; end_reason: string | null }[] };
+  return list.data.find((item) => item.id === id)?.end_reason ?? null;
+}
+
 async function newSession(identity = `u-${crypto.randomUUID().slice(0, 8)}`) {
   const session = await (await h.create({ participant_identity: identity })).json();
   return { ...session, identity } as { id: string; room_name: string; identity: string; [field: string]: any };
@@ -129,6 +134,22 @@ describe("POST /v1/sessions/{id}/end", () => {
     await expectApiError(res, 503, "service_unavailable");
     h.livekit.mode = "ok";
     expect((await h.session(s.id)).status).toBe("created");
+    // A room_finished afterwards is LiveKit's own doing, not this failed endSession's.
+    await h.webhook(roomEvent("room_finished", s));
+    expect(await endReasonOf(s.id)).toBe("room_finished");
+  });
+
+  it("records user_ended even when LiveKit's room_finished for the deleted room arrives first", async () => {
+    const s = await newSession();
+    await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
+    h.livekit.delayMs = 300;
+    const ending = h.request("POST", `/v1/sessions/${s.id}/end`);
+    // LiveKit has the DeleteRoom and sends room_finished before answering it.
+    await until(async () => h.livekit.received > 0);
+    expect((await h.webhook(roomEvent("room_finished", s))).status).toBe(200);
+    const ended = await (await ending).json();
+    expect(ended.status).toBe("completed");
+    expect(await endReasonOf(s.id)).toBe("user_ended");
   });
 
   it.each([
