@@ -1,7 +1,10 @@
 # syntax=docker/dockerfile:1
-# The API server image: built in one stage with the whole workspace, shipped in another with only the
-# server's production bundle (pnpm deploy: dist/, config/ and production node_modules), run as the
-# unprivileged `node` user. Build from the repository root: docker build -t dhs-server .
+# Two images from one build: the API server (the default target) and the reference digital human
+# worker (`--target worker`). Both are built in one stage with the workspace and shipped with only
+# their production bundle (pnpm deploy: dist/ and production node_modules), run as the unprivileged
+# `node` user. From the repository root:
+#   docker build -t dhs-server .
+#   docker build --target worker -t dhs-digital-human .
 
 FROM node:20.20.2-bookworm-slim AS build
 ENV CI=true TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
@@ -11,9 +14,22 @@ WORKDIR /repo
 COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 RUN pnpm fetch
 COPY . .
-RUN pnpm install --offline --frozen-lockfile --filter "@dhs/server..."
-RUN pnpm --filter "@dhs/server..." run build
+RUN pnpm install --offline --frozen-lockfile --filter "@dhs/server..." --filter "@dhs/digital-human..."
+RUN pnpm --filter "@dhs/server..." --filter "@dhs/digital-human..." run build
 RUN pnpm --filter @dhs/server deploy --prod --legacy /out
+RUN pnpm --filter @dhs/digital-human deploy --prod --legacy /worker
+# The worker reads the same catalog of digital humans as the server.
+RUN cp apps/server/config/digital-humans.json /worker/digital-humans.json
+
+FROM node:20.20.2-bookworm-slim AS worker
+ENV NODE_ENV=production DIGITAL_HUMANS_FILE=/app/digital-humans.json AGENT_HTTP_PORT=8081
+WORKDIR /app
+COPY --from=build --chown=root:root /worker ./
+USER node
+EXPOSE 8081
+# The agents framework's health endpoint: 200 while the worker is registered with LiveKit.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:8081/').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/worker.js"]
 
 FROM node:20.20.2-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0

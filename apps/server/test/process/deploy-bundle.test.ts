@@ -27,11 +27,11 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-/** The arguments of the Dockerfile's `RUN pnpm ... deploy ... /out`, with /out replaced. */
-function deployCommand(out: string): string[] {
-  const line = dockerfile.split("\n").find((l) => /^RUN pnpm .* deploy /.test(l));
-  if (!line) throw new Error("no `RUN pnpm ... deploy` line in the Dockerfile");
-  return line.replace(/^RUN pnpm /, "").replace(/\s\/out$/, ` ${out}`).split(/\s+/).map((arg) => arg.replace(/^"|"$/g, ""));
+/** The arguments of the Dockerfile's `RUN pnpm ... deploy ... <target>`, with <target> replaced. */
+function deployCommand(target: "/out" | "/worker", out: string): string[] {
+  const line = dockerfile.split("\n").find((l) => /^RUN pnpm .* deploy /.test(l) && l.endsWith(` ${target}`));
+  if (!line) throw new Error(`no \`RUN pnpm ... deploy ... ${target}\` line in the Dockerfile`);
+  return line.replace(/^RUN pnpm /, "").slice(0, -target.length).concat(out).split(/\s+/).map((arg) => arg.replace(/^"|"$/g, ""));
 }
 
 const healthcheck = (port: number) =>
@@ -42,7 +42,7 @@ const healthcheck = (port: number) =>
 
 describe("the Dockerfile's bundle", () => {
   it("holds dist, config and production dependencies only, starts in production mode and passes its healthcheck", { timeout: 120_000 }, async () => {
-    await run("pnpm", deployCommand(bundle), { cwd: ROOT, timeout: 100_000 });
+    await run("pnpm", deployCommand("/out", bundle), { cwd: ROOT, timeout: 100_000 });
     expect(existsSync(join(bundle, "dist/main.js"))).toBe(true);
     expect(existsSync(join(bundle, "config/digital-humans.json"))).toBe(true);
     expect(existsSync(join(bundle, "node_modules/@dhs/contract/dist/openapi.yaml"))).toBe(true);
@@ -83,13 +83,44 @@ describe("the Dockerfile's bundle", () => {
   });
 });
 
+describe("the Dockerfile's worker bundle", () => {
+  it("starts the digital human worker with the server's catalog, and serves its health endpoint", { timeout: 120_000 }, async () => {
+    const worker = join(mkdtempSync(join(tmpdir(), "dhs-worker-")), "app");
+    await run("pnpm", deployCommand("/worker", worker), { cwd: ROOT, timeout: 100_000 });
+    expect(dockerfile).toContain("RUN cp apps/server/config/digital-humans.json /worker/digital-humans.json");
+    const port = await freePort();
+    const child = spawn(process.execPath, ["dist/worker.js"], {
+      cwd: worker,
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        DIGITAL_HUMANS_FILE: join(ROOT, "apps/server/config/digital-humans.json"),
+        AGENT_HTTP_PORT: String(port),
+        // Nothing listens there: the worker keeps trying, and its health endpoint says so.
+        LIVEKIT_URL: `ws://127.0.0.1:${await freePort()}`,
+        LIVEKIT_API_KEY: "APIimage",
+        LIVEKIT_API_SECRET: "an-image-test-secret-of-32-chars!",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(child);
+    await waitForOutput(child, /Server is listening on port/, { name: "the bundled worker", timeoutMs: 30_000 });
+    // 503 until it is registered with LiveKit: the image's HEALTHCHECK reports it unhealthy.
+    expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(503);
+    child.kill("SIGTERM");
+  });
+});
+
 describe("compose.yaml", () => {
   const compose = parse(readFileSync(join(ROOT, "compose.yaml"), "utf8")) as { services: Record<string, any> };
   const { api, redis, livekit } = compose.services;
 
-  it("defines the API, Redis and LiveKit", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["api", "livekit", "redis"]);
+  it("defines the API, Redis, LiveKit and the digital human worker", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["api", "digital-human", "livekit", "redis"]);
     expect(api.build).toBe(".");
+    expect(compose.services["digital-human"].build).toEqual({ context: ".", target: "worker" });
+    expect(dockerfile).toMatch(/^FROM \S+ AS worker$/m);
+    expect(new URL(compose.services["digital-human"].environment.LIVEKIT_URL).hostname).toBe("livekit");
   });
 
   it("gives the API only variables the configuration knows, in production mode", () => {
