@@ -10,7 +10,7 @@ import { FakeLiveKit } from "../support/fake-livekit.js";
 import { startLoad } from "../support/load.js";
 import { type RedisServer, startRedis } from "../support/redis-server.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
-import { DEV_KEY, createSession, ms, report } from "./support.js";
+import { DEV_KEY, createSession, ms, report, sleep } from "./support.js";
 
 const LOCK_TTL_S = 2;
 let redis: RedisServer;
@@ -28,8 +28,6 @@ afterAll(async () => {
   await redis?.stop();
   await livekit?.stop();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function serverEnv(): Record<string, string> {
   return {

@@ -13,7 +13,7 @@ import { FakeLiveKit } from "../support/fake-livekit.js";
 import { type Sample, startLoad } from "../support/load.js";
 import { type RedisCluster, startRedisCluster } from "../support/redis-cluster.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
-import { createSession, getSession, ms, report } from "./support.js";
+import { createSession, getSession, ms, report, sleep } from "./support.js";
 
 let cluster: RedisCluster;
 let livekit: FakeLiveKit;
@@ -36,8 +36,6 @@ afterAll(async () => {
   await cluster?.stop();
   await livekit?.stop();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("a Redis Cluster master killed under steady create load", () => {
   it("answers 503 quickly until its replica takes over, then creates again, losing no confirmed session", { timeout: 60_000 }, async () => {

@@ -11,7 +11,7 @@ import { FakeLiveKit } from "../support/fake-livekit.js";
 import { type Sample, startLoad } from "../support/load.js";
 import { type RedisServer, startRedis } from "../support/redis-server.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
-import { createSession, getSession, ms, report } from "./support.js";
+import { createSession, getSession, ms, report, sleep } from "./support.js";
 
 let redis: RedisServer;
 let livekit: FakeLiveKit;
@@ -35,8 +35,6 @@ afterAll(async () => {
   await redis?.stop();
   await livekit?.stop();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("Redis killed and restarted under steady create load", () => {
   it("answers 503 with Retry-After within 1 s while it is down, recovers within 3 s, and loses no confirmed session", async () => {
