@@ -15,14 +15,11 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-// Responses not yet finished, per server: on stop they are told to close their connection.
-const unfinished = new WeakMap<Server, Set<ServerResponse>>();
-
 export async function startWebServer(app: Express, port: number, host: string): Promise<RunningServer> {
   const server = createServer(app);
   server.on("clientError", answerClientError);
+  // Responses not yet finished: on stop they are told to close their connection.
   const open = new Set<ServerResponse>();
-  unfinished.set(server, open);
   server.on("request", (_req, res: ServerResponse) => {
     open.add(res);
     res.once("close", () => open.delete(res));
@@ -43,11 +40,11 @@ export async function startWebServer(app: Express, port: number, host: string): 
     server,
     port: address.port,
     url: `http://${shownHost === "0.0.0.0" || shownHost === "[::]" ? "127.0.0.1" : shownHost}:${address.port}`,
-    stop: (graceMs = 10_000) => stopWebServer(server, graceMs),
+    stop: (graceMs = 10_000) => stopWebServer(server, open, graceMs),
   };
 }
 
-export function stopWebServer(server: Server, graceMs: number): Promise<void> {
+function stopWebServer(server: Server, unfinished: ReadonlySet<ServerResponse>, graceMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
     force.unref();
@@ -60,7 +57,7 @@ export function stopWebServer(server: Server, graceMs: number): Promise<void> {
     server.closeIdleConnections();
     // A connection whose request is still running would stay open for keep-alive once it is answered,
     // holding close() until the grace period ends: answer it with Connection: close instead.
-    for (const res of unfinished.get(server) ?? []) {
+    for (const res of unfinished) {
       if (!res.headersSent) res.setHeader("Connection", "close");
       res.once("finish", () => server.closeIdleConnections());
     }
