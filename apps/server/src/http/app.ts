@@ -6,7 +6,6 @@
  */
 import { openapiDocumentPath } from "@dhs/contract";
 import express, { type Express } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { ApiKeyRing } from "../domain/api-keys.js";
@@ -17,7 +16,8 @@ import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
 import { jsonBody } from "./request-guards.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
-import { OperationScopes } from "./operation-scopes.js";
+import { contractValidator } from "./contract-validator.js";
+import { OperationSecurity } from "./operation-security.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { principalRoutes } from "./routes/principal.js";
@@ -46,6 +46,10 @@ export interface AppDependencies {
 export function createApp(deps: AppDependencies): Express {
   const openapiPath = deps.openapiPath ?? openapiDocumentPath;
   const app = express();
+  // Routing is exact, as the contract spells each path: /V1/Sessions or /v1/sessions/ is an unknown
+  // route, for Express and for the validator (which reads these settings), never a second spelling.
+  app.set("case sensitive routing", true);
+  app.set("strict routing", true);
   app.disable("x-powered-by");
   app.disable("etag");
   app.set("query parser", "simple");
@@ -55,9 +59,20 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestId);
   if (deps.logger) app.use(requestLogger(deps.logger, deps.metrics?.request));
 
-  app.use(probeRoutes(deps.store, deps.metrics));
+  app.use(probeRoutes(deps.store));
   app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
 
+  const validator = contractValidator({
+    apiSpec: openapiPath,
+    validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+    validateResponses: deps.validateResponses ? { allErrors: true } : false,
+    validateSecurity: false,
+    validateApiSpec: false,
+    ajvFormats: { mode: "full" },
+    // The contract takes JSON only; no multipart parser is installed.
+    fileUploader: false,
+    ignorePaths: /^\/(healthz|readyz|livekit\/webhook)$/,
+  });
   app.use("/v1", (_req, res, next) => {
     // Answers carry participant tokens: no cache may keep them.
     res.setHeader("Cache-Control", "no-store");
@@ -65,19 +80,10 @@ export function createApp(deps: AppDependencies): Express {
   });
   app.use("/v1", authenticate(deps.apiKeys));
   if (deps.rateLimiter) app.use("/v1", rateLimit(deps.rateLimiter));
-  app.use("/v1", authorize(OperationScopes.fromFile(openapiPath)));
+  app.use(validator.match);
+  app.use("/v1", authorize(OperationSecurity.fromFile(openapiPath)));
   app.use(jsonBody(MAX_BODY_BYTES));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: openapiPath,
-      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-      validateResponses: deps.validateResponses ? { allErrors: true } : false,
-      validateSecurity: false,
-      validateApiSpec: false,
-      ajvFormats: { mode: "full" },
-      ignorePaths: /^\/(healthz|readyz|livekit\/webhook)$/,
-    }),
-  );
+  app.use(validator.validate);
 
   app.use(sessionRoutes(deps.sessions));
   app.use(principalRoutes());

@@ -1,13 +1,15 @@
 /**
  * Bearer API keys: authenticate answers 401 unauthorized for a missing, malformed or unknown key;
- * authorize answers 403 forbidden, naming the missing scope, for a key without the operation's scope.
+ * authorize answers 403 forbidden, naming the missing scope, for a key without the scope of the operation
+ * the contract matched (404 when it matched none).
  * Both run before the body is parsed, so a request without a valid key learns nothing about its body;
  * the rate limit sits between them, so a key that keeps calling what it may not is limited too.
  */
 import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyRing, Principal } from "../domain/api-keys.js";
 import { AppError } from "../domain/app-error.js";
-import type { OperationScopes } from "./operation-scopes.js";
+import { unknownRoute } from "./error-handler.js";
+import type { MatchedOperation, OperationSecurity } from "./operation-security.js";
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 
@@ -27,13 +29,14 @@ export function authenticate(keys: ApiKeyRing) {
   };
 }
 
-export function authorize(scopes: OperationScopes) {
+/** Runs after the contract's operation was matched (contract-validator.ts), and refuses when none was. */
+export function authorize(security: OperationSecurity) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const principal = principalOf(res);
-    // Mounted under /v1, so the operation path is baseUrl + path.
-    const missing = scopes.required(req.method, req.baseUrl + req.path)?.find((scope) => !principal.scopes.has(scope));
-    if (missing) return next(new AppError("forbidden", { missing_scope: missing }));
-    next();
+    const operation = (req as Request & { openapi?: MatchedOperation }).openapi;
+    const decision = security.authorize(operation, principalOf(res).scopes);
+    if (decision.allowed) return next();
+    if (!operation?.schema) return next(unknownRoute(req));
+    next(new AppError("forbidden", { missing_scope: decision.missing ?? null }));
   };
 }
 

@@ -55,6 +55,7 @@ describe("errorHandler", () => {
     const res = {
       headersSent: false,
       locals: { requestId: "req_0123" },
+      req: { complete: true },
       statusCode: 200,
       setHeader: (name: string, value: string) => void (sent.headers[name] = value),
       status() {

@@ -101,6 +101,10 @@ export function toAppError(error: unknown): AppError {
 export function sendError(res: Response, error: AppError): void {
   const body: ApiError = { code: error.code, detail: error.detail, request_id: requestIdOf(res) };
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  // A refused caller, or a request answered before its body arrived, gets no more of this connection:
+  // Node would otherwise read and discard the rest of the body to keep the connection alive, which a
+  // client trickling it could stretch for as long as the request timeout allows.
+  if (error.status === 401 || error.status === 403 || !res.req.complete) res.setHeader("Connection", "close");
   if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
   res.status(error.status).json(body);
 }
@@ -125,6 +129,11 @@ export function errorHandler(log: ErrorLogger) {
   };
 }
 
+/** The answer for a path and method that are no operation of the contract. */
+export function unknownRoute(req: Request): AppError {
+  return new AppError("not_found", `No route ${req.method} ${req.originalUrl.split("?")[0]}.`);
+}
+
 export function notFound(req: Request, _res: Response, next: NextFunction): void {
-  next(new AppError("not_found", `No route ${req.method} ${req.path}.`));
+  next(unknownRoute(req));
 }

@@ -2,11 +2,12 @@
  * GET /v1/me: the principal behind the API key.
  */
 import { type Principal, scopeValues } from "@dhs/contract";
-import { Router } from "express";
+import type { Router } from "express";
+import { exactRouter } from "./exact-router.js";
 import { principalOf } from "../authenticate.js";
 
 export function principalRoutes(): Router {
-  const router = Router();
+  const router = exactRouter();
   router.get("/v1/me", (_req, res) => {
     const principal = principalOf(res);
     const body: Principal = {

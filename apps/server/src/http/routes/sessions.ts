@@ -2,12 +2,13 @@
  * /v1/sessions routes: translate HTTP to SessionService calls and back, nothing more.
  */
 import type { ListSessionsQuery, SessionCreate } from "@dhs/contract";
-import { Router } from "express";
+import type { Router } from "express";
+import { exactRouter } from "./exact-router.js";
 import type { SessionService } from "../../domain/session-service.js";
 import { principalOf } from "../authenticate.js";
 
 export function sessionRoutes(sessions: SessionService): Router {
-  const router = Router();
+  const router = exactRouter();
 
   router.post("/v1/sessions", async (req, res) => {
     // The validator has checked the header and the body against the contract.

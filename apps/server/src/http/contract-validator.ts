@@ -1,0 +1,81 @@
+/**
+ * express-openapi-validator, in two steps with our own checks between them: `match` finds the contract's
+ * operation for the request (and its path parameters), `validate` checks the request (and, in tests,
+ * the response) against it. Authorization sits between the two so it reads the scopes of the operation
+ * that was matched, and body parsing sits between them too, so a key without the scope is answered 403
+ * before a malformed body could be answered 422.
+ *
+ * The validator returns its steps as one list of named middleware functions; the split is by those
+ * names, and an unexpected list stops the start rather than leaving a step out.
+ *
+ * The validator's match honours the app's case-sensitive routing but, on path-to-regexp 8, not strict
+ * routing: it would match `/v1/sessions/` to createSession. So `match` ends with a re-check of the
+ * matched route, compiled once per route, exact in case and trailing slash; a request that fails it is
+ * an unknown route.
+ *
+ * The validator also coerces query strings to the contract's types the way JavaScript does, so it would
+ * take `limit=1e2`, `limit=0x10` or `limit= 5` for integers. `validate` therefore starts by requiring
+ * that every integer query parameter of the matched operation is written as a plain decimal integer.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import { pathToRegexp } from "path-to-regexp";
+import { AppError } from "../domain/app-error.js";
+import { unknownRoute } from "./error-handler.js";
+
+type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
+
+const MATCH = ["pathParamsMiddleware", "metadataMiddleware"];
+// Security is off (our own authentication runs first); the validator still lists a step that passes.
+const VALIDATE = ["securityMiddleware", "requestMiddleware", "responseMiddleware"];
+
+export interface ContractValidator {
+  match: RequestHandler[];
+  validate: RequestHandler[];
+}
+
+export function contractValidator(options: ValidatorOptions): ContractValidator {
+  const steps = OpenApiValidator.middleware(options) as RequestHandler[];
+  const names = steps.map((step) => step.name);
+  const unknown = names.filter((name) => !MATCH.includes(name) && !VALIDATE.includes(name));
+  if (unknown.length > 0 || !MATCH.every((name) => names.includes(name)) || !names.includes("requestMiddleware")) {
+    throw new Error(`express-openapi-validator's middleware list changed (${names.join(", ")}): review http/contract-validator.ts`);
+  }
+  return {
+    match: [...steps.filter((step) => MATCH.includes(step.name)), exactMatch()],
+    validate: [decimalIntegers, ...steps.filter((step) => VALIDATE.includes(step.name))],
+  };
+}
+
+function exactMatch(): RequestHandler {
+  const exact = new Map<string, RegExp>();
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const route = (req as Request & { openapi?: { expressRoute?: string } }).openapi?.expressRoute;
+    if (route === undefined) return next();
+    let pattern = exact.get(route);
+    if (!pattern) {
+      pattern = pathToRegexp(route, { sensitive: true, trailing: false }).regexp;
+      exact.set(route, pattern);
+    }
+    // The validator matched against the URL's path as sent; so does this.
+    if (pattern.test(req.originalUrl.split("?")[0] ?? "")) return next();
+    next(unknownRoute(req));
+  };
+}
+
+type Parameter = { name?: string; in?: string; schema?: { type?: unknown } };
+const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+
+function decimalIntegers(req: Request, _res: Response, next: NextFunction): void {
+  const parameters = (req as Request & { openapi?: { schema?: { parameters?: Parameter[] } } }).openapi?.schema?.parameters ?? [];
+  const issues = parameters
+    .filter((parameter) => parameter.in === "query" && parameter.schema?.type === "integer" && parameter.name !== undefined)
+    .flatMap((parameter) => {
+      const raw = req.query[parameter.name as string];
+      const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+      return values.some((value) => typeof value !== "string" || !DECIMAL_INTEGER.test(value))
+        ? [{ location: "query" as const, path: parameter.name as string, message: "must be an integer written in decimal digits" }]
+        : [];
+    });
+  next(issues.length > 0 ? new AppError("validation_failed", issues) : undefined);
+}

@@ -1,0 +1,142 @@
+/**
+ * Scopes cannot be dodged by spelling a path another way. For every operation the contract defines (read
+ * from the contract when the test runs, so a new operation is covered without editing this file), the
+ * request is sent on variants of its path: other letter case, a trailing slash, a doubled slash,
+ * percent-encoded letters. Each goes out on the raw socket path (fetch would normalise some), with keys of
+ * every scope set. A variant of the path's literal text is an unknown route (404) and reaches no handler;
+ * on the exact path, a handler is reached only by a key that holds the operation's scopes.
+ */
+import { request as httpRequest } from "node:http";
+import { readFileSync } from "node:fs";
+import { openapiDocumentPath } from "@dhs/contract";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { parse } from "yaml";
+import { type Harness, KEYS, startHarness } from "../support/harness.js";
+
+type Operation = { operationId: string; security?: Record<string, string[]>[] };
+const contract = parse(readFileSync(openapiDocumentPath, "utf8")) as {
+  security?: Record<string, string[]>[];
+  paths: Record<string, Record<string, Operation>>;
+};
+const METHODS = ["get", "put", "post", "delete", "patch"];
+const operations = Object.entries(contract.paths).flatMap(([template, item]) =>
+  Object.entries(item)
+    .filter(([method]) => METHODS.includes(method))
+    .map(([method, operation]) => ({
+      id: operation.operationId,
+      method: method.toUpperCase(),
+      template,
+      scopes: (operation.security ?? contract.security ?? []).flatMap((requirement) => Object.values(requirement).flat()),
+    })),
+);
+
+const KEY_SETS = [
+  { name: "read and write", key: KEYS.a, scopes: ["sessions:read", "sessions:write"] },
+  { name: "read only", key: KEYS.aRead, scopes: ["sessions:read"] },
+  { name: "write only", key: KEYS.aWrite, scopes: ["sessions:write"] },
+];
+
+/** Variants of a path's literal text: none of them is the operation's path. */
+function literalVariants(path: string): string[] {
+  const variants = new Set<string>([path.toUpperCase(), `${path}/`, `${path}//`, path.replace("/v1/", "/v1//"), `/${path}`]);
+  const segments = path.split("/");
+  segments.forEach((segment, i) => {
+    if (!/^[a-z]+$/.test(segment)) return;
+    const swap = (s: string) => segments.map((x, j) => (j === i ? s : x)).join("/");
+    variants.add(swap(segment[0]!.toUpperCase() + segment.slice(1)));
+    variants.add(swap(`%${segment.charCodeAt(0).toString(16)}${segment.slice(1)}`));
+    variants.add(swap(`%${segment.charCodeAt(0).toString(16).toUpperCase()}${segment.slice(1)}`));
+    variants.add(swap(`${segment};x=1`));
+  });
+  return [...variants];
+}
+
+function rawRequest(url: string, method: string, path: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = method === "POST" ? "{}" : undefined;
+    const req = httpRequest(
+      `${url}/`,
+      {
+        method,
+        path,
+        headers: {
+          Authorization: `Bearer ${key}`,
+          "Idempotency-Key": crypto.randomUUID(),
+          ...(body ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+let h: Harness;
+let sessionId: string;
+let handlerCalls: string[];
+beforeAll(async () => {
+  h = await startHarness();
+  const created = await h.create();
+  sessionId = ((await created.json()) as { id: string }).id;
+  // Every SessionService method an operation's handler calls is watched: a call is a handler reached.
+  handlerCalls = [];
+  const service = h.composed.sessions as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(service))) {
+    if (name === "constructor" || typeof service[name] !== "function") continue;
+    const original = service[name]!.bind(service);
+    vi.spyOn(service, name).mockImplementation((...args: unknown[]) => {
+      handlerCalls.push(name);
+      return original(...args);
+    });
+  }
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe.each(operations)("$id ($method $template)", (operation) => {
+  const path = () => operation.template.replace(/\{[^}]+\}/g, sessionId);
+
+  it("the contract gives it a bearer scope requirement", () => {
+    expect(operation.scopes.every((scope) => /^[a-z]+:[a-z]+$/.test(scope))).toBe(true);
+  });
+
+  it.each(KEY_SETS)("on the exact path with a $name key, reaches its handler only with its scopes", async ({ key, scopes }) => {
+    handlerCalls.length = 0;
+    const res = await rawRequest(h.url, operation.method, path(), key);
+    const allowed = operation.scopes.every((scope) => scopes.includes(scope));
+    if (allowed) {
+      expect(res.status, res.body).not.toBe(403);
+    } else {
+      expect(res.status, res.body).toBe(403);
+      expect(handlerCalls).toEqual([]);
+    }
+  });
+
+  it.each(KEY_SETS)("on every variant of its path with a $name key, answers 404 and reaches no handler", async ({ key }) => {
+    const answers: string[] = [];
+    for (const variant of literalVariants(path())) {
+      handlerCalls.length = 0;
+      const res = await rawRequest(h.url, operation.method, variant, key);
+      if (res.status !== 404 || !res.body.includes('"not_found"') || handlerCalls.length > 0) answers.push(`${variant} -> ${res.status} ${handlerCalls.join(",")}`);
+    }
+    expect(answers).toEqual([]);
+  });
+
+  const lacking = KEY_SETS.filter(({ scopes }) => !operation.scopes.every((scope) => scopes.includes(scope)));
+  if (operation.template.includes("{") && lacking.length > 0) {
+    it.each(lacking)("with the session id percent-encoded and a $name key that lacks its scope, answers 403 and reaches no handler", async ({ key }) => {
+      handlerCalls.length = 0;
+      const encoded = operation.template.replace(/\{[^}]+\}/g, sessionId.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`));
+      const res = await rawRequest(h.url, operation.method, encoded, key);
+      expect(res.status, res.body).toBe(403);
+      expect(handlerCalls).toEqual([]);
+    });
+  }
+});
