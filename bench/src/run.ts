@@ -195,6 +195,7 @@ async function main(): Promise<void> {
       NODE_ENV: "production",
       HOST: "127.0.0.1",
       PORT: String(serverPort),
+      METRICS_PORT: "0",
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
       LIVEKIT_API_KEY: LIVEKIT.key,

@@ -22,6 +22,7 @@ import { RedisSessionStore } from "./store/redis-store.js";
 
 export interface Composed {
   app: Express;
+  metrics: Metrics;
   store: SessionStore;
   sessions: SessionService;
   sweeper: TimerSweeper;
@@ -121,6 +122,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
 
   return {
     app,
+    metrics,
     store,
     sessions,
     sweeper,

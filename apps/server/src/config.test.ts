@@ -65,6 +65,9 @@ describe("loadConfig", () => {
     ["rate limits", { RATE_LIMIT_PER_SECOND: "10", RATE_LIMIT_BURST: "30" }, { rateLimit: { enabled: true, perSecond: 10, burst: 30 } }],
     ["RATE_LIMIT_ENABLED=false", { RATE_LIMIT_ENABLED: "false" }, { rateLimit: { enabled: false, perSecond: 100, burst: 200 } }],
     ["blank values as unset", { PORT: " ", LOG_LEVEL: "" }, { port: 8080, logLevel: "info" }],
+    ["METRICS_PORT", { METRICS_PORT: "0" }, { metricsPort: 0 }],
+    ["connection limits by default", {}, { metricsPort: 9464, connections: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 10_000 } }],
+    ["connection limits", { HEADERS_TIMEOUT_S: "2", REQUEST_TIMEOUT_S: "5", MAX_CONNECTIONS: "64" }, { connections: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxConnections: 64 } }],
   ])("reads %s", (_name, env, want) => {
     expect(loadConfig(env)).toMatchObject(want);
   });
@@ -77,6 +80,8 @@ describe("loadConfig", () => {
     ["REDIS_URL", { REDIS_URL: "redis://a:7000,redis://b:7001" }, "REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes"],
     ["REDIS_URL", { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000,b:7001" }, 'REDIS_URL must start with redis:// or rediss:// (got "b:7001")'],
     ["REDIS_MODE", { REDIS_MODE: "sentinel" }, 'REDIS_MODE must be one of standalone, cluster (got "sentinel")'],
+    ["REQUEST_TIMEOUT_S", { HEADERS_TIMEOUT_S: "20", REQUEST_TIMEOUT_S: "10" }, "REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S"],
+    ["MAX_CONNECTIONS", { MAX_CONNECTIONS: "0" }, 'MAX_CONNECTIONS must be an integer from 1 to 1000000 (got "0")'],
     ["SESSION_RETENTION_S", { SESSION_RETENTION_S: "3600" }, "SESSION_RETENTION_S must be at least IDEMPOTENCY_KEY_TTL_S"],
     ["LIVEKIT_URL", { LIVEKIT_URL: "livekit" }, 'LIVEKIT_URL must be a URL (got "livekit")'],
     ["PARTICIPANT_TOKEN_TTL_S", { PARTICIPANT_TOKEN_TTL_S: "5" }, 'PARTICIPANT_TOKEN_TTL_S must be an integer from 30 to 86400 (got "5")'],

@@ -31,6 +31,10 @@ export const VARIABLES = {
   NODE_ENV: { kind: "text", default: "development", description: "`production` refuses every default marked *dev*." },
   PORT: { kind: "integer", default: 8080, min: 0, max: 65535, description: "Port to listen on (`0`: any free port)." },
   HOST: { kind: "text", default: "0.0.0.0", description: "Address to listen on." },
+  METRICS_PORT: { kind: "integer", default: 9464, min: 0, max: 65535, description: "Port of the Prometheus `GET /metrics` endpoint, served apart from the API so it never reaches the public ingress (`0`: any free port; the port is logged at start)." },
+  HEADERS_TIMEOUT_S: { kind: "integer", default: 10, min: 1, max: 300, description: "A request whose headers have not all arrived by then is answered `408` and its connection closed." },
+  REQUEST_TIMEOUT_S: { kind: "integer", default: 30, min: 1, max: 3_600, description: "A request (headers and body) that has not all arrived by then is answered `408` and its connection closed; at least `HEADERS_TIMEOUT_S`." },
+  MAX_CONNECTIONS: { kind: "integer", default: 10_000, min: 1, max: 1_000_000, description: "Open connections one process accepts; beyond it new ones are closed at accept. Keep it below the process's open-file limit (`ulimit -n`) less a few hundred for Redis, LiveKit and logs." },
   LOG_LEVEL: { kind: "choice", default: "info", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], description: "pino level; logs are JSON lines, one per request (request id, route, status, duration), never a key or token." },
   SHUTDOWN_GRACE_MS: { kind: "integer", default: 10_000, min: 0, max: 600_000, description: "How long SIGTERM waits for requests in flight before closing their connections." },
   REDIS_URL: { kind: "url", default: undefined, dev: "in-memory store", protocols: ["redis:", "rediss:"], description: "Redis for sessions, idempotency records, timers and rate limits. With `REDIS_MODE=cluster`, a comma-separated list of seed nodes." },
@@ -76,6 +80,9 @@ export interface Config {
   production: boolean;
   port: number;
   host: string;
+  metricsPort: number;
+  /** Bounds on slow or idle clients, per process. */
+  connections: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number };
   logLevel: LogLevel;
   /** How long SIGTERM waits for in-flight requests before closing them. */
   shutdownGraceMs: number;
@@ -264,6 +271,12 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     port: integer(env, "PORT"),
     host: text(env, "HOST") ?? VARIABLES.HOST.default,
+    metricsPort: integer(env, "METRICS_PORT"),
+    connections: {
+      headersTimeoutMs: integer(env, "HEADERS_TIMEOUT_S") * 1000,
+      requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_S") * 1000,
+      maxConnections: integer(env, "MAX_CONNECTIONS"),
+    },
     logLevel: choice(env, "LOG_LEVEL"),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS"),
     redisUrl,
@@ -296,6 +309,9 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (config.rateLimit.burst < config.rateLimit.perSecond) {
     throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");
+  }
+  if (config.connections.requestTimeoutMs < config.connections.headersTimeoutMs) {
+    throw new ConfigError("REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S");
   }
   if (config.sessionRetentionS < config.idempotencyKeyTtlS) {
     // A replayed create must find the session its key made.

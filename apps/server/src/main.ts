@@ -5,6 +5,7 @@
 import { pino } from "pino";
 import { compose } from "./compose.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { metricsListener } from "./http/metrics-server.js";
 import { type RunningServer, startWebServer } from "./http/server.js";
 import { REDACT_PATHS } from "./http/request-logger.js";
 
@@ -32,12 +33,13 @@ const composed = compose(config, logger);
 // Handlers go in before the server listens: a SIGTERM that arrives just after "listening" must drain,
 // not kill the process with the default action.
 let running: RunningServer | undefined;
+let metricsServer: RunningServer | undefined;
 let stopping = false;
 function shutdown(signal: NodeJS.Signals): void {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "shutting down");
-  (running?.stop(config.shutdownGraceMs) ?? Promise.resolve())
+  Promise.all([running?.stop(config.shutdownGraceMs), metricsServer?.stop(1000)])
     .then(() => composed.close())
     .then(
       () => {
@@ -56,12 +58,15 @@ process.on("SIGINT", shutdown);
 // Take traffic once Redis answers; if it does not within a few seconds, serve anyway (readiness says 503
 // and requests that need Redis answer 503) and recover when it comes.
 if (!(await composed.waitForStore(5000))) logger.warn("session store not reachable yet; serving, /readyz answers 503 until it is");
-running = await startWebServer(composed.app, config.port, config.host);
+const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
+running = await startWebServer(composed.app, config.port, config.host, limits);
+metricsServer = await startWebServer(metricsListener(composed.metrics), config.metricsPort, config.host, limits);
 composed.sweeper.start();
 logger.info(
   {
     url: running.url,
     port: running.port,
+    metrics_url: `${metricsServer.url}/metrics`,
     node_env: config.nodeEnv,
     store: config.redisUrl ? (config.redisMode === "cluster" ? "redis-cluster" : "redis") : "memory",
     livekit: config.livekit.url,

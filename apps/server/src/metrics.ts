@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics (prom-client), one registry per process: request counts and latency by route,
  * method and status; sessions created and ended by status and end reason; Redis errors; LiveKit webhook
- * events; and Node's own process metrics. Served as text at GET /metrics.
+ * events; connections refused at the cap; and Node's own process metrics. Served as text at GET /metrics
+ * on a port of its own (http/metrics-server.ts).
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { SessionMetrics } from "./domain/ports.js";
@@ -39,6 +40,11 @@ export class Metrics implements SessionMetrics {
     labelNames: ["event", "outcome"] as const,
     registers: [this.registry],
   });
+  private readonly connectionsDropped = new Counter({
+    name: "dhs_connections_dropped_total",
+    help: "Connections closed at accept because MAX_CONNECTIONS were open.",
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -62,6 +68,11 @@ export class Metrics implements SessionMetrics {
   redisError(): void {
     this.redisErrors.inc();
   }
+
+  /** A property, so it can be handed to the server as its drop listener. */
+  readonly connectionDropped = (): void => {
+    this.connectionsDropped.inc();
+  };
 
   webhook(event: string, outcome: "applied" | "ignored" | "rejected"): void {
     this.webhookEvents.inc({ event, outcome });

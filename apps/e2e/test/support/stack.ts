@@ -100,6 +100,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
           ...livekitEnv,
           HOST: "127.0.0.1",
           PORT: String(apiPort),
+          METRICS_PORT: "0",
           REDIS_URL: `redis://127.0.0.1:${redisPort}`,
           DIGITAL_HUMANS_FILE: catalog,
           SESSION_JOIN_TIMEOUT_S: String(TIMEOUTS.joinS),

@@ -1,10 +1,11 @@
 /**
  * Requests Node's HTTP parser refuses never reach Express: a malformed request line or header, headers
- * over the 16 KiB limit, broken body framing, a request that took too long to arrive. Node would answer
- * with a bare status line or just drop the connection; here they get an ApiError and an X-Request-ID
- * like every other answer, and the connection is closed, since what follows on it cannot be trusted.
+ * over the 16 KiB limit, broken body framing, a request that took too long to arrive, an `Expect` other
+ * than 100-continue. Node would answer with a bare status line or just drop the connection; here they get
+ * an ApiError and an X-Request-ID like every other answer, and the connection is closed, since what
+ * follows on it cannot be trusted.
  */
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ApiError } from "@dhs/contract";
 import { newRequestId } from "./request-id.js";
@@ -12,32 +13,49 @@ import { newRequestId } from "./request-id.js";
 const ANSWERS = {
   HPE_HEADER_OVERFLOW: { status: 431, reason: "Request Header Fields Too Large", code: "headers_too_large", detail: "The request headers exceed 16 KiB." },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: "Request Timeout", code: "request_timeout", detail: "The request did not arrive in time." },
+  EXPECTATION: { status: 417, reason: "Expectation Failed", code: "expectation_failed", detail: "The only expectation this server meets is Expect: 100-continue." },
   default: { status: 400, reason: "Bad Request", code: "malformed_request", detail: "The HTTP request could not be parsed." },
 } as const;
 
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const answer = ANSWERS[error.code as keyof typeof ANSWERS] ?? ANSWERS.default;
-  // The parser failed inside a request the app already handles (broken chunked framing, say): that
-  // request can never be read to its end, so it is the one answered, through its own response.
   const pending = (socket as { _httpMessage?: ServerResponse })._httpMessage;
   // A connection the client already reset, or one whose answer is on its way, has nobody to tell.
   if (error.code === "ECONNRESET" || !socket.writable || pending?.headersSent) {
     socket.destroy();
     return;
   }
-  const requestId = String(pending?.getHeader("X-Request-ID") ?? newRequestId());
-  const body: ApiError = { code: answer.code, detail: answer.detail, request_id: requestId };
-  const json = JSON.stringify(body);
-  if (pending) {
+  if (pending?.req.complete) {
+    // The request in flight arrived whole; what failed to parse came after it on the same connection.
+    // That request keeps its own answer (a 400 on it would tell a client to retry a create that was
+    // carried out), and the connection closes once it is sent.
     pending.shouldKeepAlive = false;
     pending.once("finish", () => socket.destroy());
-    pending
-      .writeHead(answer.status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json), "Cache-Control": "no-store", "X-Request-ID": requestId })
-      .end(json);
     return;
   }
-  socket.end(
-    `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
-      `X-Request-ID: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
-  );
+  const requestId = String(pending?.getHeader("X-Request-ID") ?? newRequestId());
+  const json = JSON.stringify({ code: answer.code, detail: answer.detail, request_id: requestId } satisfies ApiError);
+  if (pending) {
+    // The parser failed inside the request the app is handling (broken chunked framing, a body that did
+    // not arrive in time): that request can never be read to its end, so it is the one answered.
+    pending.shouldKeepAlive = false;
+    pending.once("finish", () => socket.destroy());
+    pending.writeHead(answer.status, answerHeaders(requestId, json)).end(json);
+    return;
+  }
+  const head = Object.entries({ ...answerHeaders(requestId, json), Connection: "close" }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${answer.status} ${answer.reason}\r\n${head.join("")}\r\n${json}`);
+}
+
+/** Expect with anything but 100-continue: 417 as an ApiError, without reading the body, and close. */
+export function answerUnmetExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const answer = ANSWERS.EXPECTATION;
+  const requestId = newRequestId();
+  const json = JSON.stringify({ code: answer.code, detail: answer.detail, request_id: requestId } satisfies ApiError);
+  res.shouldKeepAlive = false;
+  res.writeHead(answer.status, answerHeaders(requestId, json)).end(json);
+}
+
+function answerHeaders(requestId: string, json: string): Record<string, string | number> {
+  return { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json), "Cache-Control": "no-store", "X-Request-ID": requestId };
 }

@@ -1,10 +1,13 @@
 /**
  * Reading a request body, with the refusals of input that is well-formed HTTP and JSON but that nothing
- * downstream should be handed: a Content-Type that is not a media type (`Content-Type: ø2%`), and JSON
+ * downstream should be handed: a Content-Type that is not a media type (`Content-Type: ø2%`); JSON
  * strings with lone UTF-16 surrogates (`"\udfff"`), which I-JSON (RFC 7493) forbids, RFC 8785
- * canonicalization (idempotency fingerprints) cannot encode, and a LiveKit identity could not carry.
- * Both are answered 422 validation_failed, naming the header or the field. One middleware rather than
- * three, so a request without a body (every read) passes through it at the cost of two header lookups.
+ * canonicalization (idempotency fingerprints) cannot encode, and a LiveKit identity could not carry;
+ * numbers too large to be finite (`1e400`), which canonicalization refuses; and nesting deeper than the
+ * contract allows `metadata`, which recursive code downstream (canonicalization, the validator) would
+ * overflow the stack on. Each is answered 422 validation_failed, naming the header or the field. One
+ * middleware rather than several, so a request without a body (every read) passes through it at the cost
+ * of two header lookups.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { AppError } from "../domain/app-error.js";
@@ -14,27 +17,45 @@ const NAME = "[a-z0-9][a-z0-9!#$&^_.+-]*";
 const MEDIA_TYPE = new RegExp(`^${NAME}/${NAME}(\\s*;\\s*${NAME}=(${NAME}|"[a-z0-9!#$&^_.+ -]*"))*\\s*$`, "i");
 
 /**
- * Path (dotted) of the first string or key with a lone surrogate, or undefined. Iterative: a body may
- * nest thousands of levels deep within the size limit, too deep for recursion.
+ * How deep `metadata` may nest (the contract's `x-max-depth` on SessionCreate.metadata, checked against
+ * this by a test). `metadata` itself is level 1; since it is the only free-form field, a body may nest one
+ * level more, and no deeper.
  */
-export function findLoneSurrogate(root: unknown): string | undefined {
+export const METADATA_MAX_DEPTH = 32;
+const BODY_MAX_DEPTH = METADATA_MAX_DEPTH + 1;
+
+export interface IllFormed {
+  /** Dotted path of the offending key or value ("" for the body itself). */
+  path: string;
+  message: string;
+}
+
+/**
+ * The first thing in a parsed JSON body that the service must not be handed, or undefined: a string or
+ * key with a lone UTF-16 surrogate, a number JSON.parse could only read as Infinity (`1e400`), or an
+ * object or array nested deeper than maxDepth. Iterative, so a body nested far deeper than the call stack
+ * is judged without recursion.
+ */
+export function findIllFormed(root: unknown, maxDepth = BODY_MAX_DEPTH): IllFormed | undefined {
   const pending: [unknown, string[]][] = [[root, []]];
   for (let item = pending.pop(); item; item = pending.pop()) {
     const [value, path] = item;
     if (typeof value === "string") {
-      if (!value.isWellFormed()) return path.join(".");
+      if (!value.isWellFormed()) return { path: path.join("."), message: "must be well-formed Unicode (no lone surrogates)" };
+    } else if (typeof value === "number") {
+      if (!Number.isFinite(value)) return { path: path.join("."), message: "must be a finite number" };
     } else if (typeof value === "object" && value !== null) {
+      if (path.length >= maxDepth) return { path: path.join("."), message: `must nest at most ${METADATA_MAX_DEPTH} levels deep (metadata is level 1)` };
       for (const [key, child] of Object.entries(value)) {
-        if (!key.isWellFormed()) return [...path, key.toWellFormed()].join(".");
-        // Paths are built only for what can hold strings, so a deep array of arrays stays cheap.
-        if (typeof child === "string" || (typeof child === "object" && child !== null)) pending.push([child, path.length < 32 ? [...path, key] : path]);
+        if (!key.isWellFormed()) return { path: [...path, key.toWellFormed()].join("."), message: "must be well-formed Unicode (no lone surrogates)" };
+        if (typeof child === "string" || typeof child === "number" || (typeof child === "object" && child !== null)) pending.push([child, [...path, key]]);
       }
     }
   }
   return undefined;
 }
 
-/** express.json within the limit, after the Content-Type check and before the well-formedness check. */
+/** express.json within the limit, after the Content-Type check and before the findIllFormed check. */
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, strict: true });
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -46,9 +67,9 @@ export function jsonBody(limitBytes: number): RequestHandler {
     if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return next();
     parse(req, res, (error?: unknown) => {
       if (error) return next(error);
-      const path = findLoneSurrogate(req.body);
-      if (path === undefined) return next();
-      next(new AppError("validation_failed", [{ location: "body", path, message: "must be well-formed Unicode (no lone surrogates)" }]));
+      const problem = findIllFormed(req.body);
+      if (problem === undefined) return next();
+      next(new AppError("validation_failed", [{ location: "body", ...problem }]));
     });
   };
 }

@@ -17,6 +17,21 @@ export const REDACT_PATHS = [
   "err.config.headers",
 ];
 
+// What an API key (`dhs_` and base64url) or a JWT looks like, also percent-encoded, wherever a caller
+// pasted one into the path.
+const SECRET_SHAPED = /(dhs|dhs%5[fF])[A-Za-z0-9_%-]{8,}|eyJ[A-Za-z0-9_%-]{8,}(\.[A-Za-z0-9_%-]*){1,2}/g;
+
+/** The request path for the log: the query dropped and secret-shaped text replaced. */
+export function loggedPath(originalUrl: string): string {
+  const path = originalUrl.split("?")[0] ?? "";
+  return path.includes("dhs") || path.includes("eyJ") ? path.replace(SECRET_SHAPED, "[redacted]") : path;
+}
+
+/** Why a request was refused, for its log line only: the answer says less, so a prober learns nothing. */
+export function setRefusalReason(res: Response, reason: string): void {
+  res.locals.refusalReason = reason;
+}
+
 /** Counts each answered request (the metrics); route is the contract's path template, or "unmatched". */
 export type RequestObserver = (route: string, method: string, status: number, seconds: number) => void;
 
@@ -32,11 +47,12 @@ export function requestLogger(logger: Logger, observe?: RequestObserver): Reques
       observe?.(route ?? "unmatched", req.method, status, elapsed / 1000);
       const line = {
         request_id: requestIdOf(res),
-        req: { method: req.method, url: req.originalUrl.split("?")[0] },
+        req: { method: req.method, url: loggedPath(req.originalUrl) },
         route,
         res: { status },
         duration_ms: Math.round(elapsed),
         ...(principal ? { key_id: principal.keyId, account_id: principal.accountId } : {}),
+        ...(res.locals.refusalReason ? { reason: res.locals.refusalReason as string } : {}),
       };
       // A 503 is an outage, already logged once as a warning; only a 500 (a bug) is an error.
       if (status === 500) logger.error(line, "request");

@@ -2,11 +2,27 @@
  * Starts and stops the HTTP server. Tests start it on port 0 in-process; main.ts on the configured port.
  * Stopping stops accepting, lets in-flight requests finish within the grace period, then closes what is
  * left.
+ *
+ * Slow and idle clients are bounded, so they cannot hold the process's connections (and file
+ * descriptors) for Node's default five minutes: headers must arrive within headersTimeoutMs and the whole
+ * request within requestTimeoutMs, else the answer is 408 and the connection closes; an idle keep-alive
+ * connection closes after 65 s; beyond maxConnections a new connection is closed at
+ * accept, before it costs more than the accept.
  */
-import { type Server, type ServerResponse, createServer } from "node:http";
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Express } from "express";
-import { answerClientError } from "./client-error.js";
+import { answerClientError, answerUnmetExpectation } from "./client-error.js";
+
+export interface ConnectionLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+  /** Called for each connection closed at accept because maxConnections were open. */
+  onDrop?: () => void;
+}
+
+// Keep-alive sockets longer than a typical load balancer's idle timeout, so it never reuses one we closed.
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface RunningServer {
   server: Server;
@@ -15,18 +31,27 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-export async function startWebServer(app: Express, port: number, host: string): Promise<RunningServer> {
-  const server = createServer(app);
+export async function startWebServer(handler: RequestListener, port: number, host: string, limits: ConnectionLimits): Promise<RunningServer> {
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks the two timeouts every 30 s by default, which would let a slow client run over them by as much.
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 2),
+    },
+    handler,
+  );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.maxConnections = limits.maxConnections;
+  if (limits.onDrop) server.on("drop", limits.onDrop);
   server.on("clientError", answerClientError);
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => answerUnmetExpectation(req, res));
   // Responses not yet finished: on stop they are told to close their connection.
   const open = new Set<ServerResponse>();
   server.on("request", (_req, res: ServerResponse) => {
     open.add(res);
     res.once("close", () => open.delete(res));
   });
-  // Keep-alive sockets longer than a typical load balancer's idle timeout, so it never reuses one we closed.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

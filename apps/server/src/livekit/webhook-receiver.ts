@@ -5,7 +5,7 @@
  * happened in it.
  */
 import { ParticipantInfo_Kind } from "@livekit/protocol";
-import { type WebhookEvent, WebhookReceiver } from "livekit-server-sdk";
+import { TokenVerifier, type WebhookEvent, WebhookReceiver } from "livekit-server-sdk";
 import type { RoomEvent } from "../domain/session-service.js";
 
 export interface SessionRoomEvent {
@@ -22,9 +22,25 @@ export class InvalidWebhookError extends Error {
 
 export class LiveKitWebhooks {
   private readonly receiver: WebhookReceiver;
+  private readonly verifier: TokenVerifier;
 
   constructor(apiKey: string, apiSecret: string) {
     this.receiver = new WebhookReceiver(apiKey, apiSecret);
+    this.verifier = new TokenVerifier(apiKey, apiSecret);
+  }
+
+  /**
+   * Checks the signature's JWT alone (ours, unexpired), before the body is read, so a forged delivery
+   * costs a header, not 64 KiB; InvalidWebhookError when it does not verify. verify() checks it again
+   * with the body's hash.
+   */
+  async checkAuthorization(authorization: string | undefined): Promise<void> {
+    if (!authorization) throw new InvalidWebhookError("authorization header is empty");
+    try {
+      await this.verifier.verify(authorization);
+    } catch (error) {
+      throw new InvalidWebhookError(error instanceof Error ? error.message : String(error));
+    }
   }
 
   /** Verifies and parses a delivery; InvalidWebhookError when it is unsigned, stale or tampered with. */

@@ -1,7 +1,10 @@
 /**
  * The hostile inputs the contract fuzzer found answered badly, each pinned by name: requests Node's HTTP
  * parser refuses, a Content-Type that is not a media type, lone surrogates, a compressed body that does
- * not decompress, and bodies nested deeper than any recursion could follow.
+ * not decompress, bodies nested deeper than any recursion could follow; and what probing as an attacker
+ * found: metadata nested thousands deep or holding `1e400` (500 and a stack trace each), garbage after a
+ * request that was carried out (it was answered 400), integers written as `1e2` or `0x10`, and
+ * `Expect: 200-ok` (Node's bare 417).
  */
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
@@ -16,21 +19,30 @@ afterAll(async () => {
   await h.close();
 });
 
-/** Sends bytes as they are and reads the answer until the server closes the connection. */
-function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+/**
+ * Sends bytes as they are and reads everything until the server closes the connection. The client
+ * ends its side after writing unless keepOpen, as a client that waits for its answer would not.
+ */
+function rawExchange(bytes: string, keepOpen = false): Promise<string> {
   const { hostname, port } = new URL(h.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     let data = "";
     socket.on("data", (chunk) => (data += chunk.toString("latin1")));
     socket.on("error", reject);
-    socket.on("close", () => {
+    socket.on("close", () => resolve(data));
+    if (keepOpen) socket.write(Buffer.from(bytes, "latin1"));
+    else socket.end(Buffer.from(bytes, "latin1"));
+  });
+}
+
+/** Sends bytes as they are and reads the first answer, once the server closed the connection. */
+function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+  return rawExchange(bytes).then((data) => {
       const [head = "", body = ""] = data.split("\r\n\r\n");
       const [statusLine = "", ...lines] = head.split("\r\n");
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-      resolve({ status: Number(statusLine.split(" ")[1]), headers, body: body ? JSON.parse(body) : undefined });
-    });
-    socket.end(Buffer.from(bytes, "latin1"));
+      return { status: Number(statusLine.split(" ")[1]), headers, body: body ? JSON.parse(body) : undefined };
   });
 }
 
@@ -104,5 +116,68 @@ describe("POST /v1/sessions, with input no operation should be handed", () => {
     const deep = `{"tags":${"[".repeat(30_000)}"\ud800"${"]".repeat(30_000)}}`;
     const res = await h.request("POST", "/v1/sessions", { raw: deep, headers: { "Idempotency-Key": crypto.randomUUID() } });
     await expectApiError(res, 422, "validation_failed");
+  });
+});
+
+describe("metadata the service cannot take", () => {
+  function errorLines(requestId: string | null): unknown[] {
+    return h.logs.map((line) => JSON.parse(line) as { level: number; request_id?: string }).filter((line) => line.request_id === requestId && line.level >= 50);
+  }
+
+  it("when it nests 5 000 levels deep, answers 422 naming metadata, and logs no error", async () => {
+    const body = `{"metadata":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}`;
+    const res = await h.request("POST", "/v1/sessions", { raw: body, headers: { "Idempotency-Key": crypto.randomUUID() } });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([{ location: "body", path: expect.stringMatching(/^metadata(\.a){32}$/), message: "must nest at most 32 levels deep (metadata is level 1)" }]);
+    expect(errorLines(res.headers.get("X-Request-ID"))).toEqual([]);
+  });
+
+  it("when it nests exactly 32 levels deep, creates the session", async () => {
+    const body = `{"metadata":${'{"a":'.repeat(31)}{}${"}".repeat(31)}}`;
+    const res = await h.request("POST", "/v1/sessions", { raw: body, headers: { "Idempotency-Key": crypto.randomUUID() } });
+    expect(res.status).toBe(201);
+  });
+
+  it.each(["1e400", "-1e400"])("when a number is %s, answers 422 naming it, and logs no error", async (number) => {
+    const res = await h.request("POST", "/v1/sessions", { raw: `{"metadata":{"n":${number}}}`, headers: { "Idempotency-Key": crypto.randomUUID() } });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([{ location: "body", path: "metadata.n", message: "must be a finite number" }]);
+    expect(errorLines(res.headers.get("X-Request-ID"))).toEqual([]);
+  });
+});
+
+describe("garbage after a complete request on the same connection", () => {
+  it("leaves that request its own answer (201 for a create), then closes the connection", async () => {
+    const key = crypto.randomUUID();
+    const create = `POST /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.a}\r\nIdempotency-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
+    const answer = await rawExchange(`${create}\u0000\u0001 garbage \r\n\r\n`, true);
+    expect(answer.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 201"]);
+    // The key made one session: a retry with it replays that session.
+    const retry = await h.create({}, { idempotencyKey: key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).id).toBe((await retry.json()).id);
+  });
+});
+
+describe("integer query parameters", () => {
+  it.each(["1e1", "0x10", " 5", "5 ", "+5", "05", "5.0", "1_0"])("answer 422 for limit=%j, which is not written in decimal digits", async (limit) => {
+    const error = await expectApiError(await h.request("GET", `/v1/sessions?limit=${encodeURIComponent(limit)}`), 422, "validation_failed");
+    expect(error.detail).toEqual([{ location: "query", path: "limit", message: "must be an integer written in decimal digits" }]);
+  });
+
+  it("take limit=5", async () => {
+    expect((await h.request("GET", "/v1/sessions?limit=5")).status).toBe(200);
+  });
+
+  it("are checked after the scope: a key without it is answered 403 first", async () => {
+    await expectApiError(await h.request("GET", "/v1/sessions?limit=0x10", { key: KEYS.aWrite }), 403, "forbidden");
+  });
+});
+
+describe("an Expect header other than 100-continue", () => {
+  it("answers 417 expectation_failed as an ApiError and closes the connection", async () => {
+    const answer = await raw(`POST /v1/sessions HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}`);
+    expectRawApiError(answer, 417, "expectation_failed");
   });
 });

@@ -92,6 +92,18 @@ describe("request logs", () => {
   });
 });
 
+describe("request logs of a path holding a secret", () => {
+  it.each([
+    ["an API key", "/v1/sessions/dhs_pasted_by_mistake_AbCdEfGhIjKlMnOp"],
+    ["a participant token", "/v1/sessions/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl"],
+  ])("redact %s pasted into the path", async (_name, path) => {
+    const res = await h.request("GET", path);
+    const requestId = res.headers.get("X-Request-ID");
+    const line = h.logs.map((l) => JSON.parse(l) as { request_id?: string; req?: { url: string } }).find((l) => l.request_id === requestId);
+    expect(line?.req?.url).toBe("/v1/sessions/[redacted]");
+  });
+});
+
 describe("logs of a dependency outage", () => {
   it("are one warning naming the dependency, without a stack", async () => {
     h.livekit.mode = "fail";

@@ -30,11 +30,11 @@ describe("POST /livekit/webhook, signature", () => {
   });
 
   it.each([
-    ["unsigned", { authorization: null }],
-    ["signed with another secret", { authorization: "other" }],
-    ["with a tampered body", { authorization: "tampered" }],
-    ["with an expired signature", { authorization: "expired" }],
-  ] as const)("answers 401 to an event %s, and changes nothing", async (_name, { authorization }) => {
+    ["unsigned", { authorization: null, reason: /authorization header is empty/ }],
+    ["signed with another secret", { authorization: "other", reason: /signature/ }],
+    ["with a tampered body", { authorization: "tampered", reason: /sha256 checksum of body does not match/ }],
+    ["with an expired signature", { authorization: "expired", reason: /exp/ }],
+  ] as const)("answers 401 to an event %s with a detail that does not say which check failed, logs why, and changes nothing", async (_name, { authorization, reason }) => {
     const s = await newSession();
     const event = roomEvent("participant_joined", s, { identity: s.identity });
     const body = JSON.stringify(event);
@@ -43,8 +43,11 @@ describe("POST /livekit/webhook, signature", () => {
     if (authorization === "tampered") header = await signWebhook(body.replace(s.identity, "someone-else"));
     if (authorization === "expired") header = await signWebhook(body, { ttl: -60 });
     const res = await h.webhook(event, { authorization: header, raw: body });
-    await expectApiError(res, 401, "unauthorized");
+    const error = await expectApiError(res, 401, "unauthorized");
+    expect(error.detail).toBe("Webhook not verified.");
     expect((await h.session(s.id)).status).toBe("created");
+    const line = h.logs.map((l) => JSON.parse(l) as { request_id?: string; reason?: string }).find((l) => l.request_id === error.request_id);
+    expect(line?.reason).toMatch(reason);
   });
 
   it("acknowledges and ignores events about rooms it did not make", async () => {

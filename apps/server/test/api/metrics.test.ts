@@ -10,7 +10,7 @@ afterAll(async () => {
 });
 
 async function metrics(): Promise<string> {
-  const res = await h.request("GET", "/metrics", { key: null });
+  const res = await fetch(`${h.metricsUrl}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get("Content-Type")).toMatch(/^text\/plain/);
   return res.text();
@@ -22,6 +22,22 @@ function value(text: string, series: string): number {
 }
 
 describe("GET /metrics", () => {
+  it.each(["/metrics", "/METRICS", "/metrics/"])("is not served on the API port (%s answers 404)", async (path) => {
+    const res = await h.request("GET", path, { key: null });
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain("dhs_http_requests_total");
+  });
+
+  it.each([
+    ["GET", "/METRICS"],
+    ["GET", "/"],
+    ["POST", "/metrics"],
+  ])("on its own port answers only GET /metrics (%s %s answers 404)", async (method, path) => {
+    const res = await fetch(`${h.metricsUrl}${path}`, { method });
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain("dhs_http_requests_total");
+  });
+
   it("counts requests and their latency by route, method and status", async () => {
     await h.request("GET", "/v1/me");
     await h.request("GET", "/v1/me", { key: null });

@@ -64,6 +64,21 @@ function deepNesting(): fc.Arbitrary<Buffer> {
   );
 }
 
+/** Nesting inside metadata, where the body is an object the contract takes: every level a key or an index. */
+function deepMetadata(): fc.Arbitrary<Buffer> {
+  return fc.tuple(fc.integer({ min: 20, max: 10_000 }), fc.constantFrom('{"a":', "[", '[{"b":')).map(([depth, open]) => {
+    const close = { '{"a":': "}", "[": "]", '[{"b":': "}]" }[open] as string;
+    return Buffer.from(`{"metadata":{"m":${open.repeat(depth)}1${close.repeat(depth)}}}`);
+  });
+}
+
+/** Numbers JSON.parse can only read as Infinity, where the contract takes a number or anything. */
+function nonFiniteNumber(): fc.Arbitrary<Buffer> {
+  return fc
+    .tuple(fc.constantFrom("1e400", "-1e400", "9".repeat(400), "1.5e309"), fc.constantFrom("metadata", "tags", "participant_identity"))
+    .map(([number, field]) => Buffer.from(field === "metadata" ? `{"metadata":{"n":${number}}}` : `{"${field}":${field === "tags" ? `[${number}]` : number}}`));
+}
+
 function invalidUtf8(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Buffer> {
   const bad = fc.constantFrom([0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0x80]);
   return fc.tuple(valid, bad, fc.nat()).map(([value, bytes, at]) => {
@@ -94,6 +109,8 @@ function bodyOf(op: Operation | undefined): fc.Arbitrary<BodyChoice> {
       })),
     },
     { weight: 1, arbitrary: deepNesting().map((body) => ({ body, kind: "deep nesting" })) },
+    { weight: 1, arbitrary: deepMetadata().map((body) => ({ body, kind: "deep nesting inside metadata" })) },
+    { weight: 1, arbitrary: nonFiniteNumber().map((body) => ({ body, kind: "a number too large to be finite" })) },
     { weight: 1, arbitrary: invalidUtf8(valid).map((body) => ({ body, kind: "invalid UTF-8" })) },
     {
       weight: 1,

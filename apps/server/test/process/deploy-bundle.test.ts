@@ -60,6 +60,7 @@ describe("the Dockerfile's bundle", () => {
         NODE_ENV: "production",
         HOST: "127.0.0.1",
         PORT: String(port),
+        METRICS_PORT: "0",
         REDIS_URL: inject("redisUrl"),
         REDIS_KEY_PREFIX: "bundle",
         API_KEYS_FILE: keysFile,

@@ -12,6 +12,7 @@ import { expect, inject } from "vitest";
 import { type ComposeOverrides, type Composed, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/api-keys.js";
+import { metricsListener } from "../../src/http/metrics-server.js";
 import { type RunningServer, startWebServer } from "../../src/http/server.js";
 import { FakeLiveKit } from "./fake-livekit.js";
 import { logSink } from "./log-sink.js";
@@ -57,6 +58,8 @@ export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "clus
 
 export interface Harness {
   url: string;
+  /** The metrics port's base URL (GET /metrics there). */
+  metricsUrl: string;
   livekit: FakeLiveKit;
   composed: Composed;
   logs: string[];
@@ -100,7 +103,9 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
   );
   const composed = compose(config, logger, overrides);
   if (!(await composed.waitForStore(10_000))) throw new Error("the test store did not answer");
-  const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1");
+  const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
+  const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1", limits);
+  const metricsServer: RunningServer = await startWebServer(metricsListener(composed.metrics), 0, "127.0.0.1", limits);
   composed.sweeper.start();
 
   const request: Harness["request"] = (method, path, init = {}) => {
@@ -115,6 +120,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
 
   return {
     url: server.url,
+    metricsUrl: metricsServer.url,
     livekit,
     composed,
     logs,
@@ -136,7 +142,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     },
     session: async (id) => (await request("GET", `/v1/sessions/${id}`)).json() as Promise<Record<string, any>>,
     close: async () => {
-      await server.stop(1000);
+      await Promise.all([server.stop(1000), metricsServer.stop(1000)]);
       await composed.close();
       await livekit.stop();
       await new Promise((resolve) => sink.end(resolve));

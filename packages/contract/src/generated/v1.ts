@@ -237,7 +237,9 @@ export interface components {
              */
             tags?: string[];
             /**
-             * @description Free-form JSON for your own use; shown on list items. The whole request body is limited to 64 KiB.
+             * @description Free-form JSON for your own use; shown on list items. It may nest at most 32 levels deep
+             *     (`metadata` itself is level 1) and its numbers must be finite (`1e400` is refused); the whole
+             *     request body is limited to 64 KiB.
              * @example {
              *       "customer_ref": "cus_93"
              *     }

@@ -1,13 +1,13 @@
 /**
- * Probes and metrics for orchestrators and monitoring, outside the API and its authentication. Liveness checks no dependency, so a
+ * Probes for orchestrators, outside the API and its authentication. Liveness checks no dependency, so a
  * Redis outage makes replicas unready, not restarted; readiness is the store answering.
  */
-import { Router } from "express";
+import type { Router } from "express";
 import type { SessionStore } from "../../domain/ports.js";
-import type { Metrics } from "../../metrics.js";
+import { exactRouter } from "./exact-router.js";
 
-export function probeRoutes(store: SessionStore, metrics?: Metrics): Router {
-  const router = Router();
+export function probeRoutes(store: SessionStore): Router {
+  const router = exactRouter();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -15,11 +15,5 @@ export function probeRoutes(store: SessionStore, metrics?: Metrics): Router {
     await store.ping();
     res.json({ status: "ok" });
   });
-  if (metrics) {
-    // Prometheus text for scrapers inside the deployment; keep it off the public ingress.
-    router.get("/metrics", async (_req, res) => {
-      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-    });
-  }
   return router;
 }
