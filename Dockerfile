@@ -32,11 +32,12 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["nod
 CMD ["node", "dist/worker.js"]
 
 FROM node:20.20.2-bookworm-slim AS runtime
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+ENV NODE_ENV=production PORT=8080 METRICS_PORT=9464 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build --chown=root:root /out ./
 USER node
-EXPOSE 8080
+# 8080: the API, for the load balancer; 9464: GET /metrics, for Prometheus inside the deployment only.
+EXPOSE 8080 9464
 # Liveness only (see src/cli/healthcheck.ts); readiness is GET /readyz, for the load balancer.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 CMD ["node", "dist/cli/healthcheck.js"]
 # Node handles SIGTERM itself (drain, then exit 0); no shell in between to swallow it.
