@@ -1,6 +1,7 @@
 import { defineConfig } from "vitest/config";
 
-// Unit tests beside the code; the HTTP integration suite (test/api) runs three times, on a real Redis, on
+// Unit tests beside the code; the model-based lifecycle test (test/model) on memory and on Redis; the
+// HTTP integration suite (test/api) runs three times, on a real Redis, on
 // a local Redis Cluster (three masters, three replicas) and on the in-memory store, so every adapter
 // keeps one behaviour; Redis-only behaviour (outages, several processes on one Redis) and the built
 // process are tested on Redis alone.
@@ -14,7 +15,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "api:memory",
-          include: ["test/api/**/*.test.ts"],
+          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts"],
           env: { DHS_TEST_STORE: "memory" },
         },
       },
@@ -22,7 +23,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "api:redis",
-          include: ["test/api/**/*.test.ts", "test/redis/**/*.test.ts", "test/process/**/*.test.ts"],
+          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/redis/**/*.test.ts", "test/process/**/*.test.ts"],
           env: { DHS_TEST_STORE: "redis" },
           globalSetup: ["test/support/global-setup.ts"],
         },

@@ -86,6 +86,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         joinTimeoutS: config.sessionJoinTimeoutS,
         digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
         maxDurationS: config.sessionMaxDurationS,
+        departureTimeoutS: config.sessionDepartureTimeoutS,
         retentionS: config.sessionRetentionS,
       },
     },

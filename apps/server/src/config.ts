@@ -51,6 +51,7 @@ export const VARIABLES = {
   PARTICIPANT_TOKEN_TTL_S: { kind: "integer", default: 600, min: 30, max: 86_400, description: "Lifetime of a participant token." },
   SESSION_JOIN_TIMEOUT_S: { kind: "integer", default: 600, min: 1, max: 86_400, description: "A session nobody joined by then is cancelled and its room deleted." },
   DIGITAL_HUMAN_JOIN_TIMEOUT_S: { kind: "integer", default: 60, min: 1, max: 3_600, description: "An active session whose digital human has not joined by then fails." },
+  SESSION_DEPARTURE_TIMEOUT_S: { kind: "integer", default: 30, min: 1, max: 3_600, description: "An active session whose participant left and did not come back (same identity) by then is completed (`participant_left`) and its room deleted, releasing the digital human." },
   SESSION_MAX_DURATION_S: { kind: "integer", default: 1800, min: 1, max: 86_400, description: "An active session is completed this long after it started." },
   SESSION_RETENTION_S: { kind: "integer", default: 30 * 86_400, min: 60, max: 400 * 86_400, description: "How long a session is kept after it ends (readable and listed), then deleted with its index entries; at least `IDEMPOTENCY_KEY_TTL_S`." },
   IDEMPOTENCY_KEY_TTL_S: { kind: "integer", default: 86_400, min: 60, max: 30 * 86_400, description: "How long an `Idempotency-Key` is remembered." },
@@ -107,6 +108,7 @@ export interface Config {
   sessionJoinTimeoutS: number;
   digitalHumanJoinTimeoutS: number;
   sessionMaxDurationS: number;
+  sessionDepartureTimeoutS: number;
   sessionRetentionS: number;
   idempotencyKeyTtlS: number;
   idempotencyLockTtlS: number;
@@ -296,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S"),
     digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S"),
     sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S"),
+    sessionDepartureTimeoutS: integer(env, "SESSION_DEPARTURE_TIMEOUT_S"),
     sessionRetentionS: integer(env, "SESSION_RETENTION_S"),
     idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S"),
     idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S"),

@@ -4,7 +4,7 @@
  */
 import type { SessionStatus } from "@dhs/contract";
 import type { BeginOutcome } from "./idempotency.js";
-import type { TimerKind } from "./session-machine.js";
+import type { LifecycleTimer, TimerKind } from "./session-machine.js";
 import type { SessionRecord } from "./session.js";
 
 /** A stored session and the version it was read at, for compare-and-set. */
@@ -79,6 +79,8 @@ export interface SessionStore {
 
   /** Timers: fire `timer` for the session at `atMs` (once; rescheduling replaces). */
   scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void>;
+  cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void>;
+  /** Cancels every timer of the session's life (not its purge). */
   cancelTimers(accountId: string, sessionId: string): Promise<void>;
   /**
    * Atomically claims up to `max` timers due by `nowMs` for `leaseMs`: no other replica gets them while

@@ -10,8 +10,10 @@ import type { EndReason, SessionStatus } from "@dhs/contract";
 import { type SessionRecord, TERMINAL } from "./session.js";
 
 export type SessionEvent =
-  /** The session's own participant joined its room (LiveKit participant_joined with its identity). */
-  | { type: "participant_joined" }
+  /** The session's own participant joined its room; `sid` names that connection. */
+  | { type: "participant_joined"; sid: string }
+  /** A connection of the session's participant left the room (closed tab, lost network, page reload). */
+  | { type: "participant_left"; sid: string }
   /** A participant of kind AGENT joined: the digital human is there. */
   | { type: "digital_human_joined" }
   /** Another participant joined (neither the session's participant nor an agent). */
@@ -23,10 +25,11 @@ export type SessionEvent =
   /** Timers, fired by the sweeper. */
   | { type: "join_timeout" }
   | { type: "digital_human_timeout" }
-  | { type: "max_duration" };
+  | { type: "max_duration" }
+  | { type: "departure_timeout" };
 
 /** The timers of a session's life, fired through the machine. */
-export type LifecycleTimer = "join_timeout" | "digital_human_timeout" | "max_duration";
+export type LifecycleTimer = "join_timeout" | "digital_human_timeout" | "max_duration" | "departure_timeout";
 /** `purge` deletes a terminal session once its retention ends; it is no event of the machine. */
 export type TimerKind = LifecycleTimer | "purge";
 
@@ -35,13 +38,17 @@ export type Effect =
   | { type: "delete_room" }
   /** Fire this timer at this time (ms since the epoch). */
   | { type: "schedule"; timer: TimerKind; at: number }
-  /** No timer of this session is needed any more. */
+  /** This timer is not needed any more. */
+  | { type: "cancel_timer"; timer: LifecycleTimer }
+  /** No timer of this session's life is needed any more. */
   | { type: "cancel_timers" };
 
 export interface Durations {
   joinTimeoutS: number;
   digitalHumanJoinTimeoutS: number;
   maxDurationS: number;
+  /** How long an active session waits for its participant to come back after leaving. */
+  departureTimeoutS: number;
   /** How long a terminal session is kept (readable and listed) before it is deleted. */
   retentionS: number;
 }
@@ -53,7 +60,24 @@ export interface TransitionResult {
   effects: Effect[];
 }
 
-type Outcome = { to: SessionStatus; reason?: EndReason } | "mark_digital_human" | "ignore" | "delete_room";
+/**
+ * Conditions on a session's data, not only its status: a timer that must not fire once something has
+ * happened. A guarded outcome applies only while its condition holds; otherwise the event is ignored.
+ */
+const GUARDS = {
+  /** The digital human has not joined (yet). */
+  digitalHumanMissing: (s: SessionRecord) => s.digital_human_joined_at === null,
+  /** The session's participant left and has not come back. */
+  participantGone: (s: SessionRecord) => s.participant_left_at !== null,
+} as const;
+
+type Outcome =
+  | { to: SessionStatus; reason?: EndReason; when?: keyof typeof GUARDS }
+  | "mark_digital_human"
+  | "participant_returned"
+  | "participant_departed"
+  | "ignore"
+  | "delete_room";
 
 /**
  * What each event does in each state. Terminal states answer every event alike: a participant who joins
@@ -62,6 +86,7 @@ type Outcome = { to: SessionStatus; reason?: EndReason } | "mark_digital_human" 
 export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<SessionEvent["type"], Outcome>>>> = {
   created: {
     participant_joined: { to: "active" },
+    participant_left: "ignore",
     digital_human_joined: "mark_digital_human",
     other_participant_joined: "ignore",
     room_finished: { to: "cancelled", reason: "room_finished" },
@@ -69,16 +94,19 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     join_timeout: { to: "cancelled", reason: "join_timeout" },
     digital_human_timeout: "ignore",
     max_duration: "ignore",
+    departure_timeout: "ignore",
   },
   active: {
-    participant_joined: "ignore",
+    participant_joined: "participant_returned",
+    participant_left: "participant_departed",
     digital_human_joined: "mark_digital_human",
     other_participant_joined: "ignore",
     room_finished: { to: "completed", reason: "room_finished" },
     end_requested: { to: "completed", reason: "user_ended" },
     join_timeout: "ignore",
-    digital_human_timeout: { to: "failed", reason: "digital_human_timeout" },
+    digital_human_timeout: { to: "failed", reason: "digital_human_timeout", when: "digitalHumanMissing" },
     max_duration: { to: "completed", reason: "max_duration" },
+    departure_timeout: { to: "completed", reason: "participant_left", when: "participantGone" },
   },
   completed: terminal(),
   cancelled: terminal(),
@@ -88,6 +116,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
 function terminal(): Record<SessionEvent["type"], Outcome> {
   return {
     participant_joined: "delete_room",
+    participant_left: "ignore",
     digital_human_joined: "delete_room",
     other_participant_joined: "delete_room",
     room_finished: "ignore",
@@ -95,9 +124,9 @@ function terminal(): Record<SessionEvent["type"], Outcome> {
     join_timeout: "ignore",
     digital_human_timeout: "ignore",
     max_duration: "ignore",
+    departure_timeout: "ignore",
   };
 }
-
 
 /** The timers a newly created session needs. */
 export function timersOnCreate(session: SessionRecord, durations: Durations): Effect[] {
@@ -107,13 +136,32 @@ export function timersOnCreate(session: SessionRecord, durations: Durations): Ef
 export function transition(session: SessionRecord, event: SessionEvent, now: Date, durations: Durations): TransitionResult {
   const outcome = TRANSITIONS[session.status][event.type];
   const unchanged = (effects: Effect[] = []): TransitionResult => ({ session, changed: false, effects });
+  const changedTo = (next: SessionRecord, effects: Effect[] = []): TransitionResult => ({ session: next, changed: true, effects });
 
-  if (outcome === "ignore") return unchanged();
-  if (outcome === "delete_room") return unchanged([{ type: "delete_room" }]);
-  if (outcome === "mark_digital_human") {
-    if (session.digital_human_joined_at !== null) return unchanged();
-    return { session: { ...session, digital_human_joined_at: now.toISOString() }, changed: true, effects: [] };
+  switch (outcome) {
+    case "ignore":
+      return unchanged();
+    case "delete_room":
+      return unchanged([{ type: "delete_room" }]);
+    case "mark_digital_human":
+      if (session.digital_human_joined_at !== null) return unchanged();
+      // An active session was waiting for it: that wait is over.
+      return changedTo({ ...session, digital_human_joined_at: now.toISOString() }, session.status === "active" ? [{ type: "cancel_timer", timer: "digital_human_timeout" }] : []);
+    case "participant_returned": {
+      // A new connection of the participant (a reload, a reconnect): it is the one whose leaving counts.
+      const sid = (event as { sid: string }).sid;
+      if (session.participant_sid === sid && session.participant_left_at === null) return unchanged();
+      return changedTo({ ...session, participant_sid: sid, participant_left_at: null }, [{ type: "cancel_timer", timer: "departure_timeout" }]);
+    }
+    case "participant_departed":
+      // An older connection leaving after a newer one joined (LiveKit drops the old one on a reload) is
+      // no departure; nor is a second report of the same one.
+      if ((event as { sid: string }).sid !== session.participant_sid || session.participant_left_at !== null) return unchanged();
+      return changedTo({ ...session, participant_left_at: now.toISOString() }, [
+        { type: "schedule", timer: "departure_timeout", at: now.getTime() + durations.departureTimeoutS * 1000 },
+      ]);
   }
+  if (outcome.when !== undefined && !GUARDS[outcome.when](session)) return unchanged();
 
   const at = now.toISOString();
   if (TERMINAL.has(outcome.to)) {
@@ -122,8 +170,7 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
     // before the change was stored (so that LiveKit being down leaves the session unchanged).
     const roomGone = event.type === "room_finished" || event.type === "end_requested";
     const purge: Effect = { type: "schedule", timer: "purge", at: now.getTime() + durations.retentionS * 1000 };
-    const effects: Effect[] = roomGone ? [{ type: "cancel_timers" }, purge] : [{ type: "cancel_timers" }, purge, { type: "delete_room" }];
-    return { session: ended, changed: true, effects };
+    return changedTo(ended, roomGone ? [{ type: "cancel_timers" }, purge] : [{ type: "cancel_timers" }, purge, { type: "delete_room" }]);
   }
 
   // created -> active
@@ -132,5 +179,6 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
   if (session.digital_human_joined_at === null) {
     effects.push({ type: "schedule", timer: "digital_human_timeout", at: started + durations.digitalHumanJoinTimeoutS * 1000 });
   }
-  return { session: { ...session, status: "active", started_at: at }, changed: true, effects };
+  const sid = event.type === "participant_joined" ? event.sid : null;
+  return changedTo({ ...session, status: "active", started_at: at, participant_sid: sid, participant_left_at: null }, effects);
 }

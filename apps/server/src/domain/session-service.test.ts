@@ -19,7 +19,7 @@ function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomS
     rooms,
     tokens: { mint: async ({ identity }) => `token-for-${identity}` },
     catalog,
-    settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, retentionS: 2_592_000 } },
+    settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, retentionS: 2_592_000 } },
     now: () => new Date("2026-11-22T10:00:00.000Z"),
   });
   return { service, rooms, abandon, memory };
@@ -53,7 +53,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       rooms,
       tokens: { mint: async () => "t" },
       catalog,
-      settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, retentionS: 2_592_000 } },
+      settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, retentionS: 2_592_000 } },
       onBackgroundError,
     });
     const { session } = await service.create(principal, "k6", {});
@@ -83,7 +83,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       rooms: { createRoom: async () => {}, deleteRoom: async () => Promise.reject(new Error("also gone")) },
       tokens: { mint: async () => "t" },
       catalog,
-      settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, retentionS: 2_592_000 } },
+      settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, retentionS: 2_592_000 } },
       onBackgroundError,
     });
     await expect(service.create(principal, "k4", {})).rejects.toMatchObject({ code: "idempotency_request_in_progress" });

@@ -24,7 +24,9 @@ export interface SessionSettings {
 }
 
 /** What LiveKit said happened in a session's room, as far as sessions care. */
-export type RoomEvent = { type: "participant_joined"; identity: string; isAgent: boolean } | { type: "room_finished" };
+export type RoomEvent =
+  | { type: "participant_joined" | "participant_left"; identity: string; sid: string; isAgent: boolean }
+  | { type: "room_finished" };
 
 export interface SessionServiceDeps {
   store: SessionStore;
@@ -96,6 +98,8 @@ export class SessionService {
       metadata: body.metadata ?? {},
       end_reason: null,
       digital_human_joined_at: null,
+      participant_sid: null,
+      participant_left_at: null,
       created_at: this.now().toISOString(),
       started_at: null,
       ended_at: null,
@@ -209,7 +213,8 @@ export class SessionService {
     if (event.type === "room_finished") {
       sessionEvent = (await this.deps.store.isEnding(accountId, sessionId)) ? { type: "end_requested" } : { type: "room_finished" };
     }
-    else if (event.identity === record.participant_identity) sessionEvent = { type: "participant_joined" };
+    else if (event.identity === record.participant_identity) sessionEvent = { type: event.type, sid: event.sid };
+    else if (event.type === "participant_left") return;
     else if (event.isAgent) sessionEvent = { type: "digital_human_joined" };
     else sessionEvent = { type: "other_participant_joined" };
     await this.apply(accountId, sessionId, sessionEvent);
@@ -253,6 +258,9 @@ export class SessionService {
       switch (effect.type) {
         case "schedule":
           await store.scheduleTimer(record.account_id, record.id, effect.timer, effect.at);
+          break;
+        case "cancel_timer":
+          await store.cancelTimer(record.account_id, record.id, effect.timer);
           break;
         case "cancel_timers":
           await store.cancelTimers(record.account_id, record.id);

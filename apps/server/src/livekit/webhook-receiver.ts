@@ -60,10 +60,16 @@ export function sessionRoomEvent(event: WebhookEvent): SessionRoomEvent | undefi
   const base = { id: event.id, name: event.event, ...owner };
   switch (event.event) {
     case "participant_joined":
+    case "participant_left":
       if (!event.participant) return undefined;
       return {
         ...base,
-        event: { type: "participant_joined", identity: event.participant.identity, isAgent: event.participant.kind === ParticipantInfo_Kind.AGENT },
+        event: {
+          type: event.event,
+          identity: event.participant.identity,
+          sid: event.participant.sid,
+          isAgent: event.participant.kind === ParticipantInfo_Kind.AGENT,
+        },
       };
     case "room_finished":
       return { ...base, event: { type: "room_finished" } };

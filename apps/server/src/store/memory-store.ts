@@ -6,7 +6,7 @@
 import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
 import { type DueTimer, type ListQuery, type SessionStore, type Versioned, isAfterCursor, newestFirst } from "../domain/ports.js";
-import type { TimerKind } from "../domain/session-machine.js";
+import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
 import { TIMER_KINDS, idempotencyRecord, keys, parseTimerMember, timerMember } from "./keys.js";
 
@@ -100,6 +100,10 @@ export class MemorySessionStore implements SessionStore {
 
   async scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
     this.timers.set(timerMember(accountId, sessionId, timer), atMs);
+  }
+
+  async cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void> {
+    this.timers.delete(timerMember(accountId, sessionId, timer));
   }
 
   async cancelTimers(accountId: string, sessionId: string): Promise<void> {

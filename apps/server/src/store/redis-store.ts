@@ -18,7 +18,7 @@ import {
   isAfterCursor,
   newestFirst,
 } from "../domain/ports.js";
-import type { TimerKind } from "../domain/session-machine.js";
+import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
 import { type Keyspace, TIMER_KINDS, decodeSession, encodeSession, idempotencyRecord, keyspace, parseTimerMember, timerMember } from "./keys.js";
 
@@ -230,6 +230,12 @@ export class RedisSessionStore implements SessionStore {
   scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
     return guard(async () => {
       await this.redis.zadd(this.keys.timers, atMs, timerMember(accountId, sessionId, timer));
+    });
+  }
+
+  cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void> {
+    return guard(async () => {
+      await this.redis.zrem(this.keys.timers, timerMember(accountId, sessionId, timer));
     });
   }
 

@@ -175,7 +175,7 @@ let eventCounter = 0;
 export function roomEvent(
   event: "participant_joined" | "participant_left" | "room_finished" | "room_started",
   session: { id: string; room_name: string },
-  participant?: { identity: string; kind?: "STANDARD" | "AGENT" },
+  participant?: { identity: string; kind?: "STANDARD" | "AGENT"; sid?: string },
   accountId = "acct_a",
 ): Record<string, unknown> {
   return {
@@ -183,7 +183,7 @@ export function roomEvent(
     id: `EV_${Date.now()}_${++eventCounter}`,
     createdAt: String(Math.floor(Date.now() / 1000)),
     room: { sid: `RM_${session.id}`, name: session.room_name, metadata: JSON.stringify({ session_id: session.id, account_id: accountId }) },
-    ...(participant ? { participant: { sid: `PA_${participant.identity}`, identity: participant.identity, kind: participant.kind ?? "STANDARD" } } : {}),
+    ...(participant ? { participant: { sid: participant.sid ?? `PA_${participant.identity}`, identity: participant.identity, kind: participant.kind ?? "STANDARD" } } : {}),
   };
 }
 

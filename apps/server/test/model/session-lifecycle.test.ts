@@ -1,0 +1,319 @@
+/**
+ * The session lifecycle against a small reference model, over generated sequences of what happens to a
+ * session: its participant joining and leaving on several connections, the digital human and others
+ * joining, LiveKit closing the room, duplicate webhook deliveries, endSession and token refreshes, and the
+ * clock moving so timers fire. The model below is written from the contract's lifecycle tables, not from
+ * the transition table, so a rule that depends on a session's data (a timer that must not fire once
+ * something has happened) is checked where a state x event table cannot see it.
+ *
+ * Runs on the store of the project (memory, or a real Redis). MODEL_SEED replays a run; MODEL_RUNS
+ * changes how many sequences (each up to MAX_COMMANDS steps) are tried. Two runs each time: a fixed
+ * seed, and a fresh one printed for replay.
+ */
+import type { Session } from "@dhs/contract";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import type { Principal } from "../../src/domain/api-keys.js";
+import { AppError } from "../../src/domain/app-error.js";
+import { DigitalHumanCatalog } from "../../src/domain/digital-humans.js";
+import type { SessionStore } from "../../src/domain/ports.js";
+import { type RoomEvent, SessionService } from "../../src/domain/session-service.js";
+import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
+import { MemorySessionStore } from "../../src/store/memory-store.js";
+import { connectRedis } from "../../src/store/redis-client.js";
+import { RedisSessionStore } from "../../src/store/redis-store.js";
+
+const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis";
+const RUNS = Number(process.env.MODEL_RUNS ?? (STORE === "memory" ? 1000 : 500));
+const MAX_COMMANDS = 40;
+const FIXED_SEED = 20261123;
+
+// Seconds, chosen apart so that two deadlines rarely fall on the same millisecond.
+const D = { join: 600, digitalHuman: 60, maxDuration: 1800, departure: 30, retention: 30 * 86_400 };
+const SIDS = ["PA_1", "PA_2", "PA_3"] as const;
+const PARTICIPANT = "user-1";
+const principal: Principal = { keyId: "key_m", accountId: "acct_model", scopes: new Set(["sessions:read", "sessions:write"]) };
+
+type Status = "created" | "active" | "completed" | "cancelled" | "failed";
+
+/** The reference: what the contract says a session does, kept as plainly as it can be. */
+class Model {
+  status: Status = "created";
+  endReason: string | null = null;
+  digitalHumanJoined = false;
+  connection: string | null = null;
+  leftAt: number | null = null;
+  deadlines: { join: number; digitalHuman: number | null; maxDuration: number | null; departure: number | null };
+  roomsDeletedAfterEnd = 0;
+
+  constructor(readonly createdAt: number) {
+    this.deadlines = { join: createdAt + D.join * 1000, digitalHuman: null, maxDuration: null, departure: null };
+  }
+
+  get terminal(): boolean {
+    return this.status === "completed" || this.status === "cancelled" || this.status === "failed";
+  }
+
+  private end(reason: string): void {
+    this.status = this.status === "created" ? "cancelled" : reason === "digital_human_timeout" ? "failed" : "completed";
+    this.endReason = reason;
+  }
+
+  participantJoined(sid: string, now: number): void {
+    if (this.terminal) return void this.roomsDeletedAfterEnd++;
+    if (this.status === "created") {
+      this.status = "active";
+      this.deadlines.maxDuration = now + D.maxDuration * 1000;
+      if (!this.digitalHumanJoined) this.deadlines.digitalHuman = now + D.digitalHuman * 1000;
+    }
+    this.connection = sid;
+    this.leftAt = null;
+    this.deadlines.departure = null;
+  }
+
+  participantLeft(sid: string, now: number): void {
+    if (this.status !== "active" || sid !== this.connection || this.leftAt !== null) return;
+    this.leftAt = now;
+    this.deadlines.departure = now + D.departure * 1000;
+  }
+
+  digitalHumanJoins(): void {
+    if (this.terminal) return void this.roomsDeletedAfterEnd++;
+    this.digitalHumanJoined = true;
+    this.deadlines.digitalHuman = null;
+  }
+
+  otherJoins(): void {
+    if (this.terminal) this.roomsDeletedAfterEnd++;
+  }
+
+  roomFinished(): void {
+    if (!this.terminal) this.end("room_finished");
+  }
+
+  endRequested(): void {
+    if (!this.terminal) this.end("user_ended");
+  }
+
+  /** The deadlines that are due by `now`, earliest first, as [reason, at]. */
+  due(now: number): [string, number][] {
+    if (this.terminal) return [];
+    const { join, digitalHuman, maxDuration, departure } = this.deadlines;
+    const candidates: [string, number | null][] =
+      this.status === "created"
+        ? [["join_timeout", join]]
+        : [
+            ["digital_human_timeout", digitalHuman],
+            ["max_duration", maxDuration],
+            ["participant_left", departure],
+          ];
+    return candidates.filter((c): c is [string, number] => c[1] !== null && c[1] <= now).sort((a, b) => a[1] - b[1]);
+  }
+
+  timerFired(reason: string): void {
+    this.end(reason);
+  }
+}
+
+class FakeRooms {
+  deleted: string[] = [];
+  async createRoom(): Promise<void> {}
+  async deleteRoom(name: string): Promise<void> {
+    this.deleted.push(name);
+  }
+}
+
+interface Real {
+  service: SessionService;
+  sweeper: TimerSweeper;
+  store: SessionStore;
+  rooms: FakeRooms;
+  clock: { now: number };
+  session: Session;
+  /** ended_at as first seen, to check it is set once. */
+  endedAt: string | null;
+  lastEvent: { id: string; event: RoomEvent } | undefined;
+  events: number;
+}
+
+async function webhook(real: Real, event: RoomEvent): Promise<void> {
+  const id = `EV_${++real.events}_${real.session.id}`;
+  real.lastEvent = { id, event };
+  await real.service.onWebhook(id, principal.accountId, real.session.id, event);
+}
+
+/** Compares the service with the model after every step, and checks the lifecycle's invariants. */
+async function check(model: Model, real: Real): Promise<void> {
+  const [item] = (await real.service.list(principal, { limit: 100 })).data.filter((s) => s.id === real.session.id);
+  const view = await real.service.get(principal, real.session.id);
+  expect({ status: item?.status, end_reason: item?.end_reason }).toEqual({ status: model.status, end_reason: model.endReason });
+  // A digital human that joined is never the reason a session failed.
+  if (item?.digital_human_joined_at) expect(item.end_reason).not.toBe("digital_human_timeout");
+  // The token is null exactly when the session is terminal.
+  expect(view.participant_token === null).toBe(model.terminal);
+  if (model.terminal) {
+    // ended_at is set once and never moves.
+    real.endedAt ??= view.ended_at;
+    expect(view.ended_at).toBe(real.endedAt);
+    expect(view.ended_at).not.toBeNull();
+    // Every terminal session's room is gone: deleted by us, or closed by LiveKit itself.
+    if (model.endReason !== "room_finished") expect(real.rooms.deleted).toContain(view.room_name);
+  } else {
+    expect(view.ended_at).toBeNull();
+  }
+}
+
+type Cmd = fc.AsyncCommand<Model, Real>;
+
+/** Steps run, over every sequence (shrinking included), for the report. */
+let stepsRun = 0;
+
+const step = (name: string, run: (m: Model, r: Real) => Promise<void>): Cmd => ({
+  check: () => true,
+  run: async (m, r) => {
+    stepsRun++;
+    await run(m, r);
+    await check(m, r);
+  },
+  toString: () => name,
+});
+
+const commands = [
+  fc.constantFrom(...SIDS).map((sid) =>
+    step(`participant joins (${sid})`, async (m, r) => {
+      await webhook(r, { type: "participant_joined", identity: PARTICIPANT, sid, isAgent: false });
+      m.participantJoined(sid, r.clock.now);
+    }),
+  ),
+  fc.constantFrom(...SIDS).map((sid) =>
+    step(`participant leaves (${sid})`, async (m, r) => {
+      await webhook(r, { type: "participant_left", identity: PARTICIPANT, sid, isAgent: false });
+      m.participantLeft(sid, r.clock.now);
+    }),
+  ),
+  fc.constant(
+    step("digital human joins", async (m, r) => {
+      await webhook(r, { type: "participant_joined", identity: "agent-ava", sid: "PA_agent", isAgent: true });
+      m.digitalHumanJoins();
+    }),
+  ),
+  fc.constant(
+    step("digital human leaves", async (_m, r) => {
+      await webhook(r, { type: "participant_left", identity: "agent-ava", sid: "PA_agent", isAgent: true });
+    }),
+  ),
+  fc.constant(
+    step("someone else joins and leaves", async (m, r) => {
+      await webhook(r, { type: "participant_joined", identity: "observer", sid: "PA_obs", isAgent: false });
+      await webhook(r, { type: "participant_left", identity: "observer", sid: "PA_obs", isAgent: false });
+      m.otherJoins();
+    }),
+  ),
+  fc.constant(
+    step("the last webhook is delivered again", async (_m, r) => {
+      if (r.lastEvent) await r.service.onWebhook(r.lastEvent.id, principal.accountId, r.session.id, r.lastEvent.event);
+    }),
+  ),
+  fc.constant(
+    step("LiveKit closes the room", async (m, r) => {
+      await webhook(r, { type: "room_finished" });
+      m.roomFinished();
+    }),
+  ),
+  fc.constant(
+    step("endSession", async (m, r) => {
+      await r.service.end(principal, r.session.id);
+      m.endRequested();
+    }),
+  ),
+  fc.constant(
+    step("refreshSessionToken", async (m, r) => {
+      const refreshed = await r.service.refreshToken(principal, r.session.id).then(
+        (s) => s,
+        (error: unknown) => error,
+      );
+      if (m.terminal) expect(refreshed).toMatchObject({ code: "session_not_connectable" } satisfies Partial<AppError>);
+      else expect((refreshed as Session).participant_token).toEqual(expect.any(String));
+    }),
+  ),
+  // The clock: a little (a reload), about a timer's length, or far; then the sweeper runs.
+  fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 5_000, max: 90_000 }), fc.integer({ min: 90_000, max: 2_000_000 })).map((ms) =>
+    step(`${ms} ms pass`, async (m, r) => {
+      r.clock.now += ms;
+      const due = m.due(r.clock.now);
+      await r.sweeper.sweep();
+      if (due.length === 0) return;
+      // Deadlines that fall on the same millisecond may fire in either order: take the one that did.
+      const tied = due.filter(([, at]) => at === (due[0] as [string, number])[1]).map(([reason]) => reason);
+      const [item] = (await r.service.list(principal, { limit: 100 })).data.filter((s) => s.id === r.session.id);
+      m.timerFired(tied.includes(item?.end_reason ?? "") ? (item?.end_reason as string) : (tied[0] as string));
+    }),
+  ),
+];
+
+describe(`the session lifecycle against its model (${STORE} store)`, () => {
+  let redis: ReturnType<typeof connectRedis> | undefined;
+  beforeAll(async () => {
+    if (STORE !== "redis") return;
+    redis = connectRedis({ url: inject("redisUrl"), commandTimeoutMs: 2000 });
+    // No offline queue: wait until the connection is up.
+    if (redis.status !== "ready") await new Promise((resolve) => redis?.once("ready", resolve));
+  });
+  afterAll(async () => {
+    await redis?.quit();
+  });
+
+  async function setup(): Promise<{ model: () => Model; real: () => Real }> {
+    const clock = { now: Date.parse("2026-11-23T10:00:00.000Z") };
+    const now = () => clock.now;
+    const store: SessionStore = redis ? new RedisSessionStore(redis, `model${crypto.randomUUID().slice(0, 8)}`) : new MemorySessionStore(now);
+    const rooms = new FakeRooms();
+    const service = new SessionService({
+      store,
+      rooms: rooms as never,
+      tokens: { mint: async ({ identity }) => `token-for-${identity}` },
+      catalog: new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]),
+      settings: {
+        rtcUrl: "wss://livekit.test",
+        participantTokenTtlS: 600,
+        idempotencyKeyTtlMs: 86_400_000,
+        idempotencyLockTtlMs: 10_000,
+        durations: { joinTimeoutS: D.join, digitalHumanJoinTimeoutS: D.digitalHuman, maxDurationS: D.maxDuration, departureTimeoutS: D.departure, retentionS: D.retention },
+      },
+      now: () => new Date(clock.now),
+    });
+    const sweeper = new TimerSweeper(store, service, { intervalMs: 1000, leaseMs: 30_000, batch: 100, now, onError: (error) => { throw error; } });
+    const { session } = await service.create(principal, crypto.randomUUID(), { participant_identity: PARTICIPANT });
+    const real: Real = { service, sweeper, store, rooms, clock, session, endedAt: null, lastEvent: undefined, events: 0 };
+    const model = new Model(clock.now);
+    return { model: () => model, real: () => real };
+  }
+
+  /** After a sequence: a terminal session has no timer of its life left, only its purge. */
+  async function noTimersLeft(real: Real, model: Model): Promise<void> {
+    if (!model.terminal) return;
+    const left = await real.store.claimDueTimers(Number.MAX_SAFE_INTEGER - 60_000, 1, 1000);
+    expect(left.filter((t) => t.sessionId === real.session.id).map((t) => t.timer)).toEqual(["purge"]);
+  }
+
+  const property = fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
+    const { model, real } = await setup();
+    await fc.asyncModelRun(() => ({ model: model(), real: real() }), cmds);
+    await noTimersLeft(real(), model());
+  });
+
+  it(`holds over ${RUNS} sequences of up to ${MAX_COMMANDS} steps (fixed seed ${FIXED_SEED})`, async () => {
+    stepsRun = 0;
+    await fc.assert(property, { numRuns: RUNS, seed: FIXED_SEED });
+    console.log(`model-based lifecycle test (${STORE}): fixed seed ${FIXED_SEED}, ${RUNS} sequences, ${stepsRun} steps`);
+  }, 120_000);
+
+  const freshSeed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
+  it(`holds over ${RUNS} sequences of up to ${MAX_COMMANDS} steps (fresh seed ${freshSeed}; replay with MODEL_SEED=${freshSeed})`, async () => {
+    stepsRun = 0;
+    console.log(`model-based lifecycle test (${STORE}): fresh seed ${freshSeed} (replay with MODEL_SEED=${freshSeed})`);
+    await fc.assert(property, { numRuns: RUNS, seed: freshSeed });
+    console.log(`model-based lifecycle test (${STORE}): fresh seed ${freshSeed}, ${RUNS} sequences, ${stepsRun} steps`);
+  }, 120_000);
+});
