@@ -21,9 +21,9 @@ let base: string;
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  // The package's own `serve` script, so the test covers what `pnpm mock` runs.
-  prism = spawn("pnpm", ["run", "--silent", "serve"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
+  // `pnpm mock` itself, from the repository's root, as the README tells QA to type it.
+  prism = spawn("pnpm", ["mock"], {
+    cwd: fileURLToPath(new URL("../../..", import.meta.url)),
     env: { ...process.env, MOCK_PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
