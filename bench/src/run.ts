@@ -133,7 +133,7 @@ async function seed(redis: Redis, count: number, concurrency = 256): Promise<num
       participantTokenTtlS: 600,
       idempotencyKeyTtlMs: 86_400_000,
       idempotencyLockTtlMs: 10_000,
-      durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, retentionS: 2_592_000 },
+      durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, retentionS: 2_592_000 },
     },
   });
   const principal = { keyId: "key_bench", accountId: ACCOUNT, scopes: new Set(["sessions:read", "sessions:write"] as const) };

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { ApiKeyRing } from "./domain/api-keys.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans.js";
-import { DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
+import { DependencyFaultError, DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
 import { SessionService } from "./domain/session-service.js";
 import { TimerSweeper } from "./domain/timer-sweeper.js";
 import { createApp } from "./http/app.js";
@@ -32,9 +32,16 @@ export interface Composed {
    * first requests 503.
    */
   waitForStore(timeoutMs: number): Promise<boolean>;
+  /**
+   * Checks LiveKit's credentials with one cheap call. While LiveKit cannot be reached, the replica is
+   * unready (GET /readyz 503) and the check is repeated every few seconds until it answers.
+   */
+  verifyLiveKit(): Promise<"ok" | "refused" | "unreachable">;
   /** Stops the sweeper and closes the store. */
   close(): Promise<void>;
 }
+
+const LIVEKIT_RECHECK_MS = 2000;
 
 export interface ComposeOverrides {
   rooms?: RoomService;
@@ -63,7 +70,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     ? new FlexibleRateLimiter({ perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, keyPrefix: config.redisKeyPrefix }, redis)
     : undefined;
 
-  const rooms =
+  const livekit =
     overrides.rooms ??
     new LiveKitRoomService({
       apiUrl: config.livekit.apiUrl,
@@ -74,7 +81,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
 
   const sessions = new SessionService({
     store,
-    rooms,
+    rooms: livekit,
     tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
     catalog: new DigitalHumanCatalog(config.digitalHumans.entries),
     settings: {
@@ -101,9 +108,18 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed"),
   });
 
+  // Ready while the store answers and, once main asked for it, LiveKit accepted our credentials.
+  let livekitVerified = true;
+  let recheck: NodeJS.Timeout | undefined;
+  const checkLiveKit = async () => ("checkCredentials" in livekit ? (livekit as LiveKitRoomService).checkCredentials() : "ok" as const);
+  const ready = async () => {
+    await store.ping();
+    if (!livekitVerified) throw new DependencyUnavailableError("livekit");
+  };
+
   const app = createApp({
     sessions,
-    store,
+    ready,
     apiKeys: new ApiKeyRing(config.apiKeys.records),
     webhooks: new LiveKitWebhooks(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter,
@@ -114,6 +130,10 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         if (err.dependency === "store") metrics.redisError();
         const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
         logger.warn({ request_id: requestId, dependency: err.dependency, cause }, "dependency unavailable");
+      } else if (err instanceof DependencyFaultError) {
+        // Not an outage that passes: a misconfiguration or a bug, named for whoever is on call.
+        metrics.dependencyFault(err.dependency);
+        logger.error({ request_id: requestId, dependency: err.dependency, cause: err.message }, "dependency fault");
       } else {
         logger.error({ err, request_id: requestId }, "request failed");
       }
@@ -141,7 +161,24 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         }
       }
     },
+    verifyLiveKit: async () => {
+      const result = await checkLiveKit();
+      if (result !== "unreachable") return result;
+      livekitVerified = false;
+      recheck = setInterval(() => {
+        void checkLiveKit().then((now) => {
+          if (now === "unreachable") return;
+          clearInterval(recheck);
+          livekitVerified = now === "ok";
+          if (now === "refused") logger.error("LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET; staying unready");
+          else logger.info("LiveKit reachable, credentials accepted; ready");
+        });
+      }, LIVEKIT_RECHECK_MS);
+      recheck.unref();
+      return result;
+    },
     close: async () => {
+      clearInterval(recheck);
       await sweeper.stop();
       await store.close();
       // The store closes the connection it was given; an overridden store leaves ours open.

@@ -55,6 +55,18 @@ function shutdown(signal: NodeJS.Signals): void {
 process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
 
+// In production, wrong LiveKit credentials stop the start with one line: every create would fail. LiveKit
+// merely unreachable does not; the replica starts unready and becomes ready once LiveKit answers.
+if (config.production) {
+  const livekit = await composed.verifyLiveKit();
+  if (livekit === "refused") {
+    process.stderr.write("configuration error: LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET (401 or 403 from LIVEKIT_API_URL)\n");
+    await composed.close();
+    exit(1);
+  }
+  if (livekit === "unreachable") logger.warn({ livekit: config.livekit.apiUrl }, "LiveKit not reachable yet; serving, /readyz answers 503 until it is");
+}
+
 // Take traffic once Redis answers; if it does not within a few seconds, serve anyway (readiness says 503
 // and requests that need Redis answer 503) and recover when it comes.
 if (!(await composed.waitForStore(5000))) logger.warn("session store not reachable yet; serving, /readyz answers 503 until it is");

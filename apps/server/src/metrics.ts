@@ -40,6 +40,12 @@ export class Metrics implements SessionMetrics {
     labelNames: ["event", "outcome"] as const,
     registers: [this.registry],
   });
+  private readonly dependencyFaults = new Counter({
+    name: "dhs_dependency_faults_total",
+    help: "Requests failed 500 because a dependency answered wrongly (LiveKit refusing our credentials or request, Redis refusing a command or holding an unreadable record), by dependency.",
+    labelNames: ["dependency"] as const,
+    registers: [this.registry],
+  });
   private readonly connectionsDropped = new Counter({
     name: "dhs_connections_dropped_total",
     help: "Connections closed at accept because MAX_CONNECTIONS were open.",
@@ -63,6 +69,10 @@ export class Metrics implements SessionMetrics {
 
   sessionEnded(status: string, endReason: string): void {
     this.sessionsEnded.inc({ status, end_reason: endReason });
+  }
+
+  dependencyFault(dependency: "store" | "livekit"): void {
+    this.dependencyFaults.inc({ dependency });
   }
 
   redisError(): void {

@@ -143,6 +143,22 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
+/**
+ * A dependency answered, but not as it should: LiveKit refusing our credentials or our request, Redis
+ * refusing a command or holding a record we cannot read. Retrying cannot help, so it is no outage: the
+ * request fails with 500, and the error is logged and counted so that someone fixes it.
+ */
+export class DependencyFaultError extends Error {
+  override readonly name = "DependencyFaultError";
+  constructor(
+    readonly dependency: "store" | "livekit",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** What the rate limiter decided for one request of an API key. */
 export interface RateDecision {
   allowed: boolean;

@@ -9,14 +9,14 @@ import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { ApiKeyRing } from "../domain/api-keys.js";
-import type { RateLimiter, SessionStore } from "../domain/ports.js";
+import type { RateLimiter } from "../domain/ports.js";
 import type { SessionService } from "../domain/session-service.js";
 import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
 import { jsonBody } from "./request-guards.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
-import { contractValidator } from "./contract-validator.js";
+import { contractValidator, takesBody } from "./contract-validator.js";
 import { OperationSecurity } from "./operation-security.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
@@ -30,7 +30,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface AppDependencies {
   sessions: SessionService;
-  store: SessionStore;
+  /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
+  ready: () => Promise<void>;
   apiKeys: ApiKeyRing;
   webhooks: LiveKitWebhooks;
   metrics?: Metrics;
@@ -59,7 +60,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestId);
   if (deps.logger) app.use(requestLogger(deps.logger, deps.metrics?.request));
 
-  app.use(probeRoutes(deps.store));
+  app.use(probeRoutes(deps.ready));
   app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
 
   const validator = contractValidator({
@@ -82,7 +83,7 @@ export function createApp(deps: AppDependencies): Express {
   if (deps.rateLimiter) app.use("/v1", rateLimit(deps.rateLimiter));
   app.use(validator.match);
   app.use("/v1", authorize(OperationSecurity.fromFile(openapiPath)));
-  app.use(jsonBody(MAX_BODY_BYTES));
+  app.use(jsonBody(MAX_BODY_BYTES, takesBody));
   app.use(validator.validate);
 
   app.use(sessionRoutes(deps.sessions));

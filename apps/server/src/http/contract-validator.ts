@@ -13,6 +13,11 @@
  * matched route, compiled once per route, exact in case and trailing slash; a request that fails it is
  * an unknown route.
  *
+ * An operation without a request body ignores any body sent with it, and its Content-Type; one without
+ * query parameters ignores the query string (the contract's guide says so): `match` ends by dropping the
+ * Content-Type of the first (whose body `takesBody` tells the body parser to leave unread) and emptying
+ * the query of the second, so neither can be answered 413 or 422.
+ *
  * The validator also coerces query strings to the contract's types the way JavaScript does, so it would
  * take `limit=1e2`, `limit=0x10` or `limit= 5` for integers. `validate` therefore starts by requiring
  * that every integer query parameter of the matched operation is written as a plain decimal integer.
@@ -42,7 +47,7 @@ export function contractValidator(options: ValidatorOptions): ContractValidator 
     throw new Error(`express-openapi-validator's middleware list changed (${names.join(", ")}): review http/contract-validator.ts`);
   }
   return {
-    match: [...steps.filter((step) => MATCH.includes(step.name)), exactMatch()],
+    match: [...steps.filter((step) => MATCH.includes(step.name)), exactMatch(), ignoreWhatIsNotTaken],
     validate: [decimalIntegers, ...steps.filter((step) => VALIDATE.includes(step.name))],
   };
 }
@@ -78,4 +83,28 @@ function decimalIntegers(req: Request, _res: Response, next: NextFunction): void
         : [];
     });
   next(issues.length > 0 ? new AppError("validation_failed", issues) : undefined);
+}
+
+type OperationSchema = { requestBody?: unknown; parameters?: Parameter[] };
+
+function matchedSchema(req: Request): OperationSchema | undefined {
+  return (req as Request & { openapi?: { schema?: OperationSchema } }).openapi?.schema;
+}
+
+/** Whether the request's body is to be read: not for an operation the contract gives no request body. */
+export function takesBody(req: Request): boolean {
+  const schema = matchedSchema(req);
+  // The validator's preprocessing leaves requestBody null (not absent) on operations without one.
+  return schema === undefined || (schema.requestBody !== undefined && schema.requestBody !== null);
+}
+
+function ignoreWhatIsNotTaken(req: Request, _res: Response, next: NextFunction): void {
+  const schema = matchedSchema(req);
+  // Nothing downstream may act on the type of a body that is not read (the validators would).
+  if (!takesBody(req)) delete req.headers["content-type"];
+  if (schema && !(schema.parameters ?? []).some((parameter) => parameter.in === "query")) {
+    // Express 5 computes req.query from the URL on each read; this request's is empty.
+    Object.defineProperty(req, "query", { value: {}, writable: true, configurable: true });
+  }
+  next();
 }

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../domain/app-error.js";
-import { DependencyUnavailableError } from "../domain/ports.js";
+import { DependencyFaultError, DependencyUnavailableError } from "../domain/ports.js";
 import { errorHandler, toAppError } from "./error-handler.js";
 
 describe("toAppError, the one mapping of errors to answers", () => {
   const cases: [string, unknown, { code: string; status: number; detail?: unknown; headers?: Record<string, string>; retryAfterSeconds?: number }][] = [
     ["an AppError stays as it is", new AppError("forbidden", { missing_scope: "sessions:read" }), { code: "forbidden", status: 403, detail: { missing_scope: "sessions:read" } }],
     ["the store down", new DependencyUnavailableError("store"), { code: "service_unavailable", status: 503, retryAfterSeconds: 1, detail: "The session store is temporarily unavailable." }],
+    ["a dependency fault", new DependencyFaultError("livekit", "LiveKit refused this service's credentials"), { code: "internal_error", status: 500 }],
+    ["a path whose percent-encoding does not decode", Object.assign(new Error("malformed uri"), { status: 400, errors: [{ path: "/v1/sessions/%ZZ", message: "malformed uri'" }] }), { code: "not_found", status: 404, detail: "The path could not be decoded." }],
     ["LiveKit down", new DependencyUnavailableError("livekit"), { code: "service_unavailable", status: 503, retryAfterSeconds: 1, detail: "LiveKit is temporarily unavailable." }],
     ["a body over the limit", Object.assign(new Error("too large"), { type: "entity.too.large", status: 413 }), { code: "payload_too_large", status: 413 }],
     ["malformed JSON", Object.assign(new SyntaxError("Unexpected end"), { type: "entity.parse.failed", status: 400 }), { code: "validation_failed", status: 422, detail: [{ location: "body", path: "", message: "must be a JSON object (Unexpected end)" }] }],

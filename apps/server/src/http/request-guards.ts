@@ -55,10 +55,14 @@ export function findIllFormed(root: unknown, maxDepth = BODY_MAX_DEPTH): IllForm
   return undefined;
 }
 
-/** express.json within the limit, after the Content-Type check and before the findIllFormed check. */
-export function jsonBody(limitBytes: number): RequestHandler {
+/**
+ * express.json within the limit, after the Content-Type check and before the findIllFormed check; a
+ * request for which `takes` says no is passed on unread (its body and Content-Type are ignored).
+ */
+export function jsonBody(limitBytes: number, takes: (req: Request) => boolean = () => true): RequestHandler {
   const parse = express.json({ limit: limitBytes, strict: true });
   return (req: Request, res: Response, next: NextFunction): void => {
+    if (!takes(req)) return next();
     const type = req.headers["content-type"];
     if (type !== undefined && !MEDIA_TYPE.test(type)) {
       return next(new AppError("validation_failed", [{ location: "header", path: "Content-Type", message: "must be a media type, such as application/json" }]));

@@ -1,11 +1,12 @@
 /**
  * LiveKit's RoomService through livekit-server-sdk. A session's room is created explicitly, with the
  * digital human's agent dispatched in the same CreateRoom call, so a room never exists without its agent.
- * Any failure to reach LiveKit (refused, timed out, 5xx) becomes DependencyUnavailableError (503), and a
- * create that fails keeps nothing.
+ * A failure to reach LiveKit (connection refused, timed out, 5xx, 429) becomes DependencyUnavailableError
+ * (503, retry later); LiveKit refusing our credentials (401, 403) or our request (another 4xx) becomes
+ * DependencyFaultError (500: a retry cannot help, an operator must). A create that fails keeps nothing.
  */
 import { RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
-import { type CreateRoomRequest, DependencyUnavailableError, type RoomService } from "../domain/ports.js";
+import { type CreateRoomRequest, DependencyFaultError, DependencyUnavailableError, type RoomService } from "../domain/ports.js";
 import { roomMetadata } from "./webhook-receiver.js";
 
 export interface LiveKitCredentials {
@@ -38,6 +39,19 @@ export class LiveKitRoomService implements RoomService {
     );
   }
 
+  /**
+   * One cheap authenticated call (list one room by a name no session has): "refused" when LiveKit
+   * rejects the credentials, "unreachable" when it does not answer.
+   */
+  async checkCredentials(): Promise<"ok" | "refused" | "unreachable"> {
+    try {
+      await unavailableOnFailure(() => this.client.listRooms(["dhs-credentials-check"]));
+      return "ok";
+    } catch (error) {
+      return error instanceof DependencyFaultError ? "refused" : "unreachable";
+    }
+  }
+
   async deleteRoom(name: string): Promise<void> {
     try {
       await unavailableOnFailure(() => this.client.deleteRoom(name));
@@ -58,7 +72,13 @@ async function unavailableOnFailure<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof TwirpError && error.status === 404) throw error;
-    throw new DependencyUnavailableError("livekit", { cause: error });
+    if (!(error instanceof TwirpError) || error.status >= 500 || error.status === 429 || error.status === 408) {
+      throw new DependencyUnavailableError("livekit", { cause: error });
+    }
+    if (error.status === 404) throw error;
+    if (error.status === 401 || error.status === 403) {
+      throw new DependencyFaultError("livekit", `LiveKit refused this service's credentials (${error.status} ${error.code}): check LIVEKIT_API_KEY and LIVEKIT_API_SECRET`, { cause: error });
+    }
+    throw new DependencyFaultError("livekit", `LiveKit refused the request (${error.status} ${error.code}: ${error.message})`, { cause: error });
   }
 }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, KEYS, LIVEKIT, expectApiError, startHarness, tokenVerifier } from "../support/harness.js";
 
@@ -61,5 +62,55 @@ describe("GET /v1/sessions/{id}, errors", () => {
 
   it("answers 401 before 404 for a malformed id without a key", async () => {
     await expectApiError(await h.request("GET", "/v1/sessions/nope", { key: null }), 401, "unauthorized");
+  });
+});
+
+describe("operations without a request body or query parameters", () => {
+  // What a careless client sends along; none of it is input to these operations, so none of it can fail them.
+  const extras: [string, { raw?: string; headers?: Record<string, string> }, string][] = [
+    ["a JSON body", { raw: '{"participant_identity":"x"}' }, ""],
+    ["malformed JSON", { raw: "{not json" }, ""],
+    ["a body over 64 KiB", { raw: JSON.stringify({ pad: "x".repeat(70_000) }) }, ""],
+    ["a Content-Type that is not a media type", { raw: "{}", headers: { "Content-Type": "x2%" } }, ""],
+    ["metadata nested too deep", { raw: `{"metadata":${"[".repeat(100)}${"]".repeat(100)}}` }, ""],
+    ["an unknown query parameter", {}, "?expand=everything&limit=1e9"],
+  ];
+
+  /** fetch sends no body with a GET; node:http does, as some clients do. */
+  function get(path: string, init: { raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const body = init.raw;
+      const headers = { Authorization: `Bearer ${KEYS.a}`, "Content-Type": "application/json", ...init.headers, ...(body ? { "Content-Length": String(Buffer.byteLength(body)) } : {}) };
+      const req = httpRequest(`${h.url}${path}`, { method: "GET", headers }, (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  it.each(extras)("GET /v1/sessions/{id} with %s answers 200", async (_name, init, query) => {
+    const res = await get(`/v1/sessions/${created.id}${query}`, init);
+    expect(res.status, res.body).toBe(200);
+    expect(JSON.parse(res.body).id).toBe(created.id);
+  });
+
+  it.each(extras)("POST /v1/sessions/{id}/token with %s answers 200", async (_name, init, query) => {
+    expect((await h.request("POST", `/v1/sessions/${created.id}/token${query}`, init)).status).toBe(200);
+  });
+
+  it.each(extras)("GET /v1/me with %s answers 200", async (_name, init, query) => {
+    expect((await get(`/v1/me${query}`, init)).status).toBe(200);
+  });
+
+  it("POST /v1/sessions/{id}/end with a body it does not take answers 200", async () => {
+    const session = await (await h.create({})).json();
+    expect((await h.request("POST", `/v1/sessions/${session.id}/end`, { raw: "{not json", headers: { "Content-Type": "x2%" } })).status).toBe(200);
+  });
+
+  it("GET /v1/sessions still refuses a query parameter it does not define", async () => {
+    await expectApiError(await h.request("GET", "/v1/sessions?expand=everything"), 422, "validation_failed");
   });
 });

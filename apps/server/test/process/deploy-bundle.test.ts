@@ -12,10 +12,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { freePort, waitForOutput } from "@dhs/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { VARIABLES } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/api-keys.js";
+import { FakeLiveKit } from "../support/fake-livekit.js";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
@@ -53,6 +54,9 @@ describe("the Dockerfile's bundle", () => {
     const keysFile = join(bundle, "..", "keys.json");
     writeFileSync(keysFile, JSON.stringify({ keys: [{ id: "key_img", account_id: "acct_img", scopes: ["sessions:read"], sha256: hashApiKey("dhs_image_test_key").toString("hex") }] }));
     const port = await freePort();
+    // Production checks LiveKit's credentials at start and is ready once LiveKit accepted them.
+    const livekit = await new FakeLiveKit("APIimage", "an-image-test-secret-of-32-chars!").start();
+    onTestFinished(() => livekit.stop());
     const server = spawn(process.execPath, ["dist/main.js"], {
       cwd: bundle,
       env: {
@@ -65,6 +69,7 @@ describe("the Dockerfile's bundle", () => {
         REDIS_KEY_PREFIX: "bundle",
         API_KEYS_FILE: keysFile,
         LIVEKIT_URL: "wss://livekit.example.net",
+        LIVEKIT_API_URL: livekit.url,
         LIVEKIT_API_KEY: "APIimage",
         LIVEKIT_API_SECRET: "an-image-test-secret-of-32-chars!",
       },

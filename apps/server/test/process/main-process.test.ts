@@ -1,8 +1,13 @@
 /**
  * The built server as an operator runs it (`pnpm start` runs dist/main.js): it serves on PORT, refuses
- * bad configuration with one line, and exits 0 on SIGTERM.
+ * bad configuration with one line (wrong LiveKit credentials included, in production), and exits 0 on
+ * SIGTERM.
  */
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { hashApiKey } from "../../src/domain/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 import { freePort, startRedis } from "../support/redis-server.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
@@ -84,5 +89,57 @@ describe("dist/main.js", () => {
     const [code] = await proc.exited;
     expect(code).toBe(1);
     expect(proc.output().stderr).toBe('configuration error: PORT must be an integer from 0 to 65535 (got "eighty")\n');
+  });
+
+  describe("in production, LiveKit's credentials checked at start", () => {
+    const keysFile = join(tmpdir(), `dhs-keys-${crypto.randomUUID()}.json`);
+    writeFileSync(keysFile, JSON.stringify({ keys: [{ id: "key_p", account_id: "acct_p", scopes: ["sessions:read"], sha256: hashApiKey("dhs_production_test_key").toString("hex") }] }));
+    const production = (redisUrl: string, livekitApiUrl: string) => ({
+      NODE_ENV: "production",
+      REDIS_URL: redisUrl,
+      API_KEYS_FILE: keysFile,
+      LIVEKIT_URL: "wss://livekit.example.net",
+      LIVEKIT_API_URL: livekitApiUrl,
+      LIVEKIT_API_KEY: "APIproduction",
+      LIVEKIT_API_SECRET: "the-production-secret-of-32-chars!",
+    });
+
+    it("refused credentials stop the start with one line naming the variables and exit code 1", async () => {
+      const redis = await startRedis();
+      const livekit = await new FakeLiveKit("APIproduction", "another-secret-that-livekit-knows").start();
+      try {
+        const proc = start(production(redis.url, livekit.url));
+        const [code] = await proc.exited;
+        expect(code).toBe(1);
+        expect(proc.output().stderr).toBe("configuration error: LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET (401 or 403 from LIVEKIT_API_URL)\n");
+      } finally {
+        await livekit.stop();
+        await redis.stop();
+      }
+    });
+
+    it("LiveKit unreachable still starts, unready until LiveKit answers, then ready without a restart", async () => {
+      const redis = await startRedis();
+      const port = await freePort();
+      const proc = start(production(redis.url, `http://127.0.0.1:${port}`));
+      let livekit: FakeLiveKit | undefined;
+      try {
+        const { url } = await proc.listening;
+        expect(proc.output().stdout).toContain("LiveKit not reachable yet");
+        expect((await fetch(`${url}/readyz`)).status).toBe(503);
+        livekit = await new FakeLiveKit("APIproduction", "the-production-secret-of-32-chars!").start(port);
+        let status = 0;
+        for (let i = 0; i < 100 && status !== 200; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          status = (await fetch(`${url}/readyz`)).status;
+        }
+        expect(status).toBe(200);
+      } finally {
+        proc.child.kill("SIGTERM");
+        await proc.exited;
+        await livekit?.stop();
+        await redis.stop();
+      }
+    });
   });
 });

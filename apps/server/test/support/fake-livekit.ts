@@ -1,5 +1,5 @@
 /**
- * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom) over HTTP, as livekit-server-sdk
+ * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom, ListRooms) over HTTP, as livekit-server-sdk
  * calls it. It checks the SDK's bearer JWT like LiveKit does, records every call, and can be told to be
  * slow, to fail with 503 or to stop answering, so tests can see what the service does then.
  */
@@ -12,7 +12,8 @@ export interface RecordedCall {
   body: Record<string, any>;
 }
 
-export type Mode = "ok" | "fail" | "hang";
+/** ok; fail: 503; hang: never answers; refuse: 401, as LiveKit answers credentials it does not know. */
+export type Mode = "ok" | "fail" | "hang" | "refuse";
 
 export class FakeLiveKit {
   readonly calls: RecordedCall[] = [];
@@ -82,6 +83,7 @@ export class FakeLiveKit {
       res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
     };
     if (this.mode === "fail") return reply(503, { code: "unavailable", msg: "fake LiveKit is down" });
+    if (this.mode === "refuse") return reply(401, { code: "unauthenticated", msg: "invalid API key" });
     if (!method) return reply(404, { code: "bad_route", msg: `no route ${req.url}` });
 
     let grants: Record<string, any>;
@@ -91,7 +93,8 @@ export class FakeLiveKit {
     } catch {
       return reply(401, { code: "unauthenticated", msg: "invalid token" });
     }
-    if (!grants.video?.roomCreate) return reply(403, { code: "permission_denied", msg: "roomCreate grant required" });
+    const grant = method === "ListRooms" ? "roomList" : "roomCreate";
+    if (!grants.video?.[grant]) return reply(403, { code: "permission_denied", msg: `${grant} grant required` });
 
     const body = raw ? (JSON.parse(raw) as Record<string, any>) : {};
     this.calls.push({ method, body });
@@ -99,6 +102,8 @@ export class FakeLiveKit {
       case "CreateRoom":
         this.rooms.add(body.name);
         return reply(200, { sid: `RM_${body.name}`, name: body.name, emptyTimeout: body.emptyTimeout, maxParticipants: body.maxParticipants, metadata: body.metadata });
+      case "ListRooms":
+        return reply(200, { rooms: [...this.rooms].filter((name) => !body.names?.length || body.names.includes(name)).map((name) => ({ sid: `RM_${name}`, name })) });
       case "DeleteRoom":
         if (!this.rooms.delete(body.room)) return reply(404, { code: "not_found", msg: "room not found" });
         return reply(200, {});

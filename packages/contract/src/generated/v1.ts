@@ -454,7 +454,11 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description An unexpected error on our side (`internal_error`). Safe to retry; creates with the same `Idempotency-Key`. */
+        /**
+         * @description Any status an operation does not list: an unexpected error on our side (`internal_error`, status
+         *     500), a bug or a misconfiguration that waiting will not fix. It is logged and alerted on; retry
+         *     once it is fixed, creates with the same `Idempotency-Key`.
+         */
         InternalError: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -575,11 +579,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
         };
     };
     createSession: {
@@ -658,8 +661,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
         };
     };
     getSession: {
@@ -693,11 +696,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
         };
     };
     refreshSessionToken: {
@@ -744,11 +745,9 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
         };
     };
     endSession: {
@@ -782,11 +781,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
         };
     };
     getPrincipal: {
@@ -812,11 +809,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
         };
     };
 }
