@@ -1,0 +1,140 @@
+/**
+ * The README is executable: every shell command it shows is run here as a user types it, read from the
+ * README's own code blocks when the test runs, so when the README changes this test follows it, and a
+ * command that no longer works fails it. Each block's marker says how it is run:
+ *
+ * - a *service* block starts its first command and waits until it serves, then runs the others (and
+ *   those of blocks marked `against <name>`) beside it; the README's example ports (8080, 4010, 9000) are
+ *   replaced by free ones, through the variable the README names for each, so runs never collide;
+ * - `key-cli` runs the key CLI with a temporary file instead of /etc/dhs;
+ * - `skip, <reason>` is not run, and the reason is in the test's name.
+ *
+ * A command with a promised output (`# => ...`) must print it (a JSON object as a subset); any other
+ * must exit 0.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort, waitForOutput } from "@dhs/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { type ReadmeBlock, type ReadmeCommand, readmeBlocks } from "./readme-blocks.js";
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const blocks = readmeBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
+
+/** How each service block serves: what it prints once ready, and its README port with the variable that moves it. */
+const SERVICES: Record<string, { ready: RegExp; port: string; variable?: string }> = {
+  "quick-start": { ready: /"msg":"listening"/, port: "8080", variable: "PORT" },
+  mock: { ready: /Prism is listening/, port: "4010", variable: "MOCK_PORT" },
+  operators: { ready: /"msg":"listening"/, port: "9000" },
+};
+
+const running = new Set<ChildProcess>();
+afterAll(async () => {
+  await Promise.all([...running].map(stop));
+});
+
+function shell(command: string, env: Record<string, string>): ChildProcess {
+  // Its own process group, so the whole tree (pnpm, turbo, node) can be stopped together.
+  const child = spawn("bash", ["-c", command], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  process.kill(-child.pid, "SIGTERM");
+  const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function run(command: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = shell(command, env);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => (stdout += chunk));
+  child.stderr?.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Runs a one-shot command and checks what the README promises of it. */
+async function check(command: ReadmeCommand, text: string, env: Record<string, string> = {}): Promise<void> {
+  const { code, stdout, stderr } = await run(text, env);
+  const where = `README line ${command.line}: ${text}\n${stdout}${stderr}`.slice(0, 4000);
+  if (!command.expected) return void expect(code, where).toBe(0);
+  if ("json" in command.expected) {
+    let actual: unknown;
+    expect(() => (actual = JSON.parse(stdout)), where).not.toThrow();
+    expect(actual, where).toMatchObject(command.expected.json);
+  } else {
+    expect(stdout + stderr, where).toContain(command.expected.text);
+  }
+}
+
+function blockNamed(marker: string): ReadmeBlock {
+  const block = blocks.find((b) => b.marker === marker);
+  if (!block) throw new Error(`the README has no block marked ${marker}`);
+  return block;
+}
+
+describe("the README's shell commands", () => {
+  it("are all marked with how they are tested", () => {
+    const known = new Set([...Object.keys(SERVICES), "key-cli", ...Object.keys(SERVICES).map((name) => `against ${name}`)]);
+    expect(blocks.filter((b) => !known.has(b.marker) && !b.marker.startsWith("skip, ")).map((b) => `line ${b.line}: ${b.marker}`)).toEqual([]);
+  });
+
+  for (const [name, service] of Object.entries(SERVICES)) {
+    it(`"${name}": the service starts as shown and every command beside it does what the README says`, async () => {
+      const block = blockNamed(name);
+      const port = String(await freePort());
+      const local = (text: string) => text.replaceAll(new RegExp(`\\b${service.port}\\b`, "g"), port);
+      // The metrics port is fixed by default; two services side by side would collide on it.
+      const env: Record<string, string> = { METRICS_PORT: "0", ...(service.variable ? { [service.variable]: port } : {}) };
+      const [first, ...rest] = block.commands;
+      if (!first) throw new Error(`README line ${block.line}: an empty block`);
+      const server = shell(local(first.text), env);
+      try {
+        await waitForOutput(server, service.ready, { name: `README line ${first.line}: ${first.text}`, timeoutMs: 240_000 });
+        const beside = [...rest, ...blocks.filter((b) => b.marker === `against ${name}`).flatMap((b) => b.commands)];
+        for (const command of beside) {
+          if (name === "quick-start" && command === rest[0]) continue; // the test command: see below
+          await check(command, local(command.text), { METRICS_PORT: "0" });
+        }
+      } finally {
+        await stop(server);
+      }
+    });
+  }
+
+  it('"quick-start": its test command is what CI runs (running it here would run this test inside itself)', () => {
+    const [, tests] = blockNamed("quick-start").commands;
+    expect(tests?.text).toBeDefined();
+    const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
+    for (const step of (tests?.text ?? "").split("&&").map((s) => s.trim())) expect(ci, step).toContain(step.replace(/^pnpm install$/, "pnpm install --frozen-lockfile"));
+  });
+
+  it('"key-cli": the key CLI prints a new key once and stores only its SHA-256 in the file', async () => {
+    const [create, ...others] = blockNamed("key-cli").commands;
+    if (!create) throw new Error("the key-cli block is empty");
+    // The README's placeholder lines end in `...`: they show where the file goes, not a command to run.
+    expect(others.every((command) => command.text.replace(/\s+#.*$/, "").endsWith("..."))).toBe(true);
+    const file = join(mkdtempSync(join(tmpdir(), "dhs-readme-")), "api-keys.json");
+    const { code, stdout, stderr } = await run(create.text.replace("/etc/dhs/api-keys.json", file));
+    expect(code, stdout + stderr).toBe(0);
+    const key = stdout.match(/dhs_[A-Za-z0-9_-]{20,}/)?.[0];
+    expect(key, stdout).toBeDefined();
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { keys: { sha256: string; account_id: string }[] };
+    expect(stored.keys).toEqual([expect.objectContaining({ account_id: "acct_1", sha256: createHash("sha256").update(key as string).digest("hex") })]);
+    expect(readFileSync(file, "utf8")).not.toContain(key);
+  });
+
+  for (const block of blocks.filter((b) => b.marker.startsWith("skip, "))) {
+    it.skip(`README line ${block.line} is not run: ${block.marker.slice("skip, ".length)}`, () => undefined);
+  }
+});
