@@ -125,7 +125,7 @@ async function usedMemory(redis: Redis): Promise<number> {
 async function seed(redis: Redis, count: number, concurrency = 256): Promise<number> {
   const sessions = new SessionService({
     store: new RedisSessionStore(redis),
-    rooms: { createRoom: async () => {}, deleteRoom: async () => {} },
+    rooms: { createRoom: async () => {}, deleteRoom: async () => {}, hasLiveAgentJob: async () => true, dispatchAgent: async () => {} },
     tokens: new LiveKitTokenIssuer(LIVEKIT.key, LIVEKIT.secret),
     catalog: new DigitalHumanCatalog([DIGITAL_HUMAN]),
     settings: {
@@ -133,7 +133,7 @@ async function seed(redis: Redis, count: number, concurrency = 256): Promise<num
       participantTokenTtlS: 600,
       idempotencyKeyTtlMs: 86_400_000,
       idempotencyLockTtlMs: 10_000,
-      durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, retentionS: 2_592_000 },
+      durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, redispatchS: 5, retentionS: 2_592_000 },
     },
   });
   const principal = { keyId: "key_bench", accountId: ACCOUNT, scopes: new Set(["sessions:read", "sessions:write"] as const) };

@@ -94,6 +94,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
         maxDurationS: config.sessionMaxDurationS,
         departureTimeoutS: config.sessionDepartureTimeoutS,
+        redispatchS: config.digitalHumanRedispatchS,
         retentionS: config.sessionRetentionS,
       },
     },

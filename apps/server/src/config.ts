@@ -51,6 +51,7 @@ export const VARIABLES = {
   PARTICIPANT_TOKEN_TTL_S: { kind: "integer", default: 600, min: 30, max: 86_400, description: "Lifetime of a participant token." },
   SESSION_JOIN_TIMEOUT_S: { kind: "integer", default: 600, min: 1, max: 86_400, description: "A session nobody joined by then is cancelled and its room deleted." },
   DIGITAL_HUMAN_JOIN_TIMEOUT_S: { kind: "integer", default: 60, min: 1, max: 3_600, description: "An active session whose digital human has not joined by then fails." },
+  DIGITAL_HUMAN_REDISPATCH_S: { kind: "integer", default: 5, min: 1, max: 300, description: "While a session's digital human is absent (not joined yet, or left), LiveKit is asked this long after, then with backoff up to every 60 s, whether it still has a live job for it; if not, the agent is dispatched again." },
   SESSION_DEPARTURE_TIMEOUT_S: { kind: "integer", default: 30, min: 1, max: 3_600, description: "An active session whose participant left and did not come back (same identity) by then is completed (`participant_left`) and its room deleted, releasing the digital human." },
   SESSION_MAX_DURATION_S: { kind: "integer", default: 1800, min: 1, max: 86_400, description: "An active session is completed this long after it started." },
   SESSION_RETENTION_S: { kind: "integer", default: 30 * 86_400, min: 60, max: 400 * 86_400, description: "How long a session is kept after it ends (readable and listed), then deleted with its index entries; at least `IDEMPOTENCY_KEY_TTL_S`." },
@@ -109,6 +110,7 @@ export interface Config {
   digitalHumanJoinTimeoutS: number;
   sessionMaxDurationS: number;
   sessionDepartureTimeoutS: number;
+  digitalHumanRedispatchS: number;
   sessionRetentionS: number;
   idempotencyKeyTtlS: number;
   idempotencyLockTtlS: number;
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S"),
     sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S"),
     sessionDepartureTimeoutS: integer(env, "SESSION_DEPARTURE_TIMEOUT_S"),
+    digitalHumanRedispatchS: integer(env, "DIGITAL_HUMAN_REDISPATCH_S"),
     sessionRetentionS: integer(env, "SESSION_RETENTION_S"),
     idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S"),
     idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S"),

@@ -40,6 +40,11 @@ export class Metrics implements SessionMetrics {
     labelNames: ["event", "outcome"] as const,
     registers: [this.registry],
   });
+  private readonly agentRedispatches = new Counter({
+    name: "dhs_agent_redispatches_total",
+    help: "Digital humans dispatched again because LiveKit had no live job for a session that lacked one.",
+    registers: [this.registry],
+  });
   private readonly dependencyFaults = new Counter({
     name: "dhs_dependency_faults_total",
     help: "Requests failed 500 because a dependency answered wrongly (LiveKit refusing our credentials or request, Redis refusing a command or holding an unreadable record), by dependency.",
@@ -69,6 +74,10 @@ export class Metrics implements SessionMetrics {
 
   sessionEnded(status: string, endReason: string): void {
     this.sessionsEnded.inc({ status, end_reason: endReason });
+  }
+
+  agentRedispatched(): void {
+    this.agentRedispatches.inc();
   }
 
   dependencyFault(dependency: "store" | "livekit"): void {

@@ -42,8 +42,10 @@ export interface DueTimer {
   accountId: string;
   sessionId: string;
   timer: TimerKind;
-  /** Identifies the claim, to mark it done. */
+  /** Identifies the timer, to mark it done. */
   member: string;
+  /** When the claim's lease ends (ms): the timer's due time while this replica holds it. */
+  claimedUntil: number;
 }
 
 export interface SessionStore {
@@ -87,7 +89,11 @@ export interface SessionStore {
    * the lease lasts, and a claim whose holder died is handed out again after it.
    */
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]>;
-  completeTimer(member: string): Promise<void>;
+  /**
+   * Marks a claimed timer done: removes it, unless it was scheduled again meanwhile (a timer that
+   * re-arms itself when it fires, such as dispatch_check), whose new due time then stands.
+   */
+  completeTimer(due: DueTimer): Promise<void>;
 
   /**
    * endSession is deleting this session's room, for at most ttlMs: a room_finished event meanwhile is
@@ -117,8 +123,19 @@ export interface CreateRoomRequest {
   agentName: string;
 }
 
+export interface AgentDispatchRequest {
+  roomName: string;
+  agentName: string;
+  sessionId: string;
+  accountId: string;
+}
+
 export interface RoomService {
   createRoom(request: CreateRoomRequest): Promise<void>;
+  /** Whether LiveKit has a job for this agent in this room that is pending or running. */
+  hasLiveAgentJob(roomName: string, agentName: string): Promise<boolean>;
+  /** Dispatches the agent to the room (once more). */
+  dispatchAgent(request: AgentDispatchRequest): Promise<void>;
   deleteRoom(name: string): Promise<void>;
 }
 
@@ -178,4 +195,6 @@ export interface RateLimiter {
 export interface SessionMetrics {
   sessionCreated(): void;
   sessionEnded(status: string, endReason: string): void;
+  /** The digital human's agent was dispatched again (LiveKit had no live job for it). */
+  agentRedispatched(): void;
 }

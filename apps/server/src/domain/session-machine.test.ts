@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Effect, type SessionEvent, TRANSITIONS, transition } from "./session-machine.js";
 import type { SessionRecord } from "./session.js";
 
-const durations = { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, retentionS: 30 * 86_400 };
+const durations = { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, redispatchS: 5, retentionS: 30 * 86_400 };
 const NOW = new Date("2026-11-22T10:00:00.000Z");
 const T = NOW.getTime();
 
@@ -20,6 +20,7 @@ function session(status: SessionStatus, extra: Partial<SessionRecord> = {}): Ses
     metadata: {},
     end_reason: terminal ? "user_ended" : null,
     digital_human_joined_at: null,
+    digital_human_left_at: null,
     participant_sid: status === "created" || status === "cancelled" ? null : "PA_u",
     participant_left_at: null,
     created_at: "2026-11-22T09:00:00.000Z",
@@ -50,7 +51,7 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
         { type: "schedule", timer: "digital_human_timeout", at: T + 60_000 },
       ],
     },
-    digital_human_joined: { status: "created", changed: true, effects: [], dh: true },
+    digital_human_joined: { status: "created", changed: true, effects: [{ type: "cancel_timer", timer: "dispatch_check" }], dh: true },
     other_participant_joined: same("created"),
     room_finished: ended("cancelled", "room_finished", false),
     end_requested: ended("cancelled", "user_ended", false),
@@ -59,11 +60,23 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
     max_duration: same("created"),
     participant_left: same("created"),
     departure_timeout: same("created"),
+    // The digital human is not there (the base session's has not joined): nothing to leave.
+    digital_human_left: same("created"),
+    digital_human_lost: same("created"),
+    dispatch_check: same("created", [{ type: "ensure_dispatch" }, { type: "schedule", timer: "dispatch_check", at: T + 60_000 }]),
   },
   active: {
     // The same connection joining again changes nothing; another one is the subject of "details" below.
     participant_joined: same("active"),
-    digital_human_joined: { status: "active", changed: true, effects: [{ type: "cancel_timer", timer: "digital_human_timeout" }], dh: true },
+    digital_human_joined: {
+      status: "active",
+      changed: true,
+      effects: [
+        { type: "cancel_timer", timer: "dispatch_check" },
+        { type: "cancel_timer", timer: "digital_human_timeout" },
+      ],
+      dh: true,
+    },
     other_participant_joined: same("active"),
     room_finished: ended("completed", "room_finished", false),
     end_requested: ended("completed", "user_ended", false),
@@ -73,6 +86,10 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
     participant_left: { status: "active", changed: true, effects: [{ type: "schedule", timer: "departure_timeout", at: T + 30_000 }] },
     // The participant is there (it never left), so the timer is stale.
     departure_timeout: same("active"),
+    digital_human_left: same("active"),
+    // It never joined, so it was not lost (the digital-human timeout covers it).
+    digital_human_lost: same("active"),
+    dispatch_check: same("active", [{ type: "ensure_dispatch" }, { type: "schedule", timer: "dispatch_check", at: T + 60_000 }]),
   },
   completed: terminalRow("completed"),
   cancelled: terminalRow("cancelled"),
@@ -92,6 +109,9 @@ function terminalRow(status: SessionStatus): Record<SessionEvent["type"], Want> 
     max_duration: same(status),
     participant_left: same(status),
     departure_timeout: same(status),
+    digital_human_left: same(status),
+    digital_human_lost: same(status),
+    dispatch_check: same(status),
   };
 }
 
@@ -155,6 +175,43 @@ describe("transition: details", () => {
   it("ignores an older connection leaving after a newer one joined (a page reload)", () => {
     const reloaded = session("active", { participant_sid: "PA_new" });
     expect(transition(reloaded, { type: "participant_left", sid: "PA_old" }, NOW, durations).changed).toBe(false);
+  });
+
+  it("when the digital human leaves an active session, checks for its job soon and bounds its return by the join timeout", () => {
+    const present = session("active", { digital_human_joined_at: "2026-11-22T09:59:00.000Z" });
+    const result = transition(present, { type: "digital_human_left" }, NOW, durations);
+    expect(result.session.digital_human_left_at).toBe(NOW.toISOString());
+    expect(result.effects).toEqual([
+      { type: "schedule", timer: "dispatch_check", at: T + 5_000 },
+      { type: "schedule", timer: "digital_human_lost", at: T + 60_000 },
+    ]);
+    const lost = transition(result.session, { type: "digital_human_lost" }, NOW, durations);
+    expect(lost.session).toMatchObject({ status: "failed", end_reason: "digital_human_lost" });
+  });
+
+  it("takes the digital human's return as the end of every wait for it", () => {
+    const gone = session("active", { digital_human_joined_at: "2026-11-22T09:58:00.000Z", digital_human_left_at: "2026-11-22T09:59:00.000Z" });
+    const result = transition(gone, { type: "digital_human_joined" }, NOW, durations);
+    expect(result.session).toMatchObject({ digital_human_joined_at: "2026-11-22T09:58:00.000Z", digital_human_left_at: null });
+    expect(result.effects).toEqual([
+      { type: "cancel_timer", timer: "dispatch_check" },
+      { type: "cancel_timer", timer: "digital_human_lost" },
+    ]);
+    expect(transition(result.session, { type: "digital_human_lost" }, NOW, durations).changed).toBe(false);
+  });
+
+  it.each([
+    ["5 s after the digital human left", "2026-11-22T09:59:55.000Z", 5_000],
+    ["20 s after it left", "2026-11-22T09:59:40.000Z", 20_000],
+    ["an hour after it left", "2026-11-22T09:00:00.000Z", 60_000],
+  ])("checks for the digital human's job again, %s, after as long as it has been away (5 s to 60 s)", (_name, leftAt, wait) => {
+    const gone = session("active", { digital_human_joined_at: "2026-11-22T09:00:00.000Z", digital_human_left_at: leftAt });
+    expect(transition(gone, { type: "dispatch_check" }, NOW, durations).effects).toEqual([{ type: "ensure_dispatch" }, { type: "schedule", timer: "dispatch_check", at: T + wait }]);
+  });
+
+  it("does not check for a digital human that is there", () => {
+    const present = session("active", { digital_human_joined_at: "2026-11-22T09:59:00.000Z" });
+    expect(transition(present, { type: "dispatch_check" }, NOW, durations)).toEqual({ session: present, changed: false, effects: [] });
   });
 
   it("never changes ended_at or end_reason of a terminal session", () => {

@@ -16,6 +16,8 @@ export type SessionEvent =
   | { type: "participant_left"; sid: string }
   /** A participant of kind AGENT joined: the digital human is there. */
   | { type: "digital_human_joined" }
+  /** The participant of kind AGENT left the room (a crashed or stopped worker, a lost connection). */
+  | { type: "digital_human_left" }
   /** Another participant joined (neither the session's participant nor an agent). */
   | { type: "other_participant_joined" }
   /** LiveKit closed the room (everyone left, empty timeout, or deleted outside this API). */
@@ -26,10 +28,14 @@ export type SessionEvent =
   | { type: "join_timeout" }
   | { type: "digital_human_timeout" }
   | { type: "max_duration" }
-  | { type: "departure_timeout" };
+  | { type: "departure_timeout" }
+  /** The digital human left an active session and did not come back in time. */
+  | { type: "digital_human_lost" }
+  /** Time to look whether LiveKit still has a live job for the digital human, while it is absent. */
+  | { type: "dispatch_check" };
 
 /** The timers of a session's life, fired through the machine. */
-export type LifecycleTimer = "join_timeout" | "digital_human_timeout" | "max_duration" | "departure_timeout";
+export type LifecycleTimer = "join_timeout" | "digital_human_timeout" | "max_duration" | "departure_timeout" | "digital_human_lost" | "dispatch_check";
 /** `purge` deletes a terminal session once its retention ends; it is no event of the machine. */
 export type TimerKind = LifecycleTimer | "purge";
 
@@ -40,6 +46,8 @@ export type Effect =
   | { type: "schedule"; timer: TimerKind; at: number }
   /** This timer is not needed any more. */
   | { type: "cancel_timer"; timer: LifecycleTimer }
+  /** Dispatch the digital human's agent to the room again, unless LiveKit has a live job for it. */
+  | { type: "ensure_dispatch" }
   /** No timer of this session's life is needed any more. */
   | { type: "cancel_timers" };
 
@@ -49,6 +57,8 @@ export interface Durations {
   maxDurationS: number;
   /** How long an active session waits for its participant to come back after leaving. */
   departureTimeoutS: number;
+  /** How soon, while the digital human is absent, LiveKit is first asked whether it has a job for it. */
+  redispatchS: number;
   /** How long a terminal session is kept (readable and listed) before it is deleted. */
   retentionS: number;
 }
@@ -67,6 +77,8 @@ export interface TransitionResult {
 const GUARDS = {
   /** The digital human has not joined (yet). */
   digitalHumanMissing: (s: SessionRecord) => s.digital_human_joined_at === null,
+  /** The digital human joined, left, and has not come back. */
+  digitalHumanGone: (s: SessionRecord) => s.digital_human_left_at !== null,
   /** The session's participant left and has not come back. */
   participantGone: (s: SessionRecord) => s.participant_left_at !== null,
 } as const;
@@ -74,6 +86,8 @@ const GUARDS = {
 type Outcome =
   | { to: SessionStatus; reason?: EndReason; when?: keyof typeof GUARDS }
   | "mark_digital_human"
+  | "digital_human_departed"
+  | "check_dispatch"
   | "participant_returned"
   | "participant_departed"
   | "ignore"
@@ -88,6 +102,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     participant_joined: { to: "active" },
     participant_left: "ignore",
     digital_human_joined: "mark_digital_human",
+    digital_human_left: "digital_human_departed",
     other_participant_joined: "ignore",
     room_finished: { to: "cancelled", reason: "room_finished" },
     end_requested: { to: "cancelled", reason: "user_ended" },
@@ -95,11 +110,14 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     digital_human_timeout: "ignore",
     max_duration: "ignore",
     departure_timeout: "ignore",
+    digital_human_lost: "ignore",
+    dispatch_check: "check_dispatch",
   },
   active: {
     participant_joined: "participant_returned",
     participant_left: "participant_departed",
     digital_human_joined: "mark_digital_human",
+    digital_human_left: "digital_human_departed",
     other_participant_joined: "ignore",
     room_finished: { to: "completed", reason: "room_finished" },
     end_requested: { to: "completed", reason: "user_ended" },
@@ -107,6 +125,8 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     digital_human_timeout: { to: "failed", reason: "digital_human_timeout", when: "digitalHumanMissing" },
     max_duration: { to: "completed", reason: "max_duration" },
     departure_timeout: { to: "completed", reason: "participant_left", when: "participantGone" },
+    digital_human_lost: { to: "failed", reason: "digital_human_lost", when: "digitalHumanGone" },
+    dispatch_check: "check_dispatch",
   },
   completed: terminal(),
   cancelled: terminal(),
@@ -118,6 +138,7 @@ function terminal(): Record<SessionEvent["type"], Outcome> {
     participant_joined: "delete_room",
     participant_left: "ignore",
     digital_human_joined: "delete_room",
+    digital_human_left: "ignore",
     other_participant_joined: "delete_room",
     room_finished: "ignore",
     end_requested: "ignore",
@@ -125,12 +146,28 @@ function terminal(): Record<SessionEvent["type"], Outcome> {
     digital_human_timeout: "ignore",
     max_duration: "ignore",
     departure_timeout: "ignore",
+    digital_human_lost: "ignore",
+    dispatch_check: "ignore",
   };
 }
 
 /** The timers a newly created session needs. */
 export function timersOnCreate(session: SessionRecord, durations: Durations): Effect[] {
-  return [{ type: "schedule", timer: "join_timeout", at: Date.parse(session.created_at) + durations.joinTimeoutS * 1000 }];
+  const created = Date.parse(session.created_at);
+  return [
+    { type: "schedule", timer: "join_timeout", at: created + durations.joinTimeoutS * 1000 },
+    // LiveKit dispatches an agent once; if no worker took it, nobody asks again unless we do.
+    { type: "schedule", timer: "dispatch_check", at: created + durations.redispatchS * 1000 },
+  ];
+}
+
+// Checks back off while the digital human stays away: each waits as long as the absence has lasted,
+// from redispatchS up to this, so a slow-booting avatar is asked about rarely and never doubled.
+const MAX_DISPATCH_CHECK_MS = 60_000;
+
+/** Whether the digital human is in the room as far as LiveKit's events tell. */
+export function digitalHumanPresent(session: SessionRecord): boolean {
+  return session.digital_human_joined_at !== null && session.digital_human_left_at === null;
 }
 
 export function transition(session: SessionRecord, event: SessionEvent, now: Date, durations: Durations): TransitionResult {
@@ -144,9 +181,25 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
     case "delete_room":
       return unchanged([{ type: "delete_room" }]);
     case "mark_digital_human":
-      if (session.digital_human_joined_at !== null) return unchanged();
-      // An active session was waiting for it: that wait is over.
-      return changedTo({ ...session, digital_human_joined_at: now.toISOString() }, session.status === "active" ? [{ type: "cancel_timer", timer: "digital_human_timeout" }] : []);
+      if (digitalHumanPresent(session)) return unchanged();
+      // Whatever waited for it (the join or loss timer, the dispatch checks) is over.
+      return changedTo({ ...session, digital_human_joined_at: session.digital_human_joined_at ?? now.toISOString(), digital_human_left_at: null }, [
+        { type: "cancel_timer", timer: "dispatch_check" },
+        ...(session.status === "active" ? ([{ type: "cancel_timer", timer: session.digital_human_joined_at === null ? "digital_human_timeout" : "digital_human_lost" }] as const) : []),
+      ]);
+    case "digital_human_departed": {
+      if (!digitalHumanPresent(session)) return unchanged();
+      const at = now.getTime();
+      const effects: Effect[] = [{ type: "schedule", timer: "dispatch_check", at: at + durations.redispatchS * 1000 }];
+      if (session.status === "active") effects.push({ type: "schedule", timer: "digital_human_lost", at: at + durations.digitalHumanJoinTimeoutS * 1000 });
+      return changedTo({ ...session, digital_human_left_at: now.toISOString() }, effects);
+    }
+    case "check_dispatch": {
+      if (digitalHumanPresent(session)) return unchanged();
+      const absentSince = Date.parse(session.digital_human_left_at ?? session.created_at);
+      const wait = Math.min(MAX_DISPATCH_CHECK_MS, Math.max(durations.redispatchS * 1000, now.getTime() - absentSince));
+      return unchanged([{ type: "ensure_dispatch" }, { type: "schedule", timer: "dispatch_check", at: now.getTime() + wait }]);
+    }
     case "participant_returned": {
       // A new connection of the participant (a reload, a reconnect): it is the one whose leaving counts.
       const sid = (event as { sid: string }).sid;
@@ -176,8 +229,10 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
   // created -> active
   const started = now.getTime();
   const effects: Effect[] = [{ type: "schedule", timer: "max_duration", at: started + durations.maxDurationS * 1000 }];
-  if (session.digital_human_joined_at === null) {
-    effects.push({ type: "schedule", timer: "digital_human_timeout", at: started + durations.digitalHumanJoinTimeoutS * 1000 });
+  if (!digitalHumanPresent(session)) {
+    // Never joined: it has the join timeout to come; joined and left before the participant came: it was lost.
+    const timer = session.digital_human_joined_at === null ? "digital_human_timeout" : "digital_human_lost";
+    effects.push({ type: "schedule", timer, at: started + durations.digitalHumanJoinTimeoutS * 1000 });
   }
   const sid = event.type === "participant_joined" ? event.sid : null;
   return changedTo({ ...session, status: "active", started_at: at, participant_sid: sid, participant_left_at: null }, effects);

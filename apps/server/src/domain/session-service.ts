@@ -98,6 +98,7 @@ export class SessionService {
       metadata: body.metadata ?? {},
       end_reason: null,
       digital_human_joined_at: null,
+      digital_human_left_at: null,
       participant_sid: null,
       participant_left_at: null,
       created_at: this.now().toISOString(),
@@ -214,8 +215,8 @@ export class SessionService {
       sessionEvent = (await this.deps.store.isEnding(accountId, sessionId)) ? { type: "end_requested" } : { type: "room_finished" };
     }
     else if (event.identity === record.participant_identity) sessionEvent = { type: event.type, sid: event.sid };
+    else if (event.isAgent) sessionEvent = { type: event.type === "participant_joined" ? "digital_human_joined" : "digital_human_left" };
     else if (event.type === "participant_left") return;
-    else if (event.isAgent) sessionEvent = { type: "digital_human_joined" };
     else sessionEvent = { type: "other_participant_joined" };
     await this.apply(accountId, sessionId, sessionEvent);
   }
@@ -259,6 +260,9 @@ export class SessionService {
         case "schedule":
           await store.scheduleTimer(record.account_id, record.id, effect.timer, effect.at);
           break;
+        case "ensure_dispatch":
+          await this.ensureDispatch(record);
+          break;
         case "cancel_timer":
           await store.cancelTimer(record.account_id, record.id, effect.timer);
           break;
@@ -270,6 +274,17 @@ export class SessionService {
           break;
       }
     }
+  }
+
+  /** Dispatches the session's digital human again unless LiveKit has a live job for it (never doubled). */
+  private async ensureDispatch(record: SessionRecord): Promise<void> {
+    const { rooms, catalog } = this.deps;
+    // A digital human removed from the catalog since is not replaced by another one.
+    const agentName = catalog.resolve(record.digital_human_id)?.agent_name;
+    if (agentName === undefined) return;
+    if (await rooms.hasLiveAgentJob(record.room_name, agentName)) return;
+    await rooms.dispatchAgent({ roomName: record.room_name, agentName, sessionId: record.id, accountId: record.account_id });
+    this.deps.metrics?.agentRedispatched();
   }
 
   private async find(principal: Principal, sessionId: string): Promise<SessionRecord> {

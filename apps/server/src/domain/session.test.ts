@@ -13,6 +13,7 @@ const record = (status: SessionStatus): SessionRecord => ({
   metadata: { m: 1 },
   end_reason: null,
   digital_human_joined_at: null,
+  digital_human_left_at: null,
   participant_sid: null,
   participant_left_at: null,
   created_at: "2026-11-22T09:15:00.000Z",

@@ -17,6 +17,8 @@ export interface SessionRecord {
   end_reason: EndReason | null;
   /** When a participant of kind AGENT (the digital human) first joined the room. */
   digital_human_joined_at: string | null;
+  /** When the digital human left the room, while it has not come back. */
+  digital_human_left_at: string | null;
   /** LiveKit's id of the participant's latest connection to the room (its leaving is a departure). */
   participant_sid: string | null;
   /** When that connection left, while it has not come back (the departure timer runs meanwhile). */

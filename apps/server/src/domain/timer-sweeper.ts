@@ -51,7 +51,7 @@ export class TimerSweeper {
       for (const timer of due) {
         try {
           await this.sessions.onTimer(timer);
-          await this.store.completeTimer(timer.member);
+          await this.store.completeTimer(timer);
           fired++;
         } catch (error) {
           onError?.(error);

@@ -5,8 +5,9 @@
  * (503, retry later); LiveKit refusing our credentials (401, 403) or our request (another 4xx) becomes
  * DependencyFaultError (500: a retry cannot help, an operator must). A create that fails keeps nothing.
  */
-import { RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
-import { type CreateRoomRequest, DependencyFaultError, DependencyUnavailableError, type RoomService } from "../domain/ports.js";
+import { JobStatus } from "@livekit/protocol";
+import { AgentDispatchClient, RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
+import { type AgentDispatchRequest, type CreateRoomRequest, DependencyFaultError, DependencyUnavailableError, type RoomService } from "../domain/ports.js";
 import { roomMetadata } from "./webhook-receiver.js";
 
 export interface LiveKitCredentials {
@@ -18,12 +19,32 @@ export interface LiveKitCredentials {
   timeoutMs: number;
 }
 
+// A job LiveKit still counts on: waiting for a worker to accept it, or running.
+const LIVE_JOB = new Set([JobStatus.JS_PENDING, JobStatus.JS_RUNNING]);
+
 export class LiveKitRoomService implements RoomService {
   private readonly client: RoomServiceClient;
+  private readonly dispatches: AgentDispatchClient;
 
   constructor({ apiUrl, apiKey, apiSecret, timeoutMs }: LiveKitCredentials) {
     // Failover to other regions applies to LiveKit Cloud only; a self-hosted deployment has one address.
-    this.client = new RoomServiceClient(apiUrl, apiKey, apiSecret, { requestTimeout: timeoutMs / 1000, failover: false });
+    const options = { requestTimeout: timeoutMs / 1000, failover: false };
+    this.client = new RoomServiceClient(apiUrl, apiKey, apiSecret, options);
+    this.dispatches = new AgentDispatchClient(apiUrl, apiKey, apiSecret, options);
+  }
+
+  /**
+   * Judged by live jobs, not by dispatches: a dispatch made while no worker was registered stays listed
+   * with no job, and one whose worker crashed keeps a job that ended.
+   */
+  async hasLiveAgentJob(roomName: string, agentName: string): Promise<boolean> {
+    const dispatches = await unavailableOnFailure(() => this.dispatches.listDispatch(roomName));
+    return dispatches.some((d) => d.agentName === agentName && (d.state?.jobs ?? []).some((job) => LIVE_JOB.has(job.state?.status ?? JobStatus.JS_FAILED)));
+  }
+
+  async dispatchAgent(request: AgentDispatchRequest): Promise<void> {
+    const metadata = roomMetadata(request.sessionId, request.accountId);
+    await unavailableOnFailure(() => this.dispatches.createDispatch(request.roomName, request.agentName, { metadata }));
   }
 
   async createRoom(request: CreateRoomRequest): Promise<void> {

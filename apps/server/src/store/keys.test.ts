@@ -13,6 +13,7 @@ const base: SessionRecord = {
   metadata: { nested: { a: [1, null] } },
   end_reason: null,
   digital_human_joined_at: null,
+  digital_human_left_at: null,
   participant_sid: null,
   participant_left_at: null,
   created_at: "2026-11-22T09:15:00.000Z",

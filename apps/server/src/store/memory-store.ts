@@ -113,11 +113,11 @@ export class MemorySessionStore implements SessionStore {
   async claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     const due = [...this.timers].filter(([, at]) => at <= nowMs).sort(([, a], [, b]) => a - b).slice(0, max);
     for (const [member] of due) this.timers.set(member, nowMs + leaseMs);
-    return due.map(([member]) => ({ ...(parseTimerMember(member) as Omit<DueTimer, "member">), member }));
+    return due.map(([member]) => ({ ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">), member, claimedUntil: nowMs + leaseMs }));
   }
 
-  async completeTimer(member: string): Promise<void> {
-    this.timers.delete(member);
+  async completeTimer(due: DueTimer): Promise<void> {
+    if (this.timers.get(due.member) === due.claimedUntil) this.timers.delete(due.member);
   }
 
   async markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {

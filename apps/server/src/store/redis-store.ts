@@ -67,6 +67,13 @@ for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
 return due
 `;
 
+// KEYS[1] timers; ARGV[1] member, ARGV[2] the claim's lease end. Removes the timer unless it was
+// scheduled again while it fired (its score is then another time).
+const COMPLETE_TIMER = `
+if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+`;
+
 const ABANDON = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -91,6 +98,7 @@ type Scripted = {
   dhsAbandon(idem: string, pending: string): Promise<number>;
   dhsReplace(session: string, from: string, to: string, version: string, json: string, id: string, score: number): Promise<number>;
   dhsClaim(timers: string, nowMs: number, leaseUntilMs: number, max: number): Promise<string[]>;
+  dhsCompleteTimer(timers: string, member: string, claimedUntil: number): Promise<number>;
   dhsDelete(numberOfKeys: number, ...keysThenId: string[]): Promise<number>;
 };
 
@@ -105,6 +113,7 @@ export class RedisSessionStore implements SessionStore {
     redis.defineCommand("dhsAbandon", { numberOfKeys: 1, lua: ABANDON });
     redis.defineCommand("dhsReplace", { numberOfKeys: 3, lua: REPLACE });
     redis.defineCommand("dhsClaim", { numberOfKeys: 1, lua: CLAIM });
+    redis.defineCommand("dhsCompleteTimer", { numberOfKeys: 1, lua: COMPLETE_TIMER });
     // The number of keys is given per call.
     redis.defineCommand("dhsDelete", { lua: DELETE });
     this.redis = redis as (Redis | Cluster) & Scripted;
@@ -249,13 +258,13 @@ export class RedisSessionStore implements SessionStore {
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     return guard(async () => {
       const members = await this.redis.dhsClaim(this.keys.timers, nowMs, nowMs + leaseMs, max);
-      return members.map((member) => ({ ...(parseTimerMember(member) as Omit<DueTimer, "member">), member }));
+      return members.map((member) => ({ ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">), member, claimedUntil: nowMs + leaseMs }));
     });
   }
 
-  completeTimer(member: string): Promise<void> {
+  completeTimer(due: DueTimer): Promise<void> {
     return guard(async () => {
-      await this.redis.zrem(this.keys.timers, member);
+      await this.redis.dhsCompleteTimer(this.keys.timers, due.member, due.claimedUntil);
     });
   }
 

@@ -30,7 +30,9 @@ const MAX_COMMANDS = 40;
 const FIXED_SEED = 20261123;
 
 // Seconds, chosen apart so that two deadlines rarely fall on the same millisecond.
-const D = { join: 600, digitalHuman: 60, maxDuration: 1800, departure: 30, retention: 30 * 86_400 };
+const D = { join: 600, digitalHuman: 60, maxDuration: 1800, departure: 30, redispatch: 5, retention: 30 * 86_400 };
+// The contract promises a check "after 5 s, then less and less often"; the service waits at most 60 s.
+const MAX_DISPATCH_WAIT_MS = D.redispatch * 1000 + 60_000;
 const SIDS = ["PA_1", "PA_2", "PA_3"] as const;
 const PARTICIPANT = "user-1";
 const principal: Principal = { keyId: "key_m", accountId: "acct_model", scopes: new Set(["sessions:read", "sessions:write"]) };
@@ -42,13 +44,17 @@ class Model {
   status: Status = "created";
   endReason: string | null = null;
   digitalHumanJoined = false;
+  digitalHumanPresent = false;
   connection: string | null = null;
   leftAt: number | null = null;
-  deadlines: { join: number; digitalHuman: number | null; maxDuration: number | null; departure: number | null };
+  deadlines: { join: number; digitalHuman: number | null; maxDuration: number | null; departure: number | null; lost: number | null };
+  /** Since when the digital human has been absent with no live job for it (the service must dispatch). */
+  unservedSince: number | null = null;
+  dispatchesThen = 0;
   roomsDeletedAfterEnd = 0;
 
   constructor(readonly createdAt: number) {
-    this.deadlines = { join: createdAt + D.join * 1000, digitalHuman: null, maxDuration: null, departure: null };
+    this.deadlines = { join: createdAt + D.join * 1000, digitalHuman: null, maxDuration: null, departure: null, lost: null };
   }
 
   get terminal(): boolean {
@@ -56,7 +62,7 @@ class Model {
   }
 
   private end(reason: string): void {
-    this.status = this.status === "created" ? "cancelled" : reason === "digital_human_timeout" ? "failed" : "completed";
+    this.status = this.status === "created" ? "cancelled" : reason === "digital_human_timeout" || reason === "digital_human_lost" ? "failed" : "completed";
     this.endReason = reason;
   }
 
@@ -65,7 +71,10 @@ class Model {
     if (this.status === "created") {
       this.status = "active";
       this.deadlines.maxDuration = now + D.maxDuration * 1000;
-      if (!this.digitalHumanJoined) this.deadlines.digitalHuman = now + D.digitalHuman * 1000;
+      if (!this.digitalHumanPresent) {
+        if (this.digitalHumanJoined) this.deadlines.lost = now + D.digitalHuman * 1000;
+        else this.deadlines.digitalHuman = now + D.digitalHuman * 1000;
+      }
     }
     this.connection = sid;
     this.leftAt = null;
@@ -81,7 +90,25 @@ class Model {
   digitalHumanJoins(): void {
     if (this.terminal) return void this.roomsDeletedAfterEnd++;
     this.digitalHumanJoined = true;
+    this.digitalHumanPresent = true;
     this.deadlines.digitalHuman = null;
+    this.deadlines.lost = null;
+  }
+
+  digitalHumanLeaves(now: number): void {
+    if (this.terminal || !this.digitalHumanPresent) return;
+    this.digitalHumanPresent = false;
+    if (this.status === "active") this.deadlines.lost = now + D.digitalHuman * 1000;
+  }
+
+  /** Follows whether the digital human is absent with nothing to bring it (no live job), and since when. */
+  track(now: number, liveJob: boolean, dispatches: number): void {
+    const unserved = !this.terminal && !this.digitalHumanPresent && !liveJob;
+    if (!unserved) this.unservedSince = null;
+    else if (this.unservedSince === null) {
+      this.unservedSince = now;
+      this.dispatchesThen = dispatches;
+    }
   }
 
   otherJoins(): void {
@@ -99,7 +126,7 @@ class Model {
   /** The deadlines that are due by `now`, earliest first, as [reason, at]. */
   due(now: number): [string, number][] {
     if (this.terminal) return [];
-    const { join, digitalHuman, maxDuration, departure } = this.deadlines;
+    const { join, digitalHuman, maxDuration, departure, lost } = this.deadlines;
     const candidates: [string, number | null][] =
       this.status === "created"
         ? [["join_timeout", join]]
@@ -107,6 +134,7 @@ class Model {
             ["digital_human_timeout", digitalHuman],
             ["max_duration", maxDuration],
             ["participant_left", departure],
+            ["digital_human_lost", lost],
           ];
     return candidates.filter((c): c is [string, number] => c[1] !== null && c[1] <= now).sort((a, b) => a[1] - b[1]);
   }
@@ -116,9 +144,25 @@ class Model {
   }
 }
 
+/** LiveKit's rooms and agent jobs, as far as the service can see them. */
 class FakeRooms {
   deleted: string[] = [];
-  async createRoom(): Promise<void> {}
+  /** A dispatch of the digital human has a job that is pending or running. */
+  liveJob = false;
+  dispatches = 0;
+  /** Dispatches made while a live job existed: a doubled digital human. */
+  doubled = 0;
+  async createRoom(): Promise<void> {
+    this.liveJob = true;
+  }
+  async hasLiveAgentJob(): Promise<boolean> {
+    return this.liveJob;
+  }
+  async dispatchAgent(): Promise<void> {
+    if (this.liveJob) this.doubled++;
+    this.dispatches++;
+    this.liveJob = true;
+  }
   async deleteRoom(name: string): Promise<void> {
     this.deleted.push(name);
   }
@@ -162,6 +206,13 @@ async function check(model: Model, real: Real): Promise<void> {
   } else {
     expect(view.ended_at).toBeNull();
   }
+  // The digital human is never dispatched twice at once, and one that is missing with no job to bring
+  // it is dispatched again within the checks' longest wait.
+  expect(real.rooms.doubled).toBe(0);
+  model.track(real.clock.now, real.rooms.liveJob, real.rooms.dispatches);
+  if (model.unservedSince !== null && real.clock.now - model.unservedSince >= MAX_DISPATCH_WAIT_MS) {
+    expect(real.rooms.dispatches, "a missing digital human was not dispatched again").toBeGreaterThan(model.dispatchesThen);
+  }
 }
 
 type Cmd = fc.AsyncCommand<Model, Real>;
@@ -198,9 +249,16 @@ const commands = [
       m.digitalHumanJoins();
     }),
   ),
-  fc.constant(
-    step("digital human leaves", async (_m, r) => {
+  fc.boolean().map((jobEnds) =>
+    step(`digital human leaves (${jobEnds ? "its job ends: the worker crashed" : "its job goes on: a network blip"})`, async (m, r) => {
       await webhook(r, { type: "participant_left", identity: "agent-ava", sid: "PA_agent", isAgent: true });
+      if (jobEnds) r.rooms.liveJob = false;
+      m.digitalHumanLeaves(r.clock.now);
+    }),
+  ),
+  fc.constant(
+    step("the digital human's job ends before it joined (no worker took it)", async (_m, r) => {
+      r.rooms.liveJob = false;
     }),
   ),
   fc.constant(
@@ -279,7 +337,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
         participantTokenTtlS: 600,
         idempotencyKeyTtlMs: 86_400_000,
         idempotencyLockTtlMs: 10_000,
-        durations: { joinTimeoutS: D.join, digitalHumanJoinTimeoutS: D.digitalHuman, maxDurationS: D.maxDuration, departureTimeoutS: D.departure, retentionS: D.retention },
+        durations: { joinTimeoutS: D.join, digitalHumanJoinTimeoutS: D.digitalHuman, maxDurationS: D.maxDuration, departureTimeoutS: D.departure, redispatchS: D.redispatch, retentionS: D.retention },
       },
       now: () => new Date(clock.now),
     });

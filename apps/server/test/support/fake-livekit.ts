@@ -1,5 +1,6 @@
 /**
- * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom, ListRooms) over HTTP, as livekit-server-sdk
+ * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom, ListRooms) and AgentDispatchService
+ * (ListDispatch, CreateDispatch) over HTTP, as livekit-server-sdk
  * calls it. It checks the SDK's bearer JWT like LiveKit does, records every call, and can be told to be
  * slow, to fail with 503 or to stop answering, so tests can see what the service does then.
  */
@@ -22,6 +23,10 @@ export class FakeLiveKit {
   /** Names of the rooms CreateRoom was asked for, as the requests arrived (before any delay). */
   readonly roomsAsked: string[] = [];
   readonly rooms = new Set<string>();
+  /** Agent dispatches by room, each with the statuses of its jobs (as LiveKit's JobStatus names). */
+  readonly dispatches = new Map<string, { agentName: string; jobs: string[] }[]>();
+  /** Whether a worker takes each new dispatch (a running job) or none is registered (no job at all). */
+  workerAvailable = true;
   mode: Mode = "ok";
   delayMs = 0;
   private server: Server | undefined;
@@ -67,15 +72,28 @@ export class FakeLiveKit {
     this.received = 0;
     this.roomsAsked.length = 0;
     this.rooms.clear();
+    this.dispatches.clear();
+    this.workerAvailable = true;
     this.mode = "ok";
     this.delayMs = 0;
+  }
+
+  private dispatch(room: string, agentName: string): void {
+    const list = this.dispatches.get(room) ?? [];
+    list.push({ agentName, jobs: this.workerAvailable ? ["JS_RUNNING"] : [] });
+    this.dispatches.set(room, list);
+  }
+
+  /** The job of every dispatch to the room ends, as when its worker crashes. */
+  endJobs(room: string): void {
+    for (const d of this.dispatches.get(room) ?? []) d.jobs = d.jobs.map(() => "JS_FAILED");
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.received++;
     let raw = "";
     for await (const chunk of req) raw += chunk;
-    const method = req.url?.match(/^\/twirp\/livekit\.RoomService\/(\w+)$/)?.[1];
+    const method = req.url?.match(/^\/twirp\/livekit\.(?:RoomService|AgentDispatchService)\/(\w+)$/)?.[1];
     if (method === "CreateRoom") this.roomsAsked.push(String((JSON.parse(raw || "{}") as { name?: string }).name));
     if (this.mode === "hang") return; // never answers; the client's timeout must end the call
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
@@ -93,7 +111,7 @@ export class FakeLiveKit {
     } catch {
       return reply(401, { code: "unauthenticated", msg: "invalid token" });
     }
-    const grant = method === "ListRooms" ? "roomList" : "roomCreate";
+    const grant = method === "ListRooms" ? "roomList" : method.endsWith("Dispatch") ? "roomAdmin" : "roomCreate";
     if (!grants.video?.[grant]) return reply(403, { code: "permission_denied", msg: `${grant} grant required` });
 
     const body = raw ? (JSON.parse(raw) as Record<string, any>) : {};
@@ -101,9 +119,22 @@ export class FakeLiveKit {
     switch (method) {
       case "CreateRoom":
         this.rooms.add(body.name);
+        for (const agent of body.agents ?? []) this.dispatch(body.name, agent.agentName);
         return reply(200, { sid: `RM_${body.name}`, name: body.name, emptyTimeout: body.emptyTimeout, maxParticipants: body.maxParticipants, metadata: body.metadata });
       case "ListRooms":
         return reply(200, { rooms: [...this.rooms].filter((name) => !body.names?.length || body.names.includes(name)).map((name) => ({ sid: `RM_${name}`, name })) });
+      case "ListDispatch":
+        return reply(200, {
+          agentDispatches: (this.dispatches.get(body.room) ?? []).map((d, i) => ({
+            id: `AD_${i}`,
+            agentName: d.agentName,
+            room: body.room,
+            state: { jobs: d.jobs.map((status, j) => ({ id: `AJ_${i}_${j}`, state: { status } })) },
+          })),
+        });
+      case "CreateDispatch":
+        this.dispatch(body.room, body.agentName);
+        return reply(200, { id: "AD_new", agentName: body.agentName, room: body.room });
       case "DeleteRoom":
         if (!this.rooms.delete(body.room)) return reply(404, { code: "not_found", msg: "room not found" });
         return reply(200, {});

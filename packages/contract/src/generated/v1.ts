@@ -213,7 +213,7 @@ export interface components {
          * @example user_ended
          * @enum {string}
          */
-        EndReason: "user_ended" | "room_finished" | "join_timeout" | "max_duration" | "digital_human_timeout" | "participant_left" | "room_unusable";
+        EndReason: "user_ended" | "room_finished" | "join_timeout" | "max_duration" | "digital_human_timeout" | "participant_left" | "digital_human_lost" | "room_unusable";
         /** @description What to create. Every field is optional; no other fields are allowed. */
         SessionCreate: {
             /**
@@ -824,5 +824,5 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
-export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "room_unusable"];
+export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write"];

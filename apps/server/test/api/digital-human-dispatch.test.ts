@@ -1,0 +1,96 @@
+/**
+ * A digital human that never comes, or drops out, is fetched again: self-hosted LiveKit dispatches an
+ * agent once, so a room made while no worker was registered, or whose worker crashed, would stay without
+ * one. The service asks LiveKit's AgentDispatchService whether a job is pending or running and dispatches
+ * again when none is; a slow-booting avatar (its job running, not joined yet) is never doubled.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Harness, roomEvent, startHarness, until } from "../support/harness.js";
+
+const REDISPATCH_S = 1;
+const DIGITAL_HUMAN_S = 3;
+
+let t: Harness;
+beforeAll(async () => {
+  t = await startHarness({
+    DIGITAL_HUMAN_REDISPATCH_S: String(REDISPATCH_S),
+    DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(DIGITAL_HUMAN_S),
+    SESSION_MAX_DURATION_S: "120",
+    SWEEP_INTERVAL_MS: "100",
+  });
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(() => {
+  t.livekit.reset();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function newSession() {
+  const identity = `u-${crypto.randomUUID().slice(0, 8)}`;
+  const session = (await (await t.create({ participant_identity: identity })).json()) as { id: string; room_name: string };
+  return { ...session, identity };
+}
+
+const redispatches = (room: string) => t.livekit.callsOf("CreateDispatch").filter((call) => call.body.room === room);
+
+async function itemOf(id: string): Promise<{ status: string; end_reason: string | null }> {
+  const list = (await (await t.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string }[] };
+  return list.data.find((item) => item.id === id) as never;
+}
+
+describe("a session whose digital human was dispatched while no worker was registered", () => {
+  it("gets it dispatched again once LiveKit shows no live job, and only once while the new job runs", async () => {
+    t.livekit.workerAvailable = false;
+    const s = await newSession();
+    t.livekit.workerAvailable = true;
+    const [again] = await until(async () => (redispatches(s.room_name).length > 0 ? redispatches(s.room_name) : undefined));
+    expect(again?.body).toMatchObject({ room: s.room_name, agentName: "ava" });
+    expect(JSON.parse(again?.body.metadata)).toEqual({ session_id: s.id, account_id: "acct_a" });
+    // The new dispatch has a running job: later checks leave it be.
+    await sleep(REDISPATCH_S * 3000);
+    expect(redispatches(s.room_name)).toHaveLength(1);
+  });
+});
+
+describe("a slow-booting digital human (its job running, not joined yet)", () => {
+  it("is never dispatched twice", async () => {
+    const s = await newSession();
+    await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
+    await sleep(REDISPATCH_S * 3000);
+    expect(t.livekit.callsOf("ListDispatch").some((call) => call.body.room === s.room_name)).toBe(true);
+    expect(redispatches(s.room_name)).toEqual([]);
+  });
+});
+
+describe("a digital human that drops out of an active session", () => {
+  it("is dispatched again when its job ended, and the session goes on once it is back in time", async () => {
+    const s = await newSession();
+    await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
+    await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT", sid: "PA_agent_1" }));
+    t.livekit.endJobs(s.room_name);
+    await t.webhook(roomEvent("participant_left", s, { identity: "agent-ava", kind: "AGENT", sid: "PA_agent_1" }));
+    await until(async () => redispatches(s.room_name).length > 0);
+    await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT", sid: "PA_agent_2" }));
+    await sleep(DIGITAL_HUMAN_S * 1000 + 500);
+    expect(await itemOf(s.id)).toMatchObject({ status: "active", end_reason: null });
+  });
+
+  it("and not back within its join timeout fails the session (digital_human_lost) and deletes its room", async () => {
+    const s = await newSession();
+    await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
+    await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
+    t.livekit.endJobs(s.room_name);
+    const left = Date.now();
+    await t.webhook(roomEvent("participant_left", s, { identity: "agent-ava", kind: "AGENT" }));
+    const ended = await until(async () => {
+      const item = (await itemOf(s.id)) as { status: string; end_reason: string | null; ended_at: string | null };
+      return item.ended_at ? item : undefined;
+    });
+    expect(ended).toMatchObject({ status: "failed", end_reason: "digital_human_lost" });
+    expect(Date.parse(ended.ended_at as string) - left).toBeGreaterThanOrEqual(DIGITAL_HUMAN_S * 1000 - 100);
+    await until(async () => t.livekit.callsOf("DeleteRoom").some((call) => call.body.room === s.room_name));
+  });
+});
