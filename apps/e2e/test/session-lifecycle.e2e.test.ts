@@ -6,11 +6,11 @@
  */
 import { mkdirSync } from "node:fs";
 import { type DhsClient, createClient } from "@dhs/client";
-import { RoomServiceClient } from "livekit-server-sdk";
+import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { scanForSecrets } from "@dhs/testkit";
-import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, LOGS, type Stack, TIMEOUTS, startStack } from "./support/stack.js";
+import { ARTIFACTS, DEV_API_KEY, GHOST, LATE, LIVEKIT_KEY, LIVEKIT_SECRET, LOGS, type Stack, TIMEOUTS, startStack } from "./support/stack.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let stack: Stack;
@@ -182,6 +182,25 @@ describe("timers with real LiveKit", () => {
     expect(item).toMatchObject({ end_reason: "digital_human_timeout", digital_human_joined_at: null });
     await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
     await page.close();
+  });
+});
+
+describe("a digital human whose worker registers after the session was created", () => {
+  it("is dispatched again by the service and joins (self-hosted LiveKit dispatches an agent once)", async () => {
+    const { data: session } = await api.createSession({ participant_identity: "waits-for-late", digital_human_id: LATE.id });
+    const created = Date.now();
+    await stack.startLateWorker();
+    const registered = Date.now() - created;
+    const item = await until("the late digital human joined", async () => {
+      const found = await listItem(session?.id as string);
+      return found?.digital_human_joined_at ? found : undefined;
+    }, TIMEOUTS.joinS * 1000);
+    const joined = Date.parse(item.digital_human_joined_at as string) - created;
+    // The dispatch made with the room found no worker; the one that brought the agent is the service's.
+    const dispatches = await new AgentDispatchClient(stack.livekitApiUrl, LIVEKIT_KEY, LIVEKIT_SECRET).listDispatch(session?.room_name as string);
+    console.log(`late worker: registered ${registered} ms after the create; digital human joined ${joined} ms after it; ${dispatches.length} dispatches`);
+    expect(dispatches.length).toBeGreaterThanOrEqual(2);
+    expect(item.status).toBe("created");
   });
 });
 

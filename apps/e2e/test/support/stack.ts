@@ -20,8 +20,11 @@ export const DEV_API_KEY = "dhs_dev_insecure_local_key";
 export const AVA = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" };
 /** A digital human whose agent no worker serves: its sessions must fail. */
 export const GHOST = { id: "9d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a", name: "Ghost", agent_name: "ghost-no-worker" };
+/** A digital human whose worker is started only when a test says so (startLateWorker). */
+export const LATE = { id: "4b2e9c7d-1a3f-4e6b-8d5c-0f1a2b3c4d5e", name: "Late", agent_name: "late-worker" };
 
-export const TIMEOUTS = { joinS: 6, digitalHumanS: 5, maxDurationS: 300 };
+// The join timeout leaves a late worker time to boot and register before a session nobody joined ends.
+export const TIMEOUTS = { joinS: 20, digitalHumanS: 5, maxDurationS: 300, redispatchS: 2 };
 
 interface Started {
   child: ChildProcess;
@@ -43,6 +46,8 @@ export interface Stack {
   demoUrl: string;
   livekitUrl: string;
   livekitApiUrl: string;
+  /** Starts a worker for LATE's agent name; resolves once it is registered with LiveKit. */
+  startLateWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +58,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const livekitUrl = `ws://127.0.0.1:${livekitPort}`;
   const processes: Started[] = [];
+  const livekitEnv = { LIVEKIT_URL: livekitUrl, LIVEKIT_API_KEY: LIVEKIT_KEY, LIVEKIT_API_SECRET: LIVEKIT_SECRET };
 
   try {
     processes.push(await start("redis", "redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {}, /Ready to accept connections/));
@@ -86,10 +92,9 @@ export async function startStack(livekitServer: string): Promise<Stack> {
     processes.push(await start("livekit", livekitServer, ["--config", livekitConfig], {}, /starting LiveKit server/));
 
     const catalog = join(dir, "digital-humans.json");
-    writeFileSync(catalog, JSON.stringify({ digital_humans: [AVA, GHOST] }));
+    writeFileSync(catalog, JSON.stringify({ digital_humans: [AVA, GHOST, LATE] }));
     const workerCatalog = join(dir, "worker-digital-humans.json");
     writeFileSync(workerCatalog, JSON.stringify({ digital_humans: [AVA] }));
-    const livekitEnv = { LIVEKIT_URL: livekitUrl, LIVEKIT_API_KEY: LIVEKIT_KEY, LIVEKIT_API_SECRET: LIVEKIT_SECRET };
 
     processes.push(
       await start(
@@ -106,6 +111,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
           SESSION_JOIN_TIMEOUT_S: String(TIMEOUTS.joinS),
           DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(TIMEOUTS.digitalHumanS),
           SESSION_MAX_DURATION_S: String(TIMEOUTS.maxDurationS),
+          DIGITAL_HUMAN_REDISPATCH_S: String(TIMEOUTS.redispatchS),
           SWEEP_INTERVAL_MS: "200",
           VALIDATE_RESPONSES: "true",
         },
@@ -133,6 +139,21 @@ export async function startStack(livekitServer: string): Promise<Stack> {
 
   return {
     apiUrl,
+    startLateWorker: async () => {
+      const lateCatalog = join(dir, "late-digital-humans.json");
+      writeFileSync(lateCatalog, JSON.stringify({ digital_humans: [LATE] }));
+      const agentHttpPort = await freePort();
+      processes.push(
+        await start(
+          "digital-human-late",
+          process.execPath,
+          [root("apps/digital-human/dist/worker.js")],
+          { ...livekitEnv, DIGITAL_HUMANS_FILE: lateCatalog, AGENT_HTTP_PORT: String(agentHttpPort), LOG_LEVEL: "debug" },
+          /registered worker/,
+          120_000,
+        ),
+      );
+    },
     demoUrl: `http://127.0.0.1:${demoPort}`,
     livekitUrl,
     livekitApiUrl: `http://127.0.0.1:${livekitPort}`,
