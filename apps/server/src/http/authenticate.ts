@@ -9,7 +9,8 @@ import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyRing, Principal } from "../domain/api-keys.js";
 import { AppError } from "../domain/app-error.js";
 import { unknownRoute } from "./error-handler.js";
-import type { MatchedOperation, OperationSecurity } from "./operation-security.js";
+import { matchedOperation } from "./contract-validator.js";
+import type { OperationSecurity } from "./operation-security.js";
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 
@@ -32,7 +33,7 @@ export function authenticate(keys: ApiKeyRing) {
 /** Runs after the contract's operation was matched (contract-validator.ts), and refuses when none was. */
 export function authorize(security: OperationSecurity) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const operation = (req as Request & { openapi?: MatchedOperation }).openapi;
+    const operation = matchedOperation(req);
     const decision = security.authorize(operation, principalOf(res).scopes);
     if (decision.allowed) return next();
     if (!operation?.schema) return next(unknownRoute(req));

@@ -27,8 +27,25 @@ import * as OpenApiValidator from "express-openapi-validator";
 import { pathToRegexp } from "path-to-regexp";
 import { AppError } from "../domain/app-error.js";
 import { unknownRoute } from "./error-handler.js";
+import type { SecurityRequirement } from "./operation-security.js";
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
+
+type Parameter = { name?: string; in?: string; schema?: { type?: unknown } };
+
+/** What the validator's match leaves on the request (`req.openapi`), as far as this service reads it. */
+export interface MatchedOperation {
+  /** The operation's path in Express's syntax (`/v1/sessions/:session_id`). */
+  expressRoute?: string;
+  /** The same path as the contract spells it (`/v1/sessions/{session_id}`). */
+  openApiRoute?: string;
+  schema?: { operationId?: string; security?: SecurityRequirement[]; requestBody?: unknown; parameters?: Parameter[] };
+}
+
+/** The contract's operation matched for the request; undefined before `match`, or when none was. */
+export function matchedOperation(req: Request): MatchedOperation | undefined {
+  return (req as Request & { openapi?: MatchedOperation }).openapi;
+}
 
 const MATCH = ["pathParamsMiddleware", "metadataMiddleware"];
 // Security is off (our own authentication runs first); the validator still lists a step that passes.
@@ -55,7 +72,7 @@ export function contractValidator(options: ValidatorOptions): ContractValidator 
 function exactMatch(): RequestHandler {
   const exact = new Map<string, RegExp>();
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const route = (req as Request & { openapi?: { expressRoute?: string } }).openapi?.expressRoute;
+    const route = matchedOperation(req)?.expressRoute;
     if (route === undefined) return next();
     let pattern = exact.get(route);
     if (!pattern) {
@@ -68,11 +85,10 @@ function exactMatch(): RequestHandler {
   };
 }
 
-type Parameter = { name?: string; in?: string; schema?: { type?: unknown } };
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 
 function decimalIntegers(req: Request, _res: Response, next: NextFunction): void {
-  const parameters = (req as Request & { openapi?: { schema?: { parameters?: Parameter[] } } }).openapi?.schema?.parameters ?? [];
+  const parameters = matchedOperation(req)?.schema?.parameters ?? [];
   const issues = parameters
     .filter((parameter) => parameter.in === "query" && parameter.schema?.type === "integer" && parameter.name !== undefined)
     .flatMap((parameter) => {
@@ -85,21 +101,15 @@ function decimalIntegers(req: Request, _res: Response, next: NextFunction): void
   next(issues.length > 0 ? new AppError("validation_failed", issues) : undefined);
 }
 
-type OperationSchema = { requestBody?: unknown; parameters?: Parameter[] };
-
-function matchedSchema(req: Request): OperationSchema | undefined {
-  return (req as Request & { openapi?: { schema?: OperationSchema } }).openapi?.schema;
-}
-
 /** Whether the request's body is to be read: not for an operation the contract gives no request body. */
 export function takesBody(req: Request): boolean {
-  const schema = matchedSchema(req);
+  const schema = matchedOperation(req)?.schema;
   // The validator's preprocessing leaves requestBody null (not absent) on operations without one.
   return schema === undefined || (schema.requestBody !== undefined && schema.requestBody !== null);
 }
 
 function ignoreWhatIsNotTaken(req: Request, _res: Response, next: NextFunction): void {
-  const schema = matchedSchema(req);
+  const schema = matchedOperation(req)?.schema;
   // Nothing downstream may act on the type of a body that is not read (the validators would).
   if (!takesBody(req)) delete req.headers["content-type"];
   if (schema && !(schema.parameters ?? []).some((parameter) => parameter.in === "query")) {

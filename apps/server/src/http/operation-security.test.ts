@@ -1,6 +1,7 @@
 import { openapiDocumentPath } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
-import { type MatchedOperation, OperationSecurity } from "./operation-security.js";
+import type { MatchedOperation } from "./contract-validator.js";
+import { OperationSecurity } from "./operation-security.js";
 
 const write = { schema: { security: [{ bearerAuth: ["sessions:write"] }] } };
 const either = { schema: { security: [{ bearerAuth: ["sessions:write"] }, { bearerAuth: ["sessions:read"] }] } };

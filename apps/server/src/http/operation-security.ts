@@ -8,13 +8,9 @@
 import { readFileSync } from "node:fs";
 import type { Scope } from "@dhs/contract";
 import { parse } from "yaml";
+import type { MatchedOperation } from "./contract-validator.js";
 
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
-
-/** What express-openapi-validator's metadata step leaves on the request once it matched an operation. */
-export interface MatchedOperation {
-  schema?: { operationId?: string; security?: SecurityRequirement[] };
-}
 
 export type Authorization = { allowed: true } | { allowed: false; missing: Scope | undefined };
 

@@ -7,6 +7,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import type { Principal } from "../domain/api-keys.js";
+import { matchedOperation } from "./contract-validator.js";
 import { requestIdOf } from "./request-id.js";
 
 export const REDACT_PATHS = [
@@ -41,7 +42,7 @@ export function requestLogger(logger: Logger, observe?: RequestObserver): Reques
     res.once("finish", () => {
       const status = res.statusCode;
       const principal = res.locals.principal as Principal | undefined;
-      const route: string | undefined = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute ?? req.route?.path;
+      const route: string | undefined = matchedOperation(req)?.openApiRoute ?? req.route?.path;
       const elapsed = performance.now() - started;
       // Unknown paths share one label, so a scanner cannot grow the metrics without bound.
       observe?.(route ?? "unmatched", req.method, status, elapsed / 1000);
