@@ -76,7 +76,7 @@ function commandsOf(body: [string, number][]): ReadmeCommand[] {
 }
 
 /** A JSON object at the start of the text (prose may follow it), or else the text itself. */
-function expectedOutput(text: string): ReadmeCommand["expected"] {
+function expectedOutput(text: string): NonNullable<ReadmeCommand["expected"]> {
   if (text.startsWith("{")) {
     for (let end = text.lastIndexOf("}"); end > 0; end = text.lastIndexOf("}", end - 1)) {
       try {
