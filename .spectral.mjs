@@ -8,7 +8,7 @@ export default {
     // A server-to-server API: API keys must never reach a browser, so the service deliberately sends no
     // CORS headers, and a browser's cross-origin call fails (apps/server/test/api/http-behaviour.test.ts
     // checks that no Access-Control-* header is ever sent). Declaring Access-Control-Allow-Origin would
-    // invite exactly the use the brief forbids.
+    // invite exactly the use the contract's guide forbids ("API keys are server secrets").
     "owasp:api8:2023-define-cors-origin": "off",
     // Every operation documents its unexpected failure as its `default` response (ApiError
     // internal_error, status 500), once, as the contract's guide says; this rule looks for a literal

@@ -1,5 +1,5 @@
 /**
- * The binding facts of the interface specification and the brief, checked against openapi/v1.yaml.
+ * The binding facts of the interface specification and the decisions built on it, checked against openapi/v1.yaml.
  * Redocly checks that the document is well formed and its examples valid; this checks that it says what
  * we were asked for, so an edit that drifts from the specification fails here.
  */
@@ -38,7 +38,7 @@ describe("document", () => {
   });
 });
 
-describe("operations of the brief", () => {
+describe("the operations", () => {
   // The specification's statuses (getSession: four errors) plus our 429; `default` is the unexpected
   // failure (500 internal_error) of every operation, described once.
   const table: [string, { method: string; path: string; scopes: string[]; success: string; errors: string[] }][] = [
@@ -150,7 +150,7 @@ describe("ApiError (spec 2.3)", () => {
   });
 });
 
-describe("SessionSummary (brief)", () => {
+describe("SessionSummary", () => {
   it("never carries a token", () => {
     expect(schemas.SessionSummary.properties).not.toHaveProperty("participant_token");
     expect(schemas.SessionSummary.additionalProperties).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * API keys (brief, "Keys, accounts, digital humans"): random secrets with the prefix `dhs_`, stored only
+ * API keys (contract guide, "API keys and scopes"): random secrets with the prefix `dhs_`, stored only
  * as SHA-256 hex, compared in constant time, never logged. A key belongs to one account and carries scopes.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";

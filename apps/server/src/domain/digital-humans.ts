@@ -1,5 +1,5 @@
 /**
- * The catalog of digital humans (brief): which LiveKit agent to dispatch for a `digital_human_id`. The
+ * The catalog of digital humans (DIGITAL_HUMANS_FILE): which LiveKit agent to dispatch for a `digital_human_id`. The
  * first entry is the default when a create names none.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Idempotency of createSession (brief, "Idempotency"). A request is named by its account and
+ * Idempotency of createSession (contract guide, "Idempotency"). A request is named by its account and
  * Idempotency-Key, and its body is fingerprinted as the SHA-256 of its RFC 8785 canonical JSON, so key
  * order and whitespace do not matter. What the store answers for a key decides the outcome:
  *

@@ -1,6 +1,9 @@
 /**
- * The session state machine (brief, "States"): a transition table and one pure function. Every change
- * of a session's status goes through `transition`; nothing else decides what an event does.
+ * The session state machine (contract guide, "Session lifecycle"): a transition table and one pure
+ * function. Every change of a session goes through `transition`; nothing else decides what an event does.
+ * Some outcomes depend on the session's data, not only its status (a timer that must not fire once
+ * something has happened): those are named guards in the table, and the model-based test
+ * (test/model) checks them over generated sequences of events.
  *
  * Terminal states (completed, cancelled, failed) are absorbing: no event moves a session out of them,
  * ended_at is set once, and duplicate or late events change nothing. Events that do not apply in a

@@ -1,6 +1,7 @@
 /**
- * Fires session timers with nobody reading the session (brief: join timeout, digital human timeout,
- * maximum duration). Every replica runs one; the store hands each due timer to one replica at a time
+ * Fires session timers with nobody reading the session (contract guide, "Session lifecycle": the join,
+ * digital-human, departure and maximum-duration timeouts, and the digital human watcher's checks). Every
+ * replica runs one; the store hands each due timer to one replica at a time
  * (claimed with a lease), and a timer is marked done only after its effects succeeded, so a replica that
  * dies or a LiveKit that is down only delays a timer until its lease runs out.
  */

@@ -1,5 +1,5 @@
 /**
- * The Express application, in the order the brief's rules need: security headers and a request id on
+ * The Express application, in the order the contract's guide ("API keys and scopes", "Errors") needs: security headers and a request id on
  * every answer; probes and LiveKit's signed webhooks; then for the API, authentication (401, 403) before the body is parsed and
  * validated against the contract (413, 422); then the routes; then one 404 and one error handler, so
  * every error from every route, unknown ones included, is an ApiError.

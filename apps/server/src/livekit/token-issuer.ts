@@ -1,5 +1,5 @@
 /**
- * Participant tokens (brief, "LiveKit"): a LiveKit AccessToken for the session's participant identity,
+ * Participant tokens (contract guide, "Participant tokens"): a LiveKit AccessToken for the session's participant identity,
  * allowed to join only the session's room, to publish and to subscribe, valid for the configured TTL.
  */
 import { AccessToken } from "livekit-server-sdk";

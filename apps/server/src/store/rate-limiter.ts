@@ -1,5 +1,5 @@
 /**
- * Per-API-key rate limits (brief, "Limits and operations") with rate-limiter-flexible, on the same Redis
+ * Per-API-key rate limits (contract guide, "Rate limits") with rate-limiter-flexible, on the same Redis
  * as sessions (or in memory with the memory store): a steady rate per second, plus a burst allowance that
  * lets a key go up to `burst` requests in one second and refills over 10 seconds. A Redis that does not
  * answer makes the request a 503, like every other request that needs Redis.
