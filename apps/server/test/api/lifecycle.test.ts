@@ -51,8 +51,15 @@ describe("POST /livekit/webhook, signature", () => {
   });
 
   it("acknowledges and ignores events about rooms it did not make", async () => {
+    const ignored = async () => {
+      const text = await (await fetch(`${h.metricsUrl}/metrics`)).text();
+      return Number(text.match(/^dhs_webhook_events_total\{event="participant_joined",outcome="ignored"\} (\d+)/m)?.[1] ?? 0);
+    };
+    const before = await ignored();
     const res = await h.webhook({ event: "participant_joined", id: "EV_foreign", room: { name: "someone-elses-room", sid: "RM_x" }, participant: { identity: "x" } });
     expect(res.status).toBe(200);
+    expect(await ignored()).toBe(before + 1);
+    expect(h.livekit.calls).toEqual([]);
   });
 });
 
