@@ -16,7 +16,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { cpus, totalmem, tmpdir } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, waitForOutput } from "@dhs/testkit";
@@ -56,7 +56,8 @@ async function startService(args: string[], env: Record<string, string>, logFile
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", log, log] });
   children.push(child);
   for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}: ${readFileSync(logFile, "utf8").slice(-2000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`the service exited with ${child.exitCode}: ${readFileSync(logFile, "utf8").slice(-2000)}`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) return child;
     } catch {
@@ -133,7 +134,14 @@ async function seed(redis: Redis, count: number, concurrency = 256): Promise<num
       participantTokenTtlS: 600,
       idempotencyKeyTtlMs: 86_400_000,
       idempotencyLockTtlMs: 10_000,
-      durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, redispatchS: 5, retentionS: 2_592_000 },
+      durations: {
+        joinTimeoutS: 600,
+        digitalHumanJoinTimeoutS: 60,
+        maxDurationS: 1800,
+        departureTimeoutS: 30,
+        redispatchS: 5,
+        retentionS: 2_592_000,
+      },
     },
   });
   const principal = { keyId: "key_bench", accountId: ACCOUNT, scopes: new Set(["sessions:read", "sessions:write"] as const) };
@@ -181,9 +189,21 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-bench-"));
   const [redisPort, livekitPort, serverPort, barePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const keysFile = join(dir, "api-keys.json");
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ id: "key_bench", account_id: ACCOUNT, scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(API_KEY).toString("hex") }] }));
+  writeFileSync(
+    keysFile,
+    JSON.stringify({
+      keys: [
+        { id: "key_bench", account_id: ACCOUNT, scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(API_KEY).toString("hex") },
+      ],
+    }),
+  );
 
-  await start("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {}, /Ready to accept connections/);
+  await start(
+    "redis-server",
+    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {},
+    /Ready to accept connections/,
+  );
   const tsx = [here("../node_modules/tsx/dist/cli.mjs")];
   await start(process.execPath, [...tsx, here("./livekit-stand-in.ts")], { PORT: String(livekitPort) }, /ready/);
   await start(process.execPath, [...tsx, here("./bare-express.ts")], { PORT: String(barePort) }, /ready/);
@@ -237,7 +257,18 @@ async function main(): Promise<void> {
       ["create", create, bare.create],
       ["get", get, bare.get],
     ] as const) {
-      rows.push([op, String(stored), String(ours.rps), `${ours.p50}`, `${ours.p99}`, String(ours.errors), String(base.rps), `${base.p50}`, `${base.p99}`, (ours.rps / base.rps).toFixed(2)]);
+      rows.push([
+        op,
+        String(stored),
+        String(ours.rps),
+        `${ours.p50}`,
+        `${ours.p99}`,
+        String(ours.errors),
+        String(base.rps),
+        `${base.p50}`,
+        `${base.p99}`,
+        (ours.rps / base.rps).toFixed(2),
+      ]);
     }
   }
 
@@ -268,7 +299,9 @@ async function main(): Promise<void> {
     `Written by \`pnpm bench\` (BENCH_STORED=${STORED.join(",")}) on ${new Date().toISOString()}.`,
     "",
     `Machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB; load generator, service, bare Express, Redis and the LiveKit stand-in all on it.`,
-    `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(", ")}.`,
+    `Versions: ${Object.entries(versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}.`,
     `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with NODE_ENV=production, the Redis store, info-level request logs to a file, no response validation, no rate limits.`,
     "",
     table,

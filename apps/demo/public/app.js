@@ -6,7 +6,8 @@ const statusEl = document.getElementById("status");
 const joinButton = document.getElementById("join");
 const leaveButton = document.getElementById("leave");
 // Timings and state for whoever tests this page (performance.now() milliseconds).
-const demo = (window.demo = { state: "idle", times: {}, session: null, remoteTracks: [] });
+const demo = { state: "idle", times: {}, session: null, remoteTracks: [] };
+window.demo = demo;
 
 function setState(state, detail = "") {
   demo.state = state;
@@ -32,7 +33,8 @@ async function join() {
   demo.session = await response.json();
   demo.times.created = performance.now();
 
-  const room = (demo.room = new Room({ adaptiveStream: false, dynacast: false }));
+  const room = new Room({ adaptiveStream: false, dynacast: false });
+  demo.room = room;
   room.on(RoomEvent.TrackSubscribed, (track, _publication, participant) => {
     demo.remoteTracks.push({ kind: track.kind, participant: participant.identity, participantKind: participant.kind });
     const element = track.attach();

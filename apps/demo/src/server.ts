@@ -6,7 +6,7 @@
  *   DHS_URL (http://localhost:8080)  DHS_API_KEY (the development key)  PORT (3000)  HOST (127.0.0.1)
  */
 import { readFileSync } from "node:fs";
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@dhs/client";
@@ -44,7 +44,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       ...(typeof body.digital_human_id === "string" ? { digital_human_id: body.digital_human_id } : {}),
     });
     if (error) return send(res, 502, "application/json", JSON.stringify({ error: error.code, request_id: error.request_id }));
-    return send(res, 200, "application/json", JSON.stringify({ session_id: data.id, rtc_url: data.rtc_url, participant_token: data.participant_token }));
+    return send(
+      res,
+      200,
+      "application/json",
+      JSON.stringify({ session_id: data.id, rtc_url: data.rtc_url, participant_token: data.participant_token }),
+    );
   }
 
   const end = url.pathname.match(/^\/api\/sessions\/([^/]+)\/end$/);

@@ -4,7 +4,7 @@
  * moving colour bars) so the whole path (dispatch, join, publish, subscribe in the browser) can be shown
  * with no model; a real digital human replaces `frames` with its renderer and TTS.
  */
-import { type JobContext, defineAgent } from "@livekit/agents";
+import { defineAgent, type JobContext } from "@livekit/agents";
 import {
   AudioFrame,
   AudioSource,

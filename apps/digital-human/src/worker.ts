@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { AgentServer, ServerOptions, initializeLogger } from "@livekit/agents";
+import { AgentServer, initializeLogger, ServerOptions } from "@livekit/agents";
 
 const env = process.env;
 const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));

@@ -4,7 +4,7 @@
  * screenshot is kept in artifacts/ for people to look at.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { type Server, createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
@@ -17,9 +17,11 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 type Json = Record<string, any>;
 const contract: Json = parse(readFileSync(new URL("../../../openapi/v1.yaml", import.meta.url), "utf8"));
-const operations = Object.values<Json>(contract.paths).flatMap((item) =>
-  Object.values<Json>(item).filter((op) => op?.operationId),
-) as { operationId: string; summary: string; tags: string[] }[];
+const operations = Object.values<Json>(contract.paths).flatMap((item) => Object.values<Json>(item).filter((op) => op?.operationId)) as {
+  operationId: string;
+  summary: string;
+  tags: string[];
+}[];
 
 let server: Server;
 let baseUrl: string;
@@ -37,7 +39,14 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 });
 

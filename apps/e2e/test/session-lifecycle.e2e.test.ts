@@ -5,12 +5,23 @@
  * timers. Everything is asserted through the public API, and through what the browser sees.
  */
 import { mkdirSync } from "node:fs";
-import { type DhsClient, createClient } from "@dhs/client";
-import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
-import { type Browser, type Page, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createClient, type DhsClient } from "@dhs/client";
 import { scanForSecrets } from "@dhs/testkit";
-import { ARTIFACTS, DEV_API_KEY, GHOST, LATE, LIVEKIT_KEY, LIVEKIT_SECRET, LOGS, type Stack, TIMEOUTS, startStack } from "./support/stack.js";
+import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  ARTIFACTS,
+  DEV_API_KEY,
+  GHOST,
+  LATE,
+  LIVEKIT_KEY,
+  LIVEKIT_SECRET,
+  LOGS,
+  type Stack,
+  startStack,
+  TIMEOUTS,
+} from "./support/stack.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let stack: Stack;
@@ -138,10 +149,17 @@ describe("a browser joining a session through the demo", () => {
     expect((await listItem(sessionId))?.end_reason).toBe("user_ended");
 
     // The old token cannot bring the ended room back: room auto-create is off, and it was deleted.
-    const { participant_token: oldToken, rtc_url: rtcUrl } = (await demoState(page)).session as { participant_token: string; rtc_url: string };
+    const { participant_token: oldToken, rtc_url: rtcUrl } = (await demoState(page)).session as {
+      participant_token: string;
+      rtc_url: string;
+    };
     const rejoin = await page.evaluate(
       async ([url, token]) => {
-        const { Room } = (window as unknown as { LivekitClient: { Room: new () => { connect(u: string, t: string): Promise<void>; disconnect(): Promise<void> } } }).LivekitClient;
+        const { Room } = (
+          window as unknown as {
+            LivekitClient: { Room: new () => { connect(u: string, t: string): Promise<void>; disconnect(): Promise<void> } };
+          }
+        ).LivekitClient;
         const room = new Room();
         try {
           await room.connect(url as string, token as string);
@@ -164,10 +182,14 @@ describe("a browser joining a session through the demo", () => {
 describe("timers with real LiveKit", () => {
   it("cancel a session nobody joins (join_timeout)", async () => {
     const { data: session } = await api.createSession({ participant_identity: "nobody" });
-    const item = await until("cancelled", async () => {
-      const found = await listItem(session?.id as string);
-      return found?.status === "cancelled" ? found : undefined;
-    }, (TIMEOUTS.joinS + 10) * 1000);
+    const item = await until(
+      "cancelled",
+      async () => {
+        const found = await listItem(session?.id as string);
+        return found?.status === "cancelled" ? found : undefined;
+      },
+      (TIMEOUTS.joinS + 10) * 1000,
+    );
     expect(item.end_reason).toBe("join_timeout");
     expect((await rooms.listRooms()).map((room) => room.name)).not.toContain(session?.room_name);
   });
@@ -175,10 +197,14 @@ describe("timers with real LiveKit", () => {
   it("fail a session whose digital human never joins (digital_human_timeout), disconnecting the browser", async () => {
     const { page, sessionId } = await joinThroughDemo(`?digital_human_id=${GHOST.id}`);
     await until("active", async () => (await listItem(sessionId))?.status === "active");
-    const item = await until("failed", async () => {
-      const found = await listItem(sessionId);
-      return found?.status === "failed" ? found : undefined;
-    }, (TIMEOUTS.digitalHumanS + 10) * 1000);
+    const item = await until(
+      "failed",
+      async () => {
+        const found = await listItem(sessionId);
+        return found?.status === "failed" ? found : undefined;
+      },
+      (TIMEOUTS.digitalHumanS + 10) * 1000,
+    );
     expect(item).toMatchObject({ end_reason: "digital_human_timeout", digital_human_joined_at: null });
     await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
     await page.close();
@@ -191,14 +217,22 @@ describe("a digital human whose worker registers after the session was created",
     const created = Date.now();
     await stack.startLateWorker();
     const registered = Date.now() - created;
-    const item = await until("the late digital human joined", async () => {
-      const found = await listItem(session?.id as string);
-      return found?.digital_human_joined_at ? found : undefined;
-    }, TIMEOUTS.joinS * 1000);
+    const item = await until(
+      "the late digital human joined",
+      async () => {
+        const found = await listItem(session?.id as string);
+        return found?.digital_human_joined_at ? found : undefined;
+      },
+      TIMEOUTS.joinS * 1000,
+    );
     const joined = Date.parse(item.digital_human_joined_at as string) - created;
     // The dispatch made with the room found no worker; the one that brought the agent is the service's.
-    const dispatches = await new AgentDispatchClient(stack.livekitApiUrl, LIVEKIT_KEY, LIVEKIT_SECRET).listDispatch(session?.room_name as string);
-    console.log(`late worker: registered ${registered} ms after the create; digital human joined ${joined} ms after it; ${dispatches.length} dispatches`);
+    const dispatches = await new AgentDispatchClient(stack.livekitApiUrl, LIVEKIT_KEY, LIVEKIT_SECRET).listDispatch(
+      session?.room_name as string,
+    );
+    console.log(
+      `late worker: registered ${registered} ms after the create; digital human joined ${joined} ms after it; ${dispatches.length} dispatches`,
+    );
     expect(dispatches.length).toBeGreaterThanOrEqual(2);
     expect(item.status).toBe("created");
   });

@@ -12,7 +12,8 @@ import { parse } from "yaml";
 type Json = Record<string, any>;
 const contract: Json = parse(readFileSync(new URL("../../../openapi/v1.yaml", import.meta.url), "utf8"));
 const example = (name: string) => contract.components.examples[name].value;
-const errorExample = (response: string) => Object.values<Json>(contract.components.responses[response].content["application/json"].examples)[0]?.value;
+const errorExample = (response: string) =>
+  Object.values<Json>(contract.components.responses[response].content["application/json"].examples)[0]?.value;
 
 const SESSION_ID = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
 let prism: ChildProcess;

@@ -39,7 +39,12 @@ afterAll(async () => {
 
 function shell(command: string, env: Record<string, string>): ChildProcess {
   // Its own process group, so the whole tree (pnpm, turbo, node) can be stopped together.
-  const child = spawn("bash", ["-c", command], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn("bash", ["-c", command], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   running.add(child);
   child.once("exit", () => running.delete(child));
   return child;
@@ -86,7 +91,9 @@ function blockNamed(marker: string): ReadmeBlock {
 describe("the README's shell commands", () => {
   it("are all marked with how they are tested", () => {
     const known = new Set([...Object.keys(SERVICES), "key-cli", ...Object.keys(SERVICES).map((name) => `against ${name}`)]);
-    expect(blocks.filter((b) => !known.has(b.marker) && !b.marker.startsWith("skip, ")).map((b) => `line ${b.line}: ${b.marker}`)).toEqual([]);
+    expect(blocks.filter((b) => !known.has(b.marker) && !b.marker.startsWith("skip, ")).map((b) => `line ${b.line}: ${b.marker}`)).toEqual(
+      [],
+    );
   });
 
   for (const [name, service] of Object.entries(SERVICES)) {
@@ -116,7 +123,8 @@ describe("the README's shell commands", () => {
     const [, tests] = blockNamed("quick-start").commands;
     expect(tests?.text).toBeDefined();
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
-    for (const step of (tests?.text ?? "").split("&&").map((s) => s.trim())) expect(ci, step).toContain(step.replace(/^pnpm install$/, "pnpm install --frozen-lockfile"));
+    for (const step of (tests?.text ?? "").split("&&").map((s) => s.trim()))
+      expect(ci, step).toContain(step.replace(/^pnpm install$/, "pnpm install --frozen-lockfile"));
   });
 
   it('"key-cli": the key CLI prints a new key once and stores only its SHA-256 in the file', async () => {
@@ -130,7 +138,14 @@ describe("the README's shell commands", () => {
     const key = stdout.match(/dhs_[A-Za-z0-9_-]{20,}/)?.[0];
     expect(key, stdout).toBeDefined();
     const stored = JSON.parse(readFileSync(file, "utf8")) as { keys: { sha256: string; account_id: string }[] };
-    expect(stored.keys).toEqual([expect.objectContaining({ account_id: "acct_1", sha256: createHash("sha256").update(key as string).digest("hex") })]);
+    expect(stored.keys).toEqual([
+      expect.objectContaining({
+        account_id: "acct_1",
+        sha256: createHash("sha256")
+          .update(key as string)
+          .digest("hex"),
+      }),
+    ]);
     expect(readFileSync(file, "utf8")).not.toContain(key);
   });
 

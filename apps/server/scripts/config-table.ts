@@ -34,7 +34,9 @@ function accepts(variable: Variable): string {
 }
 
 export function configTable(): string {
-  const rows = Object.entries(VARIABLES as Record<string, Variable>).map(([name, v]) => `| \`${name}\` | ${defaultOf(v)} | ${accepts(v)} | ${v.description} |`);
+  const rows = Object.entries(VARIABLES as Record<string, Variable>).map(
+    ([name, v]) => `| \`${name}\` | ${defaultOf(v)} | ${accepts(v)} | ${v.description} |`,
+  );
   return [START, "| Variable | Default | Accepts | What it does |", "|---|---|---|---|", ...rows, END].join("\n");
 }
 

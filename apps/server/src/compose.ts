@@ -11,13 +11,13 @@ import { DependencyFaultError, DependencyUnavailableError, type RoomService, typ
 import { SessionService } from "./domain/session-service.js";
 import { TimerSweeper } from "./domain/timer-sweeper.js";
 import { createApp } from "./http/app.js";
-import { Metrics } from "./metrics.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
+import { Metrics } from "./metrics.js";
 import { MemorySessionStore } from "./store/memory-store.js";
-import { connectRedis } from "./store/redis-client.js";
 import { FlexibleRateLimiter } from "./store/rate-limiter.js";
+import { connectRedis } from "./store/redis-client.js";
 import { RedisSessionStore } from "./store/redis-store.js";
 
 export interface Composed {
@@ -67,7 +67,10 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     : undefined;
   const store = overrides.store ?? (redis ? new RedisSessionStore(redis, config.redisKeyPrefix) : new MemorySessionStore());
   const rateLimiter = config.rateLimit.enabled
-    ? new FlexibleRateLimiter({ perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, keyPrefix: config.redisKeyPrefix }, redis)
+    ? new FlexibleRateLimiter(
+        { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, keyPrefix: config.redisKeyPrefix },
+        redis,
+      )
     : undefined;
 
   // A test's own RoomService has no credentials to check.
@@ -156,7 +159,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         try {
           await store.ping();
           // The rate limiter shares the Redis connection even when a test overrides the store.
-          if (redis && overrides.store) await redis.ping().catch((cause) => Promise.reject(new DependencyUnavailableError("store", { cause })));
+          if (redis && overrides.store)
+            await redis.ping().catch((cause) => Promise.reject(new DependencyUnavailableError("store", { cause })));
           return true;
         } catch (error) {
           if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) return false;

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, LIVEKIT_DEV, VARIABLES, loadConfig } from "./config.js";
+import { ConfigError, LIVEKIT_DEV, loadConfig, VARIABLES } from "./config.js";
 
 function file(name: string, content: unknown): string {
   const path = join(tmpdir(), `dhs-config-${process.pid}-${name}`);
@@ -50,24 +50,44 @@ describe("loadConfig", () => {
   });
 
   it("accepts a complete production configuration", () => {
-    expect(loadConfig(PRODUCTION)).toMatchObject({ production: true, redisUrl: "redis://redis:6379", livekit: { apiUrl: "https://livekit.example.net" } });
+    expect(loadConfig(PRODUCTION)).toMatchObject({
+      production: true,
+      redisUrl: "redis://redis:6379",
+      livekit: { apiUrl: "https://livekit.example.net" },
+    });
   });
 
   it.each([
     ["PORT", { PORT: "3000" }, { port: 3000 }],
     ["HOST", { HOST: "127.0.0.1" }, { host: "127.0.0.1" }],
     ["LOG_LEVEL", { LOG_LEVEL: "debug" }, { logLevel: "debug" }],
-    ["LIVEKIT_API_URL over the derived one", { LIVEKIT_URL: "wss://lk.example.net", LIVEKIT_API_URL: "http://lk-internal:7880/" }, { livekit: { url: "wss://lk.example.net", apiUrl: "http://lk-internal:7880" } }],
+    [
+      "LIVEKIT_API_URL over the derived one",
+      { LIVEKIT_URL: "wss://lk.example.net", LIVEKIT_API_URL: "http://lk-internal:7880/" },
+      { livekit: { url: "wss://lk.example.net", apiUrl: "http://lk-internal:7880" } },
+    ],
     ["an http LIVEKIT_URL", { LIVEKIT_URL: "http://localhost:7880" }, { livekit: { apiUrl: "http://localhost:7880" } }],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "true" }, { validateResponses: true }],
     ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "staging" }, { redisKeyPrefix: "staging" }],
-    ["REDIS_MODE=cluster with seed nodes", { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000, redis://b:7001" }, { redisMode: "cluster", redisUrl: "redis://a:7000, redis://b:7001" }],
+    [
+      "REDIS_MODE=cluster with seed nodes",
+      { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000, redis://b:7001" },
+      { redisMode: "cluster", redisUrl: "redis://a:7000, redis://b:7001" },
+    ],
     ["rate limits", { RATE_LIMIT_PER_SECOND: "10", RATE_LIMIT_BURST: "30" }, { rateLimit: { enabled: true, perSecond: 10, burst: 30 } }],
     ["RATE_LIMIT_ENABLED=false", { RATE_LIMIT_ENABLED: "false" }, { rateLimit: { enabled: false, perSecond: 100, burst: 200 } }],
     ["blank values as unset", { PORT: " ", LOG_LEVEL: "" }, { port: 8080, logLevel: "info" }],
     ["METRICS_PORT", { METRICS_PORT: "0" }, { metricsPort: 0 }],
-    ["connection limits by default", {}, { metricsPort: 9464, connections: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 10_000 } }],
-    ["connection limits", { HEADERS_TIMEOUT_S: "2", REQUEST_TIMEOUT_S: "5", MAX_CONNECTIONS: "64" }, { connections: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxConnections: 64 } }],
+    [
+      "connection limits by default",
+      {},
+      { metricsPort: 9464, connections: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 10_000 } },
+    ],
+    [
+      "connection limits",
+      { HEADERS_TIMEOUT_S: "2", REQUEST_TIMEOUT_S: "5", MAX_CONNECTIONS: "64" },
+      { connections: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxConnections: 64 } },
+    ],
   ])("reads %s", (_name, env, want) => {
     expect(loadConfig(env)).toMatchObject(want);
   });
@@ -77,8 +97,16 @@ describe("loadConfig", () => {
     ["PORT", { PORT: "65536" }, 'PORT must be an integer from 0 to 65535 (got "65536")'],
     ["LOG_LEVEL", { LOG_LEVEL: "loud" }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     ["REDIS_URL", { REDIS_URL: "localhost:6379" }, 'REDIS_URL must start with redis:// or rediss:// (got "localhost:6379")'],
-    ["REDIS_URL", { REDIS_URL: "redis://a:7000,redis://b:7001" }, "REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes"],
-    ["REDIS_URL", { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000,b:7001" }, 'REDIS_URL must start with redis:// or rediss:// (got "b:7001")'],
+    [
+      "REDIS_URL",
+      { REDIS_URL: "redis://a:7000,redis://b:7001" },
+      "REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes",
+    ],
+    [
+      "REDIS_URL",
+      { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000,b:7001" },
+      'REDIS_URL must start with redis:// or rediss:// (got "b:7001")',
+    ],
     ["REDIS_MODE", { REDIS_MODE: "sentinel" }, 'REDIS_MODE must be one of standalone, cluster (got "sentinel")'],
     ["REQUEST_TIMEOUT_S", { HEADERS_TIMEOUT_S: "20", REQUEST_TIMEOUT_S: "10" }, "REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S"],
     ["MAX_CONNECTIONS", { MAX_CONNECTIONS: "0" }, 'MAX_CONNECTIONS must be an integer from 1 to 1000000 (got "0")'],
@@ -86,19 +114,62 @@ describe("loadConfig", () => {
     ["LIVEKIT_URL", { LIVEKIT_URL: "livekit" }, 'LIVEKIT_URL must be a URL (got "livekit")'],
     ["PARTICIPANT_TOKEN_TTL_S", { PARTICIPANT_TOKEN_TTL_S: "5" }, 'PARTICIPANT_TOKEN_TTL_S must be an integer from 30 to 86400 (got "5")'],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "yes" }, 'VALIDATE_RESPONSES must be true or false (got "yes")'],
-    ["RATE_LIMIT_BURST", { RATE_LIMIT_PER_SECOND: "50", RATE_LIMIT_BURST: "10" }, "RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND"],
+    [
+      "RATE_LIMIT_BURST",
+      { RATE_LIMIT_PER_SECOND: "50", RATE_LIMIT_BURST: "10" },
+      "RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND",
+    ],
     ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "a{b}" }, 'REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "a{b}")'],
-    ["IDEMPOTENCY_LOCK_TTL_S", { IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "900" }, "IDEMPOTENCY_LOCK_TTL_S must be longer than LIVEKIT_TIMEOUT_MS plus two REDIS_COMMAND_TIMEOUT_MS"],
+    [
+      "IDEMPOTENCY_LOCK_TTL_S",
+      { IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "900" },
+      "IDEMPOTENCY_LOCK_TTL_S must be longer than LIVEKIT_TIMEOUT_MS plus two REDIS_COMMAND_TIMEOUT_MS",
+    ],
     ["API_KEYS_FILE", { API_KEYS_FILE: "/nonexistent/keys.json" }, "API_KEYS_FILE: cannot read /nonexistent/keys.json (ENOENT)"],
     ["API_KEYS_FILE", { API_KEYS_FILE: file("bad.json", "{") }, /^API_KEYS_FILE: .* is not valid JSON/],
     ["API_KEYS_FILE", { API_KEYS_FILE: file("shape.json", { nope: [] }) }, /^API_KEYS_FILE: .* must hold \{"keys": \[\.\.\.\]\}$/],
-    ["API_KEYS_FILE", { API_KEYS_FILE: file("hash.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "zz" }] }) }, "API_KEYS_FILE: keys[0].sha256 must be 64 hexadecimal characters"],
-    ["API_KEYS_FILE", { API_KEYS_FILE: file("scope.json", { keys: [{ id: "k", account_id: "a", scopes: ["admin"], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].scopes must be a list of sessions:read, sessions:write"],
-    ["API_KEYS_FILE", { API_KEYS_FILE: file("acct.json", { keys: [{ id: "k", account_id: "a{b}", scopes: [], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].account_id must be 1-64 characters of A-Z a-z 0-9 _ . : -"],
-    ["API_KEYS_FILE", { API_KEYS_FILE: file("id.json", { keys: [{ id: "key 1", account_id: "a", scopes: [], sha256: "a".repeat(64) }] }) }, "API_KEYS_FILE: keys[0].id must be 1-64 characters of A-Z a-z 0-9 _ . : -"],
-    ["API_KEYS_FILE", { API_KEYS_FILE: file("dup.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "a".repeat(64) }, { id: "k", account_id: "a", scopes: [], sha256: "b".repeat(64) }] }) }, 'API_KEYS_FILE: keys[1].id "k" is used twice'],
-    ["DIGITAL_HUMANS_FILE", { DIGITAL_HUMANS_FILE: file("dh-empty.json", { digital_humans: [] }) }, /^DIGITAL_HUMANS_FILE: .* at least one entry$/],
-    ["DIGITAL_HUMANS_FILE", { DIGITAL_HUMANS_FILE: file("dh-id.json", { digital_humans: [{ id: "ava", name: "Ava", agent_name: "ava" }] }) }, "DIGITAL_HUMANS_FILE: digital_humans[0].id must be a UUID"],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("hash.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "zz" }] }) },
+      "API_KEYS_FILE: keys[0].sha256 must be 64 hexadecimal characters",
+    ],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("scope.json", { keys: [{ id: "k", account_id: "a", scopes: ["admin"], sha256: "a".repeat(64) }] }) },
+      "API_KEYS_FILE: keys[0].scopes must be a list of sessions:read, sessions:write",
+    ],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("acct.json", { keys: [{ id: "k", account_id: "a{b}", scopes: [], sha256: "a".repeat(64) }] }) },
+      "API_KEYS_FILE: keys[0].account_id must be 1-64 characters of A-Z a-z 0-9 _ . : -",
+    ],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("id.json", { keys: [{ id: "key 1", account_id: "a", scopes: [], sha256: "a".repeat(64) }] }) },
+      "API_KEYS_FILE: keys[0].id must be 1-64 characters of A-Z a-z 0-9 _ . : -",
+    ],
+    [
+      "API_KEYS_FILE",
+      {
+        API_KEYS_FILE: file("dup.json", {
+          keys: [
+            { id: "k", account_id: "a", scopes: [], sha256: "a".repeat(64) },
+            { id: "k", account_id: "a", scopes: [], sha256: "b".repeat(64) },
+          ],
+        }),
+      },
+      'API_KEYS_FILE: keys[1].id "k" is used twice',
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-empty.json", { digital_humans: [] }) },
+      /^DIGITAL_HUMANS_FILE: .* at least one entry$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-id.json", { digital_humans: [{ id: "ava", name: "Ava", agent_name: "ava" }] }) },
+      "DIGITAL_HUMANS_FILE: digital_humans[0].id must be a UUID",
+    ],
   ])("refuses a bad %s with one line naming it", (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -108,8 +179,16 @@ describe("loadConfig", () => {
     ["REDIS_URL", { REDIS_URL: "" }, "REDIS_URL must be set in production (the in-memory store is for development only)"],
     ["API_KEYS_FILE", { API_KEYS_FILE: "" }, "API_KEYS_FILE must be set in production (the embedded development key is public)"],
     ["LIVEKIT_URL", { LIVEKIT_URL: "" }, "LIVEKIT_URL must be set in production (browsers cannot reach the development default)"],
-    ["LIVEKIT_API_KEY", { LIVEKIT_API_KEY: "" }, "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)"],
-    ["LIVEKIT_API_SECRET", { LIVEKIT_API_SECRET: "secret" }, "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)"],
+    [
+      "LIVEKIT_API_KEY",
+      { LIVEKIT_API_KEY: "" },
+      "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)",
+    ],
+    [
+      "LIVEKIT_API_SECRET",
+      { LIVEKIT_API_SECRET: "secret" },
+      "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)",
+    ],
   ])("production refuses the development default of %s", (_name, override, message) => {
     expect(() => loadConfig({ ...PRODUCTION, ...override })).toThrow(new ConfigError(message));
   });

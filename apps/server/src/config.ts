@@ -31,37 +31,201 @@ export const VARIABLES = {
   NODE_ENV: { kind: "text", default: "development", description: "`production` refuses every default marked *dev*." },
   PORT: { kind: "integer", default: 8080, min: 0, max: 65535, description: "Port to listen on (`0`: any free port)." },
   HOST: { kind: "text", default: "0.0.0.0", description: "Address to listen on." },
-  METRICS_PORT: { kind: "integer", default: 9464, min: 0, max: 65535, description: "Port of the Prometheus `GET /metrics` endpoint, served apart from the API so it never reaches the public ingress (`0`: any free port; the port is logged at start)." },
-  HEADERS_TIMEOUT_S: { kind: "integer", default: 10, min: 1, max: 300, description: "A request whose headers have not all arrived by then is answered `408` and its connection closed." },
-  REQUEST_TIMEOUT_S: { kind: "integer", default: 30, min: 1, max: 3_600, description: "A request (headers and body) that has not all arrived by then is answered `408` and its connection closed; at least `HEADERS_TIMEOUT_S`." },
-  MAX_CONNECTIONS: { kind: "integer", default: 10_000, min: 1, max: 1_000_000, description: "Open connections one process accepts; beyond it new ones are closed at accept. Keep it below the process's open-file limit (`ulimit -n`) less a few hundred for Redis, LiveKit and logs." },
-  LOG_LEVEL: { kind: "choice", default: "info", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], description: "pino level; logs are JSON lines, one per request (request id, route, status, duration), never a key or token." },
-  SHUTDOWN_GRACE_MS: { kind: "integer", default: 10_000, min: 0, max: 600_000, description: "How long SIGTERM waits for requests in flight before closing their connections." },
-  REDIS_URL: { kind: "url", default: undefined, dev: "in-memory store", protocols: ["redis:", "rediss:"], description: "Redis for sessions, idempotency records, timers and rate limits. With `REDIS_MODE=cluster`, a comma-separated list of seed nodes." },
-  REDIS_MODE: { kind: "choice", default: "standalone", values: ["standalone", "cluster"], description: "`cluster` for a Redis Cluster (every key of an account shares one hash slot)." },
-  REDIS_KEY_PREFIX: { kind: "text", default: "dhs", description: "Prefix of every Redis key (1-32 of `A-Z a-z 0-9 _ . : -`), so deployments or test runs can share one Redis." },
-  REDIS_COMMAND_TIMEOUT_MS: { kind: "integer", default: 500, min: 50, max: 10_000, description: "A Redis command not answered by then fails its request with `503`." },
-  LIVEKIT_URL: { kind: "url", default: "ws://localhost:7880", dev: "`ws://localhost:7880`", protocols: ["ws:", "wss:", "http:", "https:"], description: "LiveKit's address as browsers reach it, returned as `rtc_url`." },
-  LIVEKIT_API_URL: { kind: "url", default: undefined, derived: "`LIVEKIT_URL` over http(s)", protocols: ["http:", "https:"], description: "Where this service calls LiveKit's API, when not at `LIVEKIT_URL` (a private address, say)." },
-  LIVEKIT_API_KEY: { kind: "text", default: "devkey", dev: "`devkey`", description: "LiveKit API key: rooms, participant tokens, webhook verification." },
+  METRICS_PORT: {
+    kind: "integer",
+    default: 9464,
+    min: 0,
+    max: 65535,
+    description:
+      "Port of the Prometheus `GET /metrics` endpoint, served apart from the API so it never reaches the public ingress (`0`: any free port; the port is logged at start).",
+  },
+  HEADERS_TIMEOUT_S: {
+    kind: "integer",
+    default: 10,
+    min: 1,
+    max: 300,
+    description: "A request whose headers have not all arrived by then is answered `408` and its connection closed.",
+  },
+  REQUEST_TIMEOUT_S: {
+    kind: "integer",
+    default: 30,
+    min: 1,
+    max: 3_600,
+    description:
+      "A request (headers and body) that has not all arrived by then is answered `408` and its connection closed; at least `HEADERS_TIMEOUT_S`.",
+  },
+  MAX_CONNECTIONS: {
+    kind: "integer",
+    default: 10_000,
+    min: 1,
+    max: 1_000_000,
+    description:
+      "Open connections one process accepts; beyond it new ones are closed at accept. Keep it below the process's open-file limit (`ulimit -n`) less a few hundred for Redis, LiveKit and logs.",
+  },
+  LOG_LEVEL: {
+    kind: "choice",
+    default: "info",
+    values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"],
+    description: "pino level; logs are JSON lines, one per request (request id, route, status, duration), never a key or token.",
+  },
+  SHUTDOWN_GRACE_MS: {
+    kind: "integer",
+    default: 10_000,
+    min: 0,
+    max: 600_000,
+    description: "How long SIGTERM waits for requests in flight before closing their connections.",
+  },
+  REDIS_URL: {
+    kind: "url",
+    default: undefined,
+    dev: "in-memory store",
+    protocols: ["redis:", "rediss:"],
+    description:
+      "Redis for sessions, idempotency records, timers and rate limits. With `REDIS_MODE=cluster`, a comma-separated list of seed nodes.",
+  },
+  REDIS_MODE: {
+    kind: "choice",
+    default: "standalone",
+    values: ["standalone", "cluster"],
+    description: "`cluster` for a Redis Cluster (every key of an account shares one hash slot).",
+  },
+  REDIS_KEY_PREFIX: {
+    kind: "text",
+    default: "dhs",
+    description: "Prefix of every Redis key (1-32 of `A-Z a-z 0-9 _ . : -`), so deployments or test runs can share one Redis.",
+  },
+  REDIS_COMMAND_TIMEOUT_MS: {
+    kind: "integer",
+    default: 500,
+    min: 50,
+    max: 10_000,
+    description: "A Redis command not answered by then fails its request with `503`.",
+  },
+  LIVEKIT_URL: {
+    kind: "url",
+    default: "ws://localhost:7880",
+    dev: "`ws://localhost:7880`",
+    protocols: ["ws:", "wss:", "http:", "https:"],
+    description: "LiveKit's address as browsers reach it, returned as `rtc_url`.",
+  },
+  LIVEKIT_API_URL: {
+    kind: "url",
+    default: undefined,
+    derived: "`LIVEKIT_URL` over http(s)",
+    protocols: ["http:", "https:"],
+    description: "Where this service calls LiveKit's API, when not at `LIVEKIT_URL` (a private address, say).",
+  },
+  LIVEKIT_API_KEY: {
+    kind: "text",
+    default: "devkey",
+    dev: "`devkey`",
+    description: "LiveKit API key: rooms, participant tokens, webhook verification.",
+  },
   LIVEKIT_API_SECRET: { kind: "text", default: "secret", dev: "`secret`", description: "LiveKit API secret." },
-  LIVEKIT_TIMEOUT_MS: { kind: "integer", default: 800, min: 50, max: 30_000, description: "A LiveKit call not answered by then fails its request with `503`." },
-  API_KEYS_FILE: { kind: "file", default: undefined, dev: "`config/dev-api-keys.json`", description: "JSON file of API keys (ids, accounts, scopes, SHA-256 of the secret); made with `create-api-key`." },
-  DIGITAL_HUMANS_FILE: { kind: "file", default: undefined, derived: "`config/digital-humans.json` (Ava)", description: '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava"}]}`; the first is the default.' },
+  LIVEKIT_TIMEOUT_MS: {
+    kind: "integer",
+    default: 800,
+    min: 50,
+    max: 30_000,
+    description: "A LiveKit call not answered by then fails its request with `503`.",
+  },
+  API_KEYS_FILE: {
+    kind: "file",
+    default: undefined,
+    dev: "`config/dev-api-keys.json`",
+    description: "JSON file of API keys (ids, accounts, scopes, SHA-256 of the secret); made with `create-api-key`.",
+  },
+  DIGITAL_HUMANS_FILE: {
+    kind: "file",
+    default: undefined,
+    derived: "`config/digital-humans.json` (Ava)",
+    description: '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava"}]}`; the first is the default.',
+  },
   PARTICIPANT_TOKEN_TTL_S: { kind: "integer", default: 600, min: 30, max: 86_400, description: "Lifetime of a participant token." },
-  SESSION_JOIN_TIMEOUT_S: { kind: "integer", default: 600, min: 1, max: 86_400, description: "A session nobody joined by then is cancelled and its room deleted." },
-  DIGITAL_HUMAN_JOIN_TIMEOUT_S: { kind: "integer", default: 60, min: 1, max: 3_600, description: "An active session whose digital human has not joined by then fails." },
-  DIGITAL_HUMAN_REDISPATCH_S: { kind: "integer", default: 5, min: 1, max: 300, description: "While a session's digital human is absent (not joined yet, or left), LiveKit is asked this long after, then with backoff up to every 60 s, whether it still has a live job for it; if not, the agent is dispatched again." },
-  SESSION_DEPARTURE_TIMEOUT_S: { kind: "integer", default: 30, min: 1, max: 3_600, description: "An active session whose participant left and did not come back (same identity) by then is completed (`participant_left`) and its room deleted, releasing the digital human." },
-  SESSION_MAX_DURATION_S: { kind: "integer", default: 1800, min: 1, max: 86_400, description: "An active session is completed this long after it started." },
-  SESSION_RETENTION_S: { kind: "integer", default: 30 * 86_400, min: 60, max: 400 * 86_400, description: "How long a session is kept after it ends (readable and listed), then deleted with its index entries; at least `IDEMPOTENCY_KEY_TTL_S`." },
-  IDEMPOTENCY_KEY_TTL_S: { kind: "integer", default: 86_400, min: 60, max: 30 * 86_400, description: "How long an `Idempotency-Key` is remembered." },
-  IDEMPOTENCY_LOCK_TTL_S: { kind: "integer", default: 10, min: 1, max: 300, description: "How long a create that died can hold its key; must exceed `LIVEKIT_TIMEOUT_MS` plus two `REDIS_COMMAND_TIMEOUT_MS`." },
-  SWEEP_INTERVAL_MS: { kind: "integer", default: 1000, min: 50, max: 60_000, description: "How often each replica looks for due session timers." },
-  RATE_LIMIT_ENABLED: { kind: "boolean", default: true, description: "Per-API-key rate limits (rate-limiter-flexible, on Redis or in memory)." },
+  SESSION_JOIN_TIMEOUT_S: {
+    kind: "integer",
+    default: 600,
+    min: 1,
+    max: 86_400,
+    description: "A session nobody joined by then is cancelled and its room deleted.",
+  },
+  DIGITAL_HUMAN_JOIN_TIMEOUT_S: {
+    kind: "integer",
+    default: 60,
+    min: 1,
+    max: 3_600,
+    description: "An active session whose digital human has not joined by then fails.",
+  },
+  DIGITAL_HUMAN_REDISPATCH_S: {
+    kind: "integer",
+    default: 5,
+    min: 1,
+    max: 300,
+    description:
+      "While a session's digital human is absent (not joined yet, or left), LiveKit is asked this long after, then with backoff up to every 60 s, whether it still has a live job for it; if not, the agent is dispatched again.",
+  },
+  SESSION_DEPARTURE_TIMEOUT_S: {
+    kind: "integer",
+    default: 30,
+    min: 1,
+    max: 3_600,
+    description:
+      "An active session whose participant left and did not come back (same identity) by then is completed (`participant_left`) and its room deleted, releasing the digital human.",
+  },
+  SESSION_MAX_DURATION_S: {
+    kind: "integer",
+    default: 1800,
+    min: 1,
+    max: 86_400,
+    description: "An active session is completed this long after it started.",
+  },
+  SESSION_RETENTION_S: {
+    kind: "integer",
+    default: 30 * 86_400,
+    min: 60,
+    max: 400 * 86_400,
+    description:
+      "How long a session is kept after it ends (readable and listed), then deleted with its index entries; at least `IDEMPOTENCY_KEY_TTL_S`.",
+  },
+  IDEMPOTENCY_KEY_TTL_S: {
+    kind: "integer",
+    default: 86_400,
+    min: 60,
+    max: 30 * 86_400,
+    description: "How long an `Idempotency-Key` is remembered.",
+  },
+  IDEMPOTENCY_LOCK_TTL_S: {
+    kind: "integer",
+    default: 10,
+    min: 1,
+    max: 300,
+    description: "How long a create that died can hold its key; must exceed `LIVEKIT_TIMEOUT_MS` plus two `REDIS_COMMAND_TIMEOUT_MS`.",
+  },
+  SWEEP_INTERVAL_MS: {
+    kind: "integer",
+    default: 1000,
+    min: 50,
+    max: 60_000,
+    description: "How often each replica looks for due session timers.",
+  },
+  RATE_LIMIT_ENABLED: {
+    kind: "boolean",
+    default: true,
+    description: "Per-API-key rate limits (rate-limiter-flexible, on Redis or in memory).",
+  },
   RATE_LIMIT_PER_SECOND: { kind: "integer", default: 100, min: 1, max: 1_000_000, description: "Steady requests per second per key." },
-  RATE_LIMIT_BURST: { kind: "integer", default: 200, min: 1, max: 1_000_000, description: "Requests a key may make at once (at least `RATE_LIMIT_PER_SECOND`); the allowance refills over 10 s." },
-  VALIDATE_RESPONSES: { kind: "boolean", default: false, description: "Check every response against the contract (the tests do; costs CPU)." },
+  RATE_LIMIT_BURST: {
+    kind: "integer",
+    default: 200,
+    min: 1,
+    max: 1_000_000,
+    description: "Requests a key may make at once (at least `RATE_LIMIT_PER_SECOND`); the allowance refills over 10 s.",
+  },
+  VALIDATE_RESPONSES: {
+    kind: "boolean",
+    default: false,
+    description: "Check every response against the contract (the tests do; costs CPU).",
+  },
 } as const satisfies Record<string, Variable>;
 
 export type Variable =
@@ -72,7 +236,11 @@ export type Variable =
   | { kind: "choice"; default: string; values: readonly string[]; description: string };
 
 /** What `livekit-server --dev` uses; fine on a laptop, refused in production. */
-export const LIVEKIT_DEV = { url: VARIABLES.LIVEKIT_URL.default, apiKey: VARIABLES.LIVEKIT_API_KEY.default, apiSecret: VARIABLES.LIVEKIT_API_SECRET.default } as const;
+export const LIVEKIT_DEV = {
+  url: VARIABLES.LIVEKIT_URL.default,
+  apiKey: VARIABLES.LIVEKIT_API_KEY.default,
+  apiSecret: VARIABLES.LIVEKIT_API_SECRET.default,
+} as const;
 
 type Name = keyof typeof VARIABLES;
 type NameOf<K extends Variable["kind"]> = { [N in Name]: (typeof VARIABLES)[N]["kind"] extends K ? N : never }[Name];
@@ -177,7 +345,8 @@ function url(name: NameOf<"url">, raw: string): string {
 function keyPrefix(env: Env): string {
   const raw = text(env, "REDIS_KEY_PREFIX") ?? VARIABLES.REDIS_KEY_PREFIX.default;
   // Braces would change the keys' Redis Cluster hash tags.
-  if (!/^[A-Za-z0-9_.:-]{1,32}$/.test(raw)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "${raw}")`);
+  if (!/^[A-Za-z0-9_.:-]{1,32}$/.test(raw))
+    throw new ConfigError(`REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "${raw}")`);
   return raw;
 }
 
@@ -203,7 +372,8 @@ function parseApiKeys(name: string, file: string): ApiKeyRecord[] {
   const ids = new Set<string>();
   return data.keys.map((entry: Record<string, unknown>, i: number) => {
     const at = `${name}: keys[${i}]`;
-    if (typeof entry?.id !== "string" || !KEY_ID_PATTERN.test(entry.id)) throw new ConfigError(`${at}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -`);
+    if (typeof entry?.id !== "string" || !KEY_ID_PATTERN.test(entry.id))
+      throw new ConfigError(`${at}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -`);
     if (ids.has(entry.id)) throw new ConfigError(`${at}.id "${entry.id}" is used twice`);
     ids.add(entry.id);
     if (typeof entry.account_id !== "string" || !ACCOUNT_ID_PATTERN.test(entry.account_id)) {

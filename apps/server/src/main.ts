@@ -6,8 +6,8 @@ import { pino } from "pino";
 import { compose } from "./compose.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { metricsListener } from "./http/metrics-server.js";
-import { type RunningServer, startWebServer } from "./http/server.js";
 import { REDACT_PATHS } from "./http/request-logger.js";
+import { type RunningServer, startWebServer } from "./http/server.js";
 
 function configOrExit(): Config {
   try {
@@ -23,7 +23,10 @@ const config = configOrExit();
 // Logs go out asynchronously (buffered by pino's sonic-boom), so a slow log pipe never stalls requests;
 // they are flushed before the process exits.
 const logDestination = pino.destination({ dest: 1, sync: false });
-const logger = pino({ level: config.logLevel, base: { service: "dhs-server" }, redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, logDestination);
+const logger = pino(
+  { level: config.logLevel, base: { service: "dhs-server" }, redact: { paths: REDACT_PATHS, censor: "[redacted]" } },
+  logDestination,
+);
 function exit(code: number): never {
   logDestination.flushSync();
   process.exit(code);
@@ -64,7 +67,8 @@ if (config.production) {
     await composed.close();
     exit(1);
   }
-  if (livekit === "unreachable") logger.warn({ livekit: config.livekit.apiUrl }, "LiveKit not reachable yet; serving, /readyz answers 503 until it is");
+  if (livekit === "unreachable")
+    logger.warn({ livekit: config.livekit.apiUrl }, "LiveKit not reachable yet; serving, /readyz answers 503 until it is");
 }
 
 // Take traffic once Redis answers; if it does not within a few seconds, serve anyway (readiness says 503

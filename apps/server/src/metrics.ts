@@ -4,7 +4,7 @@
  * events; connections refused at the cap; and Node's own process metrics. Served as text at GET /metrics
  * on a port of its own (http/metrics-server.ts).
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import type { SessionMetrics } from "./domain/ports.js";
 
 export class Metrics implements SessionMetrics {
@@ -22,7 +22,11 @@ export class Metrics implements SessionMetrics {
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
-  private readonly sessionsCreated = new Counter({ name: "dhs_sessions_created_total", help: "Sessions created.", registers: [this.registry] });
+  private readonly sessionsCreated = new Counter({
+    name: "dhs_sessions_created_total",
+    help: "Sessions created.",
+    registers: [this.registry],
+  });
   private readonly sessionsEnded = new Counter({
     name: "dhs_sessions_ended_total",
     help: "Sessions that became terminal, by status and end reason.",

@@ -8,25 +8,26 @@
  * errors, 429, 502-504, a create still in flight) with the same key, backing off with jitter and
  * honouring Retry-After.
  */
-import createFetchClient from "openapi-fetch";
+
+import type { ListSessionsQuery, paths, SessionCreate } from "@dhs/contract";
 import type { Client } from "openapi-fetch";
-import type { ListSessionsQuery, SessionCreate, paths } from "@dhs/contract";
+import createFetchClient from "openapi-fetch";
 import { type Fetch, withRetries } from "./retry.js";
 
 export type {
   ApiError,
+  components,
   EndReason,
   ListSessionsQuery,
+  operations,
   Principal,
+  paths,
   Scope,
   Session,
   SessionCreate,
   SessionList,
   SessionStatus,
   SessionSummary,
-  components,
-  operations,
-  paths,
 } from "@dhs/contract";
 export { DhsApiError, unwrap } from "./errors.js";
 export { isSafeToRetry } from "./retry.js";

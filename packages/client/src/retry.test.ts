@@ -4,7 +4,10 @@ import { isSafeToRetry, retryAfterMs, withRetries } from "./retry.js";
 describe("isSafeToRetry", () => {
   const cases: [string, { given: Request; want: boolean }][] = [
     ["a GET", { given: new Request("http://x/v1/sessions/1"), want: true }],
-    ["a create with a key", { given: new Request("http://x/v1/sessions", { method: "POST", headers: { "Idempotency-Key": "k" } }), want: true }],
+    [
+      "a create with a key",
+      { given: new Request("http://x/v1/sessions", { method: "POST", headers: { "Idempotency-Key": "k" } }), want: true },
+    ],
     ["a create without a key", { given: new Request("http://x/v1/sessions", { method: "POST" }), want: false }],
     ["endSession", { given: new Request("http://x/v1/sessions/abc/end", { method: "POST" }), want: true }],
     ["refreshSessionToken", { given: new Request("http://x/v1/sessions/abc/token", { method: "POST" }), want: true }],

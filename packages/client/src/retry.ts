@@ -70,14 +70,7 @@ function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function withRetries(fetchImpl: Fetch, options: RetryOptions): Fetch {
-  const {
-    maxRetries,
-    timeoutMs,
-    baseDelayMs = 500,
-    maxDelayMs = 30_000,
-    sleep = defaultSleep,
-    random = Math.random,
-  } = options;
+  const { maxRetries, timeoutMs, baseDelayMs = 500, maxDelayMs = 30_000, sleep = defaultSleep, random = Math.random } = options;
 
   // Full exponential backoff with "equal jitter": half fixed, half random, so retries of many clients
   // spread out but none retries immediately.

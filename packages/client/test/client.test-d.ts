@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { type ApiError, type Principal, type Session, type SessionList, createClient, unwrap } from "../src/index.js";
+import { type ApiError, createClient, type Principal, type Session, type SessionList, unwrap } from "../src/index.js";
 
 const client = createClient({ baseUrl: "http://dhs.test", apiKey: "dhs_x" });
 

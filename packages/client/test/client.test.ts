@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DhsApiError, createClient, unwrap } from "../src/index.js";
+import { createClient, DhsApiError, unwrap } from "../src/index.js";
 import { apiError, json, scriptedFetch, session } from "./helpers.js";
 
 const BASE = "http://dhs.test";
@@ -14,10 +14,26 @@ function client(fetch: (r: Request) => Promise<Response>, maxRetries = 2) {
 describe("each operation sends the request the contract describes", () => {
   type C = ReturnType<typeof createClient>;
   const cases: [string, { call: (c: C) => Promise<unknown>; method: string; path: string; search?: string; body?: unknown }][] = [
-    ["createSession", { call: (c) => c.createSession({ participant_identity: "u1", tags: ["a"] }), method: "POST", path: "/v1/sessions", body: { participant_identity: "u1", tags: ["a"] } }],
+    [
+      "createSession",
+      {
+        call: (c) => c.createSession({ participant_identity: "u1", tags: ["a"] }),
+        method: "POST",
+        path: "/v1/sessions",
+        body: { participant_identity: "u1", tags: ["a"] },
+      },
+    ],
     ["createSession without a body sends {}", { call: (c) => c.createSession(), method: "POST", path: "/v1/sessions", body: {} }],
     ["getSession", { call: (c) => c.getSession(ID), method: "GET", path: `/v1/sessions/${ID}` }],
-    ["listSessions", { call: (c) => c.listSessions({ status: "active", limit: 5, cursor: "abc" }), method: "GET", path: "/v1/sessions", search: "?status=active&limit=5&cursor=abc" }],
+    [
+      "listSessions",
+      {
+        call: (c) => c.listSessions({ status: "active", limit: 5, cursor: "abc" }),
+        method: "GET",
+        path: "/v1/sessions",
+        search: "?status=active&limit=5&cursor=abc",
+      },
+    ],
     ["listSessions without a query", { call: (c) => c.listSessions(), method: "GET", path: "/v1/sessions", search: "" }],
     ["refreshSessionToken", { call: (c) => c.refreshSessionToken(ID), method: "POST", path: `/v1/sessions/${ID}/token` }],
     ["endSession", { call: (c) => c.endSession(ID), method: "POST", path: `/v1/sessions/${ID}/end` }],
@@ -182,9 +198,7 @@ describe("retries of transient failures", () => {
     const { fetch, requests } = scriptedFetch(apiError(503, "service_unavailable"));
     const c = client(fetch);
     // A raw call that skips the key is refused by the server with 422, but the client must not repeat it.
-    const { response } = await settle(
-      c.raw.POST("/v1/sessions", { body: {}, params: { header: {} as { "Idempotency-Key": string } } }),
-    );
+    const { response } = await settle(c.raw.POST("/v1/sessions", { body: {}, params: { header: {} as { "Idempotency-Key": string } } }));
     expect(requests).toHaveLength(1);
     expect(response.status).toBe(503);
   });

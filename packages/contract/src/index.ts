@@ -4,7 +4,7 @@
  * the client share one definition of every shape.
  */
 import { fileURLToPath } from "node:url";
-import type { components, operations, paths } from "./generated/v1.js";
+import type { components, operations } from "./generated/v1.js";
 
 export type { components, operations, paths } from "./generated/v1.js";
 export { endReasonValues, scopeValues, sessionStatusValues } from "./generated/v1.js";

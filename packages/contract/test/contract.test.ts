@@ -42,16 +42,65 @@ describe("the operations", () => {
   // The specification's statuses (getSession: four errors) plus our 429; `default` is the unexpected
   // failure (500 internal_error) of every operation, described once.
   const table: [string, { method: string; path: string; scopes: string[]; success: string; errors: string[] }][] = [
-    ["createSession", { method: "post", path: "/v1/sessions", scopes: ["sessions:write"], success: "201", errors: ["401", "403", "409", "413", "422", "429", "503", "default"] }],
-    ["getSession", { method: "get", path: "/v1/sessions/{session_id}", scopes: ["sessions:read"], success: "200", errors: ["401", "403", "404", "429", "503", "default"] }],
-    ["listSessions", { method: "get", path: "/v1/sessions", scopes: ["sessions:read"], success: "200", errors: ["401", "403", "422", "429", "503", "default"] }],
-    ["refreshSessionToken", { method: "post", path: "/v1/sessions/{session_id}/token", scopes: ["sessions:write"], success: "200", errors: ["401", "403", "404", "409", "429", "503", "default"] }],
-    ["endSession", { method: "post", path: "/v1/sessions/{session_id}/end", scopes: ["sessions:write"], success: "200", errors: ["401", "403", "404", "429", "503", "default"] }],
+    [
+      "createSession",
+      {
+        method: "post",
+        path: "/v1/sessions",
+        scopes: ["sessions:write"],
+        success: "201",
+        errors: ["401", "403", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "getSession",
+      {
+        method: "get",
+        path: "/v1/sessions/{session_id}",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "listSessions",
+      {
+        method: "get",
+        path: "/v1/sessions",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "refreshSessionToken",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/token",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "409", "429", "503", "default"],
+      },
+    ],
+    [
+      "endSession",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/end",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
     ["getPrincipal", { method: "get", path: "/v1/me", scopes: [], success: "200", errors: ["401", "429", "503", "default"] }],
   ];
 
   it("has exactly these operations", () => {
-    const ids = Object.values<Json>(doc.paths).flatMap((item) => Object.values<Json>(item).map((op) => op?.operationId).filter(Boolean));
+    const ids = Object.values<Json>(doc.paths).flatMap((item) =>
+      Object.values<Json>(item)
+        .map((op) => op?.operationId)
+        .filter(Boolean),
+    );
     expect(ids.sort()).toEqual(table.map(([id]) => id).sort());
   });
 

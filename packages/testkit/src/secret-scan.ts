@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface SecretScan {
@@ -26,7 +26,8 @@ export function scanForSecrets(dir: string, knownSecrets: readonly string[], ext
       .forEach((line, i) => {
         if (line === "") return;
         scan.lines++;
-        for (const secret of knownSecrets) if (line.includes(secret)) scan.findings.push(`${name}:${i + 1}: the secret ${secret.slice(0, 8)}...`);
+        for (const secret of knownSecrets)
+          if (line.includes(secret)) scan.findings.push(`${name}:${i + 1}: the secret ${secret.slice(0, 8)}...`);
         for (const [what, shape] of SHAPES) if (shape.test(line)) scan.findings.push(`${name}:${i + 1}: ${what}: ${line.slice(0, 200)}`);
       });
   }

@@ -6,7 +6,9 @@ const node = (script: string) => spawn(process.execPath, ["-e", script], { stdio
 
 describe("waitForOutput", () => {
   it("resolves when the output matches, on stdout or stderr, and keeps collecting", async () => {
-    const child = node('console.error("warming"); setTimeout(() => console.log("ready on 1234"), 50); setTimeout(() => console.log("later"), 100)');
+    const child = node(
+      'console.error("warming"); setTimeout(() => console.log("ready on 1234"), 50); setTimeout(() => console.log("later"), 100)',
+    );
     const output = await waitForOutput(child, /ready on \d+/, { name: "child" });
     expect(output()).toContain("warming");
     await new Promise((resolve) => child.once("exit", resolve));
@@ -14,7 +16,9 @@ describe("waitForOutput", () => {
   });
 
   it("rejects with the output when the process exits first", async () => {
-    await expect(waitForOutput(node('console.log("boom"); process.exit(3)'), /ready/, { name: "child" })).rejects.toThrow(/child exited with 3 before it was ready:\nboom/);
+    await expect(waitForOutput(node('console.log("boom"); process.exit(3)'), /ready/, { name: "child" })).rejects.toThrow(
+      /child exited with 3 before it was ready:\nboom/,
+    );
   });
 
   it("rejects after the timeout", async () => {

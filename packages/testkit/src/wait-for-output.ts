@@ -23,9 +23,13 @@ export function waitForOutput(child: ChildProcess, ready: RegExp, options: { nam
     const check = () => {
       if (ready.test(output)) finish();
     };
-    const onExit = (code: number | null) => finish(new Error(`${options.name} exited with ${code} before it was ready:\n${output.slice(-2000)}`));
+    const onExit = (code: number | null) =>
+      finish(new Error(`${options.name} exited with ${code} before it was ready:\n${output.slice(-2000)}`));
     const onError = (error: Error) => finish(new Error(`cannot start ${options.name}: ${error.message}`));
-    const timer = setTimeout(() => finish(new Error(`${options.name} not ready after ${options.timeoutMs} ms:\n${output.slice(-2000)}`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => finish(new Error(`${options.name} not ready after ${options.timeoutMs} ms:\n${output.slice(-2000)}`)),
+      options.timeoutMs ?? 60_000,
+    );
     child.stdout?.on("data", check);
     child.stderr?.on("data", check);
     child.once("exit", onExit);

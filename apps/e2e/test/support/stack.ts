@@ -31,10 +31,20 @@ interface Started {
   output: () => string;
 }
 
-async function start(name: string, command: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<Started> {
+async function start(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<Started> {
   mkdirSync(LOGS, { recursive: true });
   const log = createWriteStream(join(LOGS, `${name}.log`));
-  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout?.on("data", (chunk: Buffer) => log.write(chunk));
   child.stderr?.on("data", (chunk: Buffer) => log.write(chunk));
   child.once("exit", () => log.end());
@@ -61,7 +71,15 @@ export async function startStack(livekitServer: string): Promise<Stack> {
   const livekitEnv = { LIVEKIT_URL: livekitUrl, LIVEKIT_API_KEY: LIVEKIT_KEY, LIVEKIT_API_SECRET: LIVEKIT_SECRET };
 
   try {
-    processes.push(await start("redis", "redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {}, /Ready to accept connections/));
+    processes.push(
+      await start(
+        "redis",
+        "redis-server",
+        ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        {},
+        /Ready to accept connections/,
+      ),
+    );
 
     const livekitConfig = join(dir, "livekit.yaml");
     writeFileSync(
@@ -130,7 +148,13 @@ export async function startStack(livekitServer: string): Promise<Stack> {
       ),
     );
     processes.push(
-      await start("demo", process.execPath, [root("apps/demo/dist/server.js")], { DHS_URL: apiUrl, DHS_API_KEY: DEV_API_KEY, PORT: String(demoPort), HOST: "127.0.0.1" }, /demo listening/),
+      await start(
+        "demo",
+        process.execPath,
+        [root("apps/demo/dist/server.js")],
+        { DHS_URL: apiUrl, DHS_API_KEY: DEV_API_KEY, PORT: String(demoPort), HOST: "127.0.0.1" },
+        /demo listening/,
+      ),
     );
   } catch (error) {
     for (const p of processes.reverse()) p.child.kill("SIGKILL");

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { scopeValues } from "@dhs/contract";
-import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN, generateApiKey, hashApiKey } from "../domain/api-keys.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey, KEY_ID_PATTERN } from "../domain/api-keys.js";
 
 const USAGE = "usage: create-api-key --file <keys.json> --account <account id> [--scopes sessions:read,sessions:write] [--id <key id>]";
 
@@ -28,7 +28,10 @@ const { values } = parseArgs({
 
 if (!values.file) fail("--file is required");
 if (!values.account || !ACCOUNT_ID_PATTERN.test(values.account)) fail("--account must be 1-64 characters of A-Z a-z 0-9 _ . : -");
-const scopes = values.scopes.split(",").map((s) => s.trim()).filter(Boolean);
+const scopes = values.scopes
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const unknown = scopes.filter((s) => !(scopeValues as readonly string[]).includes(s));
 if (unknown.length > 0) fail(`unknown scope ${unknown.join(", ")}; known: ${scopeValues.join(", ")}`);
 
@@ -39,7 +42,12 @@ if (!KEY_ID_PATTERN.test(id)) fail("--id must be 1-64 characters of A-Z a-z 0-9 
 if (existing.keys.some((k) => k.id === id)) fail(`a key with id ${id} is already in ${file}`);
 
 const secret = generateApiKey();
-existing.keys.push({ id, account_id: values.account, scopes: scopes as ApiKeyRecord["scopes"], sha256: hashApiKey(secret).toString("hex") });
+existing.keys.push({
+  id,
+  account_id: values.account,
+  scopes: scopes as ApiKeyRecord["scopes"],
+  sha256: hashApiKey(secret).toString("hex"),
+});
 // Write beside and rename, so a server reading the file never sees half of it.
 const temporary = `${file}.${process.pid}.tmp`;
 writeFileSync(temporary, `${JSON.stringify(existing, null, 2)}\n`, { mode: 0o600 });

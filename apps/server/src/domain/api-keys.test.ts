@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { API_KEY_PREFIX, ApiKeyRing, generateApiKey, hashApiKey } from "./api-keys.js";
 
 const secret = "dhs_unit_secret";
-const ring = new ApiKeyRing([{ id: "key_1", account_id: "acct_1", scopes: ["sessions:read"], sha256: hashApiKey(secret).toString("hex").toUpperCase() }]);
+const ring = new ApiKeyRing([
+  { id: "key_1", account_id: "acct_1", scopes: ["sessions:read"], sha256: hashApiKey(secret).toString("hex").toUpperCase() },
+]);
 
 describe("ApiKeyRing", () => {
   it("finds the principal of a known secret, whatever the case of the stored hash", () => {

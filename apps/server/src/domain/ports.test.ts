@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ListPosition, isAfterCursor, newestFirst } from "./ports.js";
+import { isAfterCursor, type ListPosition, newestFirst } from "./ports.js";
 
 const at = (createdAtMs: number, id: string): ListPosition => ({ createdAtMs, id });
 

@@ -1,9 +1,16 @@
 import type { SessionStatus } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
-import { type Effect, type SessionEvent, TRANSITIONS, transition } from "./session-machine.js";
 import type { SessionRecord } from "./session.js";
+import { type Effect, type SessionEvent, TRANSITIONS, transition } from "./session-machine.js";
 
-const durations = { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, redispatchS: 5, retentionS: 30 * 86_400 };
+const durations = {
+  joinTimeoutS: 600,
+  digitalHumanJoinTimeoutS: 60,
+  maxDurationS: 1800,
+  departureTimeoutS: 30,
+  redispatchS: 5,
+  retentionS: 30 * 86_400,
+};
 const NOW = new Date("2026-11-22T10:00:00.000Z");
 const T = NOW.getTime();
 
@@ -36,7 +43,11 @@ const ended = (status: SessionStatus, reason: string, deleteRoom = true): Want =
   reason,
   changed: true,
   // Ending cancels the life's timers and schedules the session's deletion when its retention ends.
-  effects: [{ type: "cancel_timers" }, { type: "schedule", timer: "purge", at: T + 30 * 86_400_000 }, ...(deleteRoom ? [{ type: "delete_room" } as const] : [])],
+  effects: [
+    { type: "cancel_timers" },
+    { type: "schedule", timer: "purge", at: T + 30 * 86_400_000 },
+    ...(deleteRoom ? [{ type: "delete_room" } as const] : []),
+  ],
 });
 const same = (status: SessionStatus, effects: Effect[] = []): Want => ({ status, changed: false, effects });
 
@@ -142,7 +153,12 @@ describe("transition: every state x every event", () => {
 
 describe("transition: details", () => {
   it("sets started_at when the participant joins, and no digital human timer when the agent is already there", () => {
-    const result = transition(session("created", { digital_human_joined_at: "2026-11-22T09:59:00.000Z" }), { type: "participant_joined", sid: "PA_1" }, NOW, durations);
+    const result = transition(
+      session("created", { digital_human_joined_at: "2026-11-22T09:59:00.000Z" }),
+      { type: "participant_joined", sid: "PA_1" },
+      NOW,
+      durations,
+    );
     expect(result.session.started_at).toBe(NOW.toISOString());
     expect(result.session.participant_sid).toBe("PA_1");
     expect(result.effects).toEqual([{ type: "schedule", timer: "max_duration", at: T + 1800_000 }]);
@@ -155,7 +171,11 @@ describe("transition: details", () => {
 
   it("does not fail an active session for its digital human once the digital human has joined", () => {
     const joinedLate = session("active", { digital_human_joined_at: "2026-11-22T09:59:30.000Z" });
-    expect(transition(joinedLate, { type: "digital_human_timeout" }, NOW, durations)).toEqual({ session: joinedLate, changed: false, effects: [] });
+    expect(transition(joinedLate, { type: "digital_human_timeout" }, NOW, durations)).toEqual({
+      session: joinedLate,
+      changed: false,
+      effects: [],
+    });
   });
 
   it("completes an active session whose participant left and did not come back", () => {
@@ -190,7 +210,10 @@ describe("transition: details", () => {
   });
 
   it("takes the digital human's return as the end of every wait for it", () => {
-    const gone = session("active", { digital_human_joined_at: "2026-11-22T09:58:00.000Z", digital_human_left_at: "2026-11-22T09:59:00.000Z" });
+    const gone = session("active", {
+      digital_human_joined_at: "2026-11-22T09:58:00.000Z",
+      digital_human_left_at: "2026-11-22T09:59:00.000Z",
+    });
     const result = transition(gone, { type: "digital_human_joined" }, NOW, durations);
     expect(result.session).toMatchObject({ digital_human_joined_at: "2026-11-22T09:58:00.000Z", digital_human_left_at: null });
     expect(result.effects).toEqual([
@@ -206,7 +229,10 @@ describe("transition: details", () => {
     ["an hour after it left", "2026-11-22T09:00:00.000Z", 60_000],
   ])("checks for the digital human's job again, %s, after as long as it has been away (5 s to 60 s)", (_name, leftAt, wait) => {
     const gone = session("active", { digital_human_joined_at: "2026-11-22T09:00:00.000Z", digital_human_left_at: leftAt });
-    expect(transition(gone, { type: "dispatch_check" }, NOW, durations).effects).toEqual([{ type: "ensure_dispatch" }, { type: "schedule", timer: "dispatch_check", at: T + wait }]);
+    expect(transition(gone, { type: "dispatch_check" }, NOW, durations).effects).toEqual([
+      { type: "ensure_dispatch" },
+      { type: "schedule", timer: "dispatch_check", at: T + wait },
+    ]);
   });
 
   it("does not check for a digital human that is there", () => {

@@ -38,7 +38,13 @@ export type SessionEvent =
   | { type: "dispatch_check" };
 
 /** The timers of a session's life, fired through the machine. */
-export type LifecycleTimer = "join_timeout" | "digital_human_timeout" | "max_duration" | "departure_timeout" | "digital_human_lost" | "dispatch_check";
+export type LifecycleTimer =
+  | "join_timeout"
+  | "digital_human_timeout"
+  | "max_duration"
+  | "departure_timeout"
+  | "digital_human_lost"
+  | "dispatch_check";
 /** `purge` deletes a terminal session once its retention ends; it is no event of the machine. */
 export type TimerKind = LifecycleTimer | "purge";
 
@@ -186,15 +192,23 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
     case "mark_digital_human":
       if (digitalHumanPresent(session)) return unchanged();
       // Whatever waited for it (the join or loss timer, the dispatch checks) is over.
-      return changedTo({ ...session, digital_human_joined_at: session.digital_human_joined_at ?? now.toISOString(), digital_human_left_at: null }, [
-        { type: "cancel_timer", timer: "dispatch_check" },
-        ...(session.status === "active" ? ([{ type: "cancel_timer", timer: session.digital_human_joined_at === null ? "digital_human_timeout" : "digital_human_lost" }] as const) : []),
-      ]);
+      return changedTo(
+        { ...session, digital_human_joined_at: session.digital_human_joined_at ?? now.toISOString(), digital_human_left_at: null },
+        [
+          { type: "cancel_timer", timer: "dispatch_check" },
+          ...(session.status === "active"
+            ? ([
+                { type: "cancel_timer", timer: session.digital_human_joined_at === null ? "digital_human_timeout" : "digital_human_lost" },
+              ] as const)
+            : []),
+        ],
+      );
     case "digital_human_departed": {
       if (!digitalHumanPresent(session)) return unchanged();
       const at = now.getTime();
       const effects: Effect[] = [{ type: "schedule", timer: "dispatch_check", at: at + durations.redispatchS * 1000 }];
-      if (session.status === "active") effects.push({ type: "schedule", timer: "digital_human_lost", at: at + durations.digitalHumanJoinTimeoutS * 1000 });
+      if (session.status === "active")
+        effects.push({ type: "schedule", timer: "digital_human_lost", at: at + durations.digitalHumanJoinTimeoutS * 1000 });
       return changedTo({ ...session, digital_human_left_at: now.toISOString() }, effects);
     }
     case "check_dispatch": {
@@ -207,7 +221,9 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
       // A new connection of the participant (a reload, a reconnect): it is the one whose leaving counts.
       const sid = (event as { sid: string }).sid;
       if (session.participant_sid === sid && session.participant_left_at === null) return unchanged();
-      return changedTo({ ...session, participant_sid: sid, participant_left_at: null }, [{ type: "cancel_timer", timer: "departure_timeout" }]);
+      return changedTo({ ...session, participant_sid: sid, participant_left_at: null }, [
+        { type: "cancel_timer", timer: "departure_timeout" },
+      ]);
     }
     case "participant_departed":
       // An older connection leaving after a newer one joined (LiveKit drops the old one on a reload) is

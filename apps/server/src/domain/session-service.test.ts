@@ -12,14 +12,33 @@ const catalog = new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c
 function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomService> } = {}) {
   const memory = new MemorySessionStore();
   const store: SessionStore = Object.assign(Object.create(memory) as SessionStore, overrides.store);
-  const rooms = { createRoom: vi.fn(async () => {}), deleteRoom: vi.fn(async () => {}), hasLiveAgentJob: async () => true, dispatchAgent: async () => {}, ...overrides.rooms };
+  const rooms = {
+    createRoom: vi.fn(async () => {}),
+    deleteRoom: vi.fn(async () => {}),
+    hasLiveAgentJob: async () => true,
+    dispatchAgent: async () => {},
+    ...overrides.rooms,
+  };
   const abandon = vi.spyOn(memory, "abandonCreate");
   const service = new SessionService({
     store,
     rooms,
     tokens: { mint: async ({ identity }) => `token-for-${identity}` },
     catalog,
-    settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, redispatchS: 5, retentionS: 2_592_000 } },
+    settings: {
+      rtcUrl: "wss://lk",
+      participantTokenTtlS: 600,
+      idempotencyKeyTtlMs: 60_000,
+      idempotencyLockTtlMs: 10_000,
+      durations: {
+        joinTimeoutS: 600,
+        digitalHumanJoinTimeoutS: 60,
+        maxDurationS: 1800,
+        departureTimeoutS: 30,
+        redispatchS: 5,
+        retentionS: 2_592_000,
+      },
+    },
     now: () => new Date("2026-11-22T10:00:00.000Z"),
   });
   return { service, rooms, abandon, memory };
@@ -29,7 +48,9 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("SessionService.create, when a step fails, keeps nothing", () => {
   it("LiveKit down: releases the key, deletes no room, answers DependencyUnavailableError", async () => {
-    const { service, rooms, abandon } = setup({ rooms: { createRoom: vi.fn(async () => Promise.reject(new DependencyUnavailableError("livekit"))) } });
+    const { service, rooms, abandon } = setup({
+      rooms: { createRoom: vi.fn(async () => Promise.reject(new DependencyUnavailableError("livekit"))) },
+    });
     await expect(service.create(principal, "k1", {})).rejects.toBeInstanceOf(DependencyUnavailableError);
     await settle();
     expect(abandon).toHaveBeenCalledOnce();
@@ -37,7 +58,9 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
   });
 
   it("store down after the room was made: deletes the room and releases the key", async () => {
-    const { service, rooms, abandon } = setup({ store: { completeCreate: async () => Promise.reject(new DependencyUnavailableError("store")) } });
+    const { service, rooms, abandon } = setup({
+      store: { completeCreate: async () => Promise.reject(new DependencyUnavailableError("store")) },
+    });
     await expect(service.create(principal, "k2", {})).rejects.toBeInstanceOf(DependencyUnavailableError);
     await settle();
     expect(rooms.deleteRoom).toHaveBeenCalledWith(expect.stringMatching(/^dhs-/));
@@ -47,13 +70,33 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
   it("join timer not scheduled: the stored session stands, its room is kept, the failure is reported", async () => {
     const onBackgroundError = vi.fn();
     const memory = new MemorySessionStore();
-    const rooms = { createRoom: vi.fn(async () => {}), deleteRoom: vi.fn(async () => {}), hasLiveAgentJob: async () => true, dispatchAgent: async () => {} };
+    const rooms = {
+      createRoom: vi.fn(async () => {}),
+      deleteRoom: vi.fn(async () => {}),
+      hasLiveAgentJob: async () => true,
+      dispatchAgent: async () => {},
+    };
     const service = new SessionService({
-      store: Object.assign(Object.create(memory) as SessionStore, { scheduleTimer: async () => Promise.reject(new DependencyUnavailableError("store")) }),
+      store: Object.assign(Object.create(memory) as SessionStore, {
+        scheduleTimer: async () => Promise.reject(new DependencyUnavailableError("store")),
+      }),
       rooms,
       tokens: { mint: async () => "t" },
       catalog,
-      settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, redispatchS: 5, retentionS: 2_592_000 } },
+      settings: {
+        rtcUrl: "wss://lk",
+        participantTokenTtlS: 600,
+        idempotencyKeyTtlMs: 60_000,
+        idempotencyLockTtlMs: 10_000,
+        durations: {
+          joinTimeoutS: 600,
+          digitalHumanJoinTimeoutS: 60,
+          maxDurationS: 1800,
+          departureTimeoutS: 30,
+          redispatchS: 5,
+          retentionS: 2_592_000,
+        },
+      },
       onBackgroundError,
     });
     const { session } = await service.create(principal, "k6", {});
@@ -80,10 +123,28 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
         completeCreate: async () => false,
         abandonCreate: async () => Promise.reject(new Error("gone")),
       }),
-      rooms: { createRoom: async () => {}, deleteRoom: async () => Promise.reject(new Error("also gone")), hasLiveAgentJob: async () => true, dispatchAgent: async () => {} },
+      rooms: {
+        createRoom: async () => {},
+        deleteRoom: async () => Promise.reject(new Error("also gone")),
+        hasLiveAgentJob: async () => true,
+        dispatchAgent: async () => {},
+      },
       tokens: { mint: async () => "t" },
       catalog,
-      settings: { rtcUrl: "wss://lk", participantTokenTtlS: 600, idempotencyKeyTtlMs: 60_000, idempotencyLockTtlMs: 10_000, durations: { joinTimeoutS: 600, digitalHumanJoinTimeoutS: 60, maxDurationS: 1800, departureTimeoutS: 30, redispatchS: 5, retentionS: 2_592_000 } },
+      settings: {
+        rtcUrl: "wss://lk",
+        participantTokenTtlS: 600,
+        idempotencyKeyTtlMs: 60_000,
+        idempotencyLockTtlMs: 10_000,
+        durations: {
+          joinTimeoutS: 600,
+          digitalHumanJoinTimeoutS: 60,
+          maxDurationS: 1800,
+          departureTimeoutS: 30,
+          redispatchS: 5,
+          retentionS: 2_592_000,
+        },
+      },
       onBackgroundError,
     });
     await expect(service.create(principal, "k4", {})).rejects.toMatchObject({ code: "idempotency_request_in_progress" });
@@ -97,7 +158,12 @@ describe("SessionService.create", () => {
     const { service, memory } = setup();
     const { session, replayed } = await service.create(principal, "k5", { participant_identity: "u", tags: ["t"], metadata: { m: 1 } });
     expect(replayed).toBe(false);
-    expect(session).toMatchObject({ status: "created", rtc_url: "wss://lk", participant_token: "token-for-u", created_at: "2026-11-22T10:00:00.000Z" });
+    expect(session).toMatchObject({
+      status: "created",
+      rtc_url: "wss://lk",
+      participant_token: "token-for-u",
+      created_at: "2026-11-22T10:00:00.000Z",
+    });
     expect(await memory.getSession("acct_1", session.id)).toMatchObject({ tags: ["t"], metadata: { m: 1 }, end_reason: null });
   });
 });

@@ -10,8 +10,8 @@ import { AppError } from "./app-error.js";
 import type { DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
 import type { DueTimer, ListPosition, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
+import { isConnectable, roomNameFor, type SessionRecord, TERMINAL, toSessionSummary, toSessionView } from "./session.js";
 import { type Durations, type Effect, type SessionEvent, timersOnCreate, transition } from "./session-machine.js";
-import { type SessionRecord, TERMINAL, isConnectable, roomNameFor, toSessionSummary, toSessionView } from "./session.js";
 
 export interface SessionSettings {
   /** Returned to callers as rtc_url. */
@@ -171,7 +171,9 @@ export class SessionService {
       await rooms.deleteRoom(record.room_name);
     } catch (error) {
       // Unchanged, as the 503 says (the mark goes before the answer; should that fail too, it expires).
-      await store.clearEnding(record.account_id, record.id).catch((failure: unknown) => this.deps.onBackgroundError?.(failure, "clear ending mark"));
+      await store
+        .clearEnding(record.account_id, record.id)
+        .catch((failure: unknown) => this.deps.onBackgroundError?.(failure, "clear ending mark"));
       throw error;
     }
     const ended = await this.apply(record.account_id, record.id, { type: "end_requested" });
@@ -213,8 +215,7 @@ export class SessionService {
     let sessionEvent: SessionEvent;
     if (event.type === "room_finished") {
       sessionEvent = (await this.deps.store.isEnding(accountId, sessionId)) ? { type: "end_requested" } : { type: "room_finished" };
-    }
-    else if (event.identity === record.participant_identity) sessionEvent = { type: event.type, sid: event.sid };
+    } else if (event.identity === record.participant_identity) sessionEvent = { type: event.type, sid: event.sid };
     else if (event.isAgent) sessionEvent = { type: event.type === "participant_joined" ? "digital_human_joined" : "digital_human_left" };
     else if (event.type === "participant_left") return;
     else sessionEvent = { type: "other_participant_joined" };
@@ -237,7 +238,11 @@ export class SessionService {
    * Runs an event through the state machine with compare-and-set, so concurrent events (webhooks,
    * timers, replicas) never overwrite each other, then carries out the transition's effects.
    */
-  private async apply(accountId: string, sessionId: string, event: SessionEvent): Promise<{ session: SessionRecord; changed: boolean } | undefined> {
+  private async apply(
+    accountId: string,
+    sessionId: string,
+    event: SessionEvent,
+  ): Promise<{ session: SessionRecord; changed: boolean } | undefined> {
     const { store, settings } = this.deps;
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await store.getVersioned(accountId, sessionId);
@@ -311,11 +316,9 @@ export class SessionService {
 // A create finishes well within a second, so the first retry usually replays it; the lock TTL is only
 // the bound for a request that crashed.
 function inProgress(): AppError {
-  return new AppError(
-    "idempotency_request_in_progress",
-    "A request with this Idempotency-Key is still being processed; retry after 1 s.",
-    { retryAfterSeconds: 1 },
-  );
+  return new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry after 1 s.", {
+    retryAfterSeconds: 1,
+  });
 }
 
 // Cursors are opaque to callers: base64url of the last item's creation time and id.

@@ -1,6 +1,6 @@
 import type { SessionStatus } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
-import { type SessionRecord, isConnectable, roomNameFor, toSessionView } from "./session.js";
+import { isConnectable, roomNameFor, type SessionRecord, toSessionView } from "./session.js";
 
 const record = (status: SessionStatus): SessionRecord => ({
   id: "3fa85f64-5717-4562-b3fc-2c963f66afa6",

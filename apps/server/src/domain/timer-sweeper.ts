@@ -30,7 +30,10 @@ export class TimerSweeper {
   start(): void {
     this.timer = setInterval(() => {
       this.running ??= this.sweep()
-        .then(() => undefined, (error: unknown) => this.options.onError?.(error))
+        .then(
+          () => undefined,
+          (error: unknown) => this.options.onError?.(error),
+        )
         .finally(() => {
           this.running = undefined;
         });

@@ -8,8 +8,8 @@
 import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyRing, Principal } from "../domain/api-keys.js";
 import { AppError } from "../domain/app-error.js";
-import { unknownRoute } from "./error-handler.js";
 import { matchedOperation } from "./contract-validator.js";
+import { unknownRoute } from "./error-handler.js";
 import type { OperationSecurity } from "./operation-security.js";
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;

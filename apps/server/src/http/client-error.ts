@@ -11,9 +11,24 @@ import type { ApiError } from "@dhs/contract";
 import { newRequestId } from "./request-id.js";
 
 const ANSWERS = {
-  HPE_HEADER_OVERFLOW: { status: 431, reason: "Request Header Fields Too Large", code: "headers_too_large", detail: "The request headers exceed 16 KiB." },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: "Request Timeout", code: "request_timeout", detail: "The request did not arrive in time." },
-  EXPECTATION: { status: 417, reason: "Expectation Failed", code: "expectation_failed", detail: "The only expectation this server meets is Expect: 100-continue." },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: "Request Header Fields Too Large",
+    code: "headers_too_large",
+    detail: "The request headers exceed 16 KiB.",
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: "Request Timeout",
+    code: "request_timeout",
+    detail: "The request did not arrive in time.",
+  },
+  EXPECTATION: {
+    status: 417,
+    reason: "Expectation Failed",
+    code: "expectation_failed",
+    detail: "The only expectation this server meets is Expect: 100-continue.",
+  },
   default: { status: 400, reason: "Bad Request", code: "malformed_request", detail: "The HTTP request could not be parsed." },
 } as const;
 
@@ -57,5 +72,10 @@ export function answerUnmetExpectation(_req: IncomingMessage, res: ServerRespons
 }
 
 function answerHeaders(requestId: string, json: string): Record<string, string | number> {
-  return { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json), "Cache-Control": "no-store", "X-Request-ID": requestId };
+  return {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(json),
+    "Cache-Control": "no-store",
+    "X-Request-ID": requestId,
+  };
 }

@@ -81,7 +81,8 @@ export function toAppError(error: unknown): AppError {
     switch (e.status) {
       case 400:
         // A path whose percent-encoding does not decode names nothing.
-        if (e.errors.some((item) => item.message?.startsWith("malformed uri"))) return new AppError("not_found", "The path could not be decoded.");
+        if (e.errors.some((item) => item.message?.startsWith("malformed uri")))
+          return new AppError("not_found", "The path could not be decoded.");
         // A malformed session id names no session: answer as for an unknown one.
         if (issues.some((issue) => issue.location === "path")) return new AppError("not_found", "No such session.");
         return validationFailed(issues);

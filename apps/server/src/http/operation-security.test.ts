@@ -27,7 +27,10 @@ describe("OperationSecurity.authorize", () => {
   });
 
   it("refuses an operation without security when the document has none", () => {
-    expect(new OperationSecurity(undefined).authorize(documentLevel, new Set(["sessions:read"]))).toEqual({ allowed: false, missing: undefined });
+    expect(new OperationSecurity(undefined).authorize(documentLevel, new Set(["sessions:read"]))).toEqual({
+      allowed: false,
+      missing: undefined,
+    });
   });
 
   it("reads the document's requirement from the contract", () => {

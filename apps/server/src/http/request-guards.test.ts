@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { openapiDocumentPath } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { METADATA_MAX_DEPTH, findIllFormed } from "./request-guards.js";
+import { findIllFormed, METADATA_MAX_DEPTH } from "./request-guards.js";
 
 const SURROGATE = "must be well-formed Unicode (no lone surrogates)";
 
@@ -22,7 +22,11 @@ describe("findIllFormed", () => {
     ["a lone surrogate in a key", { "k\ud800": 1 }, { path: "k\ufffd", message: SURROGATE }],
     ["a top-level string", "\ud800", { path: "", message: SURROGATE }],
     ["a number read as Infinity", { metadata: { n: JSON.parse("1e400") } }, { path: "metadata.n", message: "must be a finite number" }],
-    ["a number read as -Infinity", { metadata: { list: [JSON.parse("-1e999")] } }, { path: "metadata.list.0", message: "must be a finite number" }],
+    [
+      "a number read as -Infinity",
+      { metadata: { list: [JSON.parse("-1e999")] } },
+      { path: "metadata.list.0", message: "must be a finite number" },
+    ],
     ["metadata at the deepest nesting allowed", metadataOfDepth(METADATA_MAX_DEPTH), undefined],
   ])("%s", (_name, value, want) => {
     expect(findIllFormed(value)).toEqual(want);
@@ -30,7 +34,10 @@ describe("findIllFormed", () => {
 
   it("refuses metadata one level deeper than allowed, naming where", () => {
     const problem = findIllFormed(metadataOfDepth(METADATA_MAX_DEPTH + 1));
-    expect(problem).toEqual({ path: ["metadata", ...Array(METADATA_MAX_DEPTH).fill("a")].join("."), message: "must nest at most 32 levels deep (metadata is level 1)" });
+    expect(problem).toEqual({
+      path: ["metadata", ...Array(METADATA_MAX_DEPTH).fill("a")].join("."),
+      message: "must nest at most 32 levels deep (metadata is level 1)",
+    });
   });
 
   it("judges nesting far deeper than the call stack without recursion", () => {
@@ -42,7 +49,9 @@ describe("findIllFormed", () => {
 
 describe("METADATA_MAX_DEPTH", () => {
   it("is the contract's x-max-depth of SessionCreate.metadata", () => {
-    const contract = parse(readFileSync(openapiDocumentPath, "utf8")) as { components: { schemas: { SessionCreate: { properties: { metadata: Record<string, unknown> } } } } };
+    const contract = parse(readFileSync(openapiDocumentPath, "utf8")) as {
+      components: { schemas: { SessionCreate: { properties: { metadata: Record<string, unknown> } } } };
+    };
     expect(contract.components.schemas.SessionCreate.properties.metadata["x-max-depth"]).toBe(METADATA_MAX_DEPTH);
   });
 });

@@ -45,10 +45,13 @@ export function findIllFormed(root: unknown, maxDepth = BODY_MAX_DEPTH): IllForm
     } else if (typeof value === "number") {
       if (!Number.isFinite(value)) return { path: path.join("."), message: "must be a finite number" };
     } else if (typeof value === "object" && value !== null) {
-      if (path.length >= maxDepth) return { path: path.join("."), message: `must nest at most ${METADATA_MAX_DEPTH} levels deep (metadata is level 1)` };
+      if (path.length >= maxDepth)
+        return { path: path.join("."), message: `must nest at most ${METADATA_MAX_DEPTH} levels deep (metadata is level 1)` };
       for (const [key, child] of Object.entries(value)) {
-        if (!key.isWellFormed()) return { path: [...path, key.toWellFormed()].join("."), message: "must be well-formed Unicode (no lone surrogates)" };
-        if (typeof child === "string" || typeof child === "number" || (typeof child === "object" && child !== null)) pending.push([child, [...path, key]]);
+        if (!key.isWellFormed())
+          return { path: [...path, key.toWellFormed()].join("."), message: "must be well-formed Unicode (no lone surrogates)" };
+        if (typeof child === "string" || typeof child === "number" || (typeof child === "object" && child !== null))
+          pending.push([child, [...path, key]]);
       }
     }
   }
@@ -65,7 +68,11 @@ export function jsonBody(limitBytes: number, takes: (req: Request) => boolean = 
     if (!takes(req)) return next();
     const type = req.headers["content-type"];
     if (type !== undefined && !MEDIA_TYPE.test(type)) {
-      return next(new AppError("validation_failed", [{ location: "header", path: "Content-Type", message: "must be a media type, such as application/json" }]));
+      return next(
+        new AppError("validation_failed", [
+          { location: "header", path: "Content-Type", message: "must be a media type, such as application/json" },
+        ]),
+      );
     }
     // No framing header, no body (RFC 9112 6.3): nothing to parse.
     if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return next();

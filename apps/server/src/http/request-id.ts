@@ -11,7 +11,7 @@ export function newRequestId(): string {
   return `req_${randomUUID().replaceAll("-", "")}`;
 }
 
-export function requestId(req: Request, res: Response, next: NextFunction): void {
+export function requestId(_req: Request, res: Response, next: NextFunction): void {
   const id = newRequestId();
   res.locals.requestId = id;
   res.setHeader("X-Request-ID", id);

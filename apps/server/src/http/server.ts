@@ -9,7 +9,7 @@
  * connection closes after 65 s; beyond maxConnections a new connection is closed at
  * accept, before it costs more than the accept.
  */
-import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerClientError, answerUnmetExpectation } from "./client-error.js";
 
@@ -31,7 +31,12 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-export async function startWebServer(handler: RequestListener, port: number, host: string, limits: ConnectionLimits): Promise<RunningServer> {
+export async function startWebServer(
+  handler: RequestListener,
+  port: number,
+  host: string,
+  limits: ConnectionLimits,
+): Promise<RunningServer> {
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,

@@ -7,7 +7,13 @@
  */
 import { JobStatus } from "@livekit/protocol";
 import { AgentDispatchClient, RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
-import { type AgentDispatchRequest, type CreateRoomRequest, DependencyFaultError, DependencyUnavailableError, type RoomService } from "../domain/ports.js";
+import {
+  type AgentDispatchRequest,
+  type CreateRoomRequest,
+  DependencyFaultError,
+  DependencyUnavailableError,
+  type RoomService,
+} from "../domain/ports.js";
 import { roomMetadata } from "./webhook-receiver.js";
 
 export interface LiveKitCredentials {
@@ -39,7 +45,9 @@ export class LiveKitRoomService implements RoomService {
    */
   async hasLiveAgentJob(roomName: string, agentName: string): Promise<boolean> {
     const dispatches = await unavailableOnFailure(() => this.dispatches.listDispatch(roomName));
-    return dispatches.some((d) => d.agentName === agentName && (d.state?.jobs ?? []).some((job) => LIVE_JOB.has(job.state?.status ?? JobStatus.JS_FAILED)));
+    return dispatches.some(
+      (d) => d.agentName === agentName && (d.state?.jobs ?? []).some((job) => LIVE_JOB.has(job.state?.status ?? JobStatus.JS_FAILED)),
+    );
   }
 
   async dispatchAgent(request: AgentDispatchRequest): Promise<void> {
@@ -98,8 +106,14 @@ async function unavailableOnFailure<T>(call: () => Promise<T>): Promise<T> {
     }
     if (error.status === 404) throw error;
     if (error.status === 401 || error.status === 403) {
-      throw new DependencyFaultError("livekit", `LiveKit refused this service's credentials (${error.status} ${error.code}): check LIVEKIT_API_KEY and LIVEKIT_API_SECRET`, { cause: error });
+      throw new DependencyFaultError(
+        "livekit",
+        `LiveKit refused this service's credentials (${error.status} ${error.code}): check LIVEKIT_API_KEY and LIVEKIT_API_SECRET`,
+        { cause: error },
+      );
     }
-    throw new DependencyFaultError("livekit", `LiveKit refused the request (${error.status} ${error.code}: ${error.message})`, { cause: error });
+    throw new DependencyFaultError("livekit", `LiveKit refused the request (${error.status} ${error.code}: ${error.message})`, {
+      cause: error,
+    });
   }
 }

@@ -24,7 +24,17 @@ const base: SessionRecord = {
 describe("encodeSession / decodeSession", () => {
   it.each([
     ["a new session", base],
-    ["an ended session", { ...base, status: "completed", end_reason: "user_ended", digital_human_joined_at: "2026-11-22T09:15:01.000Z", started_at: "2026-11-22T09:15:02.000Z", ended_at: "2026-11-22T09:20:00.000Z" }],
+    [
+      "an ended session",
+      {
+        ...base,
+        status: "completed",
+        end_reason: "user_ended",
+        digital_human_joined_at: "2026-11-22T09:15:01.000Z",
+        started_at: "2026-11-22T09:15:02.000Z",
+        ended_at: "2026-11-22T09:20:00.000Z",
+      },
+    ],
   ] as const)("round-trips %s exactly", (_name, record) => {
     expect(decodeSession(encodeSession(record as SessionRecord), record.account_id, record.id)).toEqual(record);
   });

@@ -1,5 +1,5 @@
+import { roomNameFor, type SessionRecord } from "../domain/session.js";
 import type { LifecycleTimer } from "../domain/session-machine.js";
-import { type SessionRecord, roomNameFor } from "../domain/session.js";
 
 /**
  * Redis key layout, under a prefix (REDIS_KEY_PREFIX, `dhs` by default) so several deployments or test
@@ -30,7 +30,14 @@ export type Keyspace = ReturnType<typeof keyspace>;
 export const keys = keyspace();
 
 /** The timers cancelTimers removes when a session ends; its `purge` timer is scheduled after that, and stays. */
-export const TIMER_KINDS = ["join_timeout", "digital_human_timeout", "max_duration", "departure_timeout", "digital_human_lost", "dispatch_check"] as const satisfies readonly LifecycleTimer[];
+export const TIMER_KINDS = [
+  "join_timeout",
+  "digital_human_timeout",
+  "max_duration",
+  "departure_timeout",
+  "digital_human_lost",
+  "dispatch_check",
+] as const satisfies readonly LifecycleTimer[];
 
 export const timerMember = (accountId: string, sessionId: string, timer: string) => `${accountId}|${sessionId}|${timer}`;
 
@@ -53,7 +60,15 @@ export const idempotencyRecord = {
  * follows from it (the room name), and its fields that are still null. About 170 bytes a session, for
  * every session kept: the value fits a 256-byte allocation instead of 384.
  */
-const NULLABLE = ["end_reason", "digital_human_joined_at", "digital_human_left_at", "participant_sid", "participant_left_at", "started_at", "ended_at"] as const;
+const NULLABLE = [
+  "end_reason",
+  "digital_human_joined_at",
+  "digital_human_left_at",
+  "participant_sid",
+  "participant_left_at",
+  "started_at",
+  "ended_at",
+] as const;
 
 export function encodeSession(record: SessionRecord): string {
   const { account_id: _account, room_name: _room, id: _id, ...stored } = record;
@@ -63,6 +78,15 @@ export function encodeSession(record: SessionRecord): string {
 
 export function decodeSession(json: string, accountId: string, sessionId: string): SessionRecord {
   const stored = JSON.parse(json) as Partial<SessionRecord>;
-  const record = { end_reason: null, digital_human_joined_at: null, digital_human_left_at: null, participant_sid: null, participant_left_at: null, started_at: null, ended_at: null, ...stored };
+  const record = {
+    end_reason: null,
+    digital_human_joined_at: null,
+    digital_human_left_at: null,
+    participant_sid: null,
+    participant_left_at: null,
+    started_at: null,
+    ended_at: null,
+    ...stored,
+  };
   return { ...record, id: sessionId, account_id: accountId, room_name: roomNameFor(sessionId) } as SessionRecord;
 }

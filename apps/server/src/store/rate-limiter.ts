@@ -27,7 +27,13 @@ export class FlexibleRateLimiter implements RateLimiter {
     // The key is the limiter's own hash tag, so each key's counter is one Redis Cluster key.
     const make = (points: number, duration: number, suffix: string) =>
       redis
-        ? new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix: `${settings.keyPrefix}:rl:${suffix}`, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({
+            storeClient: redis,
+            points,
+            duration,
+            keyPrefix: `${settings.keyPrefix}:rl:${suffix}`,
+            rejectIfRedisNotReady: true,
+          })
         : new RateLimiterMemory({ points, duration, keyPrefix: suffix });
     this.limiter = new BurstyRateLimiter(make(settings.perSecond, 1, "rate"), make(Math.max(extra, 1), BURST_REFILL_S, "burst"));
   }

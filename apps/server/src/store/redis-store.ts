@@ -5,23 +5,33 @@
  * our lock). Connection failures and timeouts become DependencyUnavailableError (503); Redis replies
  * that reveal a bug stay errors (500).
  */
-import { type Cluster, type Redis, ReplyError } from "ioredis";
+
 import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
+import { type Cluster, type Redis, ReplyError } from "ioredis";
 import type { BeginOutcome } from "../domain/idempotency.js";
 import {
   DependencyFaultError,
   DependencyUnavailableError,
   type DueTimer,
+  isAfterCursor,
   type ListPosition,
   type ListQuery,
+  newestFirst,
   type SessionStore,
   type Versioned,
-  isAfterCursor,
-  newestFirst,
 } from "../domain/ports.js";
-import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
 import type { SessionRecord } from "../domain/session.js";
-import { type Keyspace, TIMER_KINDS, decodeSession, encodeSession, idempotencyRecord, keyspace, parseTimerMember, timerMember } from "./keys.js";
+import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
+import {
+  decodeSession,
+  encodeSession,
+  idempotencyRecord,
+  type Keyspace,
+  keyspace,
+  parseTimerMember,
+  TIMER_KINDS,
+  timerMember,
+} from "./keys.js";
 
 const BEGIN = `
 local record = redis.call('GET', KEYS[1])
@@ -220,7 +230,15 @@ export class RedisSessionStore implements SessionStore {
     const entries: ListPosition[] = [];
     // From the cursor's time down: entries with that very time may still be on the previous page.
     for (let offset = 0; entries.length < want; offset += want) {
-      const batch = await this.redis.zrevrangebyscore(index, after ? after.createdAtMs : "+inf", "-inf", "WITHSCORES", "LIMIT", offset, want);
+      const batch = await this.redis.zrevrangebyscore(
+        index,
+        after ? after.createdAtMs : "+inf",
+        "-inf",
+        "WITHSCORES",
+        "LIMIT",
+        offset,
+        want,
+      );
       for (let i = 0; i < batch.length && entries.length < want; i += 2) {
         const entry = { id: batch[i] as string, createdAtMs: Number(batch[i + 1]) };
         if (isAfterCursor(entry, after)) entries.push(entry);
@@ -258,7 +276,11 @@ export class RedisSessionStore implements SessionStore {
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     return guard(async () => {
       const members = await this.redis.dhsClaim(this.keys.timers, nowMs, nowMs + leaseMs, max);
-      return members.map((member) => ({ ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">), member, claimedUntil: nowMs + leaseMs }));
+      return members.map((member) => ({
+        ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">),
+        member,
+        claimedUntil: nowMs + leaseMs,
+      }));
     });
   }
 
@@ -307,7 +329,8 @@ export class RedisSessionStore implements SessionStore {
 
 // What ioredis says when Redis cannot be reached in time: closed or unwritable connections (no offline
 // queue), command timeouts, a cluster without its nodes. Only these, and transient replies, are outages.
-const UNREACHABLE = /^(Connection is closed|Stream isn't writeable|Cluster isn't ready|Command timed out|Node is disconnected|Cluster is disconnect|None of startup nodes|Too many Cluster redirections|Failed to refresh slots cache|No master node|connect ETIMEDOUT|timeout)/;
+const UNREACHABLE =
+  /^(Connection is closed|Stream isn't writeable|Cluster isn't ready|Command timed out|Node is disconnected|Cluster is disconnect|None of startup nodes|Too many Cluster redirections|Failed to refresh slots cache|No master node|connect ETIMEDOUT|timeout)/;
 const UNREACHABLE_NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError"]);
 
 /** Whether a failure is Redis being unreachable for now (503), as opposed to a fault to fix (500). */

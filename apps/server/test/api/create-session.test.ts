@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DIGITAL_HUMANS, type Harness, KEYS, LIVEKIT, expectApiError, startHarness, tokenVerifier } from "../support/harness.js";
+import { DIGITAL_HUMANS, expectApiError, type Harness, KEYS, LIVEKIT, startHarness, tokenVerifier } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -22,8 +22,23 @@ describe("POST /v1/sessions, with a valid key and body", () => {
     expect(res.headers.get("Idempotent-Replayed")).toBeNull();
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     const session = await res.json();
-    expect(Object.keys(session).sort()).toEqual(["created_at", "ended_at", "id", "participant_token", "room_name", "rtc_url", "started_at", "status"]);
-    expect(session).toMatchObject({ status: "created", room_name: `dhs-${session.id}`, rtc_url: LIVEKIT.url, started_at: null, ended_at: null });
+    expect(Object.keys(session).sort()).toEqual([
+      "created_at",
+      "ended_at",
+      "id",
+      "participant_token",
+      "room_name",
+      "rtc_url",
+      "started_at",
+      "status",
+    ]);
+    expect(session).toMatchObject({
+      status: "created",
+      room_name: `dhs-${session.id}`,
+      rtc_url: LIVEKIT.url,
+      started_at: null,
+      ended_at: null,
+    });
     expect(session.id).toMatch(UUID);
     expect(Math.abs(Date.parse(session.created_at) - Date.now())).toBeLessThan(5_000);
   });

@@ -5,7 +5,7 @@
  * LiveKit that cannot be reached stays 503 with Retry-After.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, expectApiError, startHarness } from "../support/harness.js";
+import { expectApiError, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -35,7 +35,9 @@ describe("LiveKit refusing the service's credentials", () => {
     const res = await h.create({}, { idempotencyKey: key });
     const error = await expectApiError(res, 500, "internal_error");
     expect(res.headers.get("Retry-After")).toBeNull();
-    expect(faultLines(error.request_id)).toEqual([expect.objectContaining({ level: 50, dependency: "livekit", cause: expect.stringMatching(/LIVEKIT_API_KEY and LIVEKIT_API_SECRET/) })]);
+    expect(faultLines(error.request_id)).toEqual([
+      expect.objectContaining({ level: 50, dependency: "livekit", cause: expect.stringMatching(/LIVEKIT_API_KEY and LIVEKIT_API_SECRET/) }),
+    ]);
     expect(await faults()).toBe(before + 1);
     // Nothing was recorded for the key: once the credentials are fixed, the same create succeeds.
     h.livekit.mode = "ok";

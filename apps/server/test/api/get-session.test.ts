@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, KEYS, LIVEKIT, expectApiError, startHarness, tokenVerifier } from "../support/harness.js";
+import { expectApiError, type Harness, KEYS, LIVEKIT, startHarness, tokenVerifier } from "../support/harness.js";
 
 let h: Harness;
 let created: Record<string, any>;
@@ -47,9 +47,12 @@ describe("GET /v1/sessions/{id}, errors", () => {
     await expectApiError(await h.request("GET", `/v1/sessions/${crypto.randomUUID()}`), 404, "not_found");
   });
 
-  it.each(["not-a-uuid", "123", "3fa85f64-5717-4562-b3fc-2c963f66afa6x", "%7B%7D"])("answers 404 not_found for the malformed id %s", async (id) => {
-    await expectApiError(await h.request("GET", `/v1/sessions/${id}`), 404, "not_found");
-  });
+  it.each(["not-a-uuid", "123", "3fa85f64-5717-4562-b3fc-2c963f66afa6x", "%7B%7D"])(
+    "answers 404 not_found for the malformed id %s",
+    async (id) => {
+      await expectApiError(await h.request("GET", `/v1/sessions/${id}`), 404, "not_found");
+    },
+  );
 
   it("answers 401 unauthorized without a key", async () => {
     await expectApiError(await h.request("GET", `/v1/sessions/${created.id}`, { key: null }), 401, "unauthorized");
@@ -80,7 +83,12 @@ describe("operations without a request body or query parameters", () => {
   function get(path: string, init: { raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const body = init.raw;
-      const headers = { Authorization: `Bearer ${KEYS.a}`, "Content-Type": "application/json", ...init.headers, ...(body ? { "Content-Length": String(Buffer.byteLength(body)) } : {}) };
+      const headers = {
+        Authorization: `Bearer ${KEYS.a}`,
+        "Content-Type": "application/json",
+        ...init.headers,
+        ...(body ? { "Content-Length": String(Buffer.byteLength(body)) } : {}),
+      };
       const req = httpRequest(`${h.url}${path}`, { method: "GET", headers }, (res) => {
         let text = "";
         res.on("data", (chunk) => (text += chunk));
@@ -107,7 +115,9 @@ describe("operations without a request body or query parameters", () => {
 
   it("POST /v1/sessions/{id}/end with a body it does not take answers 200", async () => {
     const session = await (await h.create({})).json();
-    expect((await h.request("POST", `/v1/sessions/${session.id}/end`, { raw: "{not json", headers: { "Content-Type": "x2%" } })).status).toBe(200);
+    expect(
+      (await h.request("POST", `/v1/sessions/${session.id}/end`, { raw: "{not json", headers: { "Content-Type": "x2%" } })).status,
+    ).toBe(200);
   });
 
   it("GET /v1/sessions still refuses a query parameter it does not define", async () => {

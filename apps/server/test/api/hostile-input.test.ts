@@ -9,7 +9,7 @@
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, KEYS, expectApiError, startHarness } from "../support/harness.js";
+import { expectApiError, type Harness, KEYS, startHarness } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -39,10 +39,10 @@ function rawExchange(bytes: string, keepOpen = false): Promise<string> {
 /** Sends bytes as they are and reads the first answer, once the server closed the connection. */
 function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
   return rawExchange(bytes).then((data) => {
-      const [head = "", body = ""] = data.split("\r\n\r\n");
-      const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-      return { status: Number(statusLine.split(" ")[1]), headers, body: body ? JSON.parse(body) : undefined };
+    const [head = "", body = ""] = data.split("\r\n\r\n");
+    const [statusLine = "", ...lines] = head.split("\r\n");
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+    return { status: Number(statusLine.split(" ")[1]), headers, body: body ? JSON.parse(body) : undefined };
   });
 }
 
@@ -80,25 +80,39 @@ describe("a request Node's HTTP parser refuses", () => {
 
 describe("POST /v1/sessions, with input no operation should be handed", () => {
   it("when Content-Type is not a media type, answers 422 naming the header", async () => {
-    const res = await h.request("POST", "/v1/sessions", { raw: "{}", headers: { "Content-Type": "x2%", "Idempotency-Key": crypto.randomUUID() } });
+    const res = await h.request("POST", "/v1/sessions", {
+      raw: "{}",
+      headers: { "Content-Type": "x2%", "Idempotency-Key": crypto.randomUUID() },
+    });
     const error = await expectApiError(res, 422, "validation_failed");
     expect(error.detail).toEqual([{ location: "header", path: "Content-Type", message: "must be a media type, such as application/json" }]);
   });
 
   it("when a string holds a lone surrogate, answers 422 naming the field", async () => {
-    const res = await h.request("POST", "/v1/sessions", { raw: '{"participant_identity":"a\\udfffb"}', headers: { "Idempotency-Key": crypto.randomUUID() } });
+    const res = await h.request("POST", "/v1/sessions", {
+      raw: '{"participant_identity":"a\\udfffb"}',
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
     const error = await expectApiError(res, 422, "validation_failed");
-    expect(error.detail).toEqual([{ location: "body", path: "participant_identity", message: "must be well-formed Unicode (no lone surrogates)" }]);
+    expect(error.detail).toEqual([
+      { location: "body", path: "participant_identity", message: "must be well-formed Unicode (no lone surrogates)" },
+    ]);
   });
 
   it("when a metadata key holds a lone surrogate, answers 422 naming it", async () => {
-    const res = await h.request("POST", "/v1/sessions", { raw: '{"metadata":{"k\\ud800":"v"}}', headers: { "Idempotency-Key": crypto.randomUUID() } });
+    const res = await h.request("POST", "/v1/sessions", {
+      raw: '{"metadata":{"k\\ud800":"v"}}',
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
     const error = await expectApiError(res, 422, "validation_failed");
     expect(error.detail[0]).toMatchObject({ location: "body", path: "metadata.k\ufffd" });
   });
 
   it("when a gzip Content-Encoding body is not gzip, answers 422", async () => {
-    const res = await h.request("POST", "/v1/sessions", { raw: "{}", headers: { "Content-Encoding": "gzip", "Idempotency-Key": crypto.randomUUID() } });
+    const res = await h.request("POST", "/v1/sessions", {
+      raw: "{}",
+      headers: { "Content-Encoding": "gzip", "Idempotency-Key": crypto.randomUUID() },
+    });
     const error = await expectApiError(res, 422, "validation_failed");
     expect(error.detail[0]).toMatchObject({ location: "body", message: expect.stringMatching(/^could not be read/) });
   });
@@ -106,7 +120,12 @@ describe("POST /v1/sessions, with input no operation should be handed", () => {
   it("when the body is gzip, reads it like any other", async () => {
     const res = await fetch(`${h.url}/v1/sessions`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${KEYS.a}`, "Content-Type": "application/json", "Content-Encoding": "gzip", "Idempotency-Key": crypto.randomUUID() },
+      headers: {
+        Authorization: `Bearer ${KEYS.a}`,
+        "Content-Type": "application/json",
+        "Content-Encoding": "gzip",
+        "Idempotency-Key": crypto.randomUUID(),
+      },
       body: gzipSync(JSON.stringify({ participant_identity: "zipped" })),
     });
     expect(res.status).toBe(201);
@@ -121,14 +140,22 @@ describe("POST /v1/sessions, with input no operation should be handed", () => {
 
 describe("metadata the service cannot take", () => {
   function errorLines(requestId: string | null): unknown[] {
-    return h.logs.map((line) => JSON.parse(line) as { level: number; request_id?: string }).filter((line) => line.request_id === requestId && line.level >= 50);
+    return h.logs
+      .map((line) => JSON.parse(line) as { level: number; request_id?: string })
+      .filter((line) => line.request_id === requestId && line.level >= 50);
   }
 
   it("when it nests 5 000 levels deep, answers 422 naming metadata, and logs no error", async () => {
     const body = `{"metadata":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}`;
     const res = await h.request("POST", "/v1/sessions", { raw: body, headers: { "Idempotency-Key": crypto.randomUUID() } });
     const error = await expectApiError(res, 422, "validation_failed");
-    expect(error.detail).toEqual([{ location: "body", path: expect.stringMatching(/^metadata(\.a){32}$/), message: "must nest at most 32 levels deep (metadata is level 1)" }]);
+    expect(error.detail).toEqual([
+      {
+        location: "body",
+        path: expect.stringMatching(/^metadata(\.a){32}$/),
+        message: "must nest at most 32 levels deep (metadata is level 1)",
+      },
+    ]);
     expect(errorLines(res.headers.get("X-Request-ID"))).toEqual([]);
   });
 
@@ -139,7 +166,10 @@ describe("metadata the service cannot take", () => {
   });
 
   it.each(["1e400", "-1e400"])("when a number is %s, answers 422 naming it, and logs no error", async (number) => {
-    const res = await h.request("POST", "/v1/sessions", { raw: `{"metadata":{"n":${number}}}`, headers: { "Idempotency-Key": crypto.randomUUID() } });
+    const res = await h.request("POST", "/v1/sessions", {
+      raw: `{"metadata":{"n":${number}}}`,
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
     const error = await expectApiError(res, 422, "validation_failed");
     expect(error.detail).toEqual([{ location: "body", path: "metadata.n", message: "must be a finite number" }]);
     expect(errorLines(res.headers.get("X-Request-ID"))).toEqual([]);
@@ -161,10 +191,17 @@ describe("garbage after a complete request on the same connection", () => {
 });
 
 describe("integer query parameters", () => {
-  it.each(["1e1", "0x10", " 5", "5 ", "+5", "05", "5.0", "1_0"])("answer 422 for limit=%j, which is not written in decimal digits", async (limit) => {
-    const error = await expectApiError(await h.request("GET", `/v1/sessions?limit=${encodeURIComponent(limit)}`), 422, "validation_failed");
-    expect(error.detail).toEqual([{ location: "query", path: "limit", message: "must be an integer written in decimal digits" }]);
-  });
+  it.each(["1e1", "0x10", " 5", "5 ", "+5", "05", "5.0", "1_0"])(
+    "answer 422 for limit=%j, which is not written in decimal digits",
+    async (limit) => {
+      const error = await expectApiError(
+        await h.request("GET", `/v1/sessions?limit=${encodeURIComponent(limit)}`),
+        422,
+        "validation_failed",
+      );
+      expect(error.detail).toEqual([{ location: "query", path: "limit", message: "must be an integer written in decimal digits" }]);
+    },
+  );
 
   it("take limit=5", async () => {
     expect((await h.request("GET", "/v1/sessions?limit=5")).status).toBe(200);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, expectApiError, startHarness } from "../support/harness.js";
+import { expectApiError, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,7 +27,10 @@ describe("every answer", () => {
   });
 
   it("answers a CORS preflight with an error, not with CORS headers", async () => {
-    const res = await h.request("OPTIONS", "/v1/sessions", { key: null, headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+    const res = await h.request("OPTIONS", "/v1/sessions", {
+      key: null,
+      headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
   });
@@ -84,7 +87,13 @@ describe("request logs", () => {
     const lines = h.logs.map((line) => JSON.parse(line) as Record<string, any>);
     const requests = lines.filter((line) => line.msg === "request");
     const get = requests.find((line) => line.req?.url === `/v1/sessions/${created.id}`);
-    expect(get).toMatchObject({ request_id: expect.stringMatching(/^req_/), route: "/v1/sessions/{session_id}", res: { status: 200 }, duration_ms: expect.any(Number), account_id: "acct_a" });
+    expect(get).toMatchObject({
+      request_id: expect.stringMatching(/^req_/),
+      route: "/v1/sessions/{session_id}",
+      res: { status: 200 },
+      duration_ms: expect.any(Number),
+      account_id: "acct_a",
+    });
     const all = h.logs.join("\n");
     expect(all).not.toContain("dhs_test_");
     expect(all).not.toContain(created.participant_token);

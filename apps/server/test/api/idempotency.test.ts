@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/domain/idempotency.js";
-import { type Harness, KEYS, expectApiError, startHarness, tokenVerifier } from "../support/harness.js";
+import { expectApiError, type Harness, KEYS, startHarness, tokenVerifier } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {

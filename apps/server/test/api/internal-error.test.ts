@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/store/memory-store.js";
-import { type Harness, expectApiError, startHarness } from "../support/harness.js";
+import { expectApiError, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {

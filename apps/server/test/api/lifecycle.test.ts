@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
-import { type Harness, KEYS, expectApiError, roomEvent, signWebhook, startHarness, tokenVerifier, until } from "../support/harness.js";
+import { expectApiError, type Harness, KEYS, roomEvent, signWebhook, startHarness, tokenVerifier, until } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -34,21 +34,26 @@ describe("POST /livekit/webhook, signature", () => {
     ["signed with another secret", { authorization: "other", reason: /signature/ }],
     ["with a tampered body", { authorization: "tampered", reason: /sha256 checksum of body does not match/ }],
     ["with an expired signature", { authorization: "expired", reason: /exp/ }],
-  ] as const)("answers 401 to an event %s with a detail that does not say which check failed, logs why, and changes nothing", async (_name, { authorization, reason }) => {
-    const s = await newSession();
-    const event = roomEvent("participant_joined", s, { identity: s.identity });
-    const body = JSON.stringify(event);
-    let header: string | null = null;
-    if (authorization === "other") header = await signWebhook(body, { secret: "not-the-secret" });
-    if (authorization === "tampered") header = await signWebhook(body.replace(s.identity, "someone-else"));
-    if (authorization === "expired") header = await signWebhook(body, { ttl: -60 });
-    const res = await h.webhook(event, { authorization: header, raw: body });
-    const error = await expectApiError(res, 401, "unauthorized");
-    expect(error.detail).toBe("Webhook not verified.");
-    expect((await h.session(s.id)).status).toBe("created");
-    const line = h.logs.map((l) => JSON.parse(l) as { request_id?: string; reason?: string }).find((l) => l.request_id === error.request_id);
-    expect(line?.reason).toMatch(reason);
-  });
+  ] as const)(
+    "answers 401 to an event %s with a detail that does not say which check failed, logs why, and changes nothing",
+    async (_name, { authorization, reason }) => {
+      const s = await newSession();
+      const event = roomEvent("participant_joined", s, { identity: s.identity });
+      const body = JSON.stringify(event);
+      let header: string | null = null;
+      if (authorization === "other") header = await signWebhook(body, { secret: "not-the-secret" });
+      if (authorization === "tampered") header = await signWebhook(body.replace(s.identity, "someone-else"));
+      if (authorization === "expired") header = await signWebhook(body, { ttl: -60 });
+      const res = await h.webhook(event, { authorization: header, raw: body });
+      const error = await expectApiError(res, 401, "unauthorized");
+      expect(error.detail).toBe("Webhook not verified.");
+      expect((await h.session(s.id)).status).toBe("created");
+      const line = h.logs
+        .map((l) => JSON.parse(l) as { request_id?: string; reason?: string })
+        .find((l) => l.request_id === error.request_id);
+      expect(line?.reason).toMatch(reason);
+    },
+  );
 
   it("acknowledges and ignores events about rooms it did not make", async () => {
     const ignored = async () => {
@@ -56,7 +61,12 @@ describe("POST /livekit/webhook, signature", () => {
       return Number(text.match(/^dhs_webhook_events_total\{event="participant_joined",outcome="ignored"\} (\d+)/m)?.[1] ?? 0);
     };
     const before = await ignored();
-    const res = await h.webhook({ event: "participant_joined", id: "EV_foreign", room: { name: "someone-elses-room", sid: "RM_x" }, participant: { identity: "x" } });
+    const res = await h.webhook({
+      event: "participant_joined",
+      id: "EV_foreign",
+      room: { name: "someone-elses-room", sid: "RM_x" },
+      participant: { identity: "x" },
+    });
     expect(res.status).toBe(200);
     expect(await ignored()).toBe(before + 1);
     expect(h.livekit.calls).toEqual([]);
@@ -196,7 +206,8 @@ describe("GET /v1/sessions", () => {
   it("pages through the account's own sessions newest first, with status filter and end reasons", async () => {
     const key = KEYS.b; // account B's sessions are made here only
     const made: string[] = [];
-    for (let i = 0; i < 7; i++) made.unshift((await (await h.create({ participant_identity: `l${i}`, tags: [`t${i}`] }, { key })).json()).id);
+    for (let i = 0; i < 7; i++)
+      made.unshift((await (await h.create({ participant_identity: `l${i}`, tags: [`t${i}`] }, { key })).json()).id);
     await h.request("POST", `/v1/sessions/${made[0]}/end`, { key });
 
     const seen: string[] = [];
@@ -218,7 +229,14 @@ describe("GET /v1/sessions", () => {
 
     const cancelled = await (await h.request("GET", "/v1/sessions?status=cancelled", { key })).json();
     expect(cancelled.data).toEqual([
-      expect.objectContaining({ id: made[0], status: "cancelled", end_reason: "user_ended", participant_identity: "l6", tags: ["t6"], metadata: {} }),
+      expect.objectContaining({
+        id: made[0],
+        status: "cancelled",
+        end_reason: "user_ended",
+        participant_identity: "l6",
+        tags: ["t6"],
+        metadata: {},
+      }),
     ]);
     expect(cancelled.next_cursor).toBeNull();
     const created = await (await h.request("GET", "/v1/sessions?status=created&limit=100", { key })).json();
@@ -232,10 +250,13 @@ describe("GET /v1/sessions", () => {
     expect(other.data.map((item: { id: string }) => item.id)).not.toContain(s.id);
   });
 
-  it.each(["garbage", Buffer.from("[1,2]").toString("base64url"), Buffer.from('{"a":1}').toString("base64url")])("answers 422 for the cursor %s", async (cursor) => {
-    const error = await expectApiError(await h.request("GET", `/v1/sessions?cursor=${cursor}`), 422, "validation_failed");
-    expect(error.detail).toEqual([expect.objectContaining({ location: "query", path: "cursor" })]);
-  });
+  it.each(["garbage", Buffer.from("[1,2]").toString("base64url"), Buffer.from('{"a":1}').toString("base64url")])(
+    "answers 422 for the cursor %s",
+    async (cursor) => {
+      const error = await expectApiError(await h.request("GET", `/v1/sessions?cursor=${cursor}`), 422, "validation_failed");
+      expect(error.detail).toEqual([expect.objectContaining({ location: "query", path: "cursor" })]);
+    },
+  );
 
   it.each(["limit=101", "limit=0", "limit=x", "status=running", "other=1"])("answers 422 for %s", async (query) => {
     await expectApiError(await h.request("GET", `/v1/sessions?${query}`), 422, "validation_failed");
@@ -249,7 +270,12 @@ describe("GET /v1/sessions", () => {
 describe("timers, with nobody reading the session", () => {
   let t: Harness;
   beforeAll(async () => {
-    t = await startHarness({ SESSION_JOIN_TIMEOUT_S: "1", DIGITAL_HUMAN_JOIN_TIMEOUT_S: "1", SESSION_MAX_DURATION_S: "2", SWEEP_INTERVAL_MS: "100" });
+    t = await startHarness({
+      SESSION_JOIN_TIMEOUT_S: "1",
+      DIGITAL_HUMAN_JOIN_TIMEOUT_S: "1",
+      SESSION_MAX_DURATION_S: "2",
+      SWEEP_INTERVAL_MS: "100",
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -296,8 +322,14 @@ describe("retention of ended sessions", () => {
 
   /** A sweep as the replicas' sweepers will run it `days` from now. */
   const sweepAt = (days: number) =>
-    new TimerSweeper(r.composed.store, r.composed.sessions, { intervalMs: 1000, leaseMs: 30_000, batch: 100, now: () => Date.now() + days * 86_400_000 }).sweep();
-  const listed = async () => ((await (await r.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string }[] }).data.map((s) => s.id);
+    new TimerSweeper(r.composed.store, r.composed.sessions, {
+      intervalMs: 1000,
+      leaseMs: 30_000,
+      batch: 100,
+      now: () => Date.now() + days * 86_400_000,
+    }).sweep();
+  const listed = async () =>
+    ((await (await r.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string }[] }).data.map((s) => s.id);
 
   it("keeps an ended session readable and listed until its retention ends, then deletes it and its index entries", async () => {
     const ended = await (await r.create({})).json();

@@ -30,7 +30,9 @@ async function newSession() {
   return { ...session, identity };
 }
 
-async function itemOf(id: string): Promise<{ status: string; end_reason: string | null; ended_at: string | null; digital_human_joined_at: string | null }> {
+async function itemOf(
+  id: string,
+): Promise<{ status: string; end_reason: string | null; ended_at: string | null; digital_human_joined_at: string | null }> {
   const list = (await (await t.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string }[] };
   return list.data.find((item) => item.id === id) as never;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, KEYS, expectApiError, startHarness } from "../support/harness.js";
+import { expectApiError, type Harness, KEYS, startHarness } from "../support/harness.js";
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, KEYS, expectApiError, startHarness } from "../support/harness.js";
+import { expectApiError, type Harness, KEYS, startHarness } from "../support/harness.js";
 
 // 5 requests a second, up to 8 at once: small enough to cross in a test, big enough to see both limits.
 let h: Harness;
@@ -49,7 +49,10 @@ describe("rate limits per API key", () => {
     const scoped = await startHarness({ RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "8" });
     try {
       const responses = [];
-      for (let i = 0; i < 9; i++) responses.push(await scoped.request("POST", "/v1/sessions", { key: KEYS.aRead, body: {}, headers: { "Idempotency-Key": `k${i}` } }));
+      for (let i = 0; i < 9; i++)
+        responses.push(
+          await scoped.request("POST", "/v1/sessions", { key: KEYS.aRead, body: {}, headers: { "Idempotency-Key": `k${i}` } }),
+        );
       const forbidden = responses[0] as Response;
       await expectApiError(forbidden, 403, "forbidden");
       expect(forbidden.headers.get("RateLimit-Limit")).toBe("5");

@@ -6,8 +6,9 @@
  * every scope set. A variant of the path's literal text is an unknown route (404) and reaches no handler;
  * on the exact path, a handler is reached only by a key that holds the operation's scopes.
  */
-import { request as httpRequest } from "node:http";
+
 import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { openapiDocumentPath } from "@dhs/contract";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
@@ -43,7 +44,7 @@ function literalVariants(path: string): string[] {
   segments.forEach((segment, i) => {
     if (!/^[a-z]+$/.test(segment)) return;
     const swap = (s: string) => segments.map((x, j) => (j === i ? s : x)).join("/");
-    variants.add(swap(segment[0]!.toUpperCase() + segment.slice(1)));
+    variants.add(swap(segment.charAt(0).toUpperCase() + segment.slice(1)));
     variants.add(swap(`%${segment.charCodeAt(0).toString(16)}${segment.slice(1)}`));
     variants.add(swap(`%${segment.charCodeAt(0).toString(16).toUpperCase()}${segment.slice(1)}`));
     variants.add(swap(`${segment};x=1`));
@@ -88,8 +89,9 @@ beforeAll(async () => {
   handlerCalls = [];
   const service = h.composed.sessions as unknown as Record<string, (...args: unknown[]) => unknown>;
   for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(service))) {
-    if (name === "constructor" || typeof service[name] !== "function") continue;
-    const original = service[name]!.bind(service);
+    const method = service[name];
+    if (name === "constructor" || typeof method !== "function") continue;
+    const original = method.bind(service);
     vi.spyOn(service, name).mockImplementation((...args: unknown[]) => {
       handlerCalls.push(name);
       return original(...args);
@@ -124,19 +126,26 @@ describe.each(operations)("$id ($method $template)", (operation) => {
     for (const variant of literalVariants(path())) {
       handlerCalls.length = 0;
       const res = await rawRequest(h.url, operation.method, variant, key);
-      if (res.status !== 404 || !res.body.includes('"not_found"') || handlerCalls.length > 0) answers.push(`${variant} -> ${res.status} ${handlerCalls.join(",")}`);
+      if (res.status !== 404 || !res.body.includes('"not_found"') || handlerCalls.length > 0)
+        answers.push(`${variant} -> ${res.status} ${handlerCalls.join(",")}`);
     }
     expect(answers).toEqual([]);
   });
 
   const lacking = KEY_SETS.filter(({ scopes }) => !operation.scopes.every((scope) => scopes.includes(scope)));
   if (operation.template.includes("{") && lacking.length > 0) {
-    it.each(lacking)("with the session id percent-encoded and a $name key that lacks its scope, answers 403 and reaches no handler", async ({ key }) => {
-      handlerCalls.length = 0;
-      const encoded = operation.template.replace(/\{[^}]+\}/g, sessionId.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`));
-      const res = await rawRequest(h.url, operation.method, encoded, key);
-      expect(res.status, res.body).toBe(403);
-      expect(handlerCalls).toEqual([]);
-    });
+    it.each(lacking)(
+      "with the session id percent-encoded and a $name key that lacks its scope, answers 403 and reaches no handler",
+      async ({ key }) => {
+        handlerCalls.length = 0;
+        const encoded = operation.template.replace(
+          /\{[^}]+\}/g,
+          sessionId.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`),
+        );
+        const res = await rawRequest(h.url, operation.method, encoded, key);
+        expect(res.status, res.body).toBe(403);
+        expect(handlerCalls).toEqual([]);
+      },
+    );
   }
 });

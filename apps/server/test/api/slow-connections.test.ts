@@ -5,7 +5,7 @@
  * after a 401/403), and every ordinary request must succeed meanwhile. Beyond MAX_CONNECTIONS, a new
  * connection is closed at accept.
  */
-import { type Socket, connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, KEYS, signWebhook, startHarness } from "../support/harness.js";
 
@@ -33,7 +33,9 @@ function open(url: string): Promise<Watched> {
     sockets.add(socket);
     let answer = "";
     socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
-    const closed = new Promise<{ afterMs: number; answer: string }>((done) => socket.on("close", () => done({ afterMs: performance.now() - started, answer })));
+    const closed = new Promise<{ afterMs: number; answer: string }>((done) =>
+      socket.on("close", () => done({ afterMs: performance.now() - started, answer })),
+    );
     socket.once("error", () => undefined);
     socket.once("connect", () => resolve({ socket, closed }));
     socket.once("error", reject);
@@ -90,7 +92,9 @@ describe("slow connections", () => {
     const traffic = await trafficUntil(h, closed);
     const results = await closed;
     const worst = Math.max(...results.map((r) => r.afterMs));
-    console.log(`${SLOW} connections trickling headers: closed after ${Math.round(Math.min(...results.map((r) => r.afterMs)))}-${Math.round(worst)} ms; meanwhile ${traffic.count} requests, ${traffic.failures.length} failed, worst ${Math.round(traffic.worstMs)} ms`);
+    console.log(
+      `${SLOW} connections trickling headers: closed after ${Math.round(Math.min(...results.map((r) => r.afterMs)))}-${Math.round(worst)} ms; meanwhile ${traffic.count} requests, ${traffic.failures.length} failed, worst ${Math.round(traffic.worstMs)} ms`,
+    );
     expect(results.every((r) => /^HTTP\/1\.1 408 .*"code":"request_timeout"/s.test(r.answer))).toBe(true);
     expect(worst).toBeLessThan(1000 + 1000 + 1000); // the limit, the server's check interval, and slack
     expect(traffic.failures).toEqual([]);
@@ -102,24 +106,44 @@ describe("slow connections", () => {
     const authorization = await signWebhook(body);
     const slow = await Promise.all(Array.from({ length: SLOW }, () => open(h.url)));
     for (const { socket } of slow) {
-      socket.write(`POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nContent-Type: application/webhook+json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(
+        `POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nContent-Type: application/webhook+json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
       trickle(socket, body, 100);
     }
     const closed = Promise.all(slow.map((s) => s.closed));
     const traffic = await trafficUntil(h, closed);
     const results = await closed;
     const worst = Math.max(...results.map((r) => r.afterMs));
-    console.log(`${SLOW} connections trickling a webhook body: closed after up to ${Math.round(worst)} ms; meanwhile ${traffic.count} requests, ${traffic.failures.length} failed`);
+    console.log(
+      `${SLOW} connections trickling a webhook body: closed after up to ${Math.round(worst)} ms; meanwhile ${traffic.count} requests, ${traffic.failures.length} failed`,
+    );
     expect(results.every((r) => /^HTTP\/1\.1 408 .*"code":"request_timeout"/s.test(r.answer))).toBe(true);
     expect(worst).toBeLessThan(2000 + 1000 + 1000);
     expect(traffic.failures).toEqual([]);
   });
 
   it.each([
-    ["a webhook without Authorization", "POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/webhook+json\r\nContent-Length: 60000\r\n\r\n", 401],
-    ["a webhook with a forged signature", "POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nAuthorization: eyJhbGciOiJIUzI1NiJ9.eyJzaGEyNTYiOiJ4In0.AAAA\r\nContent-Length: 60000\r\n\r\n", 401],
-    ["a create with an unknown key", "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer dhs_nope\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n", 401],
-    ["a create with a read-only key", `POST /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.aRead}\r\nIdempotency-Key: k\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`, 403],
+    [
+      "a webhook without Authorization",
+      "POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/webhook+json\r\nContent-Length: 60000\r\n\r\n",
+      401,
+    ],
+    [
+      "a webhook with a forged signature",
+      "POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nAuthorization: eyJhbGciOiJIUzI1NiJ9.eyJzaGEyNTYiOiJ4In0.AAAA\r\nContent-Length: 60000\r\n\r\n",
+      401,
+    ],
+    [
+      "a create with an unknown key",
+      "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer dhs_nope\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n",
+      401,
+    ],
+    [
+      "a create with a read-only key",
+      `POST /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.aRead}\r\nIdempotency-Key: k\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`,
+      403,
+    ],
   ])("sending %s with a 60 KB body to come are refused before the body is read, and closed", async (_name, head, status) => {
     const slow = await Promise.all(Array.from({ length: SLOW }, () => open(h.url)));
     for (const { socket } of slow) {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 import { type RedisServer, startRedis } from "../support/redis-server.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
-import { DEV_KEY, createSession, getSession, ms, report } from "./support.js";
+import { createSession, DEV_KEY, getSession, ms, report } from "./support.js";
 
 let redis: RedisServer;
 let livekit: FakeLiveKit;
@@ -26,7 +26,8 @@ afterAll(async () => {
   await livekit?.stop();
 });
 
-const endSession = (id: string) => fetch(`${url}/v1/sessions/${id}/end`, { method: "POST", headers: { Authorization: `Bearer ${DEV_KEY}` } });
+const endSession = (id: string) =>
+  fetch(`${url}/v1/sessions/${id}/end`, { method: "POST", headers: { Authorization: `Bearer ${DEV_KEY}` } });
 
 describe("when LiveKit's API is unreachable", () => {
   it("answers create and end 503, keeps nothing, and the same Idempotency-Key succeeds once LiveKit is back", async () => {
@@ -50,7 +51,9 @@ describe("when LiveKit's API is unreachable", () => {
 
     // Nothing kept: no session, no idempotency record, and the session that could not end is as it was.
     expect(await redisKeys()).toEqual(keysBefore);
-    const list = (await (await fetch(`${url}/v1/sessions`, { headers: { Authorization: `Bearer ${DEV_KEY}` } })).json()) as { data: { id: string }[] };
+    const list = (await (await fetch(`${url}/v1/sessions`, { headers: { Authorization: `Bearer ${DEV_KEY}` } })).json()) as {
+      data: { id: string }[];
+    };
     expect(list.data.map((s) => s.id)).toEqual([session.id]);
     expect(((await (await getSession(url, session.id)).json()) as { status: string }).status).toBe(session.status);
 
@@ -78,7 +81,11 @@ describe("when LiveKit's API is unreachable", () => {
 
 async function expectUnavailable(res: Response, detail: RegExp): Promise<void> {
   const body = (await res.json()) as { code: string; detail: string; request_id: string };
-  expect({ status: res.status, code: body.code, retryAfter: res.headers.get("Retry-After") }).toEqual({ status: 503, code: "service_unavailable", retryAfter: "1" });
+  expect({ status: res.status, code: body.code, retryAfter: res.headers.get("Retry-After") }).toEqual({
+    status: 503,
+    code: "service_unavailable",
+    retryAfter: "1",
+  });
   expect(body.detail).toMatch(detail);
   expect(body.request_id).toBe(res.headers.get("X-Request-ID"));
 }

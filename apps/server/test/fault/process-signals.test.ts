@@ -10,7 +10,7 @@ import { FakeLiveKit } from "../support/fake-livekit.js";
 import { startLoad } from "../support/load.js";
 import { type RedisServer, startRedis } from "../support/redis-server.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
-import { DEV_KEY, createSession, ms, report, sleep } from "./support.js";
+import { createSession, DEV_KEY, ms, report, sleep } from "./support.js";
 
 const LOCK_TTL_S = 2;
 let redis: RedisServer;
@@ -96,7 +96,9 @@ describe("a server process killed with SIGKILL in the middle of creates", () => 
       const again = await createSession(url, key);
       expect(((await again.json()) as { id: string }).id).toBe(sessionIds.get(key));
     }
-    const listed = (await (await fetch(`${url}/v1/sessions?limit=100`, { headers: { Authorization: `Bearer ${DEV_KEY}` } })).json()) as { data: { id: string }[] };
+    const listed = (await (await fetch(`${url}/v1/sessions?limit=100`, { headers: { Authorization: `Bearer ${DEV_KEY}` } })).json()) as {
+      data: { id: string }[];
+    };
     expect(listed.data.map((s) => s.id).sort()).toEqual([...sessionIds.values()].sort());
 
     report("SIGKILL in the middle of creates", {
@@ -133,7 +135,10 @@ describe("a server process sent SIGTERM under steady create load", () => {
     // Whatever got an answer got a good one; the others found the port closed.
     expect(answered.filter((s) => s.status !== 201)).toEqual([]);
     const unanswered = samples.filter((s) => s.status === undefined);
-    for (const s of unanswered) expect(s.sentAt, `a request sent ${ms(sigtermAt - s.sentAt)} ms before SIGTERM got no answer (${s.failure})`).toBeGreaterThan(sigtermAt - 50);
+    for (const s of unanswered)
+      expect(s.sentAt, `a request sent ${ms(sigtermAt - s.sentAt)} ms before SIGTERM got no answer (${s.failure})`).toBeGreaterThan(
+        sigtermAt - 50,
+      );
     // Every room asked for before the signal belongs to a session that was answered 201.
     const answeredRooms = new Set(answered.map((s) => s.body.room_name as string));
     const lost = [...inFlightRooms].filter((room) => !answeredRooms.has(room));

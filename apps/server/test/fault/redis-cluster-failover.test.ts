@@ -63,7 +63,8 @@ describe("a Redis Cluster master killed under steady create load", () => {
     expect(samples.filter((s) => s.status === undefined)).toEqual([]);
     expect(samples.filter((s) => s.status !== 201 && s.status !== 503)).toEqual([]);
     const unavailable = samples.filter((s) => s.status === 503);
-    for (const s of unavailable) expect({ code: s.body?.code, retryAfter: s.headers?.get("Retry-After") }).toEqual({ code: "service_unavailable", retryAfter: "1" });
+    for (const s of unavailable)
+      expect({ code: s.body?.code, retryAfter: s.headers?.get("Retry-After") }).toEqual({ code: "service_unavailable", retryAfter: "1" });
     const worst503 = unavailable.length ? Math.max(...unavailable.map((s) => s.endedAt - s.sentAt)) : 0;
     // Bounded, though above a single Redis's 1 s: a command to the dead master waits out its 500 ms
     // timeout, and ioredis retries once more after a cluster-level delay (seen: 625-732 ms).

@@ -132,7 +132,11 @@ async function confirmedSessionsFound(samples: Sample[]): Promise<{ confirmed: n
 }
 
 function expectUnavailable(s: Sample): void {
-  expect({ status: s.status, code: s.body?.code, retryAfter: s.headers?.get("Retry-After") }).toEqual({ status: 503, code: "service_unavailable", retryAfter: "1" });
+  expect({ status: s.status, code: s.body?.code, retryAfter: s.headers?.get("Retry-After") }).toEqual({
+    status: 503,
+    code: "service_unavailable",
+    retryAfter: "1",
+  });
   expect(s.body.request_id).toBe(s.headers?.get("X-Request-ID"));
 }
 

@@ -148,7 +148,8 @@ function problems(req: FuzzRequest, answer: Answer): string[] {
     else {
       for (const [name, header] of Object.entries((documented.headers ?? {}) as Record<string, any>)) {
         const resolved = header.$ref ? document.components.headers[header.$ref.split("/").pop()] : header;
-        if (resolved.required && answer.headers[name.toLowerCase()] === undefined) found.push(`${op.id} ${answer.status} without the ${name} header`);
+        if (resolved.required && answer.headers[name.toLowerCase()] === undefined)
+          found.push(`${op.id} ${answer.status} without the ${name} header`);
       }
       const schema = documented.content?.["application/json"]?.schema;
       if (schema) found.push(...validator(schema)(body).map((e) => `${op.id} ${answer.status} body: ${e}`));
@@ -166,12 +167,17 @@ function describeRequest(req: FuzzRequest): string {
 describe("the contract fuzzer", () => {
   it("generates bodies from the contract's schemas that the contract accepts", () => {
     const create = validator({ $ref: "#/components/schemas/SessionCreate" });
-    for (const value of fc.sample(schemaArbitrary({ $ref: "#/components/schemas/SessionCreate" }, document), { numRuns: 500, seed: SEED })) {
+    for (const value of fc.sample(schemaArbitrary({ $ref: "#/components/schemas/SessionCreate" }, document), {
+      numRuns: 500,
+      seed: SEED,
+    })) {
       expect(create(value), JSON.stringify(value)).toEqual([]);
     }
   });
 
-  it(`answers ${RUNS} generated and mutated requests without a 5xx, each an ApiError or a valid answer of the contract`, { timeout: 600_000 }, async () => {
+  it(`answers ${RUNS} generated and mutated requests without a 5xx, each an ApiError or a valid answer of the contract`, {
+    timeout: 600_000,
+  }, async () => {
     const requests = fc.sample(requestArbitrary(ctx), { numRuns: RUNS, seed: SEED });
     const failures: string[] = [];
     const statuses: Record<string, number> = {};

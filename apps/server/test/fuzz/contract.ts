@@ -8,7 +8,7 @@ import { openapiDocumentPath } from "@dhs/contract";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { parse } from "yaml";
-import { type Schema, resolveRef } from "./schema-arbitrary.js";
+import { resolveRef, type Schema } from "./schema-arbitrary.js";
 
 export const document = parse(readFileSync(openapiDocumentPath, "utf8")) as Schema;
 
@@ -56,7 +56,6 @@ export function operationFor(method: string, path: string): Operation | undefine
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 ajv.addSchema(document, "contract");
-
 
 const compiled = new WeakMap<Schema, ReturnType<typeof ajv.compile>>();
 

@@ -6,7 +6,7 @@
  * would send.
  */
 import fc from "fast-check";
-import { type Operation, document, operations } from "./contract.js";
+import { document, type Operation, operations } from "./contract.js";
 import { schemaArbitrary } from "./schema-arbitrary.js";
 
 export interface FuzzRequest {
@@ -32,23 +32,43 @@ const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 /** Percent-encodes the UTF-8 bytes of any string (encodeURIComponent throws on lone surrogates). */
 function percentEncode(text: string): string {
-  return [...Buffer.from(text, "utf8")].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...Buffer.from(text, "utf8")]
+    .map((b) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
 }
 
 // Header values an HTTP client can send: visible ASCII and latin-1, no control characters.
-const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 300 });
+const headerText = fc.string({
+  unit: fc
+    .integer({ min: 0x20, max: 0xff })
+    .filter((c) => c !== 0x7f)
+    .map((c) => String.fromCharCode(c)),
+  maxLength: 300,
+});
 
 function authorization(ctx: FuzzContext): fc.Arbitrary<string | undefined> {
   return fc.oneof(
     { weight: 12, arbitrary: fc.constant(`Bearer ${ctx.keys.readWrite}`) },
-    { weight: 1, arbitrary: fc.constantFrom(`Bearer ${ctx.keys.readOnly}`, `Bearer ${ctx.keys.writeOnly}`, `Bearer ${ctx.keys.otherAccount}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(`Bearer ${ctx.keys.readOnly}`, `Bearer ${ctx.keys.writeOnly}`, `Bearer ${ctx.keys.otherAccount}`),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
     {
       weight: 1,
       arbitrary: fc.oneof(
         headerText,
         headerText.map((t) => `Bearer ${t}`),
-        fc.constantFrom("Bearer", "Bearer ", "bearer dhs_", `Basic ${Buffer.from("a:b").toString("base64")}`, `Bearer ${ctx.keys.readWrite} extra`, `Bearer  ${ctx.keys.readWrite}`),
+        fc.constantFrom(
+          "Bearer",
+          "Bearer ",
+          "bearer dhs_",
+          `Basic ${Buffer.from("a:b").toString("base64")}`,
+          `Bearer ${ctx.keys.readWrite} extra`,
+          `Bearer  ${ctx.keys.readWrite}`,
+        ),
         fc.constant(`Bearer ${"dhs_".padEnd(8000, "x")}`),
       ),
     },
@@ -56,12 +76,18 @@ function authorization(ctx: FuzzContext): fc.Arbitrary<string | undefined> {
 }
 
 const hugeString = fc.integer({ min: 1000, max: 70_000 }).map((n) => "x".repeat(n));
-const unicodeString = fc.oneof(fc.string({ unit: "binary", maxLength: 200 }), fc.string({ unit: "grapheme", maxLength: 200 }), fc.constantFrom("\u0000", "\uFEFF", "\uD800", "\uDFFF\uD800", "𝕏".repeat(100), "\u202Eevil", "../../etc/passwd", "%00", "' OR 1=1 --"));
+const unicodeString = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 200 }),
+  fc.string({ unit: "grapheme", maxLength: 200 }),
+  fc.constantFrom("\u0000", "\uFEFF", "\uD800", "\uDFFF\uD800", "𝕏".repeat(100), "\u202Eevil", "../../etc/passwd", "%00", "' OR 1=1 --"),
+);
 
 function deepNesting(): fc.Arbitrary<Buffer> {
-  return fc.tuple(fc.integer({ min: 50, max: 200_000 }), fc.boolean()).map(([depth, objects]) =>
-    Buffer.from(objects ? `${'{"metadata":'.repeat(depth)}{}${"}".repeat(depth)}` : `${"[".repeat(depth)}${"]".repeat(depth)}`),
-  );
+  return fc
+    .tuple(fc.integer({ min: 50, max: 200_000 }), fc.boolean())
+    .map(([depth, objects]) =>
+      Buffer.from(objects ? `${'{"metadata":'.repeat(depth)}{}${"}".repeat(depth)}` : `${"[".repeat(depth)}${"]".repeat(depth)}`),
+    );
 }
 
 /** Nesting inside metadata, where the body is an object the contract takes: every level a key or an index. */
@@ -76,7 +102,9 @@ function deepMetadata(): fc.Arbitrary<Buffer> {
 function nonFiniteNumber(): fc.Arbitrary<Buffer> {
   return fc
     .tuple(fc.constantFrom("1e400", "-1e400", "9".repeat(400), "1.5e309"), fc.constantFrom("metadata", "tags", "participant_identity"))
-    .map(([number, field]) => Buffer.from(field === "metadata" ? `{"metadata":{"n":${number}}}` : `{"${field}":${field === "tags" ? `[${number}]` : number}}`));
+    .map(([number, field]) =>
+      Buffer.from(field === "metadata" ? `{"metadata":{"n":${number}}}` : `{"${field}":${field === "tags" ? `[${number}]` : number}}`),
+    );
 }
 
 function invalidUtf8(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Buffer> {
@@ -103,10 +131,16 @@ function bodyOf(op: Operation | undefined): fc.Arbitrary<BodyChoice> {
     { weight: 2, arbitrary: fc.jsonValue().map((v) => ({ body: json(v), kind: "body of any JSON type" })) },
     {
       weight: 3,
-      arbitrary: fc.tuple(validObject, fc.constantFrom("participant_identity", "digital_human_id", "tags", "metadata", "unknown_field"), fc.oneof(fc.jsonValue(), unicodeString, hugeString)).map(([v, field, value]) => ({
-        body: json({ ...(v as object), [field]: value }),
-        kind: "a field with a wrong, unicode or huge value",
-      })),
+      arbitrary: fc
+        .tuple(
+          validObject,
+          fc.constantFrom("participant_identity", "digital_human_id", "tags", "metadata", "unknown_field"),
+          fc.oneof(fc.jsonValue(), unicodeString, hugeString),
+        )
+        .map(([v, field, value]) => ({
+          body: json({ ...(v as object), [field]: value }),
+          kind: "a field with a wrong, unicode or huge value",
+        })),
     },
     { weight: 1, arbitrary: deepNesting().map((body) => ({ body, kind: "deep nesting" })) },
     { weight: 1, arbitrary: deepMetadata().map((body) => ({ body, kind: "deep nesting inside metadata" })) },
@@ -115,30 +149,49 @@ function bodyOf(op: Operation | undefined): fc.Arbitrary<BodyChoice> {
     {
       weight: 1,
       arbitrary: fc.tuple(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 1 }), fc.jsonValue({ maxDepth: 1 })).map(([k, a, b]) => ({
-        body: Buffer.from(`{${JSON.stringify(k || "participant_identity")}:${JSON.stringify(a)},${JSON.stringify(k || "participant_identity")}:${JSON.stringify(b)}}`),
+        body: Buffer.from(
+          `{${JSON.stringify(k || "participant_identity")}:${JSON.stringify(a)},${JSON.stringify(k || "participant_identity")}:${JSON.stringify(b)}}`,
+        ),
         kind: "duplicate JSON keys",
       })),
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.nat(), fc.constantFrom("truncate", "bom", "trailing", "comment", "single quotes")).map(([v, at, how]) => {
-        const text = JSON.stringify(v ?? {});
-        const mangled = {
-          truncate: text.slice(0, at % Math.max(text.length, 1)),
-          bom: `\uFEFF${text}`,
-          trailing: `${text} garbage`,
-          comment: `/* c */${text}`,
-          "single quotes": text.replaceAll('"', "'"),
-        }[how];
-        return { body: Buffer.from(mangled), kind: "malformed JSON" };
-      }),
+      arbitrary: fc
+        .tuple(valid, fc.nat(), fc.constantFrom("truncate", "bom", "trailing", "comment", "single quotes"))
+        .map(([v, at, how]) => {
+          const text = JSON.stringify(v ?? {});
+          const mangled = {
+            truncate: text.slice(0, at % Math.max(text.length, 1)),
+            bom: `\uFEFF${text}`,
+            trailing: `${text} garbage`,
+            comment: `/* c */${text}`,
+            "single quotes": text.replaceAll('"', "'"),
+          }[how];
+          return { body: Buffer.from(mangled), kind: "malformed JSON" };
+        }),
     },
   );
 }
 
 const contentType = fc.oneof(
   { weight: 10, arbitrary: fc.constant("application/json") },
-  { weight: 2, arbitrary: fc.constantFrom(undefined, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=utf-16", "application/json; charset=latin1", "application/json; charset=utf-8", "application/merge-patch+json", "application/webhook+json", "*/*", "application/json, text/plain") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      undefined,
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/json; charset=utf-16",
+      "application/json; charset=latin1",
+      "application/json; charset=utf-8",
+      "application/merge-patch+json",
+      "application/webhook+json",
+      "*/*",
+      "application/json, text/plain",
+    ),
+  },
   { weight: 1, arbitrary: headerText },
 );
 
@@ -150,26 +203,64 @@ function pathValue(ctx: FuzzContext): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.uuid().map((u) => u.toUpperCase()) },
     {
       weight: 2,
-      arbitrary: fc.oneof(
-        fc.string({ minLength: 1, maxLength: 80 }),
-        unicodeString.filter((s) => s.length > 0),
-        fc.integer({ min: 1, max: 9000 }).map((n) => "a".repeat(n)),
-      ).map(percentEncode),
+      arbitrary: fc
+        .oneof(
+          fc.string({ minLength: 1, maxLength: 80 }),
+          unicodeString.filter((s) => s.length > 0),
+          fc.integer({ min: 1, max: 9000 }).map((n) => "a".repeat(n)),
+        )
+        .map(percentEncode),
     },
     // Sent as they are: dot segments and broken percent-encoding.
-    { weight: 1, arbitrary: fc.constantFrom("..", ".", "%2e%2e", "%00", "%ZZ", "%", "a%2Fb", "00000000-0000-0000-0000-000000000000", "%20", "null", "undefined") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "..",
+        ".",
+        "%2e%2e",
+        "%00",
+        "%ZZ",
+        "%",
+        "a%2Fb",
+        "00000000-0000-0000-0000-000000000000",
+        "%20",
+        "null",
+        "undefined",
+      ),
+    },
   );
 }
 
 function queryOf(op: Operation): fc.Arbitrary<string> {
   const params = op.parameters.filter((p) => p.in === "query");
   const pair = fc.oneof(
-    ...params.map((p) => fc.oneof(schemaArbitrary(p.schema, document), fc.jsonValue({ maxDepth: 0 }), unicodeString).map((v) => `${p.name}=${percentEncode(String(v))}`)),
-    fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ maxLength: 10 })).map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`),
-    fc.constantFrom("limit=1&limit=2", "limit[]=1", "status[foo]=active", "limit=", "cursor=", "limit=1e2", "limit=0x10", "limit=%20", "=x", "&&", "cursor=AAAA"),
+    ...params.map((p) =>
+      fc
+        .oneof(schemaArbitrary(p.schema, document), fc.jsonValue({ maxDepth: 0 }), unicodeString)
+        .map((v) => `${p.name}=${percentEncode(String(v))}`),
+    ),
+    fc
+      .tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ maxLength: 10 }))
+      .map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`),
+    fc.constantFrom(
+      "limit=1&limit=2",
+      "limit[]=1",
+      "status[foo]=active",
+      "limit=",
+      "cursor=",
+      "limit=1e2",
+      "limit=0x10",
+      "limit=%20",
+      "=x",
+      "&&",
+      "cursor=AAAA",
+    ),
   );
   // Mostly none, so that most requests get past validation and reach the operation itself.
-  return fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.array(pair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.join("&")}`) });
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant("") },
+    { weight: 1, arbitrary: fc.array(pair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.join("&")}`) },
+  );
 }
 
 function operationRequest(op: Operation, ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
@@ -180,9 +271,22 @@ function operationRequest(op: Operation, ctx: FuzzContext): fc.Arbitrary<FuzzReq
       query: queryOf(op),
       auth: authorization(ctx),
       type: contentType,
-      body: op.body ? bodyOf(op) : fc.oneof({ weight: 6, arbitrary: fc.constant<BodyChoice>({ kind: "no body" }) }, { weight: 1, arbitrary: bodyOf(undefined) }),
+      body: op.body
+        ? bodyOf(op)
+        : fc.oneof({ weight: 6, arbitrary: fc.constant<BodyChoice>({ kind: "no body" }) }, { weight: 1, arbitrary: bodyOf(undefined) }),
       idempotencyKey: idempotency
-        ? fc.oneof({ weight: 8, arbitrary: fc.uuid() }, { weight: 2, arbitrary: schemaArbitrary(idempotency.schema, document).map(String).filter((s) => /^[\x20-\x7e]*$/.test(s)) }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: headerText }, { weight: 1, arbitrary: fc.constantFrom(...ctx.sessionIds.slice(0, 3)) })
+        ? fc.oneof(
+            { weight: 8, arbitrary: fc.uuid() },
+            {
+              weight: 2,
+              arbitrary: schemaArbitrary(idempotency.schema, document)
+                .map(String)
+                .filter((s) => /^[\x20-\x7e]*$/.test(s)),
+            },
+            { weight: 1, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: headerText },
+            { weight: 1, arbitrary: fc.constantFrom(...ctx.sessionIds.slice(0, 3)) },
+          )
         : fc.constant(undefined),
       extra: fc.dictionary(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), headerText, { maxKeys: 3 }),
       accept: fc.constantFrom(undefined, "application/json", "application/xml", "*/*", "text/html"),
@@ -191,7 +295,12 @@ function operationRequest(op: Operation, ctx: FuzzContext): fc.Arbitrary<FuzzReq
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(extra)) {
         // Hop-by-hop and framing headers would make the client's request another request.
-        if (!/^(host|content-length|transfer-encoding|connection|expect|upgrade|te|trailer|keep-alive|authorization|content-type|idempotency-key)$/i.test(name)) headers[name] = value;
+        if (
+          !/^(host|content-length|transfer-encoding|connection|expect|upgrade|te|trailer|keep-alive|authorization|content-type|idempotency-key)$/i.test(
+            name,
+          )
+        )
+          headers[name] = value;
       }
       if (auth !== undefined) headers.Authorization = auth;
       if (type !== undefined && body.body !== undefined) headers["Content-Type"] = type;
@@ -212,7 +321,27 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "TR
 function oddRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const paths = fc.oneof(
     fc.constantFrom(...operations.map((op) => op.template.replace(/\{[^}]+\}/, ctx.sessionIds[0] as string))),
-    fc.constantFrom("/", "/v1", "/v1/", "/v2/sessions", "/v1/sessions/", "//v1/sessions", "/v1//sessions", "/V1/SESSIONS", "/v1/sessions;x=1", "/v1/sessions/%2e%2e/me", "/v1/me/..", "/livekit/webhook", "/metrics", "/healthz", "/readyz", "/.env", "/v1/sessions?%", "/v1/sessions#frag", "/v1/me?__proto__[x]=1"),
+    fc.constantFrom(
+      "/",
+      "/v1",
+      "/v1/",
+      "/v2/sessions",
+      "/v1/sessions/",
+      "//v1/sessions",
+      "/v1//sessions",
+      "/V1/SESSIONS",
+      "/v1/sessions;x=1",
+      "/v1/sessions/%2e%2e/me",
+      "/v1/me/..",
+      "/livekit/webhook",
+      "/metrics",
+      "/healthz",
+      "/readyz",
+      "/.env",
+      "/v1/sessions?%",
+      "/v1/sessions#frag",
+      "/v1/me?__proto__[x]=1",
+    ),
     fc.webPath().map((p) => p || "/"),
   );
   return fc
@@ -220,7 +349,10 @@ function oddRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
     .map(({ method, path, auth, body, type }) => ({
       method,
       path,
-      headers: { ...(auth ? { Authorization: auth } : {}), ...(type && body.body && method !== "GET" && method !== "HEAD" ? { "Content-Type": type } : {}) },
+      headers: {
+        ...(auth ? { Authorization: auth } : {}),
+        ...(type && body.body && method !== "GET" && method !== "HEAD" ? { "Content-Type": type } : {}),
+      },
       ...(body.body && method !== "GET" && method !== "HEAD" && method !== "TRACE" ? { body: body.body } : {}),
       kind: `odd method or path: ${method}`,
     }));
@@ -233,8 +365,28 @@ function rawRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const cases: Buffer[] = [
     lines(["GET /v1/me HTTP/1.1", "Host: x", "Authorization: Bearer \u0000abc"]),
     lines(["GET /v1/me HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`, " folded: continuation"]),
-    lines(["POST /v1/sessions HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`, "Idempotency-Key: k1", "Content-Length: 2", "Content-Length: 3", "", "{}"]),
-    lines(["POST /v1/sessions HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`, "Idempotency-Key: k2", "Transfer-Encoding: chunked", "Content-Length: 2", "", "2", "{}", "0"]),
+    lines([
+      "POST /v1/sessions HTTP/1.1",
+      "Host: x",
+      `Authorization: Bearer ${key}`,
+      "Idempotency-Key: k1",
+      "Content-Length: 2",
+      "Content-Length: 3",
+      "",
+      "{}",
+    ]),
+    lines([
+      "POST /v1/sessions HTTP/1.1",
+      "Host: x",
+      `Authorization: Bearer ${key}`,
+      "Idempotency-Key: k2",
+      "Transfer-Encoding: chunked",
+      "Content-Length: 2",
+      "",
+      "2",
+      "{}",
+      "0",
+    ]),
     lines(["GET /v1/sessions/\u00ff\u00fe HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`]),
     lines([`GET http://evil.example/v1/sessions/${id} HTTP/1.1`, "Host: x", `Authorization: Bearer ${key}`]),
     lines(["GET /v1/me HTTP/1.0", `Authorization: Bearer ${key}`]),
@@ -244,9 +396,40 @@ function rawRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
     lines(["GET /v1/me HTTP/1.1", "Host: x", `X-Big: ${"a".repeat(20_000)}`]),
     lines(["GET /v1/me HTTP/1.1", "Host: x", "Bad Header Name: 1"]),
     lines(["GET /v1/me HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`, "X-Request-ID: req_mine"]),
-    lines(["POST /v1/sessions HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`, "Idempotency-Key: k3", "Content-Type: application/json", "Content-Encoding: gzip", "Content-Length: 2", "", "{}"]),
-    lines(["POST /v1/sessions HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`, "Idempotency-Key: k4", "Content-Type: application/json", "Content-Encoding: br, compress", "Content-Length: 2", "", "{}"]),
-    lines(["POST /v1/sessions HTTP/1.1", "Host: x", `Authorization: Bearer ${key}`, "Idempotency-Key: k5", "Content-Type: application/json", "Transfer-Encoding: chunked", "", "zz", "{}", "0"]),
+    lines([
+      "POST /v1/sessions HTTP/1.1",
+      "Host: x",
+      `Authorization: Bearer ${key}`,
+      "Idempotency-Key: k3",
+      "Content-Type: application/json",
+      "Content-Encoding: gzip",
+      "Content-Length: 2",
+      "",
+      "{}",
+    ]),
+    lines([
+      "POST /v1/sessions HTTP/1.1",
+      "Host: x",
+      `Authorization: Bearer ${key}`,
+      "Idempotency-Key: k4",
+      "Content-Type: application/json",
+      "Content-Encoding: br, compress",
+      "Content-Length: 2",
+      "",
+      "{}",
+    ]),
+    lines([
+      "POST /v1/sessions HTTP/1.1",
+      "Host: x",
+      `Authorization: Bearer ${key}`,
+      "Idempotency-Key: k5",
+      "Content-Type: application/json",
+      "Transfer-Encoding: chunked",
+      "",
+      "zz",
+      "{}",
+      "0",
+    ]),
     lines(["\u0016\u0003\u0001\u0000"]),
   ];
   return fc.constantFrom(...cases.map((raw, i) => ({ method: "RAW", path: `raw case ${i}`, headers: {}, raw, kind: `raw bytes #${i}` })));

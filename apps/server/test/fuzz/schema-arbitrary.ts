@@ -53,7 +53,9 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   if (schema.pattern) {
     return fc.stringMatching(new RegExp(schema.pattern, "u")).filter((s) => [...s].length >= minLength && [...s].length <= maxLength);
   }
-  return fc.string({ unit: "grapheme", minLength, maxLength: Math.min(maxLength, minLength + 64) }).filter((s) => [...s].length <= maxLength);
+  return fc
+    .string({ unit: "grapheme", minLength, maxLength: Math.min(maxLength, minLength + 64) })
+    .filter((s) => [...s].length <= maxLength);
 }
 
 function objectArbitrary(schema: Schema, document: Schema, depth: number): fc.Arbitrary<Record<string, unknown>> {

@@ -12,10 +12,9 @@
  */
 import type { Session } from "@dhs/contract";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Principal } from "../../src/domain/api-keys.js";
-import { AppError } from "../../src/domain/app-error.js";
+import type { AppError } from "../../src/domain/app-error.js";
 import { DigitalHumanCatalog } from "../../src/domain/digital-humans.js";
 import type { SessionStore } from "../../src/domain/ports.js";
 import { type RoomEvent, SessionService } from "../../src/domain/session-service.js";
@@ -62,7 +61,12 @@ class Model {
   }
 
   private end(reason: string): void {
-    this.status = this.status === "created" ? "cancelled" : reason === "digital_human_timeout" || reason === "digital_human_lost" ? "failed" : "completed";
+    this.status =
+      this.status === "created"
+        ? "cancelled"
+        : reason === "digital_human_timeout" || reason === "digital_human_lost"
+          ? "failed"
+          : "completed";
     this.endReason = reason;
   }
 
@@ -296,18 +300,20 @@ const commands = [
     }),
   ),
   // The clock: a little (a reload), about a timer's length, or far; then the sweeper runs.
-  fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 5_000, max: 90_000 }), fc.integer({ min: 90_000, max: 2_000_000 })).map((ms) =>
-    step(`${ms} ms pass`, async (m, r) => {
-      r.clock.now += ms;
-      const due = m.due(r.clock.now);
-      await r.sweeper.sweep();
-      if (due.length === 0) return;
-      // Deadlines that fall on the same millisecond may fire in either order: take the one that did.
-      const tied = due.filter(([, at]) => at === (due[0] as [string, number])[1]).map(([reason]) => reason);
-      const [item] = (await r.service.list(principal, { limit: 100 })).data.filter((s) => s.id === r.session.id);
-      m.timerFired(tied.includes(item?.end_reason ?? "") ? (item?.end_reason as string) : (tied[0] as string));
-    }),
-  ),
+  fc
+    .oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 5_000, max: 90_000 }), fc.integer({ min: 90_000, max: 2_000_000 }))
+    .map((ms) =>
+      step(`${ms} ms pass`, async (m, r) => {
+        r.clock.now += ms;
+        const due = m.due(r.clock.now);
+        await r.sweeper.sweep();
+        if (due.length === 0) return;
+        // Deadlines that fall on the same millisecond may fire in either order: take the one that did.
+        const tied = due.filter(([, at]) => at === (due[0] as [string, number])[1]).map(([reason]) => reason);
+        const [item] = (await r.service.list(principal, { limit: 100 })).data.filter((s) => s.id === r.session.id);
+        m.timerFired(tied.includes(item?.end_reason ?? "") ? (item?.end_reason as string) : (tied[0] as string));
+      }),
+    ),
 ];
 
 describe(`the session lifecycle against its model (${STORE} store)`, () => {
@@ -325,7 +331,9 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
   async function setup(): Promise<{ model: () => Model; real: () => Real }> {
     const clock = { now: Date.parse("2026-11-23T10:00:00.000Z") };
     const now = () => clock.now;
-    const store: SessionStore = redis ? new RedisSessionStore(redis, `model${crypto.randomUUID().slice(0, 8)}`) : new MemorySessionStore(now);
+    const store: SessionStore = redis
+      ? new RedisSessionStore(redis, `model${crypto.randomUUID().slice(0, 8)}`)
+      : new MemorySessionStore(now);
     const rooms = new FakeRooms();
     const service = new SessionService({
       store,
@@ -337,11 +345,26 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
         participantTokenTtlS: 600,
         idempotencyKeyTtlMs: 86_400_000,
         idempotencyLockTtlMs: 10_000,
-        durations: { joinTimeoutS: D.join, digitalHumanJoinTimeoutS: D.digitalHuman, maxDurationS: D.maxDuration, departureTimeoutS: D.departure, redispatchS: D.redispatch, retentionS: D.retention },
+        durations: {
+          joinTimeoutS: D.join,
+          digitalHumanJoinTimeoutS: D.digitalHuman,
+          maxDurationS: D.maxDuration,
+          departureTimeoutS: D.departure,
+          redispatchS: D.redispatch,
+          retentionS: D.retention,
+        },
       },
       now: () => new Date(clock.now),
     });
-    const sweeper = new TimerSweeper(store, service, { intervalMs: 1000, leaseMs: 30_000, batch: 100, now, onError: (error) => { throw error; } });
+    const sweeper = new TimerSweeper(store, service, {
+      intervalMs: 1000,
+      leaseMs: 30_000,
+      batch: 100,
+      now,
+      onError: (error) => {
+        throw error;
+      },
+    });
     const { session } = await service.create(principal, crypto.randomUUID(), { participant_identity: PARTICIPANT });
     const real: Real = { service, sweeper, store, rooms, clock, session, endedAt: null, lastEvent: undefined, events: 0 };
     const model = new Model(clock.now);

@@ -19,13 +19,25 @@ afterAll(killServerProcesses);
 
 describe("create-api-key", () => {
   it("prints a new key once and stores only its SHA-256", async () => {
-    const { stdout, stderr } = await run(process.execPath, [CLI, "--file", file, "--account", "acct_cli", "--scopes", "sessions:read", "--id", "key_cli"]);
+    const { stdout, stderr } = await run(process.execPath, [
+      CLI,
+      "--file",
+      file,
+      "--account",
+      "acct_cli",
+      "--scopes",
+      "sessions:read",
+      "--id",
+      "key_cli",
+    ]);
     const key = stdout.trim();
     expect(key).toMatch(/^dhs_[A-Za-z0-9_-]{43}$/);
     expect(stderr).toContain("Added key_cli (account acct_cli, scopes sessions:read)");
     const stored = readFileSync(file, "utf8");
     expect(stored).not.toContain(key);
-    expect(JSON.parse(stored).keys).toEqual([{ id: "key_cli", account_id: "acct_cli", scopes: ["sessions:read"], sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(JSON.parse(stored).keys).toEqual([
+      { id: "key_cli", account_id: "acct_cli", scopes: ["sessions:read"], sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    ]);
 
     // A second key is appended, and the server accepts both with their own scopes.
     const second = (await run(process.execPath, [CLI, "--file", file, "--account", "acct_cli"])).stdout.trim();

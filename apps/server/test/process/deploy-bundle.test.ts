@@ -32,27 +32,45 @@ afterAll(() => {
 function deployCommand(target: "/out" | "/worker", out: string): string[] {
   const line = dockerfile.split("\n").find((l) => /^RUN pnpm .* deploy /.test(l) && l.endsWith(` ${target}`));
   if (!line) throw new Error(`no \`RUN pnpm ... deploy ... ${target}\` line in the Dockerfile`);
-  return line.replace(/^RUN pnpm /, "").slice(0, -target.length).concat(out).split(/\s+/).map((arg) => arg.replace(/^"|"$/g, ""));
+  return line
+    .replace(/^RUN pnpm /, "")
+    .slice(0, -target.length)
+    .concat(out)
+    .split(/\s+/)
+    .map((arg) => arg.replace(/^"|"$/g, ""));
 }
 
 const healthcheck = (port: number) =>
-  run(process.execPath, [join(bundle, "dist/cli/healthcheck.js")], { cwd: bundle, env: { PATH: process.env.PATH ?? "", PORT: String(port) } }).then(
+  run(process.execPath, [join(bundle, "dist/cli/healthcheck.js")], {
+    cwd: bundle,
+    env: { PATH: process.env.PATH ?? "", PORT: String(port) },
+  }).then(
     () => 0,
     (error: { code?: number }) => error.code ?? -1,
   );
 
 describe("the Dockerfile's bundle", () => {
-  it("holds dist, config and production dependencies only, starts in production mode and passes its healthcheck", { timeout: 120_000 }, async () => {
+  it("holds dist, config and production dependencies only, starts in production mode and passes its healthcheck", {
+    timeout: 120_000,
+  }, async () => {
     await run("pnpm", deployCommand("/out", bundle), { cwd: ROOT, timeout: 100_000 });
     expect(existsSync(join(bundle, "dist/main.js"))).toBe(true);
     expect(existsSync(join(bundle, "config/digital-humans.json"))).toBe(true);
     expect(existsSync(join(bundle, "node_modules/@dhs/contract/dist/openapi.yaml"))).toBe(true);
-    for (const absent of ["src", "test", "node_modules/vitest", "node_modules/typescript"]) expect(existsSync(join(bundle, absent)), absent).toBe(false);
+    for (const absent of ["src", "test", "node_modules/vitest", "node_modules/typescript"])
+      expect(existsSync(join(bundle, absent)), absent).toBe(false);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*"node", "dist\/cli\/healthcheck.js"\]$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
 
     const keysFile = join(bundle, "..", "keys.json");
-    writeFileSync(keysFile, JSON.stringify({ keys: [{ id: "key_img", account_id: "acct_img", scopes: ["sessions:read"], sha256: hashApiKey("dhs_image_test_key").toString("hex") }] }));
+    writeFileSync(
+      keysFile,
+      JSON.stringify({
+        keys: [
+          { id: "key_img", account_id: "acct_img", scopes: ["sessions:read"], sha256: hashApiKey("dhs_image_test_key").toString("hex") },
+        ],
+      }),
+    );
     const port = await freePort();
     // Production checks LiveKit's credentials at start and is ready once LiveKit accepted them.
     const livekit = await new FakeLiveKit("APIimage", "an-image-test-secret-of-32-chars!").start();
@@ -133,7 +151,8 @@ describe("compose.yaml", () => {
     for (const name of Object.keys(api.environment)) expect(Object.keys(VARIABLES), name).toContain(name);
     expect(api.environment.NODE_ENV).toBe("production");
     // Production refuses to start without these.
-    for (const name of ["REDIS_URL", "LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET", "API_KEYS_FILE"]) expect(api.environment[name], name).toBeDefined();
+    for (const name of ["REDIS_URL", "LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET", "API_KEYS_FILE"])
+      expect(api.environment[name], name).toBeDefined();
   });
 
   it("wires the API to Redis and LiveKit, and LiveKit's webhooks back to the API with the same key", () => {
@@ -142,8 +161,19 @@ describe("compose.yaml", () => {
     expect(new URL(api.environment.REDIS_URL).hostname).toBe("redis");
     expect(new URL(api.environment.LIVEKIT_API_URL).hostname).toBe("livekit");
     expect(redis.command).toEqual(expect.arrayContaining(["--appendonly", "yes"]));
-    const config = parse(livekit.environment.LIVEKIT_CONFIG.replaceAll("${LIVEKIT_API_KEY}", "K").replaceAll("${LIVEKIT_API_SECRET}", "S"));
-    expect(config).toMatchObject({ keys: { K: "S" }, room: { auto_create: false }, webhook: { api_key: "K", urls: [`http://api:${port}/livekit/webhook`] } });
-    expect(api.environment.LIVEKIT_API_KEY).toBe("${LIVEKIT_API_KEY:?set LIVEKIT_API_KEY}");
+    // Compose's own interpolation syntax, not a template literal.
+    const interpolated = (name: string) => ["$", "{", name, "}"].join("");
+    const config = parse(
+      livekit.environment.LIVEKIT_CONFIG.replaceAll(interpolated("LIVEKIT_API_KEY"), "K").replaceAll(
+        interpolated("LIVEKIT_API_SECRET"),
+        "S",
+      ),
+    );
+    expect(config).toMatchObject({
+      keys: { K: "S" },
+      room: { auto_create: false },
+      webhook: { api_key: "K", urls: [`http://api:${port}/livekit/webhook`] },
+    });
+    expect(api.environment.LIVEKIT_API_KEY).toBe(interpolated("LIVEKIT_API_KEY:?set LIVEKIT_API_KEY"));
   });
 });

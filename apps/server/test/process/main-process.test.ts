@@ -30,7 +30,9 @@ describe("dist/main.js", () => {
     const proc = start({ NODE_ENV: "production" });
     const [code] = await proc.exited;
     expect(code).toBe(1);
-    expect(proc.output().stderr).toBe("configuration error: REDIS_URL must be set in production (the in-memory store is for development only)\n");
+    expect(proc.output().stderr).toBe(
+      "configuration error: REDIS_URL must be set in production (the in-memory store is for development only)\n",
+    );
   });
 
   it("exits 0 on SIGTERM after finishing", async () => {
@@ -93,7 +95,14 @@ describe("dist/main.js", () => {
 
   describe("in production, LiveKit's credentials checked at start", () => {
     const keysFile = join(tmpdir(), `dhs-keys-${crypto.randomUUID()}.json`);
-    writeFileSync(keysFile, JSON.stringify({ keys: [{ id: "key_p", account_id: "acct_p", scopes: ["sessions:read"], sha256: hashApiKey("dhs_production_test_key").toString("hex") }] }));
+    writeFileSync(
+      keysFile,
+      JSON.stringify({
+        keys: [
+          { id: "key_p", account_id: "acct_p", scopes: ["sessions:read"], sha256: hashApiKey("dhs_production_test_key").toString("hex") },
+        ],
+      }),
+    );
     const production = (redisUrl: string, livekitApiUrl: string) => ({
       NODE_ENV: "production",
       REDIS_URL: redisUrl,
@@ -111,7 +120,9 @@ describe("dist/main.js", () => {
         const proc = start(production(redis.url, livekit.url));
         const [code] = await proc.exited;
         expect(code).toBe(1);
-        expect(proc.output().stderr).toBe("configuration error: LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET (401 or 403 from LIVEKIT_API_URL)\n");
+        expect(proc.output().stderr).toBe(
+          "configuration error: LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET (401 or 403 from LIVEKIT_API_URL)\n",
+        );
       } finally {
         await livekit.stop();
         await redis.stop();

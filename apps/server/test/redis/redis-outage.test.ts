@@ -4,7 +4,7 @@
  * by itself, with every session it confirmed still there.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, expectApiError, startHarness, until } from "../support/harness.js";
+import { expectApiError, type Harness, startHarness, until } from "../support/harness.js";
 import { type RedisServer, startRedis } from "../support/redis-server.js";
 
 let redis: RedisServer;

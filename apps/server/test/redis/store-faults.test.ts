@@ -4,10 +4,9 @@
  * cause, and counted, while Redis being unreachable stays 503 (redis-outage.test.ts).
  */
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { keyspace } from "../../src/store/keys.js";
-import { type Harness, expectApiError, startHarness } from "../support/harness.js";
+import { expectApiError, type Harness, startHarness } from "../support/harness.js";
 
 const PREFIX = `faults${crypto.randomUUID().slice(0, 6)}`;
 let h: Harness;
@@ -28,7 +27,9 @@ describe("a session record that cannot be decoded", () => {
     const res = await h.request("GET", `/v1/sessions/${session.id}`);
     const error = await expectApiError(res, 500, "internal_error");
     expect(res.headers.get("Retry-After")).toBeNull();
-    const lines = h.logs.map((line) => JSON.parse(line)).filter((line) => line.request_id === error.request_id && line.msg === "dependency fault");
+    const lines = h.logs
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.request_id === error.request_id && line.msg === "dependency fault");
     expect(lines).toEqual([expect.objectContaining({ level: 50, dependency: "store", cause: expect.stringMatching(/^Redis: .*JSON/) })]);
     const metrics = await (await fetch(`${h.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^dhs_dependency_faults_total\{dependency="store"\} [1-9]/m);

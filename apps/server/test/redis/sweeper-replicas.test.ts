@@ -27,7 +27,11 @@ describe("two sweepers sharing one Redis", () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const deletes = [...a.livekit.callsOf("DeleteRoom"), ...b.livekit.callsOf("DeleteRoom")].map((c) => c.body.room as string);
-    for (const s of sessions) expect(deletes.filter((room) => room === s.room_name), s.room_name).toHaveLength(1);
+    for (const s of sessions)
+      expect(
+        deletes.filter((room) => room === s.room_name),
+        s.room_name,
+      ).toHaveLength(1);
     const ended = await Promise.all(sessions.map((s) => a.session(s.id)));
     expect(new Set(ended.map((s) => s.status))).toEqual(new Set(["cancelled"]));
     expect(deletes).toHaveLength(sessions.length);

@@ -20,8 +20,19 @@ beforeAll(async () => {
   livekit.delayMs = 50;
   const dir = mkdtempSync(join(tmpdir(), "dhs-two-"));
   const apiKeysFile = join(dir, "keys.json");
-  writeFileSync(apiKeysFile, JSON.stringify({ keys: [{ id: "key_p", account_id: "acct_p", scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(KEY).toString("hex") }] }));
-  const env = { LOG_LEVEL: "info", REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), API_KEYS_FILE: apiKeysFile, LIVEKIT_API_URL: livekit.url };
+  writeFileSync(
+    apiKeysFile,
+    JSON.stringify({
+      keys: [{ id: "key_p", account_id: "acct_p", scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(KEY).toString("hex") }],
+    }),
+  );
+  const env = {
+    LOG_LEVEL: "info",
+    REDIS_URL: inject("redisUrl"),
+    REDIS_MODE: inject("redisMode"),
+    API_KEYS_FILE: apiKeysFile,
+    LIVEKIT_API_URL: livekit.url,
+  };
   const processes = [startServerProcess(env), startServerProcess(env)];
   urls.push(...(await Promise.all(processes.map(async (p) => (await p.listening).url))));
 });

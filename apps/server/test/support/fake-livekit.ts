@@ -4,7 +4,7 @@
  * calls it. It checks the SDK's bearer JWT like LiveKit does, records every call, and can be told to be
  * slow, to fail with 503 or to stop answering, so tests can see what the service does then.
  */
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { TokenVerifier } from "livekit-server-sdk";
 
@@ -41,7 +41,9 @@ export class FakeLiveKit {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+    const address = this.server?.address() as AddressInfo | undefined;
+    if (!address) throw new Error("the fake LiveKit is not listening");
+    return `http://127.0.0.1:${address.port}`;
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -120,9 +122,19 @@ export class FakeLiveKit {
       case "CreateRoom":
         this.rooms.add(body.name);
         for (const agent of body.agents ?? []) this.dispatch(body.name, agent.agentName);
-        return reply(200, { sid: `RM_${body.name}`, name: body.name, emptyTimeout: body.emptyTimeout, maxParticipants: body.maxParticipants, metadata: body.metadata });
+        return reply(200, {
+          sid: `RM_${body.name}`,
+          name: body.name,
+          emptyTimeout: body.emptyTimeout,
+          maxParticipants: body.maxParticipants,
+          metadata: body.metadata,
+        });
       case "ListRooms":
-        return reply(200, { rooms: [...this.rooms].filter((name) => !body.names?.length || body.names.includes(name)).map((name) => ({ sid: `RM_${name}`, name })) });
+        return reply(200, {
+          rooms: [...this.rooms]
+            .filter((name) => !body.names?.length || body.names.includes(name))
+            .map((name) => ({ sid: `RM_${name}`, name })),
+        });
       case "ListDispatch":
         return reply(200, {
           agentDispatches: (this.dispatches.get(body.room) ?? []).map((d, i) => ({

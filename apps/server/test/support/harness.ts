@@ -2,14 +2,15 @@
  * Boots the real service in-process (configuration, composition, Express on port 0) against the store
  * the project names (DHS_TEST_STORE: redis, cluster or memory) and a FakeLiveKit, with API keys of two accounts.
  */
+
+import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
 import { AccessToken, TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
 import { expect, inject } from "vitest";
-import { type ComposeOverrides, type Composed, compose } from "../../src/compose.js";
+import { type Composed, type ComposeOverrides, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/api-keys.js";
 import { metricsListener } from "../../src/http/metrics-server.js";
@@ -34,7 +35,12 @@ export const LIVEKIT = { url: "wss://livekit.test", apiKey: "devkey", apiSecret:
 
 function writeFixtures(): { apiKeysFile: string; digitalHumansFile: string } {
   const dir = mkdtempSync(join(tmpdir(), "dhs-test-"));
-  const key = (id: string, account_id: string, secret: string, scopes: string[]) => ({ id, account_id, scopes, sha256: hashApiKey(secret).toString("hex") });
+  const key = (id: string, account_id: string, secret: string, scopes: string[]) => ({
+    id,
+    account_id,
+    scopes,
+    sha256: hashApiKey(secret).toString("hex"),
+  });
   const rw = ["sessions:read", "sessions:write"];
   const apiKeysFile = join(dir, "api-keys.json");
   writeFileSync(
@@ -64,7 +70,11 @@ export interface Harness {
   composed: Composed;
   logs: string[];
   /** key: the API key to send (account A's read-write key when undefined, none when null). */
-  request(method: string, path: string, init?: { key?: string | null | undefined; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    init?: { key?: string | null | undefined; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ): Promise<Response>;
   create(body?: unknown, options?: { key?: string; idempotencyKey?: string }): Promise<Response>;
   /** Posts a LiveKit webhook event, signed as LiveKit signs it (unless a signature is given). */
   webhook(event: Record<string, unknown>, options?: { authorization?: string | null; raw?: string }): Promise<Response>;
@@ -87,7 +97,9 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     VALIDATE_RESPONSES: "true",
     // Test files run in parallel on one Redis: each harness gets a keyspace of its own (its sessions,
     // and its timers, which no other harness's sweeper may fire), unless a test shares one on purpose.
-    ...(STORE === "memory" ? {} : { REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` }),
+    ...(STORE === "memory"
+      ? {}
+      : { REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` }),
     ...env,
   });
   const logs: string[] = [];
@@ -114,7 +126,8 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     if (key !== null) headers.Authorization = `Bearer ${key}`;
     let body: string | undefined = init.raw;
     if (init.body !== undefined) body = JSON.stringify(init.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["Content-Type"] = "application/json";
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+      headers["Content-Type"] = "application/json";
     return fetch(`${server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   };
 
@@ -153,7 +166,11 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
 export const tokenVerifier = new TokenVerifier(LIVEKIT.apiKey, LIVEKIT.apiSecret);
 
 /** An ApiError answer: the status, the code, and request_id equal to X-Request-ID. */
-export async function expectApiError(res: Response, status: number, code: string): Promise<{ code: string; detail: any; request_id: string }> {
+export async function expectApiError(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ code: string; detail: any; request_id: string }> {
   const body = (await res.json()) as { code: string; detail: any; request_id: string };
   expect({ status: res.status, code: body.code }).toEqual({ status, code });
   expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
@@ -183,7 +200,15 @@ export function roomEvent(
     id: `EV_${Date.now()}_${++eventCounter}`,
     createdAt: String(Math.floor(Date.now() / 1000)),
     room: { sid: `RM_${session.id}`, name: session.room_name, metadata: JSON.stringify({ session_id: session.id, account_id: accountId }) },
-    ...(participant ? { participant: { sid: participant.sid ?? `PA_${participant.identity}`, identity: participant.identity, kind: participant.kind ?? "STANDARD" } } : {}),
+    ...(participant
+      ? {
+          participant: {
+            sid: participant.sid ?? `PA_${participant.identity}`,
+            identity: participant.identity,
+            kind: participant.kind ?? "STANDARD",
+          },
+        }
+      : {}),
   };
 }
 

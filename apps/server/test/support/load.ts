@@ -25,7 +25,10 @@ export interface Load {
   stop(): Promise<Sample[]>;
 }
 
-export function startLoad(send: (tag: string, signal: AbortSignal) => Promise<Response>, options: { concurrency: number; timeoutMs: number }): Load {
+export function startLoad(
+  send: (tag: string, signal: AbortSignal) => Promise<Response>,
+  options: { concurrency: number; timeoutMs: number },
+): Load {
   const samples: Sample[] = [];
   let open = 0;
   let running = true;

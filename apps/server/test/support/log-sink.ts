@@ -3,7 +3,7 @@
  * written under .test-logs/ so the `logs` project can read the whole run afterwards and prove that no
  * API key or token ever reached a log (see test/logs). The test scripts empty the directory first.
  */
-import { type WriteStream, createWriteStream, mkdirSync } from "node:fs";
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 

@@ -82,7 +82,13 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
     node.kill("SIGKILL");
     await exited;
   };
-  return { url: ports.map((port) => `redis://127.0.0.1:${port}`).join(","), ports, masterOfSlot: (slot) => masterOfSlot(cli, ports, nodes, slot), killNode, stop };
+  return {
+    url: ports.map((port) => `redis://127.0.0.1:${port}`).join(","),
+    ports,
+    masterOfSlot: (slot) => masterOfSlot(cli, ports, nodes, slot),
+    killNode,
+    stop,
+  };
 }
 
 async function waitForReplicaSynced(cli: string, port: number): Promise<void> {
@@ -112,7 +118,14 @@ async function masterOfSlot(cli: string, ports: number[], nodes: ChildProcess[],
   // Each range is listed as: first slot, last slot, then the master's address and port, then replicas.
   for (let i = 0; i + 3 < lines.length; i++) {
     const [first, last, ip, port] = lines.slice(i, i + 4);
-    if (/^\d+$/.test(first ?? "") && /^\d+$/.test(last ?? "") && /^\d+\.\d+\.\d+\.\d+$/.test(ip ?? "") && Number(first) <= slot && slot <= Number(last)) return Number(port);
+    if (
+      /^\d+$/.test(first ?? "") &&
+      /^\d+$/.test(last ?? "") &&
+      /^\d+\.\d+\.\d+\.\d+$/.test(ip ?? "") &&
+      Number(first) <= slot &&
+      slot <= Number(last)
+    )
+      return Number(port);
   }
   throw new Error(`no master for slot ${slot} in:\n${stdout}`);
 }

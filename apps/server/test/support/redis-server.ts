@@ -36,7 +36,10 @@ export async function startRedis(options: { appendonly?: boolean; port?: number 
     const persistence = options.appendonly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
     const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, ...persistence];
     child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-    await waitForOutput(child, /Ready to accept connections/, { name: `${bin} (install redis-server or set REDIS_SERVER_BIN)`, timeoutMs: 20_000 });
+    await waitForOutput(child, /Ready to accept connections/, {
+      name: `${bin} (install redis-server or set REDIS_SERVER_BIN)`,
+      timeoutMs: 20_000,
+    });
   };
 
   const kill = async () => {

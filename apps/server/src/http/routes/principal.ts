@@ -3,8 +3,8 @@
  */
 import { type Principal, scopeValues } from "@dhs/contract";
 import type { Router } from "express";
-import { exactRouter } from "./exact-router.js";
 import { principalOf } from "../authenticate.js";
+import { exactRouter } from "./exact-router.js";
 
 export function principalRoutes(): Router {
   const router = exactRouter();

@@ -3,9 +3,9 @@
  */
 import type { ListSessionsQuery, SessionCreate } from "@dhs/contract";
 import type { Router } from "express";
-import { exactRouter } from "./exact-router.js";
 import type { SessionService } from "../../domain/session-service.js";
 import { principalOf } from "../authenticate.js";
+import { exactRouter } from "./exact-router.js";
 
 export function sessionRoutes(sessions: SessionService): Router {
   const router = exactRouter();
