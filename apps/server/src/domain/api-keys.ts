@@ -46,10 +46,6 @@ export class ApiKeyRing {
     }
   }
 
-  get size(): number {
-    return this.byHash.size;
-  }
-
   /** The principal of a presented secret, or undefined. Only hashes are kept or compared. */
   authenticate(secret: string): Principal | undefined {
     const digest = hashApiKey(secret);

@@ -4,8 +4,8 @@
  */
 import type { SessionStatus } from "@dhs/contract";
 import type { BeginOutcome } from "./idempotency.js";
-import type { LifecycleTimer, TimerKind } from "./session-machine.js";
 import type { SessionRecord } from "./session.js";
+import type { LifecycleTimer, TimerKind } from "./session-machine.js";
 
 /** A stored session and the version it was read at, for compare-and-set. */
 export interface Versioned {
@@ -58,13 +58,7 @@ export interface SessionStore {
    * Atomically: stores the session and marks the key done (remembered keyTtlMs), if the lock is still
    * this request's. False when another request holds the key now; nothing is written then.
    */
-  completeCreate(
-    session: SessionRecord,
-    idempotencyKey: string,
-    fingerprint: string,
-    lock: string,
-    keyTtlMs: number,
-  ): Promise<boolean>;
+  completeCreate(session: SessionRecord, idempotencyKey: string, fingerprint: string, lock: string, keyTtlMs: number): Promise<boolean>;
   /** Releases this request's lock, so the key can be used again. */
   abandonCreate(accountId: string, idempotencyKey: string, fingerprint: string, lock: string): Promise<void>;
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
@@ -106,7 +100,7 @@ export interface SessionStore {
   /** Records a webhook event id; false when it was already recorded (a duplicate delivery). */
   markEventSeen(eventId: string, ttlMs: number): Promise<boolean>;
   forgetEvent(eventId: string): Promise<void>;
-  /** Resolves when the store answers; rejects with StoreUnavailableError otherwise. */
+  /** Resolves when the store answers; rejects with DependencyUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

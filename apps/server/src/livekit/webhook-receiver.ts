@@ -10,7 +10,6 @@ import type { RoomEvent } from "../domain/session-service.js";
 
 export interface SessionRoomEvent {
   id: string;
-  name: string;
   accountId: string;
   sessionId: string;
   event: RoomEvent;
@@ -57,7 +56,7 @@ export class LiveKitWebhooks {
 export function sessionRoomEvent(event: WebhookEvent): SessionRoomEvent | undefined {
   const owner = roomOwner(event.room?.metadata);
   if (!owner) return undefined;
-  const base = { id: event.id, name: event.event, ...owner };
+  const base = { id: event.id, ...owner };
   switch (event.event) {
     case "participant_joined":
     case "participant_left":

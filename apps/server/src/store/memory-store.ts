@@ -5,10 +5,10 @@
  */
 import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
-import { type DueTimer, type ListQuery, type SessionStore, type Versioned, isAfterCursor, newestFirst } from "../domain/ports.js";
-import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
+import { type DueTimer, isAfterCursor, type ListQuery, newestFirst, type SessionStore, type Versioned } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/session.js";
-import { TIMER_KINDS, idempotencyRecord, keys, parseTimerMember, timerMember } from "./keys.js";
+import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
+import { idempotencyRecord, keys, parseTimerMember, TIMER_KINDS, timerMember } from "./keys.js";
 
 interface Expiring {
   value: string;
@@ -23,6 +23,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly timers = new Map<string, number>();
   /** key -> expiry (ms). */
   private readonly ending = new Map<string, number>();
+  private prunedAt = 0;
   private readonly events = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
 
@@ -111,9 +112,16 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
-    const due = [...this.timers].filter(([, at]) => at <= nowMs).sort(([, a], [, b]) => a - b).slice(0, max);
+    const due = [...this.timers]
+      .filter(([, at]) => at <= nowMs)
+      .sort(([, a], [, b]) => a - b)
+      .slice(0, max);
     for (const [member] of due) this.timers.set(member, nowMs + leaseMs);
-    return due.map(([member]) => ({ ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">), member, claimedUntil: nowMs + leaseMs }));
+    return due.map(([member]) => ({
+      ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">),
+      member,
+      claimedUntil: nowMs + leaseMs,
+    }));
   }
 
   async completeTimer(due: DueTimer): Promise<void> {
@@ -121,6 +129,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {
+    this.prune();
     this.ending.set(keys.ending(accountId, sessionId), this.now() + ttlMs);
   }
 
@@ -133,10 +142,24 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
+    this.prune();
     const expiresAt = this.events.get(eventId);
     if (expiresAt !== undefined && expiresAt > this.now()) return false;
     this.events.set(eventId, this.now() + ttlMs);
     return true;
+  }
+
+  /**
+   * Drops expired ending marks and webhook ids (Redis expires its keys by itself), at most once a
+   * second, so neither map grows for as long as the process runs.
+   */
+  private prune(): void {
+    const now = this.now();
+    if (now - this.prunedAt < 1000) return;
+    this.prunedAt = now;
+    for (const map of [this.ending, this.events]) {
+      for (const [key, expiresAt] of map) if (expiresAt <= now) map.delete(key);
+    }
   }
 
   async forgetEvent(eventId: string): Promise<void> {
@@ -147,7 +170,10 @@ export class MemorySessionStore implements SessionStore {
 
   private index(key: string): Map<string, number> {
     let index = this.indexes.get(key);
-    if (!index) this.indexes.set(key, (index = new Map()));
+    if (!index) {
+      index = new Map();
+      this.indexes.set(key, index);
+    }
     return index;
   }
 
