@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { components, operations } from "./generated/v1.js";
 
 export type { components, operations, paths } from "./generated/v1.js";
-export { endReasonValues, scopeValues, sessionStatusValues } from "./generated/v1.js";
+export { endReasonValues, errorCodeValues, scopeValues, sessionStatusValues } from "./generated/v1.js";
 
 type Schemas = components["schemas"];
 
@@ -20,6 +20,7 @@ export type EndReason = Schemas["EndReason"];
 export type Principal = Schemas["Principal"];
 export type Scope = Schemas["Scope"];
 export type ApiError = Schemas["ApiError"];
+export type ErrorCode = Schemas["ErrorCode"];
 export type ListSessionsQuery = NonNullable<operations["listSessions"]["parameters"]["query"]>;
 export type OperationId = keyof operations;
 

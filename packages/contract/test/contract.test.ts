@@ -193,7 +193,9 @@ describe("ApiError (spec 2.3)", () => {
   it("requires code, detail and request_id; detail is any JSON value", () => {
     const error = schemas.ApiError;
     expect([...error.required].sort()).toEqual(["code", "detail", "request_id"]);
-    expect(error.properties.code.type).toBe("string");
+    // A string: one of ErrorCode, or a code added later (the specification's `code: string`).
+    expect(error.properties.code.anyOf).toEqual([{ $ref: "#/components/schemas/ErrorCode" }, expect.objectContaining({ type: "string" })]);
+    expect(schemas.ErrorCode.type).toBe("string");
     expect(error.properties.request_id.type).toBe("string");
     expect(error.properties.detail.type).toBeUndefined();
   });

@@ -5,32 +5,23 @@
  * an ApiError and an X-Request-ID like every other answer, and the connection is closed, since what
  * follows on it cannot be trusted.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import type { ApiError } from "@dhs/contract";
+import type { ApiError, ErrorCode } from "@dhs/contract";
+import { STATUS_OF } from "./error-status.js";
 import { newRequestId } from "./request-id.js";
 
-const ANSWERS = {
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    reason: "Request Header Fields Too Large",
-    code: "headers_too_large",
-    detail: "The request headers exceed 16 KiB.",
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    reason: "Request Timeout",
-    code: "request_timeout",
-    detail: "The request did not arrive in time.",
-  },
-  EXPECTATION: {
-    status: 417,
-    reason: "Expectation Failed",
-    code: "expectation_failed",
-    detail: "The only expectation this server meets is Expect: 100-continue.",
-  },
-  default: { status: 400, reason: "Bad Request", code: "malformed_request", detail: "The HTTP request could not be parsed." },
-} as const;
+interface Answer {
+  code: ErrorCode;
+  detail: string;
+}
+
+const ANSWERS: Record<"HPE_HEADER_OVERFLOW" | "ERR_HTTP_REQUEST_TIMEOUT" | "EXPECTATION" | "default", Answer> = {
+  HPE_HEADER_OVERFLOW: { code: "headers_too_large", detail: "The request headers exceed 16 KiB." },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: "request_timeout", detail: "The request did not arrive in time." },
+  EXPECTATION: { code: "expectation_failed", detail: "The only expectation this server meets is Expect: 100-continue." },
+  default: { code: "malformed_request", detail: "The HTTP request could not be parsed." },
+};
 
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const answer = ANSWERS[error.code as keyof typeof ANSWERS] ?? ANSWERS.default;
@@ -55,11 +46,12 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     // not arrive in time): that request can never be read to its end, so it is the one answered.
     pending.shouldKeepAlive = false;
     pending.once("finish", () => socket.destroy());
-    pending.writeHead(answer.status, answerHeaders(requestId, json)).end(json);
+    pending.writeHead(STATUS_OF[answer.code], answerHeaders(requestId, json)).end(json);
     return;
   }
   const head = Object.entries({ ...answerHeaders(requestId, json), Connection: "close" }).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(`HTTP/1.1 ${answer.status} ${answer.reason}\r\n${head.join("")}\r\n${json}`);
+  const status = STATUS_OF[answer.code];
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join("")}\r\n${json}`);
 }
 
 /** Expect with anything but 100-continue: 417 as an ApiError, without reading the body, and close. */
@@ -68,7 +60,7 @@ export function answerUnmetExpectation(_req: IncomingMessage, res: ServerRespons
   const requestId = newRequestId();
   const json = JSON.stringify({ code: answer.code, detail: answer.detail, request_id: requestId } satisfies ApiError);
   res.shouldKeepAlive = false;
-  res.writeHead(answer.status, answerHeaders(requestId, json)).end(json);
+  res.writeHead(STATUS_OF[answer.code], answerHeaders(requestId, json)).end(json);
 }
 
 function answerHeaders(requestId: string, json: string): Record<string, string | number> {

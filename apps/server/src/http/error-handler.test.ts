@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../domain/app-error.js";
 import { DependencyFaultError, DependencyUnavailableError } from "../domain/ports.js";
 import { errorHandler, toAppError } from "./error-handler.js";
+import { STATUS_OF } from "./error-status.js";
 
 describe("toAppError, the one mapping of errors to answers", () => {
   const cases: [
@@ -115,7 +116,10 @@ describe("toAppError, the one mapping of errors to answers", () => {
   ];
 
   it.each(cases)("%s", (_name, given, want) => {
-    expect(toAppError(given)).toMatchObject(want);
+    const { status, ...rest } = want;
+    const error = toAppError(given);
+    expect(error).toMatchObject(rest);
+    expect(STATUS_OF[error.code]).toBe(status);
   });
 
   it("never puts a stack or the original message of an unexpected error into the answer", () => {

@@ -8,6 +8,7 @@ import type { ApiError } from "@dhs/contract";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../domain/app-error.js";
 import { DependencyUnavailableError } from "../domain/ports.js";
+import { STATUS_OF } from "./error-status.js";
 import { requestIdOf } from "./request-id.js";
 
 export type ErrorLogger = (error: unknown, requestId: string) => void;
@@ -103,20 +104,21 @@ export function toAppError(error: unknown): AppError {
 
 export function sendError(res: Response, error: AppError): void {
   const body: ApiError = { code: error.code, detail: error.detail, request_id: requestIdOf(res) };
+  const status = STATUS_OF[error.code];
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   // A refused caller, or a request answered before its body arrived, gets no more of this connection:
   // Node would otherwise read and discard the rest of the body to keep the connection alive, which a
   // client trickling it could stretch for as long as the request timeout allows.
-  if (error.status === 401 || error.status === 403 || !res.req.complete) res.setHeader("Connection", "close");
+  if (status === 401 || status === 403 || !res.req.complete) res.setHeader("Connection", "close");
   if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
-  res.status(error.status).json(body);
+  res.status(status).json(body);
 }
 
 export function errorHandler(log: ErrorLogger) {
   return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(error);
     const appError = toAppError(error);
-    if (appError.status >= 500) log(error, requestIdOf(res));
+    if (STATUS_OF[appError.code] >= 500) log(error, requestIdOf(res));
     try {
       sendError(res, appError);
     } catch (failure) {

@@ -107,7 +107,12 @@ function sendRaw(host: string, port: number, raw: Buffer): Promise<Answer> {
   });
 }
 
-const BEFORE_ANY_OPERATION: Record<number, string> = { 400: "malformed_request", 408: "request_timeout", 431: "headers_too_large" };
+const BEFORE_ANY_OPERATION: Record<number, string> = {
+  400: "malformed_request",
+  408: "request_timeout",
+  417: "expectation_failed",
+  431: "headers_too_large",
+};
 
 const apiErrorValid = validator({ $ref: "#/components/schemas/ApiError" });
 

@@ -357,6 +357,13 @@ export interface components {
          */
         Scope: "sessions:read" | "sessions:write";
         /**
+         * @description Every error code this release of the API answers with; the table under *Errors* says when, and
+         *     with which HTTP status. The server and this list are checked against each other.
+         * @example validation_failed
+         * @enum {string}
+         */
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+        /**
          * @description The body of every error answer. Branch on `code` (see *Errors*); `detail` explains the error and
          *     its shape depends on the code: for `validation_failed` a list of
          *     `{location, path, message}` objects, where `location` is one of `body`, `header`, `path` or
@@ -364,10 +371,11 @@ export interface components {
          */
         ApiError: {
             /**
-             * @description Machine-readable error code, stable within `v1`.
+             * @description Machine-readable error code, stable within `v1`: one of `ErrorCode` (see *Errors*). Codes added
+             *     in a later release of `v1` arrive as other strings; treat an unknown code by its HTTP status.
              * @example validation_failed
              */
-            code: string;
+            code: components["schemas"]["ErrorCode"] | string;
             /** @description What went wrong, for people and logs. Any JSON value; its shape depends on `code`. */
             detail: unknown;
             /**
@@ -826,3 +834,4 @@ type ReadonlyArray<T> = [
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "rate_limited", "headers_too_large", "internal_error", "service_unavailable"];
