@@ -1,16 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DIGITAL_HUMANS, expectApiError, type Harness, KEYS, LIVEKIT, startHarness, tokenVerifier } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { DIGITAL_HUMANS, expectApiError, KEYS, LIVEKIT, tokenVerifier, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.livekit.reset();
-});
+const h = useHarness();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

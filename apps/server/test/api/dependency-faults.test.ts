@@ -4,19 +4,10 @@
  * Retry-After, so clients stop retrying, and is logged at error level naming the variables and counted;
  * LiveKit that cannot be reached stays 503 with Retry-After.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { expectApiError, type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { expectApiError, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.livekit.reset();
-});
+const h = useHarness();
 
 function faultLines(requestId: string | null): { level: number; msg: string; dependency?: string; cause?: string }[] {
   return h.logs.map((line) => JSON.parse(line)).filter((line) => line.request_id === requestId && line.msg === "dependency fault");

@@ -4,26 +4,17 @@
  * one. The service asks LiveKit's AgentDispatchService whether a job is pending or running and dispatches
  * again when none is; a slow-booting avatar (its job running, not joined yet) is never doubled.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, roomEvent, startHarness, until } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { roomEvent, until, useHarness } from "../support/harness.js";
 
 const REDISPATCH_S = 1;
 const DIGITAL_HUMAN_S = 3;
 
-let t: Harness;
-beforeAll(async () => {
-  t = await startHarness({
-    DIGITAL_HUMAN_REDISPATCH_S: String(REDISPATCH_S),
-    DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(DIGITAL_HUMAN_S),
-    SESSION_MAX_DURATION_S: "120",
-    SWEEP_INTERVAL_MS: "100",
-  });
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(() => {
-  t.livekit.reset();
+const t = useHarness({
+  DIGITAL_HUMAN_REDISPATCH_S: String(REDISPATCH_S),
+  DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(DIGITAL_HUMAN_S),
+  SESSION_MAX_DURATION_S: "120",
+  SWEEP_INTERVAL_MS: "100",
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,15 +1,11 @@
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, type Harness, KEYS, LIVEKIT, startHarness, tokenVerifier } from "../support/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectApiError, KEYS, LIVEKIT, tokenVerifier, useHarness } from "../support/harness.js";
 
-let h: Harness;
+const h = useHarness({ PARTICIPANT_TOKEN_TTL_S: "120" });
 let created: Record<string, any>;
 beforeAll(async () => {
-  h = await startHarness({ PARTICIPANT_TOKEN_TTL_S: "120" });
   created = await (await h.create({ participant_identity: "getter" })).json();
-});
-afterAll(async () => {
-  await h.close();
 });
 
 describe("GET /v1/sessions/{id}, for the account's own session", () => {

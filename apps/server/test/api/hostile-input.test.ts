@@ -8,16 +8,10 @@
  */
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, type Harness, KEYS, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { expectApiError, KEYS, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 /**
  * Sends bytes as they are and reads everything until the server closes the connection. The client

@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { expectApiError, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 describe("every answer", () => {
   it("carries a unique X-Request-ID", async () => {

@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/domain/idempotency.js";
-import { expectApiError, type Harness, KEYS, startHarness, tokenVerifier } from "../support/harness.js";
+import { expectApiError, KEYS, tokenVerifier, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  // The shortest lock the configuration allows, so a test can watch one expire.
-  h = await startHarness({ IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "300", REDIS_COMMAND_TIMEOUT_MS: "200" });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.livekit.reset();
-});
+// The shortest lock the configuration allows, so a test can watch one expire.
+const h = useHarness({ IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "300", REDIS_COMMAND_TIMEOUT_MS: "200" });
 
 describe("POST /v1/sessions, when the same key is sent again with the same body", () => {
   it("answers 201 with the same session, Idempotent-Replayed: true and a valid token, and creates no second room", async () => {

@@ -2,21 +2,15 @@
  * A bug (here, a store that breaks in a way no outage explains) is answered 500 internal_error: an
  * ApiError without a stack or the error's message, logged with its request id.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/store/memory-store.js";
-import { expectApiError, type Harness, startHarness } from "../support/harness.js";
+import { expectApiError, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  const store = new MemorySessionStore();
-  store.getSession = async () => {
-    throw new TypeError("Cannot read properties of undefined (reading 'secret_internal_field')");
-  };
-  h = await startHarness({}, { store });
-});
-afterAll(async () => {
-  await h.close();
-});
+const store = new MemorySessionStore();
+store.getSession = async () => {
+  throw new TypeError("Cannot read properties of undefined (reading 'secret_internal_field')");
+};
+const h = useHarness({}, { store });
 
 describe("GET /v1/sessions/{id}, when the server has a bug", () => {
   it("answers 500 internal_error without internals, and logs the error with the request id", async () => {

@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
-import { expectApiError, type Harness, KEYS, roomEvent, signWebhook, startHarness, tokenVerifier, until } from "../support/harness.js";
+import { expectApiError, KEYS, roomEvent, signWebhook, tokenVerifier, until, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.livekit.reset();
-});
+const h = useHarness();
 
 async function endReasonOf(id: string): Promise<string | null> {
   const list = (await (await h.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string; end_reason: string | null }[] };
@@ -268,17 +259,11 @@ describe("GET /v1/sessions", () => {
 });
 
 describe("timers, with nobody reading the session", () => {
-  let t: Harness;
-  beforeAll(async () => {
-    t = await startHarness({
-      SESSION_JOIN_TIMEOUT_S: "1",
-      DIGITAL_HUMAN_JOIN_TIMEOUT_S: "1",
-      SESSION_MAX_DURATION_S: "2",
-      SWEEP_INTERVAL_MS: "100",
-    });
-  });
-  afterAll(async () => {
-    await t.close();
+  const t = useHarness({
+    SESSION_JOIN_TIMEOUT_S: "1",
+    DIGITAL_HUMAN_JOIN_TIMEOUT_S: "1",
+    SESSION_MAX_DURATION_S: "2",
+    SWEEP_INTERVAL_MS: "100",
   });
 
   async function endedOf(id: string) {
@@ -312,13 +297,7 @@ describe("timers, with nobody reading the session", () => {
 });
 
 describe("retention of ended sessions", () => {
-  let r: Harness;
-  beforeAll(async () => {
-    r = await startHarness({ SESSION_RETENTION_S: "172800" });
-  });
-  afterAll(async () => {
-    await r.close();
-  });
+  const r = useHarness({ SESSION_RETENTION_S: "172800" });
 
   /** A sweep as the replicas' sweepers will run it `days` from now. */
   const sweepAt = (days: number) =>

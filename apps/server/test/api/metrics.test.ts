@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, roomEvent, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { roomEvent, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 async function metrics(): Promise<string> {
   const res = await fetch(`${h.metricsUrl}/metrics`);

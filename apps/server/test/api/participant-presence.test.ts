@@ -3,23 +3,17 @@
  * seconds after the user joined, the user closing the tab, reloading the page, losing the network for a
  * moment. Signed webhooks as LiveKit sends them; timers fired by the sweeper with nobody reading.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, roomEvent, startHarness, until } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { roomEvent, until, useHarness } from "../support/harness.js";
 
 const DIGITAL_HUMAN_S = 2;
 const DEPARTURE_S = 1;
 
-let t: Harness;
-beforeAll(async () => {
-  t = await startHarness({
-    DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(DIGITAL_HUMAN_S),
-    SESSION_DEPARTURE_TIMEOUT_S: String(DEPARTURE_S),
-    SESSION_MAX_DURATION_S: "120",
-    SWEEP_INTERVAL_MS: "100",
-  });
-});
-afterAll(async () => {
-  await t.close();
+const t = useHarness({
+  DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(DIGITAL_HUMAN_S),
+  SESSION_DEPARTURE_TIMEOUT_S: String(DEPARTURE_S),
+  SESSION_MAX_DURATION_S: "120",
+  SWEEP_INTERVAL_MS: "100",
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, type Harness, KEYS, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { expectApiError, KEYS, useHarness } from "../support/harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 describe("GET /v1/me", () => {
   it.each([

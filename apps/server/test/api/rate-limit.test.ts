@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, type Harness, KEYS, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { expectApiError, KEYS, startHarness, useHarness } from "../support/harness.js";
 
 // 5 requests a second, up to 8 at once: small enough to cross in a test, big enough to see both limits.
-let h: Harness;
-let off: Harness;
-beforeAll(async () => {
-  h = await startHarness({ RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "8" });
-  off = await startHarness({ RATE_LIMIT_ENABLED: "false", RATE_LIMIT_PER_SECOND: "1", RATE_LIMIT_BURST: "1" });
-});
-afterAll(async () => {
-  await h?.close();
-  await off?.close();
-});
+const h = useHarness({ RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "8" });
+const off = useHarness({ RATE_LIMIT_ENABLED: "false", RATE_LIMIT_PER_SECOND: "1", RATE_LIMIT_BURST: "1" });
 
 describe("rate limits per API key", () => {
   it("let a key burst to its limit, then answer 429 rate_limited with Retry-After and RateLimit headers", async () => {

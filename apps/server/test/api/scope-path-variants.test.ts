@@ -10,9 +10,9 @@
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { openapiDocumentPath } from "@dhs/contract";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { type Harness, KEYS, startHarness } from "../support/harness.js";
+import { KEYS, useHarness } from "../support/harness.js";
 
 type Operation = { operationId: string; security?: Record<string, string[]>[] };
 const contract = parse(readFileSync(openapiDocumentPath, "utf8")) as {
@@ -78,11 +78,10 @@ function rawRequest(url: string, method: string, path: string, key: string): Pro
   });
 }
 
-let h: Harness;
+const h = useHarness();
 let sessionId: string;
 let handlerCalls: string[];
 beforeAll(async () => {
-  h = await startHarness();
   const created = await h.create();
   sessionId = ((await created.json()) as { id: string }).id;
   // Every SessionService method an operation's handler calls is watched: a call is a handler reached.
@@ -97,9 +96,6 @@ beforeAll(async () => {
       return original(...args);
     });
   }
-});
-afterAll(async () => {
-  await h.close();
 });
 
 describe.each(operations)("$id ($method $template)", (operation) => {

@@ -6,8 +6,8 @@
  * connection is closed at accept.
  */
 import { connect, type Socket } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, KEYS, signWebhook, startHarness } from "../support/harness.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Harness, KEYS, signWebhook, useHarness } from "../support/harness.js";
 
 // SLOW_CONNECTIONS=2000 measures more than the suite needs.
 const SLOW = Number(process.env.SLOW_CONNECTIONS ?? 60);
@@ -77,13 +77,7 @@ async function trafficUntil(h: Harness, done: Promise<unknown>): Promise<{ count
 }
 
 describe("slow connections", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness(LIMITS);
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness(LIMITS);
 
   it("that trickle their headers are answered 408 and closed once HEADERS_TIMEOUT_S has passed, while other requests succeed", async () => {
     const slow = await Promise.all(Array.from({ length: SLOW }, () => open(h.url)));
@@ -179,13 +173,7 @@ describe("slow connections", () => {
 });
 
 describe("MAX_CONNECTIONS", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ MAX_CONNECTIONS: "20", HEADERS_TIMEOUT_S: "30", REQUEST_TIMEOUT_S: "30" });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness({ MAX_CONNECTIONS: "20", HEADERS_TIMEOUT_S: "30", REQUEST_TIMEOUT_S: "30" });
 
   it("closes a connection beyond the cap at accept, counts it, and serves again once connections close", async () => {
     const held = await Promise.all(Array.from({ length: 20 }, () => open(h.url)));

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AccessToken, TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
-import { expect, inject } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
 import { type Composed, type ComposeOverrides, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/api-keys.js";
@@ -161,6 +161,30 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       await new Promise((resolve) => sink.end(resolve));
     },
   };
+}
+
+/**
+ * A harness for the whole test file: started before its first test, closed after its last, and its fake
+ * LiveKit reset before each test (so one test's calls and failure modes never leak into the next). The
+ * returned object reads the started harness on each use, so it can be taken at the top of the file.
+ */
+export function useHarness(env: Record<string, string> = {}, overrides: ComposeOverrides = {}): Harness {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await startHarness(env, overrides);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(() => {
+    started?.livekit.reset();
+  });
+  return new Proxy({} as Harness, {
+    get(_target, property: keyof Harness) {
+      if (!started) throw new Error("the harness is used before the file's beforeAll started it");
+      return started[property];
+    },
+  });
 }
 
 export const tokenVerifier = new TokenVerifier(LIVEKIT.apiKey, LIVEKIT.apiSecret);
