@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { createClient, type DhsClient } from "@dhs/client";
-import { scanForSecrets } from "@dhs/testkit";
+import { scanForSecrets, until } from "@dhs/testkit";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -80,16 +80,6 @@ async function listItem(id: string) {
   return data?.data.find((item) => item.id === id);
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 describe("a browser joining a session through the demo", () => {
@@ -111,10 +101,13 @@ describe("a browser joining a session through the demo", () => {
       // Both tracks come from a participant of kind AGENT (4 in LiveKit's ParticipantInfo.Kind).
       expect(new Set(state.remoteTracks.map((t) => t.participantKind))).toEqual(new Set([4]));
 
-      const item = await until("active with the digital human joined", async () => {
-        const found = await listItem(sessionId);
-        return found?.status === "active" && found.digital_human_joined_at ? found : undefined;
-      });
+      const item = await until(
+        async () => {
+          const found = await listItem(sessionId);
+          return found?.status === "active" && found.digital_human_joined_at ? found : undefined;
+        },
+        { what: "active with the digital human joined", timeoutMs: 30_000 },
+      );
       const created = Date.parse(item.created_at);
       runs.push({
         toActive: Date.parse(item.started_at as string) - created,
@@ -183,12 +176,11 @@ describe("timers with real LiveKit", () => {
   it("cancel a session nobody joins (join_timeout)", async () => {
     const { data: session } = await api.createSession({ participant_identity: "nobody" });
     const item = await until(
-      "cancelled",
       async () => {
         const found = await listItem(session?.id as string);
         return found?.status === "cancelled" ? found : undefined;
       },
-      (TIMEOUTS.joinS + 10) * 1000,
+      { what: "cancelled", timeoutMs: (TIMEOUTS.joinS + 10) * 1000 },
     );
     expect(item.end_reason).toBe("join_timeout");
     expect((await rooms.listRooms()).map((room) => room.name)).not.toContain(session?.room_name);
@@ -196,14 +188,13 @@ describe("timers with real LiveKit", () => {
 
   it("fail a session whose digital human never joins (digital_human_timeout), disconnecting the browser", async () => {
     const { page, sessionId } = await joinThroughDemo(`?digital_human_id=${GHOST.id}`);
-    await until("active", async () => (await listItem(sessionId))?.status === "active");
+    await until(async () => (await listItem(sessionId))?.status === "active", { what: "active", timeoutMs: 30_000 });
     const item = await until(
-      "failed",
       async () => {
         const found = await listItem(sessionId);
         return found?.status === "failed" ? found : undefined;
       },
-      (TIMEOUTS.digitalHumanS + 10) * 1000,
+      { what: "failed", timeoutMs: (TIMEOUTS.digitalHumanS + 10) * 1000 },
     );
     expect(item).toMatchObject({ end_reason: "digital_human_timeout", digital_human_joined_at: null });
     await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
@@ -218,12 +209,11 @@ describe("a digital human whose worker registers after the session was created",
     await stack.startLateWorker();
     const registered = Date.now() - created;
     const item = await until(
-      "the late digital human joined",
       async () => {
         const found = await listItem(session?.id as string);
         return found?.digital_human_joined_at ? found : undefined;
       },
-      TIMEOUTS.joinS * 1000,
+      { what: "the late digital human joined", timeoutMs: TIMEOUTS.joinS * 1000 },
     );
     const joined = Date.parse(item.digital_human_joined_at as string) - created;
     // The dispatch made with the room found no worker; the one that brought the agent is the service's.

@@ -1,14 +1,15 @@
 /**
  * The whole system on loopback, each part as its own process: Redis, a real LiveKit server (dev keys,
  * room auto-create off, webhooks to our service), the service on Redis, the digital human worker and the
- * demo. Ports are free ones; every process's output goes to artifacts/e2e-logs/ for whoever debugs.
+ * demo. Ports are free ones; the output of every process but Redis goes to artifacts/e2e-logs/ for whoever
+ * debugs.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, waitForOutput } from "@dhs/testkit";
+import { freePort, startRedis, waitForOutput } from "@dhs/testkit";
 
 const root = (path: string) => fileURLToPath(new URL(`../../../../${path}`, import.meta.url));
 export const ARTIFACTS = root("artifacts/");
@@ -63,24 +64,16 @@ export interface Stack {
 
 export async function startStack(livekitServer: string): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
-  const [redisPort, livekitPort, rtcTcpPort, apiPort, demoPort, agentPort] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const [livekitPort, rtcTcpPort, apiPort, demoPort, agentPort] = await Promise.all(Array.from({ length: 5 }, freePort));
   const udpStart = 40_000 + Math.floor(Math.random() * 400) * 50;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const livekitUrl = `ws://127.0.0.1:${livekitPort}`;
   const processes: Started[] = [];
   const livekitEnv = { LIVEKIT_URL: livekitUrl, LIVEKIT_API_KEY: LIVEKIT_KEY, LIVEKIT_API_SECRET: LIVEKIT_SECRET };
 
-  try {
-    processes.push(
-      await start(
-        "redis",
-        "redis-server",
-        ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        {},
-        /Ready to accept connections/,
-      ),
-    );
+  const redis = await startRedis();
 
+  try {
     const livekitConfig = join(dir, "livekit.yaml");
     writeFileSync(
       livekitConfig,
@@ -124,7 +117,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
           HOST: "127.0.0.1",
           PORT: String(apiPort),
           METRICS_PORT: "0",
-          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          REDIS_URL: redis.url,
           DIGITAL_HUMANS_FILE: catalog,
           SESSION_JOIN_TIMEOUT_S: String(TIMEOUTS.joinS),
           DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(TIMEOUTS.digitalHumanS),
@@ -158,6 +151,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
     );
   } catch (error) {
     for (const p of processes.reverse()) p.child.kill("SIGKILL");
+    await redis.stop();
     throw error;
   }
 
@@ -190,6 +184,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
         await exited;
         clearTimeout(timer);
       }
+      await redis.stop();
     },
   };
 }

@@ -1,40 +1,25 @@
 import type { SessionStatus } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
+import { DURATIONS, sessionRecord } from "../../test/support/session-fixtures.js";
 import type { SessionRecord } from "./session.js";
 import { type Effect, type SessionEvent, TRANSITIONS, transition } from "./session-machine.js";
 
-const durations = {
-  joinTimeoutS: 600,
-  digitalHumanJoinTimeoutS: 60,
-  maxDurationS: 1800,
-  departureTimeoutS: 30,
-  redispatchS: 5,
-  retentionS: 30 * 86_400,
-};
+const durations = DURATIONS;
 const NOW = new Date("2026-11-22T10:00:00.000Z");
 const T = NOW.getTime();
 
 function session(status: SessionStatus, extra: Partial<SessionRecord> = {}): SessionRecord {
   const terminal = status === "completed" || status === "cancelled" || status === "failed";
-  return {
+  const started = status !== "created" && status !== "cancelled";
+  return sessionRecord({
     id: "s1",
-    account_id: "a1",
     status,
-    room_name: "dhs-s1",
-    participant_identity: "u",
-    digital_human_id: "d",
-    tags: [],
-    metadata: {},
     end_reason: terminal ? "user_ended" : null,
-    digital_human_joined_at: null,
-    digital_human_left_at: null,
-    participant_sid: status === "created" || status === "cancelled" ? null : "PA_u",
-    participant_left_at: null,
-    created_at: "2026-11-22T09:00:00.000Z",
-    started_at: status === "created" || status === "cancelled" ? null : "2026-11-22T09:01:00.000Z",
+    participant_sid: started ? "PA_u" : null,
+    started_at: started ? "2026-11-22T09:01:00.000Z" : null,
     ended_at: terminal ? "2026-11-22T09:30:00.000Z" : null,
     ...extra,
-  };
+  });
 }
 
 type Want = { status: SessionStatus; reason?: string | null; effects: Effect[]; changed: boolean; dh?: boolean };

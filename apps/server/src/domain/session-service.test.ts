@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { sessionSettings } from "../../test/support/session-fixtures.js";
 import { MemorySessionStore } from "../store/memory-store.js";
 import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
@@ -25,20 +26,7 @@ function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomS
     rooms,
     tokens: { mint: async ({ identity }) => `token-for-${identity}` },
     catalog,
-    settings: {
-      rtcUrl: "wss://lk",
-      participantTokenTtlS: 600,
-      idempotencyKeyTtlMs: 60_000,
-      idempotencyLockTtlMs: 10_000,
-      durations: {
-        joinTimeoutS: 600,
-        digitalHumanJoinTimeoutS: 60,
-        maxDurationS: 1800,
-        departureTimeoutS: 30,
-        redispatchS: 5,
-        retentionS: 2_592_000,
-      },
-    },
+    settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
     now: () => new Date("2026-11-22T10:00:00.000Z"),
   });
   return { service, rooms, abandon, memory };
@@ -83,20 +71,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       rooms,
       tokens: { mint: async () => "t" },
       catalog,
-      settings: {
-        rtcUrl: "wss://lk",
-        participantTokenTtlS: 600,
-        idempotencyKeyTtlMs: 60_000,
-        idempotencyLockTtlMs: 10_000,
-        durations: {
-          joinTimeoutS: 600,
-          digitalHumanJoinTimeoutS: 60,
-          maxDurationS: 1800,
-          departureTimeoutS: 30,
-          redispatchS: 5,
-          retentionS: 2_592_000,
-        },
-      },
+      settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
       onBackgroundError,
     });
     const { session } = await service.create(principal, "k6", {});
@@ -131,20 +106,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       },
       tokens: { mint: async () => "t" },
       catalog,
-      settings: {
-        rtcUrl: "wss://lk",
-        participantTokenTtlS: 600,
-        idempotencyKeyTtlMs: 60_000,
-        idempotencyLockTtlMs: 10_000,
-        durations: {
-          joinTimeoutS: 600,
-          digitalHumanJoinTimeoutS: 60,
-          maxDurationS: 1800,
-          departureTimeoutS: 30,
-          redispatchS: 5,
-          retentionS: 2_592_000,
-        },
-      },
+      settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
       onBackgroundError,
     });
     await expect(service.create(principal, "k4", {})).rejects.toMatchObject({ code: "idempotency_request_in_progress" });

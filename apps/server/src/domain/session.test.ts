@@ -1,25 +1,10 @@
 import type { SessionStatus } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
-import { isConnectable, roomNameFor, type SessionRecord, toSessionView } from "./session.js";
+import { sessionRecord } from "../../test/support/session-fixtures.js";
+import { isConnectable, type SessionRecord, toSessionView } from "./session.js";
 
-const record = (status: SessionStatus): SessionRecord => ({
-  id: "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-  account_id: "acct_1",
-  status,
-  room_name: roomNameFor("3fa85f64-5717-4562-b3fc-2c963f66afa6"),
-  participant_identity: "u",
-  digital_human_id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
-  tags: ["t"],
-  metadata: { m: 1 },
-  end_reason: null,
-  digital_human_joined_at: null,
-  digital_human_left_at: null,
-  participant_sid: null,
-  participant_left_at: null,
-  created_at: "2026-11-22T09:15:00.000Z",
-  started_at: null,
-  ended_at: null,
-});
+const record = (status: SessionStatus): SessionRecord =>
+  sessionRecord({ status, account_id: "acct_1", tags: ["t"], metadata: { m: 1 }, created_at: "2026-11-22T09:15:00.000Z" });
 
 describe("toSessionView", () => {
   it.each([

@@ -4,6 +4,8 @@
  * one. The service asks LiveKit's AgentDispatchService whether a job is pending or running and dispatches
  * again when none is; a slow-booting avatar (its job running, not joined yet) is never doubled.
  */
+
+import { sleep } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
 import { roomEvent, until, useHarness } from "../support/harness.js";
 
@@ -16,8 +18,6 @@ const t = useHarness({
   SESSION_MAX_DURATION_S: "120",
   SWEEP_INTERVAL_MS: "100",
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function newSession() {
   const identity = `u-${crypto.randomUUID().slice(0, 8)}`;

@@ -3,6 +3,8 @@
  * seconds after the user joined, the user closing the tab, reloading the page, losing the network for a
  * moment. Signed webhooks as LiveKit sends them; timers fired by the sweeper with nobody reading.
  */
+
+import { sleep } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
 import { roomEvent, until, useHarness } from "../support/harness.js";
 
@@ -15,8 +17,6 @@ const t = useHarness({
   SESSION_MAX_DURATION_S: "120",
   SWEEP_INTERVAL_MS: "100",
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function newSession() {
   const identity = `u-${crypto.randomUUID().slice(0, 8)}`;

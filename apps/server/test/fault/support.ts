@@ -26,4 +26,4 @@ export function report(title: string, figures: Record<string, number | string>):
 
 export const ms = (n: number) => Math.round(n);
 
-export const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+export { sleep } from "@dhs/testkit";

@@ -22,6 +22,7 @@ import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
 import { MemorySessionStore } from "../../src/store/memory-store.js";
 import { connectRedis } from "../../src/store/redis-client.js";
 import { RedisSessionStore } from "../../src/store/redis-store.js";
+import { sessionSettings } from "../support/session-fixtures.js";
 
 const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis";
 const RUNS = Number(process.env.MODEL_RUNS ?? (STORE === "memory" ? 1000 : 500));
@@ -340,11 +341,8 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       rooms: rooms as never,
       tokens: { mint: async ({ identity }) => `token-for-${identity}` },
       catalog: new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]),
-      settings: {
-        rtcUrl: "wss://livekit.test",
-        participantTokenTtlS: 600,
-        idempotencyKeyTtlMs: 86_400_000,
-        idempotencyLockTtlMs: 10_000,
+      // The model's own durations (D), spelled out: the reference computes its deadlines from them.
+      settings: sessionSettings({
         durations: {
           joinTimeoutS: D.join,
           digitalHumanJoinTimeoutS: D.digitalHuman,
@@ -353,7 +351,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
           redispatchS: D.redispatch,
           retentionS: D.retention,
         },
-      },
+      }),
       now: () => new Date(clock.now),
     });
     const sweeper = new TimerSweeper(store, service, {

@@ -6,10 +6,10 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, startRedis } from "@dhs/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/domain/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
-import { freePort, startRedis } from "../support/redis-server.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 
 afterEach(killServerProcesses);

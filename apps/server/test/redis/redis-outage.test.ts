@@ -3,9 +3,10 @@
  * is a 503 ApiError with Retry-After (never a 500 or a hang), readiness fails, and the service recovers
  * by itself, with every session it confirmed still there.
  */
+
+import { type RedisServer, startRedis } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectApiError, type Harness, startHarness, until } from "../support/harness.js";
-import { type RedisServer, startRedis } from "../support/redis-server.js";
 
 let redis: RedisServer;
 let h: Harness;

@@ -2,10 +2,11 @@
  * The run's Redis for the integration tests, its URL handed to them through vitest's provide: one
  * redis-server, or with DHS_TEST_STORE=cluster a local Redis Cluster of three masters and three replicas.
  */
+
+import { startRedis } from "@dhs/testkit";
 import type { TestProject } from "vitest/node";
 import type { RedisMode } from "../../src/config.js";
 import { startRedisCluster } from "./redis-cluster.js";
-import { startRedis } from "./redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

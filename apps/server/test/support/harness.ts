@@ -9,6 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AccessToken, TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
+
+export { until } from "@dhs/testkit";
+
 import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
 import { type Composed, type ComposeOverrides, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
@@ -234,14 +237,4 @@ export function roomEvent(
         }
       : {}),
   };
-}
-
-export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

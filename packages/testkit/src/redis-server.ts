@@ -6,9 +6,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, waitForOutput } from "@dhs/testkit";
-
-export { freePort };
+import { freePort } from "./free-port.js";
+import { waitForOutput } from "./wait-for-output.js";
 
 export interface RedisServer {
   port: number;
