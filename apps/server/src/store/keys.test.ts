@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sessionRecord } from "../../test/support/session-fixtures.js";
 import type { SessionRecord } from "../domain/session.js";
-import { decodeSession, encodeSession } from "./keys.js";
+import { decodeSession, encodeSession, idempotencyRecord } from "./keys.js";
 
 const base: SessionRecord = sessionRecord({ tags: ["t"], metadata: { nested: { a: [1, null] } }, created_at: "2026-11-22T09:15:00.000Z" });
 
@@ -26,5 +26,18 @@ describe("encodeSession / decodeSession", () => {
   it("stores neither what the key says nor nulls", () => {
     const stored = JSON.parse(encodeSession(base)) as Record<string, unknown>;
     expect(Object.keys(stored).sort()).toEqual(["created_at", "digital_human_id", "metadata", "participant_identity", "status", "tags"]);
+  });
+});
+
+describe("idempotencyRecord", () => {
+  it.each([
+    ["a pending record", idempotencyRecord.pending("fp_1", "lock-1"), { done: false, fingerprint: "fp_1", lockOrSessionId: "lock-1" }],
+    [
+      "a done record",
+      idempotencyRecord.done("fp_2", "3fa85f64-5717-4562-b3fc-2c963f66afa6"),
+      { done: true, fingerprint: "fp_2", lockOrSessionId: "3fa85f64-5717-4562-b3fc-2c963f66afa6" },
+    ],
+  ])("reads back %s as written", (_name, record, want) => {
+    expect(idempotencyRecord.parse(record)).toEqual(want);
   });
 });

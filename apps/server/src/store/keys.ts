@@ -48,11 +48,16 @@ export function parseTimerMember(member: string): { accountId: string; sessionId
 
 /**
  * Idempotency records are small strings: `p|<fingerprint>|<lock>` while the first request runs,
- * `d|<fingerprint>|<session id>` once it is done (fingerprints are base64url: no `|`).
+ * `d|<fingerprint>|<session id>` once it is done (fingerprints are base64url: no `|`). Written and read
+ * here; on Redis the beginCreate script reads them in Lua (redis-scripts.ts) with the same pattern.
  */
 export const idempotencyRecord = {
   pending: (fingerprint: string, lock: string) => `p|${fingerprint}|${lock}`,
   done: (fingerprint: string, sessionId: string) => `d|${fingerprint}|${sessionId}`,
+  parse(record: string): { done: boolean; fingerprint: string; lockOrSessionId: string } {
+    const [state, fingerprint = "", lockOrSessionId = ""] = record.split("|");
+    return { done: state === "d", fingerprint, lockOrSessionId };
+  },
 };
 
 /**

@@ -27,7 +27,7 @@ describe("MemorySessionStore idempotency records", () => {
 });
 
 describe("MemorySessionStore ending marks and webhook ids", () => {
-  it("are dropped once expired, so a long-running development process does not keep every one", async () => {
+  it("are dropped by the store's sweep once expired, so a long-running development process does not keep every one", async () => {
     let now = 10_000;
     const store = new MemorySessionStore(() => now);
     const sizes = () => {
@@ -42,6 +42,8 @@ describe("MemorySessionStore ending marks and webhook ids", () => {
     now += 60_001;
     await store.markEnding("a", "late", 60_000);
     await store.markEventSeen("EV_late", 60_000);
+    // What the store's one-minute sweep runs.
+    (store as unknown as { dropExpired(): void }).dropExpired();
     expect(sizes()).toEqual([1, 1]);
     expect(await store.isEnding("a", "late")).toBe(true);
     expect(await store.markEventSeen("EV_late", 60_000)).toBe(false);

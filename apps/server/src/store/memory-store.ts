@@ -23,12 +23,12 @@ export class MemorySessionStore implements SessionStore {
   private readonly timers = new Map<string, number>();
   /** key -> expiry (ms). */
   private readonly ending = new Map<string, number>();
-  private prunedAt = 0;
   private readonly events = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
-    // Expired records are dropped on read; this bounds the memory of keys nobody asks for again.
+    // Expired records are dropped on read; this bounds the memory of keys nobody asks for again, and of
+    // ending marks and webhook ids (which Redis would expire by itself).
     this.sweep = setInterval(() => this.dropExpired(), 60_000);
     this.sweep.unref();
   }
@@ -41,10 +41,10 @@ export class MemorySessionStore implements SessionStore {
       this.records.set(key, { value: idempotencyRecord.pending(print, lock), expiresAt: this.now() + lockTtlMs });
       return { kind: "acquired", lock };
     }
-    const [state, recordedPrint, rest] = record.split("|") as [string, string, string];
-    if (recordedPrint !== print) return { kind: "reused" };
-    if (state === "p") return { kind: "in_progress" };
-    return { kind: "replay", sessionId: rest };
+    const recorded = idempotencyRecord.parse(record);
+    if (recorded.fingerprint !== print) return { kind: "reused" };
+    if (!recorded.done) return { kind: "in_progress" };
+    return { kind: "replay", sessionId: recorded.lockOrSessionId };
   }
 
   async completeCreate(session: SessionRecord, idempotencyKey: string, print: string, lock: string, keyTtlMs: number): Promise<boolean> {
@@ -129,7 +129,6 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {
-    this.prune();
     this.ending.set(keys.ending(accountId, sessionId), this.now() + ttlMs);
   }
 
@@ -142,24 +141,10 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
-    this.prune();
     const expiresAt = this.events.get(eventId);
     if (expiresAt !== undefined && expiresAt > this.now()) return false;
     this.events.set(eventId, this.now() + ttlMs);
     return true;
-  }
-
-  /**
-   * Drops expired ending marks and webhook ids (Redis expires its keys by itself), at most once a
-   * second, so neither map grows for as long as the process runs.
-   */
-  private prune(): void {
-    const now = this.now();
-    if (now - this.prunedAt < 1000) return;
-    this.prunedAt = now;
-    for (const map of [this.ending, this.events]) {
-      for (const [key, expiresAt] of map) if (expiresAt <= now) map.delete(key);
-    }
   }
 
   async forgetEvent(eventId: string): Promise<void> {
@@ -195,5 +180,6 @@ export class MemorySessionStore implements SessionStore {
     const now = this.now();
     for (const [key, entry] of this.records) if (entry.expiresAt <= now) this.records.delete(key);
     for (const [id, expiresAt] of this.events) if (expiresAt <= now) this.events.delete(id);
+    for (const [key, expiresAt] of this.ending) if (expiresAt <= now) this.ending.delete(key);
   }
 }

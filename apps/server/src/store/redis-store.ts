@@ -1,9 +1,9 @@
 /**
- * The session store on Redis (or Redis Cluster). Each step of an idempotent create is one Lua script, so
- * concurrent requests and replicas cannot interleave inside it: begin (claim or inspect the key),
- * complete (store the session and mark the key done, only while the lock is ours) and abandon (release
- * our lock). Connection failures and timeouts become DependencyUnavailableError (503); Redis replies
- * that reveal a bug stay errors (500).
+ * The session store on Redis (or Redis Cluster). Each step that must not interleave with another is one
+ * Lua script (redis-scripts.ts): an idempotent create's begin, complete and abandon, a session's
+ * compare-and-set and deletion, and the timers' claim and completion. Redis unreachable becomes
+ * DependencyUnavailableError (503); anything else, a refused command or a record that cannot be read,
+ * DependencyFaultError (500).
  */
 
 import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
@@ -32,112 +32,32 @@ import {
   TIMER_KINDS,
   timerMember,
 } from "./keys.js";
-
-const BEGIN = `
-local record = redis.call('GET', KEYS[1])
-if not record then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  return {'acquired'}
-end
-local state, print, rest = string.match(record, '^(%a)|([^|]+)|(.+)$')
-if print ~= ARGV[1] then return {'reused'} end
-if state == 'p' then return {'in_progress'} end
-return {'replay', rest}
-`;
-
-const COMPLETE = `
-local record = redis.call('GET', KEYS[1])
-if record and record ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[4])
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-return 1
-`;
-
-const REPLACE = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-if KEYS[2] ~= KEYS[3] then
-  redis.call('ZREM', KEYS[2], ARGV[3])
-  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-end
-return 1
-`;
-
-// KEYS: the session, then every per-status index of its account (one slot: the account's hash tag).
-const DELETE = `
-redis.call('DEL', KEYS[1])
-for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
-return 1
-`;
-
-const CLAIM = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
-return due
-`;
-
-// KEYS[1] timers; ARGV[1] member, ARGV[2] the claim's lease end. Removes the timer unless it was
-// scheduled again while it fired (its score is then another time).
-const COMPLETE_TIMER = `
-if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
-return 0
-`;
-
-const ABANDON = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
+import { RedisScripts } from "./redis-scripts.js";
 
 // Replies that mean "not now" rather than "wrong": the server is loading, failing over or read-only.
 const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK)\b/;
 
-type Scripted = {
-  dhsBegin(idem: string, print: string, pending: string, lockTtlMs: number): Promise<[string, string?]>;
-  dhsComplete(
-    idem: string,
-    session: string,
-    byStatus: string,
-    pending: string,
-    done: string,
-    keyTtlMs: number,
-    json: string,
-    score: number,
-    id: string,
-  ): Promise<number>;
-  dhsAbandon(idem: string, pending: string): Promise<number>;
-  dhsReplace(session: string, from: string, to: string, version: string, json: string, id: string, score: number): Promise<number>;
-  dhsClaim(timers: string, nowMs: number, leaseUntilMs: number, max: number): Promise<string[]>;
-  dhsCompleteTimer(timers: string, member: string, claimedUntil: number): Promise<number>;
-  dhsDelete(numberOfKeys: number, ...keysThenId: string[]): Promise<number>;
-};
-
 export class RedisSessionStore implements SessionStore {
-  private readonly redis: (Redis | Cluster) & Scripted;
   private readonly keys: Keyspace;
+  private readonly scripts: RedisScripts;
 
-  constructor(redis: Redis | Cluster, prefix = "dhs") {
+  constructor(
+    private readonly redis: Redis | Cluster,
+    prefix = "dhs",
+  ) {
     this.keys = keyspace(prefix);
-    redis.defineCommand("dhsBegin", { numberOfKeys: 1, lua: BEGIN });
-    redis.defineCommand("dhsComplete", { numberOfKeys: 3, lua: COMPLETE });
-    redis.defineCommand("dhsAbandon", { numberOfKeys: 1, lua: ABANDON });
-    redis.defineCommand("dhsReplace", { numberOfKeys: 3, lua: REPLACE });
-    redis.defineCommand("dhsClaim", { numberOfKeys: 1, lua: CLAIM });
-    redis.defineCommand("dhsCompleteTimer", { numberOfKeys: 1, lua: COMPLETE_TIMER });
-    // The number of keys is given per call.
-    redis.defineCommand("dhsDelete", { lua: DELETE });
-    this.redis = redis as (Redis | Cluster) & Scripted;
+    this.scripts = new RedisScripts(redis);
   }
 
   beginCreate(accountId: string, idempotencyKey: string, print: string, lockTtlMs: number): Promise<BeginOutcome> {
     const lock = crypto.randomUUID();
     return guard(async () => {
-      const [kind, sessionId] = await this.redis.dhsBegin(
-        this.keys.idempotency(accountId, idempotencyKey),
-        print,
-        idempotencyRecord.pending(print, lock),
+      const [kind, sessionId] = await this.scripts.run("beginCreate", {
+        record: this.keys.idempotency(accountId, idempotencyKey),
+        fingerprint: print,
+        pending: idempotencyRecord.pending(print, lock),
         lockTtlMs,
-      );
+      });
       switch (kind) {
         case "acquired":
           return { kind, lock };
@@ -154,24 +74,27 @@ export class RedisSessionStore implements SessionStore {
 
   completeCreate(session: SessionRecord, idempotencyKey: string, print: string, lock: string, keyTtlMs: number): Promise<boolean> {
     return guard(async () => {
-      const written = await this.redis.dhsComplete(
-        this.keys.idempotency(session.account_id, idempotencyKey),
-        this.keys.session(session.account_id, session.id),
-        this.keys.index(session.account_id, session.status),
-        idempotencyRecord.pending(print, lock),
-        idempotencyRecord.done(print, session.id),
+      const written = await this.scripts.run("completeCreate", {
+        record: this.keys.idempotency(session.account_id, idempotencyKey),
+        session: this.keys.session(session.account_id, session.id),
+        index: this.keys.index(session.account_id, session.status),
+        pending: idempotencyRecord.pending(print, lock),
+        done: idempotencyRecord.done(print, session.id),
         keyTtlMs,
-        encodeSession(session),
-        Date.parse(session.created_at),
-        session.id,
-      );
+        json: encodeSession(session),
+        score: Date.parse(session.created_at),
+        id: session.id,
+      });
       return written === 1;
     });
   }
 
   abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string): Promise<void> {
     return guard(async () => {
-      await this.redis.dhsAbandon(this.keys.idempotency(accountId, idempotencyKey), idempotencyRecord.pending(print, lock));
+      await this.scripts.run("abandonCreate", {
+        record: this.keys.idempotency(accountId, idempotencyKey),
+        pending: idempotencyRecord.pending(print, lock),
+      });
     });
   }
 
@@ -191,15 +114,15 @@ export class RedisSessionStore implements SessionStore {
 
   replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean> {
     return guard(async () => {
-      const replaced = await this.redis.dhsReplace(
-        this.keys.session(record.account_id, record.id),
-        this.keys.index(record.account_id, previousStatus),
-        this.keys.index(record.account_id, record.status),
+      const replaced = await this.scripts.run("replaceSession", {
+        session: this.keys.session(record.account_id, record.id),
+        fromIndex: this.keys.index(record.account_id, previousStatus),
+        toIndex: this.keys.index(record.account_id, record.status),
         version,
-        encodeSession(record),
-        record.id,
-        Date.parse(record.created_at),
-      );
+        json: encodeSession(record),
+        id: record.id,
+        score: Date.parse(record.created_at),
+      });
       return replaced === 1;
     });
   }
@@ -249,9 +172,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   deleteSession(accountId: string, sessionId: string): Promise<void> {
-    const keys = [this.keys.session(accountId, sessionId), ...sessionStatusValues.map((status) => this.keys.index(accountId, status))];
     return guard(async () => {
-      await this.redis.dhsDelete(keys.length, ...keys, sessionId);
+      await this.scripts.run("deleteSession", {
+        session: this.keys.session(accountId, sessionId),
+        indexes: sessionStatusValues.map((status) => this.keys.index(accountId, status)),
+        id: sessionId,
+      });
     });
   }
 
@@ -275,7 +201,7 @@ export class RedisSessionStore implements SessionStore {
 
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     return guard(async () => {
-      const members = await this.redis.dhsClaim(this.keys.timers, nowMs, nowMs + leaseMs, max);
+      const members = await this.scripts.run("claimTimers", { timers: this.keys.timers, nowMs, leaseUntilMs: nowMs + leaseMs, max });
       return members.map((member) => ({
         ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">),
         member,
@@ -286,7 +212,7 @@ export class RedisSessionStore implements SessionStore {
 
   completeTimer(due: DueTimer): Promise<void> {
     return guard(async () => {
-      await this.redis.dhsCompleteTimer(this.keys.timers, due.member, due.claimedUntil);
+      await this.scripts.run("completeTimer", { timers: this.keys.timers, member: due.member, claimedUntil: due.claimedUntil });
     });
   }
 
