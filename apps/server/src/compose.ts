@@ -8,9 +8,10 @@ import type { Config } from "./config.js";
 import { ApiKeyRing } from "./domain/api-keys.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans.js";
 import { DependencyFaultError, DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
-import { SessionService } from "./domain/session-service.js";
+import { SessionService, type SessionSettings } from "./domain/session-service.js";
 import { TimerSweeper } from "./domain/timer-sweeper.js";
 import { createApp } from "./http/app.js";
+import type { ErrorLogger } from "./http/error-handler.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
@@ -50,21 +51,7 @@ export interface ComposeOverrides {
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
   const metrics = new Metrics();
-  let lastRedisError = "";
-  const redis = config.redisUrl
-    ? connectRedis({
-        url: config.redisUrl,
-        mode: config.redisMode,
-        commandTimeoutMs: config.redisCommandTimeoutMs,
-        // One line per distinct connection error, not one per reconnect attempt.
-        onError: (err) => {
-          metrics.redisError();
-          if (err.message === lastRedisError) return;
-          lastRedisError = err.message;
-          logger.warn({ err: { message: err.message } }, "redis connection error");
-        },
-      })
-    : undefined;
+  const redis = config.redisUrl ? connectLoggedRedis(config.redisUrl, config, logger, metrics) : undefined;
   const store = overrides.store ?? (redis ? new RedisSessionStore(redis, config.redisKeyPrefix) : new MemorySessionStore());
   const rateLimiter = config.rateLimit.enabled
     ? new FlexibleRateLimiter(
@@ -72,41 +59,19 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         redis,
       )
     : undefined;
-
   // A test's own RoomService has no credentials to check.
-  const livekit = overrides.rooms
-    ? undefined
-    : new LiveKitRoomService({
-        apiUrl: config.livekit.apiUrl,
-        apiKey: config.livekit.apiKey,
-        apiSecret: config.livekit.apiSecret,
-        timeoutMs: config.livekit.timeoutMs,
-      });
-  const rooms = overrides.rooms ?? (livekit as LiveKitRoomService);
+  const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit });
+  const credentials = new LiveKitCredentialCheck(livekit, logger);
 
   const sessions = new SessionService({
     store,
-    rooms,
+    rooms: overrides.rooms ?? (livekit as LiveKitRoomService),
     tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
     catalog: new DigitalHumanCatalog(config.digitalHumans.entries),
-    settings: {
-      rtcUrl: config.livekit.url,
-      participantTokenTtlS: config.participantTokenTtlS,
-      idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
-      idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
-      durations: {
-        joinTimeoutS: config.sessionJoinTimeoutS,
-        digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
-        maxDurationS: config.sessionMaxDurationS,
-        departureTimeoutS: config.sessionDepartureTimeoutS,
-        redispatchS: config.digitalHumanRedispatchS,
-        retentionS: config.sessionRetentionS,
-      },
-    },
+    settings: sessionSettingsOf(config),
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
     metrics,
   });
-
   const sweeper = new TimerSweeper(store, sessions, {
     intervalMs: config.sweepIntervalMs,
     leaseMs: 30_000,
@@ -114,36 +79,19 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed"),
   });
 
-  // Ready while the store answers and, once main asked for it, LiveKit accepted our credentials.
-  let livekitVerified = true;
-  let recheck: NodeJS.Timeout | undefined;
-  const checkLiveKit = async () => (livekit ? livekit.checkCredentials() : ("ok" as const));
-  const ready = async () => {
-    await store.ping();
-    if (!livekitVerified) throw new DependencyUnavailableError("livekit");
-  };
-
   const app = createApp({
     sessions,
-    ready,
+    // Ready while the store answers and, once main asked for it, LiveKit accepted our credentials.
+    ready: async () => {
+      await store.ping();
+      if (!credentials.verified) throw new DependencyUnavailableError("livekit");
+    },
     apiKeys: new ApiKeyRing(config.apiKeys.records),
     webhooks: new LiveKitWebhooks(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter,
     metrics,
     logger,
-    logError: (err, requestId) => {
-      if (err instanceof DependencyUnavailableError) {
-        if (err.dependency === "store") metrics.redisError();
-        const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
-        logger.warn({ request_id: requestId, dependency: err.dependency, cause }, "dependency unavailable");
-      } else if (err instanceof DependencyFaultError) {
-        // Not an outage that passes: a misconfiguration or a bug, named for whoever is on call.
-        metrics.dependencyFault(err.dependency);
-        logger.error({ request_id: requestId, dependency: err.dependency, cause: err.message }, "dependency fault");
-      } else {
-        logger.error({ err, request_id: requestId }, "request failed");
-      }
-    },
+    logError: requestErrorLogger(logger, metrics),
     validateResponses: config.validateResponses,
   });
 
@@ -153,43 +101,119 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     store,
     sessions,
     sweeper,
-    waitForStore: async (timeoutMs) => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        try {
-          await store.ping();
-          // The rate limiter shares the Redis connection even when a test overrides the store.
-          if (redis && overrides.store)
-            await redis.ping().catch((cause) => Promise.reject(new DependencyUnavailableError("store", { cause })));
-          return true;
-        } catch (error) {
-          if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) return false;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      }
-    },
-    verifyLiveKit: async () => {
-      const result = await checkLiveKit();
-      if (result !== "unreachable") return result;
-      livekitVerified = false;
-      recheck = setInterval(() => {
-        void checkLiveKit().then((now) => {
-          if (now === "unreachable") return;
-          clearInterval(recheck);
-          livekitVerified = now === "ok";
-          if (now === "refused") logger.error("LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET; staying unready");
-          else logger.info("LiveKit reachable, credentials accepted; ready");
-        });
-      }, LIVEKIT_RECHECK_MS);
-      recheck.unref();
-      return result;
-    },
+    // The rate limiter shares the Redis connection even when a test overrides the store.
+    waitForStore: (timeoutMs) => waitFor(store, overrides.store ? redis : undefined, timeoutMs),
+    verifyLiveKit: () => credentials.verify(),
     close: async () => {
-      clearInterval(recheck);
+      credentials.stop();
       await sweeper.stop();
       await store.close();
       // The store closes the connection it was given; an overridden store leaves ours open.
       if (overrides.store && redis) await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+function connectLoggedRedis(url: string, config: Config, logger: Logger, metrics: Metrics): ReturnType<typeof connectRedis> {
+  let lastError = "";
+  return connectRedis({
+    url,
+    mode: config.redisMode,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    // One line per distinct connection error, not one per reconnect attempt.
+    onError: (err) => {
+      metrics.redisError();
+      if (err.message === lastError) return;
+      lastError = err.message;
+      logger.warn({ err: { message: err.message } }, "redis connection error");
+    },
+  });
+}
+
+function sessionSettingsOf(config: Config): SessionSettings {
+  return {
+    rtcUrl: config.livekit.url,
+    participantTokenTtlS: config.participantTokenTtlS,
+    idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
+    idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
+    durations: {
+      joinTimeoutS: config.sessionJoinTimeoutS,
+      digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
+      maxDurationS: config.sessionMaxDurationS,
+      departureTimeoutS: config.sessionDepartureTimeoutS,
+      redispatchS: config.digitalHumanRedispatchS,
+      retentionS: config.sessionRetentionS,
+    },
+  };
+}
+
+/** Logs a failed request once: an outage as a warning, a fault or a bug as an error, each counted. */
+function requestErrorLogger(logger: Logger, metrics: Metrics): ErrorLogger {
+  return (err, requestId) => {
+    if (err instanceof DependencyUnavailableError) {
+      if (err.dependency === "store") metrics.redisError();
+      const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
+      logger.warn({ request_id: requestId, dependency: err.dependency, cause }, "dependency unavailable");
+    } else if (err instanceof DependencyFaultError) {
+      // Not an outage that passes: a misconfiguration or a bug, named for whoever is on call.
+      metrics.dependencyFault(err.dependency);
+      logger.error({ request_id: requestId, dependency: err.dependency, cause: err.message }, "dependency fault");
+    } else {
+      logger.error({ err, request_id: requestId }, "request failed");
+    }
+  };
+}
+
+/** Resolves true once the store (and the Redis the rate limiter shares) answers, false after the timeout. */
+async function waitFor(store: SessionStore, sharedRedis: ReturnType<typeof connectRedis> | undefined, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await store.ping();
+      if (sharedRedis) await sharedRedis.ping().catch((cause) => Promise.reject(new DependencyUnavailableError("store", { cause })));
+      return true;
+    } catch (error) {
+      if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/**
+ * LiveKit's credentials, checked at start in production: verified until a check says otherwise; while
+ * LiveKit cannot be reached the check is repeated, and the replica is unready until it answers.
+ */
+class LiveKitCredentialCheck {
+  verified = true;
+  private recheck: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly livekit: LiveKitRoomService | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  async verify(): Promise<"ok" | "refused" | "unreachable"> {
+    const result = await this.check();
+    if (result !== "unreachable") return result;
+    this.verified = false;
+    this.recheck = setInterval(() => {
+      void this.check().then((now) => {
+        if (now === "unreachable") return;
+        clearInterval(this.recheck);
+        this.verified = now === "ok";
+        if (now === "refused") this.logger.error("LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET; staying unready");
+        else this.logger.info("LiveKit reachable, credentials accepted; ready");
+      });
+    }, LIVEKIT_RECHECK_MS);
+    this.recheck.unref();
+    return result;
+  }
+
+  stop(): void {
+    clearInterval(this.recheck);
+  }
+
+  private check(): Promise<"ok" | "refused" | "unreachable"> {
+    return this.livekit ? this.livekit.checkCredentials() : Promise.resolve("ok");
+  }
 }

@@ -40,6 +40,13 @@ export interface SessionServiceDeps {
   onBackgroundError?: (error: unknown, what: string) => void;
 }
 
+/** An idempotency key as this create holds it: the key, the body's fingerprint, and its lock once claimed. */
+interface ClaimedKey {
+  idempotencyKey: string;
+  print: string;
+  lock: string;
+}
+
 export interface CreateResult {
   session: Session;
   replayed: boolean;
@@ -63,14 +70,24 @@ export class SessionService {
   }
 
   async create(principal: Principal, idempotencyKey: string, body: SessionCreate): Promise<CreateResult> {
-    const { store, rooms, catalog, settings } = this.deps;
-    const digitalHuman = catalog.resolve(body.digital_human_id);
-    if (!digitalHuman) {
-      throw new AppError("digital_human_not_found", `No digital human ${body.digital_human_id}.`);
-    }
-
-    const accountId = principal.accountId;
+    const digitalHuman = this.deps.catalog.resolve(body.digital_human_id);
+    if (!digitalHuman) throw new AppError("digital_human_not_found", `No digital human ${body.digital_human_id}.`);
     const print = fingerprint(body);
+    const claim = await this.claim(principal.accountId, idempotencyKey, print);
+    if (claim.kind === "replay") return { session: await this.view(claim.record), replayed: true };
+    const record = this.newRecord(principal.accountId, body, digitalHuman.id);
+    await this.provision(record, digitalHuman.agent_name, { idempotencyKey, print, lock: claim.lock });
+    this.deps.metrics?.sessionCreated();
+    return { session: await this.view(record), replayed: false };
+  }
+
+  /** Claims the idempotency key for this create, or answers what an earlier request with it left. */
+  private async claim(
+    accountId: string,
+    idempotencyKey: string,
+    print: string,
+  ): Promise<{ kind: "acquired"; lock: string } | { kind: "replay"; record: SessionRecord }> {
+    const { store, settings } = this.deps;
     const begun = await store.beginCreate(accountId, idempotencyKey, print, settings.idempotencyLockTtlMs);
     switch (begun.kind) {
       case "reused":
@@ -80,20 +97,22 @@ export class SessionService {
       case "replay": {
         const record = await store.getSession(accountId, begun.sessionId);
         if (!record) throw new Error(`idempotency record of ${idempotencyKey} names missing session ${begun.sessionId}`);
-        return { session: await this.view(record), replayed: true };
+        return { kind: "replay", record };
       }
       case "acquired":
-        break;
+        return begun;
     }
+  }
 
+  private newRecord(accountId: string, body: SessionCreate, digitalHumanId: string): SessionRecord {
     const id = randomUUID();
-    const record: SessionRecord = {
+    return {
       id,
       account_id: accountId,
       status: "created",
       room_name: roomNameFor(id),
       participant_identity: body.participant_identity ?? `participant-${randomBytes(6).toString("hex")}`,
-      digital_human_id: digitalHuman.id,
+      digital_human_id: digitalHumanId,
       tags: body.tags ?? [],
       metadata: body.metadata ?? {},
       end_reason: null,
@@ -105,42 +124,55 @@ export class SessionService {
       started_at: null,
       ended_at: null,
     };
+  }
 
-    let stored = false;
-    let roomCreated = false;
+  /**
+   * Creates the session's room with its digital human dispatched, then stores the session. Nothing of a
+   * create that fails remains: the key becomes usable again, and a room already made is deleted.
+   */
+  private async provision(record: SessionRecord, agentName: string, key: ClaimedKey): Promise<void> {
+    const { store, rooms, settings } = this.deps;
+    const release = () =>
+      this.background(store.abandonCreate(record.account_id, key.idempotencyKey, key.print, key.lock), "release idempotency lock");
     try {
       await rooms.createRoom({
         name: record.room_name,
-        sessionId: id,
-        accountId,
+        sessionId: record.id,
+        accountId: record.account_id,
         // The service's own join timer decides a session nobody joined (join_timeout); LiveKit's empty
         // timeout only backs it up, for a room the service can no longer end.
         emptyTimeoutS: settings.durations.joinTimeoutS + ROOM_EMPTY_TIMEOUT_MARGIN_S,
         maxParticipants: MAX_PARTICIPANTS,
-        agentName: digitalHuman.agent_name,
+        agentName,
       });
-      roomCreated = true;
-      // The join timer goes out with the completion, in one round trip: should the completion fail, the
-      // timer finds no session when it fires and is dropped; should only the timer fail, the session
-      // stands and the room's empty timeout ends it if nobody joins.
-      const [completed, timer] = await Promise.allSettled([
-        store.completeCreate(record, idempotencyKey, print, begun.lock, settings.idempotencyKeyTtlMs),
-        this.runEffects(record, timersOnCreate(record, settings.durations)),
-      ]);
-      if (completed.status === "rejected") throw completed.reason;
-      stored = completed.value;
-      if (timer.status === "rejected") this.deps.onBackgroundError?.(timer.reason, "schedule join timer");
-      // The lock expired and another request with this key took over: it creates the session, not us.
-      if (!stored) throw inProgress();
-    } finally {
-      if (!stored) {
-        // Nothing of a failed create may remain: the key becomes usable again and the room goes away.
-        this.background(store.abandonCreate(accountId, idempotencyKey, print, begun.lock), "release idempotency lock");
-        if (roomCreated) this.background(rooms.deleteRoom(record.room_name), "delete room of failed create");
-      }
+    } catch (error) {
+      release();
+      throw error;
     }
-    this.deps.metrics?.sessionCreated();
-    return { session: await this.view(record), replayed: false };
+    try {
+      await this.persist(record, key);
+    } catch (error) {
+      release();
+      this.background(rooms.deleteRoom(record.room_name), "delete room of failed create");
+      throw error;
+    }
+  }
+
+  /**
+   * Stores the session and marks its key done. The session's first timers go out in the same round
+   * trip: should the completion fail, they find no session when they fire and are dropped; should only
+   * the timers fail, the session stands and the room's empty timeout ends it if nobody joins.
+   */
+  private async persist(record: SessionRecord, key: ClaimedKey): Promise<void> {
+    const { store, settings } = this.deps;
+    const [completed, timers] = await Promise.allSettled([
+      store.completeCreate(record, key.idempotencyKey, key.print, key.lock, settings.idempotencyKeyTtlMs),
+      this.runEffects(record, timersOnCreate(record, settings.durations)),
+    ]);
+    if (completed.status === "rejected") throw completed.reason;
+    if (timers.status === "rejected") this.deps.onBackgroundError?.(timers.reason, "schedule join timer");
+    // The lock expired and another request with this key took over: it creates the session, not us.
+    if (!completed.value) throw inProgress();
   }
 
   async get(principal: Principal, sessionId: string): Promise<Session> {
