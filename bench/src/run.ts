@@ -24,7 +24,7 @@ import { DigitalHumanCatalog } from "@dhs/server/domain/digital-humans.js";
 import { SessionService } from "@dhs/server/domain/session-service.js";
 import { LiveKitTokenIssuer } from "@dhs/server/livekit/token-issuer.js";
 import { RedisSessionStore } from "@dhs/server/store/redis-store.js";
-import { freePort, waitForOutput } from "@dhs/testkit";
+import { freePort, startRedis, waitForOutput } from "@dhs/testkit";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 
@@ -185,25 +185,28 @@ function packageVersion(name: string, from = "../../apps/server/"): string {
   return "?";
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "dhs-bench-"));
-  const [redisPort, livekitPort, serverPort, barePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const keysFile = join(dir, "api-keys.json");
-  writeFileSync(
-    keysFile,
-    JSON.stringify({
-      keys: [
-        { id: "key_bench", account_id: ACCOUNT, scopes: ["sessions:read", "sessions:write"], sha256: hashApiKey(API_KEY).toString("hex") },
-      ],
-    }),
-  );
+interface Stack {
+  serverUrl: string;
+  bareUrl: string;
+  redis: Redis;
+  servicePid: number;
+}
 
-  await start(
-    "redis-server",
-    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {},
-    /Ready to accept connections/,
-  );
+/** Redis, the LiveKit stand-in, bare Express and the built service (production settings), each a process. */
+async function startStack(): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), "dhs-bench-"));
+  const [livekitPort, serverPort, barePort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const keysFile = join(dir, "api-keys.json");
+  const key = {
+    id: "key_bench",
+    account_id: ACCOUNT,
+    scopes: ["sessions:read", "sessions:write"],
+    sha256: hashApiKey(API_KEY).toString("hex"),
+  };
+  writeFileSync(keysFile, JSON.stringify({ keys: [key] }));
+
+  const redisServer = await startRedis();
+  stopRedis = () => redisServer.stop();
   const tsx = [here("../node_modules/tsx/dist/cli.mjs")];
   await start(process.execPath, [...tsx, here("./livekit-stand-in.ts")], { PORT: String(livekitPort) }, /ready/);
   await start(process.execPath, [...tsx, here("./bare-express.ts")], { PORT: String(barePort) }, /ready/);
@@ -216,7 +219,7 @@ async function main(): Promise<void> {
       HOST: "127.0.0.1",
       PORT: String(serverPort),
       METRICS_PORT: "0",
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REDIS_URL: redisServer.url,
       LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
       LIVEKIT_API_KEY: LIVEKIT.key,
       LIVEKIT_API_SECRET: LIVEKIT.secret,
@@ -227,10 +230,12 @@ async function main(): Promise<void> {
     join(dir, "service.log"),
     serverUrl,
   );
-  const bareUrl = `http://127.0.0.1:${barePort}`;
-  const redis = new Redis(`redis://127.0.0.1:${redisPort}`);
+  return { serverUrl, bareUrl: `http://127.0.0.1:${barePort}`, redis: new Redis(redisServer.url), servicePid: service.pid as number };
+}
 
-  const first = await fetch(`${serverUrl}/v1/sessions`, {
+/** Create and get on bare Express, then on the service with each number of stored sessions: the table's rows. */
+async function measureAll(stack: Stack): Promise<string[][]> {
+  const first = await fetch(`${stack.serverUrl}/v1/sessions`, {
     method: "POST",
     headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json", "idempotency-key": "bench-get-target" },
     body: "{}",
@@ -238,48 +243,49 @@ async function main(): Promise<void> {
   const sessionId = ((await first.json()) as { id: string }).id;
 
   process.stdout.write(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s warm-up\n`);
-  const bare = await bothOps(bareUrl, sessionId);
+  const bare = await bothOps(stack.bareUrl, sessionId);
   const rows: string[][] = [];
-  const perStored: { stored: number; create: Measured; get: Measured }[] = [];
   let have = 0; // sessions seeded so far; the benchmark's own creates come on top
   for (const stored of STORED) {
     if (stored > have) {
       process.stdout.write(`bench: storing ${stored - have} more sessions... `);
-      process.stdout.write(`${await seed(redis, stored - have)} creates/s in-process\n`);
+      process.stdout.write(`${await seed(stack.redis, stored - have)} creates/s in-process\n`);
       have = stored;
     }
-    perStored.push({ stored, ...(await bothOps(serverUrl, sessionId)) });
-  }
-  const rss = rssMb(service.pid as number);
-
-  for (const { stored, create, get } of perStored) {
-    for (const [op, ours, base] of [
-      ["create", create, bare.create],
-      ["get", get, bare.get],
-    ] as const) {
+    const ours = await bothOps(stack.serverUrl, sessionId);
+    for (const op of ["create", "get"] as const) {
+      const [mine, base] = [ours[op], bare[op]];
       rows.push([
         op,
         String(stored),
-        String(ours.rps),
-        `${ours.p50}`,
-        `${ours.p99}`,
-        String(ours.errors),
+        String(mine.rps),
+        `${mine.p50}`,
+        `${mine.p99}`,
+        String(mine.errors),
         String(base.rps),
         `${base.p50}`,
         `${base.p99}`,
-        (ours.rps / base.rps).toFixed(2),
+        (mine.rps / base.rps).toFixed(2),
       ]);
     }
   }
+  return rows;
+}
 
-  // Redis memory per session: sessions, their idempotency records, list indexes and timers, over many creates.
+/** Redis memory per session: sessions, their idempotency records, list indexes and timers, over many creates. */
+async function memoryPerSession(redis: Redis): Promise<{ bytes: number; keys: string; seedRate: number }> {
   await redis.flushall();
   const before = await usedMemory(redis);
   const seedRate = await seed(redis, MEMORY_SESSIONS);
   const after = await usedMemory(redis);
-  const perSession = Math.round((after - before) / MEMORY_SESSIONS);
-  const keysPerSession = (Number(await redis.dbsize()) / MEMORY_SESSIONS).toFixed(2);
+  return {
+    bytes: Math.round((after - before) / MEMORY_SESSIONS),
+    keys: (Number(await redis.dbsize()) / MEMORY_SESSIONS).toFixed(2),
+    seedRate,
+  };
+}
 
+function report(rows: string[][], memory: { bytes: number; keys: string; seedRate: number }, rss: number): string {
   const header = ["op", "stored sessions", "req/s", "p50 ms", "p99 ms", "non-2xx", "bare req/s", "bare p50", "bare p99", "ratio"];
   const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
   const cpu = cpus();
@@ -293,7 +299,7 @@ async function main(): Promise<void> {
     pino: packageVersion("pino"),
     autocannon: packageVersion("autocannon", "../"),
   };
-  const report = [
+  return [
     "# Benchmark results",
     "",
     `Written by \`pnpm bench\` (BENCH_STORED=${STORED.join(",")}) on ${new Date().toISOString()}.`,
@@ -306,15 +312,24 @@ async function main(): Promise<void> {
     "",
     table,
     "",
-    `Redis memory per session: ${perSession} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${keysPerSession} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${seedRate} creates/s in-process.`,
+    `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process.`,
     "",
     `Service RSS after the load: ${rss} MiB.`,
     "",
   ].join("\n");
-  process.stdout.write(`\n${report}\n`);
-  writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), report);
-  await redis.quit();
 }
+
+async function main(): Promise<void> {
+  const stack = await startStack();
+  const rows = await measureAll(stack);
+  const rss = rssMb(stack.servicePid);
+  const text = report(rows, await memoryPerSession(stack.redis), rss);
+  process.stdout.write(`\n${text}\n`);
+  writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
+  await stack.redis.quit();
+}
+
+let stopRedis: () => Promise<void> = async () => {};
 
 try {
   await main();
@@ -331,4 +346,5 @@ try {
         }),
     ),
   );
+  await stopRedis();
 }
