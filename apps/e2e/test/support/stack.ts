@@ -62,51 +62,78 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/** LiveKit's configuration: dev keys on loopback, room auto-create off, webhooks to the service. */
+function writeLiveKitConfig(file: string, ports: { livekit: number; rtcTcp: number }, apiUrl: string): void {
+  const udpStart = 40_000 + Math.floor(Math.random() * 400) * 50;
+  writeFileSync(
+    file,
+    [
+      `port: ${ports.livekit}`,
+      "bind_addresses: [127.0.0.1]",
+      "rtc:",
+      `  tcp_port: ${ports.rtcTcp}`,
+      `  port_range_start: ${udpStart}`,
+      `  port_range_end: ${udpStart + 49}`,
+      "  use_external_ip: false",
+      "  node_ip: 127.0.0.1",
+      "keys:",
+      `  ${LIVEKIT_KEY}: ${LIVEKIT_SECRET}`,
+      "room:",
+      // An old token must not bring an ended room back.
+      "  auto_create: false",
+      "webhook:",
+      `  api_key: ${LIVEKIT_KEY}`,
+      "  urls:",
+      `    - ${apiUrl}/livekit/webhook`,
+      "logging:",
+      "  level: info",
+      "",
+    ].join("\n"),
+  );
+}
+
+/** A digital human worker serving the catalog's agent names, once `ready` shows in its output. */
+async function startWorker(name: string, catalogFile: string, livekitEnv: Record<string, string>, ready: RegExp): Promise<Started> {
+  const agentHttpPort = await freePort();
+  return start(
+    name,
+    process.execPath,
+    [root("apps/digital-human/dist/worker.js")],
+    { ...livekitEnv, DIGITAL_HUMANS_FILE: catalogFile, AGENT_HTTP_PORT: String(agentHttpPort), LOG_LEVEL: "debug" },
+    ready,
+    120_000,
+  );
+}
+
+async function stopAll(processes: Started[]): Promise<void> {
+  for (const p of [...processes].reverse()) {
+    if (p.child.exitCode !== null) continue;
+    const exited = new Promise((resolve) => p.child.once("exit", resolve));
+    p.child.kill("SIGTERM");
+    const timer = setTimeout(() => p.child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
 export async function startStack(livekitServer: string): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
-  const [livekitPort, rtcTcpPort, apiPort, demoPort, agentPort] = await Promise.all(Array.from({ length: 5 }, freePort));
-  const udpStart = 40_000 + Math.floor(Math.random() * 400) * 50;
+  const [livekitPort, rtcTcpPort, apiPort, demoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const livekitUrl = `ws://127.0.0.1:${livekitPort}`;
-  const processes: Started[] = [];
   const livekitEnv = { LIVEKIT_URL: livekitUrl, LIVEKIT_API_KEY: LIVEKIT_KEY, LIVEKIT_API_SECRET: LIVEKIT_SECRET };
-
+  const catalogOf = (name: string, entries: object[]) => {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify({ digital_humans: entries }));
+    return file;
+  };
+  const processes: Started[] = [];
   const redis = await startRedis();
 
   try {
     const livekitConfig = join(dir, "livekit.yaml");
-    writeFileSync(
-      livekitConfig,
-      [
-        `port: ${livekitPort}`,
-        "bind_addresses: [127.0.0.1]",
-        "rtc:",
-        `  tcp_port: ${rtcTcpPort}`,
-        `  port_range_start: ${udpStart}`,
-        `  port_range_end: ${udpStart + 49}`,
-        "  use_external_ip: false",
-        "  node_ip: 127.0.0.1",
-        "keys:",
-        `  ${LIVEKIT_KEY}: ${LIVEKIT_SECRET}`,
-        "room:",
-        // An old token must not bring an ended room back.
-        "  auto_create: false",
-        "webhook:",
-        `  api_key: ${LIVEKIT_KEY}`,
-        "  urls:",
-        `    - ${apiUrl}/livekit/webhook`,
-        "logging:",
-        "  level: info",
-        "",
-      ].join("\n"),
-    );
+    writeLiveKitConfig(livekitConfig, { livekit: livekitPort, rtcTcp: rtcTcpPort }, apiUrl);
     processes.push(await start("livekit", livekitServer, ["--config", livekitConfig], {}, /starting LiveKit server/));
-
-    const catalog = join(dir, "digital-humans.json");
-    writeFileSync(catalog, JSON.stringify({ digital_humans: [AVA, GHOST, LATE] }));
-    const workerCatalog = join(dir, "worker-digital-humans.json");
-    writeFileSync(workerCatalog, JSON.stringify({ digital_humans: [AVA] }));
-
     processes.push(
       await start(
         "api",
@@ -118,7 +145,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
           PORT: String(apiPort),
           METRICS_PORT: "0",
           REDIS_URL: redis.url,
-          DIGITAL_HUMANS_FILE: catalog,
+          DIGITAL_HUMANS_FILE: catalogOf("digital-humans", [AVA, GHOST, LATE]),
           SESSION_JOIN_TIMEOUT_S: String(TIMEOUTS.joinS),
           DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(TIMEOUTS.digitalHumanS),
           SESSION_MAX_DURATION_S: String(TIMEOUTS.maxDurationS),
@@ -130,16 +157,8 @@ export async function startStack(livekitServer: string): Promise<Stack> {
       ),
     );
     // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
-    processes.push(
-      await start(
-        "digital-human",
-        process.execPath,
-        [root("apps/digital-human/dist/worker.js")],
-        { ...livekitEnv, DIGITAL_HUMANS_FILE: workerCatalog, AGENT_HTTP_PORT: String(agentPort), LOG_LEVEL: "debug" },
-        /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/,
-        120_000,
-      ),
-    );
+    const warm = /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/;
+    processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, warm));
     processes.push(
       await start(
         "demo",
@@ -158,32 +177,13 @@ export async function startStack(livekitServer: string): Promise<Stack> {
   return {
     apiUrl,
     startLateWorker: async () => {
-      const lateCatalog = join(dir, "late-digital-humans.json");
-      writeFileSync(lateCatalog, JSON.stringify({ digital_humans: [LATE] }));
-      const agentHttpPort = await freePort();
-      processes.push(
-        await start(
-          "digital-human-late",
-          process.execPath,
-          [root("apps/digital-human/dist/worker.js")],
-          { ...livekitEnv, DIGITAL_HUMANS_FILE: lateCatalog, AGENT_HTTP_PORT: String(agentHttpPort), LOG_LEVEL: "debug" },
-          /registered worker/,
-          120_000,
-        ),
-      );
+      processes.push(await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, /registered worker/));
     },
     demoUrl: `http://127.0.0.1:${demoPort}`,
     livekitUrl,
     livekitApiUrl: `http://127.0.0.1:${livekitPort}`,
     stop: async () => {
-      for (const p of [...processes].reverse()) {
-        if (p.child.exitCode !== null) continue;
-        const exited = new Promise((resolve) => p.child.once("exit", resolve));
-        p.child.kill("SIGTERM");
-        const timer = setTimeout(() => p.child.kill("SIGKILL"), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await stopAll(processes);
       await redis.stop();
     },
   };
