@@ -4,12 +4,12 @@
  * move a session (LiveKit webhooks and timers), each through the state machine.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { ListSessionsQuery, Session, SessionCreate, SessionList } from "@dhs/contract";
+import type { Session, SessionCreate, SessionSummary } from "@dhs/contract";
 import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
 import type { DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
-import type { DueTimer, ListPosition, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
+import type { DueTimer, ListPosition, ListQuery, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
 import { isConnectable, roomNameFor, type SessionRecord, TERMINAL, toSessionSummary, toSessionView } from "./session.js";
 import { type Durations, type Effect, type SessionEvent, timersOnCreate, transition } from "./session-machine.js";
 
@@ -213,15 +213,14 @@ export class SessionService {
   }
 
   /** GET /v1/sessions: newest first, own account only, with an opaque cursor. */
-  async list(principal: Principal, query: ListSessionsQuery): Promise<SessionList> {
-    const limit = query.limit ?? 20;
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const records = await this.deps.store.listSessions(principal.accountId, { status: query.status, limit, after });
-    const page = records.slice(0, limit);
+  /** A page of the account's sessions, newest first, and where the next page starts (null: none). */
+  async list(principal: Principal, query: ListQuery): Promise<{ items: SessionSummary[]; next: ListPosition | null }> {
+    const records = await this.deps.store.listSessions(principal.accountId, query);
+    const page = records.slice(0, query.limit);
     const last = page.at(-1);
     return {
-      data: page.map(toSessionSummary),
-      next_cursor: records.length > limit && last ? encodeCursor({ createdAtMs: Date.parse(last.created_at), id: last.id }) : null,
+      items: page.map(toSessionSummary),
+      next: records.length > query.limit && last ? { createdAtMs: Date.parse(last.created_at), id: last.id } : null,
     };
   }
 
@@ -351,21 +350,4 @@ function inProgress(): AppError {
   return new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry after 1 s.", {
     retryAfterSeconds: 1,
   });
-}
-
-// Cursors are opaque to callers: base64url of the last item's creation time and id.
-function encodeCursor(position: ListPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAtMs, position.id])).toString("base64url");
-}
-
-function decodeCursor(cursor: string): ListPosition {
-  try {
-    const [createdAtMs, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    if (typeof createdAtMs === "number" && Number.isSafeInteger(createdAtMs) && typeof id === "string" && id.length <= 64) {
-      return { createdAtMs, id };
-    }
-  } catch {
-    // fall through
-  }
-  throw new AppError("validation_failed", [{ location: "query", path: "cursor", message: "is not a cursor issued by this API" }]);
 }

@@ -194,7 +194,7 @@ async function webhook(real: Real, event: RoomEvent): Promise<void> {
 
 /** Compares the service with the model after every step, and checks the lifecycle's invariants. */
 async function check(model: Model, real: Real): Promise<void> {
-  const [item] = (await real.service.list(principal, { limit: 100 })).data.filter((s) => s.id === real.session.id);
+  const [item] = (await real.service.list(principal, { limit: 100 })).items.filter((s) => s.id === real.session.id);
   const view = await real.service.get(principal, real.session.id);
   expect({ status: item?.status, end_reason: item?.end_reason }).toEqual({ status: model.status, end_reason: model.endReason });
   // A digital human that joined is never the reason a session failed.
@@ -311,7 +311,7 @@ const commands = [
         if (due.length === 0) return;
         // Deadlines that fall on the same millisecond may fire in either order: take the one that did.
         const tied = due.filter(([, at]) => at === (due[0] as [string, number])[1]).map(([reason]) => reason);
-        const [item] = (await r.service.list(principal, { limit: 100 })).data.filter((s) => s.id === r.session.id);
+        const [item] = (await r.service.list(principal, { limit: 100 })).items.filter((s) => s.id === r.session.id);
         m.timerFired(tied.includes(item?.end_reason ?? "") ? (item?.end_reason as string) : (tied[0] as string));
       }),
     ),

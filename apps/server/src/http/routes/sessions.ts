@@ -1,10 +1,11 @@
 /**
  * /v1/sessions routes: translate HTTP to SessionService calls and back, nothing more.
  */
-import type { ListSessionsQuery, SessionCreate } from "@dhs/contract";
+import type { ListSessionsQuery, SessionCreate, SessionList } from "@dhs/contract";
 import type { Router } from "express";
 import type { SessionService } from "../../domain/session-service.js";
 import { principalOf } from "../authenticate.js";
+import { decodeCursor, encodeCursor } from "../cursor.js";
 import { exactRouter } from "./exact-router.js";
 
 export function sessionRoutes(sessions: SessionService): Router {
@@ -22,7 +23,11 @@ export function sessionRoutes(sessions: SessionService): Router {
 
   router.get("/v1/sessions", async (req, res) => {
     // The validator has coerced limit to a number and checked status against the contract.
-    res.json(await sessions.list(principalOf(res), req.query as ListSessionsQuery));
+    const query = req.query as ListSessionsQuery;
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const page = await sessions.list(principalOf(res), { status: query.status, limit: query.limit ?? 20, after });
+    const body: SessionList = { data: page.items, next_cursor: page.next ? encodeCursor(page.next) : null };
+    res.json(body);
   });
 
   router.get("/v1/sessions/:session_id", async (req, res) => {
