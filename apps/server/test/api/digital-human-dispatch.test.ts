@@ -7,7 +7,7 @@
 
 import { sleep } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
-import { roomEvent, until, useHarness } from "../support/harness.js";
+import { newSession, roomEvent, until, useHarness } from "../support/harness.js";
 
 const REDISPATCH_S = 1;
 const DIGITAL_HUMAN_S = 3;
@@ -19,12 +19,6 @@ const t = useHarness({
   SWEEP_INTERVAL_MS: "100",
 });
 
-async function newSession() {
-  const identity = `u-${crypto.randomUUID().slice(0, 8)}`;
-  const session = (await (await t.create({ participant_identity: identity })).json()) as { id: string; room_name: string };
-  return { ...session, identity };
-}
-
 const redispatches = (room: string) => t.livekit.callsOf("CreateDispatch").filter((call) => call.body.room === room);
 
 async function itemOf(id: string): Promise<{ status: string; end_reason: string | null }> {
@@ -35,7 +29,7 @@ async function itemOf(id: string): Promise<{ status: string; end_reason: string 
 describe("a session whose digital human was dispatched while no worker was registered", () => {
   it("gets it dispatched again once LiveKit shows no live job, and only once while the new job runs", async () => {
     t.livekit.workerAvailable = false;
-    const s = await newSession();
+    const s = await newSession(t);
     t.livekit.workerAvailable = true;
     const [again] = await until(async () => (redispatches(s.room_name).length > 0 ? redispatches(s.room_name) : undefined));
     expect(again?.body).toMatchObject({ room: s.room_name, agentName: "ava" });
@@ -48,7 +42,7 @@ describe("a session whose digital human was dispatched while no worker was regis
 
 describe("a slow-booting digital human (its job running, not joined yet)", () => {
   it("is never dispatched twice", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     await sleep(REDISPATCH_S * 3000);
     expect(t.livekit.callsOf("ListDispatch").some((call) => call.body.room === s.room_name)).toBe(true);
@@ -58,7 +52,7 @@ describe("a slow-booting digital human (its job running, not joined yet)", () =>
 
 describe("a digital human that drops out of an active session", () => {
   it("is dispatched again when its job ended, and the session goes on once it is back in time", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT", sid: "PA_agent_1" }));
     t.livekit.endJobs(s.room_name);
@@ -70,7 +64,7 @@ describe("a digital human that drops out of an active session", () => {
   });
 
   it("and not back within its join timeout fails the session (digital_human_lost) and deletes its room", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
     t.livekit.endJobs(s.room_name);

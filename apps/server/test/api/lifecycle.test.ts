@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
-import { expectApiError, KEYS, roomEvent, signWebhook, tokenVerifier, until, useHarness } from "../support/harness.js";
+import { expectApiError, KEYS, newSession, roomEvent, signWebhook, tokenVerifier, until, useHarness } from "../support/harness.js";
 
 const h = useHarness();
 
@@ -9,14 +9,9 @@ async function endReasonOf(id: string): Promise<string | null> {
   return list.data.find((item) => item.id === id)?.end_reason ?? null;
 }
 
-async function newSession(identity = `u-${crypto.randomUUID().slice(0, 8)}`) {
-  const session = await (await h.create({ participant_identity: identity })).json();
-  return { ...session, identity } as { id: string; room_name: string; identity: string; [field: string]: any };
-}
-
 describe("POST /livekit/webhook, signature", () => {
   it("answers 200 to an event LiveKit signed", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     expect((await h.webhook(roomEvent("room_started", s))).status).toBe(200);
   });
 
@@ -28,7 +23,7 @@ describe("POST /livekit/webhook, signature", () => {
   ] as const)(
     "answers 401 to an event %s with a detail that does not say which check failed, logs why, and changes nothing",
     async (_name, { authorization, reason }) => {
-      const s = await newSession();
+      const s = await newSession(h);
       const event = roomEvent("participant_joined", s, { identity: s.identity });
       const body = JSON.stringify(event);
       let header: string | null = null;
@@ -66,7 +61,7 @@ describe("POST /livekit/webhook, signature", () => {
 
 describe("a session, as LiveKit reports its room", () => {
   it("becomes active with started_at when its participant joins, once even if the event comes twice", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     const joined = roomEvent("participant_joined", s, { identity: s.identity });
     expect((await h.webhook(joined)).status).toBe(200);
     const active = await h.session(s.id);
@@ -78,7 +73,7 @@ describe("a session, as LiveKit reports its room", () => {
   });
 
   it("stays created when someone else or the digital human joins", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     await h.webhook(roomEvent("participant_joined", s, { identity: "agent-1", kind: "AGENT" }));
     await h.webhook(roomEvent("participant_joined", s, { identity: "stranger" }));
     expect((await h.session(s.id)).status).toBe("created");
@@ -89,18 +84,18 @@ describe("a session, as LiveKit reports its room", () => {
   });
 
   it("completes with room_finished after being active, and is cancelled if it never was", async () => {
-    const a = await newSession();
+    const a = await newSession(h);
     await h.webhook(roomEvent("participant_joined", a, { identity: a.identity }));
     await h.webhook(roomEvent("room_finished", a));
     expect(await h.session(a.id)).toMatchObject({ status: "completed", participant_token: null, ended_at: expect.any(String) });
 
-    const b = await newSession();
+    const b = await newSession(h);
     await h.webhook(roomEvent("room_finished", b));
     expect(await h.session(b.id)).toMatchObject({ status: "cancelled", started_at: null, participant_token: null });
   });
 
   it("is terminal for good: late and out-of-order events change nothing", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     await h.webhook(roomEvent("room_finished", s));
     const ended = await h.session(s.id);
     await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
@@ -109,7 +104,7 @@ describe("a session, as LiveKit reports its room", () => {
   });
 
   it("deletes the room again when a participant joins a terminal session's room", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     await h.webhook(roomEvent("room_finished", s));
     h.livekit.rooms.add(s.room_name); // an old token brought the room back
     await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
@@ -119,7 +114,7 @@ describe("a session, as LiveKit reports its room", () => {
 
 describe("POST /v1/sessions/{id}/end", () => {
   it("cancels a created session with user_ended, deletes its room, and is idempotent", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     const res = await h.request("POST", `/v1/sessions/${s.id}/end`);
     expect(res.status).toBe(200);
     const ended = await res.json();
@@ -132,14 +127,14 @@ describe("POST /v1/sessions/{id}/end", () => {
   });
 
   it("completes an active session", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     const ended = await (await h.request("POST", `/v1/sessions/${s.id}/end`)).json();
     expect(ended.status).toBe("completed");
   });
 
   it("answers 503 and leaves the session unchanged when LiveKit is down", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     h.livekit.mode = "fail";
     const res = await h.request("POST", `/v1/sessions/${s.id}/end`);
     await expectApiError(res, 503, "service_unavailable");
@@ -151,7 +146,7 @@ describe("POST /v1/sessions/{id}/end", () => {
   });
 
   it("records user_ended even when LiveKit's room_finished for the deleted room arrives first", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     h.livekit.delayMs = 300;
     const ending = h.request("POST", `/v1/sessions/${s.id}/end`);
@@ -167,14 +162,14 @@ describe("POST /v1/sessions/{id}/end", () => {
     ["another account's session", KEYS.b, 404, "not_found"],
     ["a read-only key", KEYS.aRead, 403, "forbidden"],
   ] as const)("answers for %s %i", async (_name, key, status, code) => {
-    const s = await newSession();
+    const s = await newSession(h);
     await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/end`, { key }), status, code);
   });
 });
 
 describe("POST /v1/sessions/{id}/token", () => {
   it("answers the session with a new token while connectable", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     const res = await h.request("POST", `/v1/sessions/${s.id}/token`);
     expect(res.status).toBe(200);
     const claims = await tokenVerifier.verify((await res.json()).participant_token);
@@ -182,13 +177,13 @@ describe("POST /v1/sessions/{id}/token", () => {
   });
 
   it("answers 409 session_not_connectable once the session is terminal", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     await h.request("POST", `/v1/sessions/${s.id}/end`);
     await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/token`), 409, "session_not_connectable");
   });
 
   it("answers 404 for another account's session", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/token`, { key: KEYS.b }), 404, "not_found");
   });
 });
@@ -236,7 +231,7 @@ describe("GET /v1/sessions", () => {
   });
 
   it("never lists another account's sessions", async () => {
-    const s = await newSession();
+    const s = await newSession(h);
     const other = await (await h.request("GET", "/v1/sessions?limit=100", { key: KEYS.b })).json();
     expect(other.data.map((item: { id: string }) => item.id)).not.toContain(s.id);
   });

@@ -6,7 +6,7 @@
 
 import { sleep } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
-import { roomEvent, until, useHarness } from "../support/harness.js";
+import { newSession, roomEvent, until, useHarness } from "../support/harness.js";
 
 const DIGITAL_HUMAN_S = 2;
 const DEPARTURE_S = 1;
@@ -17,12 +17,6 @@ const t = useHarness({
   SESSION_MAX_DURATION_S: "120",
   SWEEP_INTERVAL_MS: "100",
 });
-
-async function newSession() {
-  const identity = `u-${crypto.randomUUID().slice(0, 8)}`;
-  const session = (await (await t.create({ participant_identity: identity })).json()) as { id: string; room_name: string };
-  return { ...session, identity };
-}
 
 async function itemOf(
   id: string,
@@ -35,7 +29,7 @@ const roomDeleted = (roomName: string) => t.livekit.callsOf("DeleteRoom").some((
 
 describe("a digital human that joins after the participant", () => {
   it("keeps the session active past the digital-human timeout, and its room", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     await sleep(500);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
@@ -47,7 +41,7 @@ describe("a digital human that joins after the participant", () => {
 
 describe("a participant who leaves", () => {
   it("and does not come back completes the session (participant_left) after the departure timeout, and its room is deleted", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_1" }));
     const left = Date.now();
@@ -63,7 +57,7 @@ describe("a participant who leaves", () => {
   });
 
   it("and rejoins within the departure timeout (a reload) keeps the session", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_1" }));
     await t.webhook(roomEvent("participant_left", s, { identity: s.identity, sid: "PA_1" }));
@@ -75,7 +69,7 @@ describe("a participant who leaves", () => {
   });
 
   it("while a newer connection of the same identity already joined (LiveKit reports the reload in that order) keeps the session", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_1" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_2" }));
@@ -85,7 +79,7 @@ describe("a participant who leaves", () => {
   });
 
   it("is not someone else leaving: another participant's departure changes nothing", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "observer" }));
@@ -95,7 +89,7 @@ describe("a participant who leaves", () => {
   });
 
   it("before the session was active changes nothing (the join timeout still applies)", async () => {
-    const s = await newSession();
+    const s = await newSession(t);
     await t.webhook(roomEvent("participant_left", s, { identity: s.identity }));
     await sleep(DEPARTURE_S * 1000 + 700);
     expect(await itemOf(s.id)).toMatchObject({ status: "created", end_reason: null });

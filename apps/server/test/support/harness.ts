@@ -192,6 +192,15 @@ export function useHarness(env: Record<string, string> = {}, overrides: ComposeO
 
 export const tokenVerifier = new TokenVerifier(LIVEKIT.apiKey, LIVEKIT.apiSecret);
 
+/** A session created for account A with a participant identity of its own, and that identity. */
+export async function newSession(
+  h: Harness,
+  identity = `u-${crypto.randomUUID().slice(0, 8)}`,
+): Promise<{ id: string; room_name: string; identity: string; [field: string]: any }> {
+  const session = (await (await h.create({ participant_identity: identity })).json()) as { id: string; room_name: string };
+  return { ...session, identity };
+}
+
 /** An ApiError answer: the status, the code, and request_id equal to X-Request-ID. */
 export async function expectApiError(
   res: Response,
