@@ -189,20 +189,15 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
       return unchanged();
     case "delete_room":
       return unchanged([{ type: "delete_room" }]);
-    case "mark_digital_human":
+    case "mark_digital_human": {
       if (digitalHumanPresent(session)) return unchanged();
-      // Whatever waited for it (the join or loss timer, the dispatch checks) is over.
-      return changedTo(
-        { ...session, digital_human_joined_at: session.digital_human_joined_at ?? now.toISOString(), digital_human_left_at: null },
-        [
-          { type: "cancel_timer", timer: "dispatch_check" },
-          ...(session.status === "active"
-            ? ([
-                { type: "cancel_timer", timer: session.digital_human_joined_at === null ? "digital_human_timeout" : "digital_human_lost" },
-              ] as const)
-            : []),
-        ],
-      );
+      // Whatever waited for it (the dispatch checks, and an active session's join or loss timer) is over.
+      const waiting: LifecycleTimer = session.digital_human_joined_at === null ? "digital_human_timeout" : "digital_human_lost";
+      const effects: Effect[] = [{ type: "cancel_timer", timer: "dispatch_check" }];
+      if (session.status === "active") effects.push({ type: "cancel_timer", timer: waiting });
+      const joinedAt = session.digital_human_joined_at ?? now.toISOString();
+      return changedTo({ ...session, digital_human_joined_at: joinedAt, digital_human_left_at: null }, effects);
+    }
     case "digital_human_departed": {
       if (!digitalHumanPresent(session)) return unchanged();
       const at = now.getTime();
