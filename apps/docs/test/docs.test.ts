@@ -7,13 +7,14 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { chromiumLaunchOptions } from "@dhs/testkit";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
 const DIST = fileURLToPath(new URL("../dist/index.html", import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL("../../../artifacts/", import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = chromiumLaunchOptions().executablePath;
 
 type Json = Record<string, any>;
 const contract: Json = parse(readFileSync(new URL("../../../openapi/v1.yaml", import.meta.url), "utf8"));
@@ -37,17 +38,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 afterAll(async () => {

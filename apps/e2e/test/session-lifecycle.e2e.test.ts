@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { createClient, type DhsClient } from "@dhs/client";
-import { scanForSecrets, until } from "@dhs/testkit";
+import { chromiumLaunchOptions, scanForSecrets, until } from "@dhs/testkit";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -23,7 +23,6 @@ import {
   TIMEOUTS,
 } from "./support/stack.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let stack: Stack;
 let browser: Browser;
 let api: DhsClient;
@@ -40,20 +39,13 @@ beforeAll(async () => {
   stack = await startStack(inject("livekitServer"));
   api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
   rooms = new RoomServiceClient(stack.livekitApiUrl, LIVEKIT_KEY, LIVEKIT_SECRET);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
+  browser = await chromium.launch(
+    chromiumLaunchOptions([
       "--use-fake-ui-for-media-stream",
       "--use-fake-device-for-media-stream",
       "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+    ]),
+  );
   mkdirSync(ARTIFACTS, { recursive: true });
 });
 

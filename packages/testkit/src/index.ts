@@ -1,3 +1,4 @@
+export { chromiumLaunchOptions } from "./chromium.js";
 export { freePort } from "./free-port.js";
 export { type RedisServer, startRedis } from "./redis-server.js";
 export { type SecretScan, scanForSecrets } from "./secret-scan.js";
