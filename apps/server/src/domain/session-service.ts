@@ -40,7 +40,7 @@ export interface SessionServiceDeps {
   onBackgroundError?: (error: unknown, what: string) => void;
 }
 
-/** An idempotency key as this create holds it: the key, the body's fingerprint, and its lock once claimed. */
+/** The idempotency key this create claimed: the key, the body's fingerprint, and the claim's lock. */
 interface ClaimedKey {
   idempotencyKey: string;
   print: string;

@@ -40,7 +40,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     return;
   }
   const requestId = String(pending?.getHeader("X-Request-ID") ?? newRequestId());
-  const json = JSON.stringify({ code: answer.code, detail: answer.detail, request_id: requestId } satisfies ApiError);
+  const json = answerJson(answer, requestId);
   if (pending) {
     // The parser failed inside the request the app is handling (broken chunked framing, a body that did
     // not arrive in time): that request can never be read to its end, so it is the one answered.
@@ -58,9 +58,13 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
 export function answerUnmetExpectation(_req: IncomingMessage, res: ServerResponse): void {
   const answer = ANSWERS.EXPECTATION;
   const requestId = newRequestId();
-  const json = JSON.stringify({ code: answer.code, detail: answer.detail, request_id: requestId } satisfies ApiError);
+  const json = answerJson(answer, requestId);
   res.shouldKeepAlive = false;
   res.writeHead(STATUS_OF[answer.code], answerHeaders(requestId, json)).end(json);
+}
+
+function answerJson(answer: Answer, requestId: string): string {
+  return JSON.stringify({ code: answer.code, detail: answer.detail, request_id: requestId } satisfies ApiError);
 }
 
 function answerHeaders(requestId: string, json: string): Record<string, string | number> {

@@ -33,10 +33,10 @@ export interface IllFormed {
 /**
  * The first thing in a parsed JSON body that the service must not be handed, or undefined: a string or
  * key with a lone UTF-16 surrogate, a number JSON.parse could only read as Infinity (`1e400`), or an
- * object or array nested deeper than maxDepth. Iterative, so a body nested far deeper than the call stack
+ * object or array nested deeper than the body may. Iterative, so a body nested far deeper than the call stack
  * is judged without recursion.
  */
-export function findIllFormed(root: unknown, maxDepth = BODY_MAX_DEPTH): IllFormed | undefined {
+export function findIllFormed(root: unknown): IllFormed | undefined {
   const pending: [unknown, string[]][] = [[root, []]];
   for (let item = pending.pop(); item; item = pending.pop()) {
     const [value, path] = item;
@@ -45,7 +45,7 @@ export function findIllFormed(root: unknown, maxDepth = BODY_MAX_DEPTH): IllForm
     } else if (typeof value === "number") {
       if (!Number.isFinite(value)) return { path: path.join("."), message: "must be a finite number" };
     } else if (typeof value === "object" && value !== null) {
-      if (path.length >= maxDepth)
+      if (path.length >= BODY_MAX_DEPTH)
         return { path: path.join("."), message: `must nest at most ${METADATA_MAX_DEPTH} levels deep (metadata is level 1)` };
       for (const [key, child] of Object.entries(value)) {
         if (!key.isWellFormed())

@@ -9,7 +9,7 @@
  * connection closes after 65 s; beyond maxConnections a new connection is closed at
  * accept, before it costs more than the accept.
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerClientError, answerUnmetExpectation } from "./client-error.js";
 
@@ -50,7 +50,7 @@ export async function startWebServer(
   server.maxConnections = limits.maxConnections;
   if (limits.onDrop) server.on("drop", limits.onDrop);
   server.on("clientError", answerClientError);
-  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => answerUnmetExpectation(req, res));
+  server.on("checkExpectation", answerUnmetExpectation);
   // Responses not yet finished: on stop they are told to close their connection.
   const open = new Set<ServerResponse>();
   server.on("request", (_req, res: ServerResponse) => {

@@ -44,7 +44,7 @@ export class LiveKitRoomService implements RoomService {
    * with no job, and one whose worker crashed keeps a job that ended.
    */
   async hasLiveAgentJob(roomName: string, agentName: string): Promise<boolean> {
-    const dispatches = await unavailableOnFailure(() => this.dispatches.listDispatch(roomName));
+    const dispatches = await callLiveKit(() => this.dispatches.listDispatch(roomName));
     return dispatches.some(
       (d) => d.agentName === agentName && (d.state?.jobs ?? []).some((job) => LIVE_JOB.has(job.state?.status ?? JobStatus.JS_FAILED)),
     );
@@ -52,12 +52,12 @@ export class LiveKitRoomService implements RoomService {
 
   async dispatchAgent(request: AgentDispatchRequest): Promise<void> {
     const metadata = roomMetadata(request.sessionId, request.accountId);
-    await unavailableOnFailure(() => this.dispatches.createDispatch(request.roomName, request.agentName, { metadata }));
+    await callLiveKit(() => this.dispatches.createDispatch(request.roomName, request.agentName, { metadata }));
   }
 
   async createRoom(request: CreateRoomRequest): Promise<void> {
     const metadata = roomMetadata(request.sessionId, request.accountId);
-    await unavailableOnFailure(() =>
+    await callLiveKit(() =>
       this.client.createRoom({
         name: request.name,
         emptyTimeout: request.emptyTimeoutS,
@@ -74,7 +74,7 @@ export class LiveKitRoomService implements RoomService {
    */
   async checkCredentials(): Promise<"ok" | "refused" | "unreachable"> {
     try {
-      await unavailableOnFailure(() => this.client.listRooms(["dhs-credentials-check"]));
+      await callLiveKit(() => this.client.listRooms(["dhs-credentials-check"]));
       return "ok";
     } catch (error) {
       return error instanceof DependencyFaultError ? "refused" : "unreachable";
@@ -83,7 +83,7 @@ export class LiveKitRoomService implements RoomService {
 
   async deleteRoom(name: string): Promise<void> {
     try {
-      await unavailableOnFailure(() => this.client.deleteRoom(name));
+      await callLiveKit(() => this.client.deleteRoom(name));
     } catch (error) {
       // Deleting a room that is already gone is what the caller wanted.
       if (isNotFound(error)) return;
@@ -97,7 +97,8 @@ function isNotFound(error: unknown): boolean {
   return cause instanceof TwirpError && (cause.status === 404 || cause.code === "not_found");
 }
 
-async function unavailableOnFailure<T>(call: () => Promise<T>): Promise<T> {
+/** A LiveKit call whose failure is sorted: unreachable (503), not found (as it is), or a fault (500). */
+async function callLiveKit<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
