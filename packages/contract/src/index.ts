@@ -6,8 +6,15 @@
 import { fileURLToPath } from "node:url";
 import type { components, operations } from "./generated/v1.js";
 
-export type { components, operations, paths } from "./generated/v1.js";
-export { endReasonValues, errorCodeValues, scopeValues, sessionStatusValues } from "./generated/v1.js";
+export type { components, operations, paths, webhooks } from "./generated/v1.js";
+export {
+  endReasonValues,
+  errorCodeValues,
+  scopeValues,
+  sessionStatusValues,
+  webhookEventSelectorValues,
+  webhookEventTypeValues,
+} from "./generated/v1.js";
 
 type Schemas = components["schemas"];
 
@@ -21,6 +28,26 @@ export type Principal = Schemas["Principal"];
 export type Scope = Schemas["Scope"];
 export type ApiError = Schemas["ApiError"];
 export type ErrorCode = Schemas["ErrorCode"];
+export type WebhookEventType = Schemas["WebhookEventType"];
+export type WebhookEventSelector = Schemas["WebhookEventSelector"];
+export type WebhookEndpointCreate = Schemas["WebhookEndpointCreate"];
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type WebhookEndpointList = Schemas["WebhookEndpointList"];
+export type WebhookEndpointDeleted = Schemas["WebhookEndpointDeleted"];
+export type WebhookEvent = Schemas["WebhookEvent"];
+export type WebhookPayload = Schemas["WebhookPayload"];
+export type SessionEventData = Schemas["SessionEventData"];
+export type WebhookTestData = Schemas["WebhookTestData"];
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type WebhookDeliveryList = Schemas["WebhookDeliveryList"];
+export type ListWebhookDeliveriesQuery = NonNullable<operations["listWebhookDeliveries"]["parameters"]["query"]>;
+export type DigitalHuman = Schemas["DigitalHuman"];
+export type DigitalHumanList = Schemas["DigitalHumanList"];
+export type Usage = Schemas["Usage"];
+export type UsageCounts = Schemas["UsageCounts"];
+export type UsageDay = Schemas["UsageDay"];
+export type ListDigitalHumansQuery = NonNullable<operations["listDigitalHumans"]["parameters"]["query"]>;
+export type GetUsageQuery = NonNullable<operations["getUsage"]["parameters"]["query"]>;
 export type ListSessionsQuery = NonNullable<operations["listSessions"]["parameters"]["query"]>;
 export type OperationId = keyof operations;
 

@@ -93,6 +93,37 @@ describe("the operations", () => {
       },
     ],
     ["getPrincipal", { method: "get", path: "/v1/me", scopes: [], success: "200", errors: ["401", "429", "503", "default"] }],
+    ...webhookOperations(),
+    [
+      "listDigitalHumans",
+      {
+        method: "get",
+        path: "/v1/digital-humans",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "getDigitalHuman",
+      {
+        method: "get",
+        path: "/v1/digital-humans/{digital_human_id}",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "getUsage",
+      {
+        method: "get",
+        path: "/v1/usage",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "422", "429", "503", "default"],
+      },
+    ],
   ];
 
   it("has exactly these operations", () => {
@@ -205,5 +236,54 @@ describe("SessionSummary", () => {
   it("never carries a token", () => {
     expect(schemas.SessionSummary.properties).not.toHaveProperty("participant_token");
     expect(schemas.SessionSummary.additionalProperties).toBe(false);
+  });
+});
+
+/** The webhook endpoint operations: scopes `webhooks:read` / `webhooks:write`, 404 for other accounts'. */
+function webhookOperations(): [string, { method: string; path: string; scopes: string[]; success: string; errors: string[] }][] {
+  const base = "/v1/webhook-endpoints";
+  const one = `${base}/{endpoint_id}`;
+  const read = ["webhooks:read"];
+  const write = ["webhooks:write"];
+  const common = ["401", "403", "429", "503", "default"];
+  return [
+    ["createWebhookEndpoint", { method: "post", path: base, scopes: write, success: "201", errors: [...common, "413", "422"] }],
+    ["listWebhookEndpoints", { method: "get", path: base, scopes: read, success: "200", errors: common }],
+    ["getWebhookEndpoint", { method: "get", path: one, scopes: read, success: "200", errors: [...common, "404"] }],
+    ["deleteWebhookEndpoint", { method: "delete", path: one, scopes: write, success: "200", errors: [...common, "404"] }],
+    [
+      "rotateWebhookEndpointSecret",
+      { method: "post", path: `${one}/rotate-secret`, scopes: write, success: "200", errors: [...common, "404"] },
+    ],
+    ["enableWebhookEndpoint", { method: "post", path: `${one}/enable`, scopes: write, success: "200", errors: [...common, "404"] }],
+    ["testWebhookEndpoint", { method: "post", path: `${one}/test`, scopes: write, success: "202", errors: [...common, "404"] }],
+    [
+      "listWebhookDeliveries",
+      { method: "get", path: `${one}/deliveries`, scopes: read, success: "200", errors: [...common, "404", "422"] },
+    ],
+  ];
+}
+
+describe("webhook payloads", () => {
+  it("never carry a token or a secret", () => {
+    const walk = (node: Json, seen = new Set<Json>()): string[] => {
+      if (node === null || typeof node !== "object" || seen.has(node)) return [];
+      seen.add(node);
+      const here = node.properties ? Object.keys(node.properties) : [];
+      return [...here, ...Object.values<Json>(node).flatMap((child) => walk(resolve(child), seen))];
+    };
+    const fields = walk(resolve(schemas.WebhookPayload));
+    expect(fields).toContain("duration_seconds");
+    expect(fields.filter((field) => /token|secret/.test(field))).toEqual([]);
+  });
+
+  it("the endpoint's secret is never required: only the create and rotate answers carry it", () => {
+    expect(schemas.WebhookEndpoint.required).not.toContain("secret");
+    expect(schemas.WebhookEndpointCreate.properties).not.toHaveProperty("secret");
+  });
+
+  it("every session event type can be subscribed to, and webhook.test cannot", () => {
+    const types = schemas.WebhookEventType.enum.filter((type: string) => type !== "webhook.test");
+    expect(schemas.WebhookEventSelector.enum.filter((type: string) => type !== "*")).toEqual(types);
   });
 });

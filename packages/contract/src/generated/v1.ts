@@ -127,6 +127,271 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Lists your account's webhook endpoints (at most 10), newest first, without their secrets.
+         *
+         *     Requires the `webhooks:read` scope.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Registers a URL of yours to receive signed session events (see [Webhooks](#section/webhooks)).
+         *     The answer carries the endpoint's signing `secret`: it is shown here and after a rotation only.
+         *     The URL's host is resolved now: one that points at a private or otherwise internal address is
+         *     refused (`webhook_url_not_allowed`). An account has at most 10 endpoints
+         *     (`webhook_endpoint_limit_reached`).
+         *
+         *     Requires the `webhooks:write` scope.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Answers the endpoint without its secret: its URL, event types, and whether it is enabled (and if
+         *     not, why).
+         *
+         *     Requires the `webhooks:read` scope.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint, its delivery log and its pending events: nothing more is sent to it. Takes
+         *     no body.
+         *
+         *     Requires the `webhooks:write` scope.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Makes a new signing secret and answers the endpoint with it. For 24 hours the previous secret
+         *     keeps signing beside the new one, so your receiver can switch without missing an event; rotating
+         *     again within them ends the older secret's overlap at once. Takes no body.
+         *
+         *     Requires the `webhooks:write` scope.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook endpoint
+         * @description Turns a disabled endpoint on again: it receives events that happen from now on. Enabling an
+         *     enabled endpoint changes nothing. Takes no body.
+         *
+         *     Requires the `webhooks:write` scope.
+         */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook.test` event for this endpoint alone (also when it is disabled, so you can check a
+         *     fixed receiver before enabling it), delivered and retried like any other event. The answer is the
+         *     event as queued; follow it in `listWebhookDeliveries`. Takes no body.
+         *
+         *     Requires the `webhooks:write` scope.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description The endpoint's delivery attempts, newest first (its last 1 000): which event, which attempt, the
+         *     status code your server answered or the network error, how long it took, and when the next attempt
+         *     is due. Page with `limit` and the `next_cursor` of the previous page.
+         *
+         *     Requires the `webhooks:read` scope.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/digital-humans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List digital humans
+         * @description Lists the digital humans your account may use, in the catalog's order; `default: true` marks
+         *     the one a `createSession` without `digital_human_id` gets. Page with `limit` and the
+         *     `next_cursor` of the previous page.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["listDigitalHumans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/digital-humans/{digital_human_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a digital human, as `listDigitalHumans` shows it. A malformed id is answered `404 not_found`.
+                 * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+                 */
+                digital_human_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a digital human
+         * @description Answers one digital human your account may use; one it may not use is answered `404`, exactly like
+         *     one that does not exist.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getDigitalHuman"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get usage
+         * @description Your account's use per UTC day from `from` to `to` (both included, at most 92 days; the last 30
+         *     days by default): sessions created, sessions ended by status and by end reason, and the active
+         *     seconds of the sessions that ended that day, with the totals. Every day of the range is listed,
+         *     days without activity as zeros.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -136,8 +401,9 @@ export interface paths {
         };
         /**
          * Get the authenticated principal
-         * @description Answers which API key authenticated the request, the account it belongs to and its scopes. Any
-         *     valid key may call it; use it to check a key's setup before going live.
+         * @description Answers which API key authenticated the request, the account it belongs to, its scopes, and the
+         *     account's limits and how much of them is in use. Any valid key may call it; use it to check a key's
+         *     setup before going live.
          */
         get: operations["getPrincipal"];
         put?: never;
@@ -149,7 +415,30 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    sessionEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session event, posted to your endpoint
+         * @description What your webhook endpoint receives (see [Webhooks](#section/webhooks)): a signed `POST` for each
+         *     event type it subscribed to. Verify the signature over the raw body, answer `2xx` within 10 seconds,
+         *     and de-duplicate on `webhook-id`.
+         */
+        post: operations["receiveSessionEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -329,7 +618,7 @@ export interface components {
              */
             next_cursor: string | null;
         };
-        /** @description The API key that authenticated the request. */
+        /** @description The API key that authenticated the request, and its account's limits and use. */
         Principal: {
             /**
              * @description Public identifier of the API key (never the secret).
@@ -349,20 +638,451 @@ export interface components {
              *     ]
              */
             scopes: components["schemas"]["Scope"][];
+            /** @description What the account, and this key, may do at most. */
+            limits: {
+                /**
+                 * Format: int32
+                 * @description Sessions the account may have open (`created` or `active`) at once.
+                 * @example 20
+                 */
+                open_sessions: number;
+                /**
+                 * Format: int32
+                 * @description Requests per second this key may make; `null` when the deployment enforces no rate limit.
+                 * @example 100
+                 */
+                requests_per_second: number | null;
+                /**
+                 * Format: int32
+                 * @description Requests this key may make at once; `null` when the deployment enforces no rate limit.
+                 * @example 200
+                 */
+                burst: number | null;
+            };
+            /** @description How much of the limits is in use now. */
+            usage: {
+                /**
+                 * Format: int32
+                 * @description Sessions of the account open now, and creates still being processed.
+                 * @example 3
+                 */
+                open_sessions: number;
+            };
         };
         /**
-         * @description A permission of an API key: `sessions:read` for reading sessions, `sessions:write` for creating, refreshing and ending them.
+         * @description A permission of an API key: `sessions:read` for reading sessions, `sessions:write` for creating, refreshing and ending them, `webhooks:read` and `webhooks:write` for reading and managing webhook endpoints.
          * @example sessions:read
          * @enum {string}
          */
-        Scope: "sessions:read" | "sessions:write";
+        Scope: "sessions:read" | "sessions:write" | "webhooks:read" | "webhooks:write";
+        /** @description A digital human your account may use. */
+        DigitalHuman: {
+            /**
+             * Format: uuid
+             * @description Its identifier, the `digital_human_id` of a `createSession`.
+             * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+             */
+            id: string;
+            /**
+             * @description Its name, as it introduces itself.
+             * @example Ava
+             */
+            name: string;
+            /**
+             * @description What it is for; `null` when the catalog says nothing.
+             * @example A friendly onboarding guide.
+             */
+            description: string | null;
+            /**
+             * @description `true` for the one a `createSession` without `digital_human_id` gets.
+             * @example true
+             */
+            default: boolean;
+        };
+        /** @description One page of the digital humans your account may use, in the catalog's order. */
+        DigitalHumanList: {
+            /** @description The digital humans on this page. */
+            data: components["schemas"]["DigitalHuman"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        /** @description What the account used over a day or a range of days. */
+        UsageCounts: {
+            /**
+             * Format: int64
+             * @description Sessions created (idempotent replays not counted).
+             * @example 12
+             */
+            sessions_created: number;
+            /** @description Sessions that ended, by the status they ended in. */
+            sessions_ended: {
+                /**
+                 * Format: int64
+                 * @description Ended after they had been active.
+                 * @example 9
+                 */
+                completed: number;
+                /**
+                 * Format: int64
+                 * @description Ended before they became active.
+                 * @example 2
+                 */
+                cancelled: number;
+                /**
+                 * Format: int64
+                 * @description Ended because the digital human did not join or was lost.
+                 * @example 1
+                 */
+                failed: number;
+            };
+            /**
+             * @description Sessions that ended, by end reason; a reason added later appears as a new field.
+             * @example {
+             *       "user_ended": 8,
+             *       "participant_left": 1,
+             *       "join_timeout": 2,
+             *       "digital_human_timeout": 1
+             *     }
+             */
+            end_reasons: {
+                [key: string]: number;
+            };
+            /**
+             * Format: int64
+             * @description The `duration_seconds` of the sessions that ended, summed.
+             * @example 5412
+             */
+            active_seconds: number;
+        };
+        /** @description One UTC day of usage. */
+        UsageDay: {
+            /**
+             * Format: date
+             * @description The day (UTC).
+             * @example 2026-11-22
+             */
+            date: string;
+            usage: components["schemas"]["UsageCounts"];
+        };
+        /** @description The account's usage per UTC day over a range, and the totals. */
+        Usage: {
+            /**
+             * Format: date
+             * @description The first day of the range.
+             * @example 2026-11-21
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last day of the range.
+             * @example 2026-11-22
+             */
+            to: string;
+            /** @description Every day of the range, oldest first. */
+            days: components["schemas"]["UsageDay"][];
+            totals: components["schemas"]["UsageCounts"];
+        };
         /**
          * @description Every error code this release of the API answers with; the table under *Errors* says when, and
          *     with which HTTP status. The server and this list are checked against each other.
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
+        /**
+         * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
+         *     do not know.
+         * @example session.ended
+         * @enum {string}
+         */
+        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "webhook.test";
+        /**
+         * @description An event type an endpoint receives, or `*` for every event type, including types added later.
+         * @example session.ended
+         * @enum {string}
+         */
+        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended";
+        /** @description A webhook endpoint to register. No other fields are allowed. */
+        WebhookEndpointCreate: {
+            /**
+             * Format: uri
+             * @description Where events are posted: an `https` URL (plain `http` only in development deployments) whose host
+             *     resolves to public addresses only.
+             * @example https://api.example.com/dhs-events
+             */
+            url: string;
+            /**
+             * @description The event types to receive; every type (`["*"]`) when omitted. `*` with other types means every type.
+             * @example [
+             *       "session.ended"
+             *     ]
+             */
+            event_types?: components["schemas"]["WebhookEventSelector"][];
+            /**
+             * @description A note for your own bookkeeping.
+             * @example Billing
+             */
+            description?: string;
+        };
+        /**
+         * @description A URL that receives the account's session events. `secret` is present only in the answers of
+         *     `createWebhookEndpoint` and `rotateWebhookEndpointSecret`.
+         */
+        WebhookEndpoint: {
+            /**
+             * @description Endpoint identifier.
+             * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description Where events are posted.
+             * @example https://api.example.com/dhs-events
+             */
+            url: string;
+            /**
+             * @description The event types it receives; `["*"]` for every type.
+             * @example [
+             *       "session.ended"
+             *     ]
+             */
+            event_types: components["schemas"]["WebhookEventSelector"][];
+            /**
+             * @description The note given at creation; `null` when none was.
+             * @example Billing
+             */
+            description: string | null;
+            /**
+             * @description `disabled` endpoints receive nothing but `webhook.test` events; see `disabled_reason`.
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * @description Why the endpoint is disabled: `gone` (it answered `410`) or `failing` (every attempt failed for 5
+             *     days); `null` while it is enabled. New reasons may be added.
+             * @example null
+             */
+            disabled_reason: ("gone" | "failing") | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was registered.
+             * @example 2026-11-22T09:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The signing secret (`whsec_` and 32 random bytes in base64, as Standard Webhooks defines it).
+             *     Only in the answers of `createWebhookEndpoint` and `rotateWebhookEndpointSecret`; store it as
+             *     a secret.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5bq7bR+dx1s=
+             */
+            secret?: string;
+        };
+        /** @description Every webhook endpoint of the account, newest first. */
+        WebhookEndpointList: {
+            /** @description The endpoints (without secrets). */
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description A deleted webhook endpoint. */
+        WebhookEndpointDeleted: {
+            /**
+             * @description The deleted endpoint's identifier.
+             * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+             */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @example true
+             * @constant
+             */
+            deleted: true;
+        };
+        /**
+         * @description The `data` of a session event: the session as `listSessions` shows it, plus `duration_seconds`.
+         *     Never a token. New fields may be added.
+         */
+        SessionEventData: {
+            /**
+             * Format: uuid
+             * @description Session identifier.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            id: string;
+            status: components["schemas"]["SessionStatus"];
+            /**
+             * @description Name of the session's LiveKit room.
+             * @example dhs-3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            room_name: string;
+            /**
+             * @description LiveKit identity of the browser participant (given or generated).
+             * @example user-4821
+             */
+            participant_identity: string;
+            /**
+             * Format: uuid
+             * @description The digital human of the session.
+             * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+             */
+            digital_human_id: string;
+            /**
+             * @description The tags given at creation; empty when none were.
+             * @example [
+             *       "onboarding"
+             *     ]
+             */
+            tags: string[];
+            /**
+             * @description The metadata given at creation; empty when none was.
+             * @example {
+             *       "customer_ref": "cus_93"
+             *     }
+             */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Why the session ended; `null` while it is connectable. */
+            end_reason: components["schemas"]["EndReason"] | null;
+            /**
+             * Format: date-time
+             * @description When the digital human (a LiveKit agent) first joined the room; `null` until it does.
+             * @example 2026-11-22T09:15:01.870Z
+             */
+            digital_human_joined_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the session was created.
+             * @example 2026-11-22T09:15:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the session became `active`; `null` until then.
+             * @example 2026-11-22T09:15:07.412Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the session became terminal; `null` while it is connectable.
+             * @example 2026-11-22T09:27:41.090Z
+             */
+            ended_at: string | null;
+            /**
+             * Format: int64
+             * @description Whole seconds the session has been active, rounded up: `ended_at - started_at` once it ended,
+             *     `0` if it never became active.
+             * @example 754
+             */
+            duration_seconds: number;
+        };
+        /** @description The `data` of a `webhook.test` event. */
+        WebhookTestData: {
+            /**
+             * @description The endpoint the test was sent to.
+             * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+             */
+            endpoint_id: string;
+        };
+        /**
+         * @description The body of every delivery. Its id is not in it: it is the `webhook-id` header, the same on every
+         *     retry.
+         */
+        WebhookPayload: {
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was made).
+             * @example 2026-11-22T09:27:41.090Z
+             */
+            timestamp: string;
+            /** @description The session (`session.*`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"];
+        };
+        /**
+         * @description An event's id, sent as the `webhook-id` header of every attempt to deliver it.
+         * @example evt_0c9f2b7d1e4a4b6c8d3e5f7a9b1c2d3e
+         */
+        WebhookEventId: string;
+        /** @description An event as queued for delivery: its id (the `webhook-id` header of every attempt) and the payload. */
+        WebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-11-22T09:05:00.000Z
+             */
+            timestamp: string;
+            /** @description The session (`session.*`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"];
+        };
+        /** @description One attempt to deliver one event to one endpoint. */
+        WebhookDelivery: {
+            /**
+             * @description The attempt's identifier.
+             * @example att_1795869300000-0
+             */
+            id: string;
+            event_id: components["schemas"]["WebhookEventId"];
+            event_type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: int32
+             * @description Which attempt for this event this was (1 for the first).
+             * @example 2
+             */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             * @example 2026-11-22T09:27:46.311Z
+             */
+            attempted_at: string;
+            /**
+             * @description `succeeded` when your endpoint answered `2xx` in time.
+             * @example failed
+             * @enum {string}
+             */
+            outcome: "succeeded" | "failed";
+            /**
+             * Format: int32
+             * @description The HTTP status your endpoint answered; `null` when it did not answer (see `error`).
+             * @example 503
+             */
+            status_code: number | null;
+            /**
+             * @description Why an attempt without an answer failed: `timeout` (no full answer within 10 s),
+             *     `dns_failed`, `address_not_allowed` (the host resolved to an internal address),
+             *     `connection_failed` or `tls_failed`; `null` when the endpoint answered. New values may be
+             *     added.
+             * @example null
+             */
+            error: ("timeout" | "dns_failed" | "address_not_allowed" | "connection_failed" | "tls_failed") | null;
+            /**
+             * Format: int32
+             * @description How long the attempt took, in milliseconds.
+             * @example 212
+             */
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @description When the event will be tried again; `null` after a success, after the last attempt, or once the endpoint is disabled.
+             * @example 2026-11-22T09:32:46.000Z
+             */
+            next_attempt_at: string | null;
+        };
+        /** @description One page of an endpoint's delivery attempts, newest first. */
+        WebhookDeliveryList: {
+            /** @description The attempts on this page. */
+            data: components["schemas"]["WebhookDelivery"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example WyIxNzk1ODY5MzAwMDAwLTAiXQ
+             */
+            next_cursor: string | null;
+        };
         /**
          * @description The body of every error answer. Branch on `code` (see *Errors*); `detail` explains the error and
          *     its shape depends on the code: for `validation_failed` a list of
@@ -411,6 +1131,32 @@ export interface components {
         };
         /** @description No such session in your account (`not_found`). Malformed ids and other accounts' sessions are answered the same way. */
         NotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description No such webhook endpoint in your account (`not_found`). Malformed ids and other accounts' endpoints are answered the same way. */
+        EndpointNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description No such digital human for your account (`not_found`). Malformed ids and digital humans your account may not use are answered the same way. */
+        NoSuchDigitalHuman: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -504,6 +1250,11 @@ export interface components {
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         SessionId: string;
+        /**
+         * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+         * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+         */
+        EndpointId: string;
     };
     requestBodies: never;
     headers: {
@@ -523,7 +1274,7 @@ export interface components {
          */
         RetryAfter: number;
         /**
-         * @description Seconds to wait before retrying; sent with `idempotency_request_in_progress`.
+         * @description Seconds to wait before retrying; sent with `idempotency_request_in_progress` and `rate_limited`, never with `concurrency_limit_exceeded`.
          * @example 1
          */
         RetryAfterOptional: number;
@@ -668,7 +1419,24 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            429: components["responses"]["RateLimited"];
+            /**
+             * @description Too many requests for this API key (`rate_limited`, with `Retry-After`), or the account has as
+             *     many sessions open as it may (`concurrency_limit_exceeded`, `detail: {limit, open}`, without
+             *     `Retry-After`: end a session first). Nothing was created, and the `Idempotency-Key` is unused.
+             */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterOptional"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -794,6 +1562,432 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint of the account. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown this once). */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description The request failed validation (`validation_failed`), the URL is not allowed
+             *     (`webhook_url_not_allowed`), or the account has 10 endpoints already
+             *     (`webhook_endpoint_limit_reached`).
+             */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret (shown this once). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event, queued for delivery. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The most items to return on this page.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; a cursor that was not issued by this API is answered `422`.
+                 * @example WyIxNzk1ODY5MzAwMDAwLTAiXQ
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
+                 * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of delivery attempts. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    listDigitalHumans: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The most items to return on this page.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; a cursor that was not issued by this API is answered `422`.
+                 * @example WyI2ZjFjMmQwZS04YjdhLTRjNTUtOWE5ZS0yZjNiMWQ0YzVlNmYiXQ
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of digital humans. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalHumanList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getDigitalHuman: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a digital human, as `listDigitalHumans` shows it. A malformed id is answered `404 not_found`.
+                 * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+                 */
+                digital_human_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The digital human. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalHuman"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NoSuchDigitalHuman"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day (UTC), `YYYY-MM-DD`; 29 days before `to` by default.
+                 * @example 2026-11-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day (UTC), `YYYY-MM-DD`; today by default. At most 91 days after `from`.
+                 * @example 2026-11-30
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's usage per day, and the totals. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
     getPrincipal: {
         parameters: {
             query?: never;
@@ -822,6 +2016,51 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    receiveSessionEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id; the same on every retry of this event.
+                 * @example evt_7d1e4a4b6c8d3e5f7a9b1c2d3e0c9f2b
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was made, in Unix seconds; refuse values more than five minutes away from your clock.
+                 * @example 1795850861
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two such signatures, separated by a space, while a rotated secret overlaps.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is retried, and `410` disables the endpoint. */
+            200: {
+                headers: {
+                    /**
+                     * @description Not read; any headers your server sends are ignored.
+                     * @example req_1
+                     */
+                    "X-Request-ID"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -833,5 +2072,11 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "rate_limited", "headers_too_large", "internal_error", "service_unavailable"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "webhook.test"];
+export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended"];
+export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
+export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
+export const webhookDeliveryOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["outcome"]> = ["succeeded", "failed"];
+export const webhookDeliveryErrorOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["error"]> = ["timeout", "dns_failed", "address_not_allowed", "connection_failed", "tls_failed"];
