@@ -4,12 +4,18 @@
  */
 import type { Express } from "express";
 import type { Logger } from "pino";
-import type { Config } from "./config.js";
+import { type Config, ConfigError, readOperatorFiles } from "./config.js";
+import { AccountLimits } from "./domain/account-limits.js";
+import { AccountService } from "./domain/account-service.js";
 import { ApiKeyRing } from "./domain/api-keys.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans.js";
 import { DependencyFaultError, DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
+import { RetrySchedule } from "./domain/retry-schedule.js";
 import { SessionService, type SessionSettings } from "./domain/session-service.js";
 import { TimerSweeper } from "./domain/timer-sweeper.js";
+import { WebhookDispatcher } from "./domain/webhook-dispatcher.js";
+import { WebhookEndpointService } from "./domain/webhook-endpoints.js";
+import type { WebhookSender, WebhookStore } from "./domain/webhook-ports.js";
 import { createApp } from "./http/app.js";
 import type { ErrorLogger } from "./http/error-handler.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
@@ -17,9 +23,13 @@ import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
 import { Metrics } from "./metrics.js";
 import { MemorySessionStore } from "./store/memory-store.js";
+import { MemoryWebhookStore } from "./store/memory-webhook-store.js";
 import { FlexibleRateLimiter } from "./store/rate-limiter.js";
 import { connectRedis } from "./store/redis-client.js";
 import { RedisSessionStore } from "./store/redis-store.js";
+import { RedisWebhookStore } from "./store/redis-webhook-store.js";
+import { AddressPolicy, type Resolver } from "./webhooks/address-policy.js";
+import { UndiciWebhookSender } from "./webhooks/webhook-sender.js";
 
 export interface Composed {
   app: Express;
@@ -27,6 +37,11 @@ export interface Composed {
   store: SessionStore;
   sessions: SessionService;
   sweeper: TimerSweeper;
+  webhookStore: WebhookStore;
+  webhookEndpoints: WebhookEndpointService;
+  accounts: AccountService;
+  /** Delivers customer webhook events; main starts it beside the sweeper. */
+  dispatcher: WebhookDispatcher;
   /**
    * Resolves once the store answers, or after timeoutMs (false then). The store connects in the
    * background and fails fast while it cannot, so a process that listened at once would answer its
@@ -38,7 +53,12 @@ export interface Composed {
    * unready (GET /readyz 503) and the check is repeated every few seconds until it answers.
    */
   verifyLiveKit(): Promise<"ok" | "refused" | "unreachable">;
-  /** Stops the sweeper and closes the store. */
+  /**
+   * Reads the operator's files again (API keys with account limits, the digital human catalog) and swaps
+   * them in at once; a file that does not pass keeps the old ones in force. Returns the error, if any.
+   */
+  reloadOperatorFiles(): ConfigError | undefined;
+  /** Stops the sweeper and the dispatcher (waiting for attempts in flight) and closes the store. */
   close(): Promise<void>;
 }
 
@@ -47,12 +67,19 @@ const LIVEKIT_RECHECK_MS = 2000;
 export interface ComposeOverrides {
   rooms?: RoomService;
   store?: SessionStore;
+  /** Resolves webhook hosts (tests give names their own addresses, without DNS). */
+  resolver?: Resolver;
+  webhookSender?: WebhookSender;
 }
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
   const metrics = new Metrics();
   const redis = config.redisUrl ? connectLoggedRedis(config.redisUrl, config, logger, metrics) : undefined;
-  const store = overrides.store ?? (redis ? new RedisSessionStore(redis, config.redisKeyPrefix) : new MemorySessionStore());
+  // In memory, the session store queues webhook events in the webhook store's maps, in the same step.
+  const memoryHooks = redis ? undefined : new MemoryWebhookStore();
+  const webhookStore: WebhookStore = redis ? new RedisWebhookStore(redis, config.redisKeyPrefix) : (memoryHooks as MemoryWebhookStore);
+  const store =
+    overrides.store ?? (redis ? new RedisSessionStore(redis, config.redisKeyPrefix) : new MemorySessionStore(Date.now, memoryHooks));
   const rateLimiter = config.rateLimit.enabled
     ? new FlexibleRateLimiter(
         { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, keyPrefix: config.redisKeyPrefix },
@@ -63,13 +90,25 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit });
   const credentials = new LiveKitCredentialCheck(livekit, logger);
 
+  const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
+  const apiKeys = new ApiKeyRing(config.apiKeys.records);
+  const catalog = new DigitalHumanCatalog(config.digitalHumans.entries);
+  const accounts = new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts);
+  const accountService = new AccountService({
+    store,
+    catalog,
+    accounts,
+    rateLimit: config.rateLimit.enabled ? { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst } : undefined,
+  });
   const sessions = new SessionService({
     store,
     rooms: overrides.rooms ?? (livekit as LiveKitRoomService),
     tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
-    catalog: new DigitalHumanCatalog(config.digitalHumans.entries),
-    settings: sessionSettingsOf(config),
+    catalog,
+    accounts,
+    settings: { ...sessionSettingsOf(config), eventRetainMs: hooks.eventRetainMs },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
+    onEventsQueued: () => hooks.dispatcher.nudge(),
     metrics,
   });
   const sweeper = new TimerSweeper(store, sessions, {
@@ -81,12 +120,14 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
 
   const app = createApp({
     sessions,
+    webhookEndpoints: hooks.endpoints,
     // Ready while the store answers and, once main asked for it, LiveKit accepted our credentials.
     ready: async () => {
       await store.ping();
       if (!credentials.verified) throw new DependencyUnavailableError("livekit");
     },
-    apiKeys: new ApiKeyRing(config.apiKeys.records),
+    apiKeys,
+    accounts: accountService,
     webhooks: new LiveKitWebhooks(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter,
     metrics,
@@ -101,17 +142,80 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     store,
     sessions,
     sweeper,
+    webhookStore,
+    webhookEndpoints: hooks.endpoints,
+    accounts: accountService,
+    dispatcher: hooks.dispatcher,
     // The rate limiter shares the Redis connection even when a test overrides the store.
     waitForStore: (timeoutMs) => waitFor(store, overrides.store ? redis : undefined, timeoutMs),
     verifyLiveKit: () => credentials.verify(),
+    reloadOperatorFiles: () => {
+      try {
+        const files = readOperatorFiles({ apiKeysFile: config.apiKeys.file, digitalHumansFile: config.digitalHumans.file });
+        // All three at once, between two requests: none is served with half of the new files.
+        apiKeys.replace(files.apiKeys.records);
+        accounts.replace(files.apiKeys.accounts);
+        catalog.replace(files.digitalHumans.entries);
+        logger.info(
+          { api_keys: files.apiKeys.records.length, digital_humans: files.digitalHumans.entries.length },
+          "operator files reloaded",
+        );
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        logger.error({ cause: error.message }, "operator files not reloaded; the previous ones stay in force");
+        return error;
+      }
+    },
     close: async () => {
       credentials.stop();
-      await sweeper.stop();
+      await Promise.all([sweeper.stop(), hooks.dispatcher.stop()]);
+      await hooks.close();
       await store.close();
       // The store closes the connection it was given; an overridden store leaves ours open.
       if (overrides.store && redis) await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** Customer webhooks: the endpoints' service and the dispatcher, on the store given. */
+function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: WebhookStore, overrides: ComposeOverrides) {
+  const { webhooks } = config;
+  const policy = new AddressPolicy({
+    allowHttp: !config.production,
+    allowPrivate: webhooks.allowPrivateUrls,
+    ...(overrides.resolver ? { resolve: overrides.resolver } : {}),
+  });
+  const undici = overrides.webhookSender ? undefined : new UndiciWebhookSender(policy, webhooks.attemptTimeoutMs);
+  const schedule = new RetrySchedule(webhooks.retryDelaysS);
+  // Kept a day past the last possible attempt.
+  const eventRetainMs = schedule.horizonMs(webhooks.attemptTimeoutMs) + 86_400_000;
+  const dispatcher = new WebhookDispatcher(store, overrides.webhookSender ?? (undici as UndiciWebhookSender), {
+    intervalMs: config.sweepIntervalMs,
+    reconcileIntervalMs: config.sweepIntervalMs * 30,
+    concurrency: webhooks.concurrency,
+    attemptTimeoutMs: webhooks.attemptTimeoutMs,
+    disableAfterMs: webhooks.disableAfterMs,
+    schedule,
+    metrics,
+    onAttempt: (a) =>
+      logger.info(
+        {
+          endpoint_id: a.endpointId,
+          event_id: a.eventId,
+          event_type: a.eventType,
+          attempt: a.attempt,
+          status: a.statusCode,
+          error: a.error,
+          duration_ms: a.durationMs,
+          next_attempt_at: a.nextAttemptAt,
+        },
+        "webhook attempt",
+      ),
+    onError: (err, what) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${what} failed`),
+  });
+  const endpoints = new WebhookEndpointService({ store, urls: policy, settings: { eventRetainMs }, onQueued: () => dispatcher.nudge() });
+  return { dispatcher, endpoints, eventRetainMs, close: async () => undici?.close() };
 }
 
 function connectLoggedRedis(url: string, config: Config, logger: Logger, metrics: Metrics): ReturnType<typeof connectRedis> {
@@ -130,7 +234,7 @@ function connectLoggedRedis(url: string, config: Config, logger: Logger, metrics
   });
 }
 
-function sessionSettingsOf(config: Config): SessionSettings {
+function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs"> {
   return {
     rtcUrl: config.livekit.url,
     participantTokenTtlS: config.participantTokenTtlS,

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, LIVEKIT_DEV, loadConfig, VARIABLES } from "./config.js";
 
+const AVA_ID = "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f";
+
 function file(name: string, content: unknown): string {
   const path = join(tmpdir(), `dhs-config-${process.pid}-${name}`);
   writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
@@ -88,6 +90,35 @@ describe("loadConfig", () => {
       { HEADERS_TIMEOUT_S: "2", REQUEST_TIMEOUT_S: "5", MAX_CONNECTIONS: "64" },
       { connections: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxConnections: 64 } },
     ],
+    [
+      "customer webhooks by default",
+      {},
+      {
+        webhooks: {
+          retryDelaysS: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
+          attemptTimeoutMs: 10_000,
+          concurrency: 50,
+          disableAfterMs: 432_000_000,
+          allowPrivateUrls: false,
+        },
+      },
+    ],
+    ["WEBHOOK_RETRY_DELAYS_S", { WEBHOOK_RETRY_DELAYS_S: "1, 2,3" }, { webhooks: { retryDelaysS: [1, 2, 3] } }],
+    ["ACCOUNT_MAX_OPEN_SESSIONS", { ACCOUNT_MAX_OPEN_SESSIONS: "7" }, { accountMaxOpenSessions: 7 }],
+    [
+      "per-account limits and a catalog entry's description and accounts",
+      {
+        API_KEYS_FILE: file("acc.json", { keys: [], accounts: [{ id: "acct_1", max_open_sessions: 50 }, { id: "acct_2" }] }),
+        DIGITAL_HUMANS_FILE: file("dh-full.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", description: "Guide", accounts: ["acct_1"] }],
+        }),
+      },
+      {
+        apiKeys: { accounts: [{ id: "acct_1", max_open_sessions: 50 }, { id: "acct_2" }] },
+        digitalHumans: { entries: [{ id: AVA_ID, name: "Ava", agent_name: "ava", description: "Guide", accounts: ["acct_1"] }] },
+      },
+    ],
+    ["WEBHOOK_ALLOW_PRIVATE_URLS in development", { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }, { webhooks: { allowPrivateUrls: true } }],
   ])("reads %s", (_name, env, want) => {
     expect(loadConfig(env)).toMatchObject(want);
   });
@@ -120,6 +151,16 @@ describe("loadConfig", () => {
       "RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND",
     ],
     ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "a{b}" }, 'REDIS_KEY_PREFIX must be 1-32 characters of A-Z a-z 0-9 _ . : - (got "a{b}")'],
+    [
+      "WEBHOOK_RETRY_DELAYS_S",
+      { WEBHOOK_RETRY_DELAYS_S: "5,soon" },
+      'WEBHOOK_RETRY_DELAYS_S must be 1 to 20 comma-separated whole seconds from 1 to 86400, got "5,soon"',
+    ],
+    [
+      "WEBHOOK_RETRY_DELAYS_S",
+      { WEBHOOK_RETRY_DELAYS_S: "0" },
+      'WEBHOOK_RETRY_DELAYS_S must be 1 to 20 comma-separated whole seconds from 1 to 86400, got "0"',
+    ],
     [
       "IDEMPOTENCY_LOCK_TTL_S",
       { IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "900" },
@@ -170,6 +211,28 @@ describe("loadConfig", () => {
       { DIGITAL_HUMANS_FILE: file("dh-id.json", { digital_humans: [{ id: "ava", name: "Ava", agent_name: "ava" }] }) },
       "DIGITAL_HUMANS_FILE: digital_humans[0].id must be a UUID",
     ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-acc.json", { digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", accounts: ["a{b}"] }] }),
+      },
+      "DIGITAL_HUMANS_FILE: digital_humans[0].accounts must be a list of account ids",
+    ],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("acc-limit.json", { keys: [], accounts: [{ id: "acct_1", max_open_sessions: 0 }] }) },
+      "API_KEYS_FILE: accounts[0].max_open_sessions must be an integer from 1 to 100000",
+    ],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("acc-twice.json", { keys: [], accounts: [{ id: "acct_1" }, { id: "acct_1" }] }) },
+      'API_KEYS_FILE: accounts[1].id "acct_1" is listed twice',
+    ],
+    [
+      "ACCOUNT_MAX_OPEN_SESSIONS",
+      { ACCOUNT_MAX_OPEN_SESSIONS: "0" },
+      'ACCOUNT_MAX_OPEN_SESSIONS must be an integer from 1 to 100000 (got "0")',
+    ],
   ])("refuses a bad %s with one line naming it", (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -188,6 +251,11 @@ describe("loadConfig", () => {
       "LIVEKIT_API_SECRET",
       { LIVEKIT_API_SECRET: "secret" },
       "LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be set in production (the development credentials are public)",
+    ],
+    [
+      "WEBHOOK_ALLOW_PRIVATE_URLS",
+      { WEBHOOK_ALLOW_PRIVATE_URLS: "true" },
+      "WEBHOOK_ALLOW_PRIVATE_URLS must not be true in production (endpoints could reach internal addresses)",
     ],
   ])("production refuses the development default of %s", (_name, override, message) => {
     expect(() => loadConfig({ ...PRODUCTION, ...override })).toThrow(new ConfigError(message));

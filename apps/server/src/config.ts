@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { scopeValues } from "@dhs/contract";
+import type { AccountRecord } from "./domain/account-limits.js";
 import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN } from "./domain/api-keys.js";
 import type { DigitalHuman } from "./domain/digital-humans.js";
 
@@ -133,13 +134,23 @@ export const VARIABLES = {
     kind: "file",
     default: undefined,
     dev: "`config/dev-api-keys.json`",
-    description: "JSON file of API keys (ids, accounts, scopes, SHA-256 of the secret); made with `create-api-key`.",
+    description:
+      "JSON file of API keys (ids, accounts, scopes, SHA-256 of the secret; made with `create-api-key`) and optional per-account limits. Reloaded on SIGHUP and when it changes: a revoked key is refused within seconds.",
   },
   DIGITAL_HUMANS_FILE: {
     kind: "file",
     default: undefined,
     derived: "`config/digital-humans.json` (Ava)",
-    description: '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava"}]}`; the first is the default.',
+    description:
+      '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava","description":"...","accounts":["acct_1"]}]}`; `description` and `accounts` (who may use it; everyone when absent) are optional; the first an account may use is its default.',
+  },
+  ACCOUNT_MAX_OPEN_SESSIONS: {
+    kind: "integer",
+    default: 20,
+    min: 1,
+    max: 100_000,
+    description:
+      'Sessions an account may have open (`created` or `active`) at once; beyond it a create is answered `429 concurrency_limit_exceeded`. Per account in the API keys file: `"accounts": [{"id": "acct_1", "max_open_sessions": 50}]`.',
   },
   PARTICIPANT_TOKEN_TTL_S: { kind: "integer", default: 600, min: 30, max: 86_400, description: "Lifetime of a participant token." },
   SESSION_JOIN_TIMEOUT_S: {
@@ -206,7 +217,8 @@ export const VARIABLES = {
     default: 1000,
     min: 50,
     max: 60_000,
-    description: "How often each replica looks for due session timers.",
+    description:
+      "How often each replica looks for due session timers and customer webhook deliveries; the delivery queue is reconciled every 30 of these.",
   },
   RATE_LIMIT_ENABLED: {
     kind: "boolean",
@@ -220,6 +232,39 @@ export const VARIABLES = {
     min: 1,
     max: 1_000_000,
     description: "Requests a key may make at once (at least `RATE_LIMIT_PER_SECOND`); the allowance refills over 10 s.",
+  },
+  WEBHOOK_RETRY_DELAYS_S: {
+    kind: "text",
+    default: "5,300,1800,7200,18000,36000,36000",
+    description:
+      "Customer webhooks: seconds between attempts after the first (which is at once), comma-separated, 1 to 20 delays of 1 s to 1 day; each varies by up to 20%. The default is Standard Webhooks' schedule.",
+  },
+  WEBHOOK_ATTEMPT_TIMEOUT_S: {
+    kind: "integer",
+    default: 10,
+    min: 1,
+    max: 60,
+    description: "Customer webhooks: an attempt that has not been answered in full by then fails (`timeout`).",
+  },
+  WEBHOOK_CONCURRENCY: {
+    kind: "integer",
+    default: 50,
+    min: 1,
+    max: 10_000,
+    description: "Customer webhooks: attempts in flight per replica; one endpoint gets at most a quarter of them.",
+  },
+  WEBHOOK_DISABLE_AFTER_S: {
+    kind: "integer",
+    default: 5 * 86_400,
+    min: 1,
+    max: 30 * 86_400,
+    description: "Customer webhooks: an endpoint whose every attempt failed for this long is disabled (`failing`).",
+  },
+  WEBHOOK_ALLOW_PRIVATE_URLS: {
+    kind: "boolean",
+    default: false,
+    description:
+      "Customer webhooks: allow endpoints on loopback, private and other internal addresses (tests, local development); refused in production. Plain `http` endpoints are accepted outside production only.",
   },
   VALIDATE_RESPONSES: {
     kind: "boolean",
@@ -271,8 +316,10 @@ export interface Config {
     apiSecret: string;
     timeoutMs: number;
   };
-  apiKeys: { file: string; records: ApiKeyRecord[] };
+  apiKeys: { file: string; records: ApiKeyRecord[]; accounts: AccountRecord[] };
   digitalHumans: { file: string; entries: [DigitalHuman, ...DigitalHuman[]] };
+  /** Open sessions an account may have unless the keys file names another number for it. */
+  accountMaxOpenSessions: number;
   participantTokenTtlS: number;
   sessionJoinTimeoutS: number;
   digitalHumanJoinTimeoutS: number;
@@ -288,6 +335,14 @@ export interface Config {
   sweepIntervalMs: number;
   /** Check every response against the contract (tests; costs CPU). */
   validateResponses: boolean;
+  webhooks: {
+    retryDelaysS: number[];
+    attemptTimeoutMs: number;
+    concurrency: number;
+    disableAfterMs: number;
+    /** Endpoints on internal addresses and over plain http (never in production). */
+    allowPrivateUrls: boolean;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -366,11 +421,34 @@ function readJson(name: string, file: string): unknown {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function parseApiKeys(name: string, file: string): ApiKeyRecord[] {
-  const data = readJson(name, file) as { keys?: unknown };
+function parseApiKeys(name: string, file: string): { records: ApiKeyRecord[]; accounts: AccountRecord[] } {
+  const data = readJson(name, file) as { keys?: unknown; accounts?: unknown };
   if (!Array.isArray(data?.keys)) throw new ConfigError(`${name}: ${file} must hold {"keys": [...]}`);
+  return { records: parseKeys(name, data.keys as Record<string, unknown>[]), accounts: parseAccounts(name, data.accounts) };
+}
+
+function parseAccounts(name: string, list: unknown): AccountRecord[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new ConfigError(`${name}: "accounts" must be a list`);
   const ids = new Set<string>();
-  return data.keys.map((entry: Record<string, unknown>, i: number) => {
+  const { min, max } = VARIABLES.ACCOUNT_MAX_OPEN_SESSIONS;
+  return list.map((entry: Record<string, unknown>, i: number) => {
+    const at = `${name}: accounts[${i}]`;
+    if (typeof entry?.id !== "string" || !ACCOUNT_ID_PATTERN.test(entry.id))
+      throw new ConfigError(`${at}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -`);
+    if (ids.has(entry.id)) throw new ConfigError(`${at}.id "${entry.id}" is listed twice`);
+    ids.add(entry.id);
+    const limit = entry.max_open_sessions;
+    if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < min || limit > max)) {
+      throw new ConfigError(`${at}.max_open_sessions must be an integer from ${min} to ${max}`);
+    }
+    return { id: entry.id, max_open_sessions: limit };
+  });
+}
+
+function parseKeys(name: string, keys: Record<string, unknown>[]): ApiKeyRecord[] {
+  const ids = new Set<string>();
+  return keys.map((entry, i) => {
     const at = `${name}: keys[${i}]`;
     if (typeof entry?.id !== "string" || !KEY_ID_PATTERN.test(entry.id))
       throw new ConfigError(`${at}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -`);
@@ -386,7 +464,7 @@ function parseApiKeys(name: string, file: string): ApiKeyRecord[] {
     if (!Array.isArray(scopes) || scopes.some((s) => !(scopeValues as readonly unknown[]).includes(s))) {
       throw new ConfigError(`${at}.scopes must be a list of ${scopeValues.join(", ")}`);
     }
-    return { id: entry.id, account_id: entry.account_id, sha256: entry.sha256.toLowerCase(), scopes };
+    return { id: entry.id, account_id: entry.account_id, sha256: entry.sha256.toLowerCase(), scopes } as ApiKeyRecord;
   });
 }
 
@@ -403,9 +481,46 @@ function parseDigitalHumans(name: string, file: string): [DigitalHuman, ...Digit
     if (typeof entry.agent_name !== "string" || entry.agent_name === "") {
       throw new ConfigError(`${at}.agent_name must be a non-empty string`);
     }
-    return { id: entry.id.toLowerCase(), name: entry.name, agent_name: entry.agent_name };
+    if (entry.description !== undefined && (typeof entry.description !== "string" || entry.description.length > 500)) {
+      throw new ConfigError(`${at}.description must be a string of at most 500 characters`);
+    }
+    const accounts = entry.accounts;
+    if (
+      accounts !== undefined &&
+      (!Array.isArray(accounts) || accounts.some((a) => typeof a !== "string" || !ACCOUNT_ID_PATTERN.test(a)))
+    ) {
+      throw new ConfigError(`${at}.accounts must be a list of account ids`);
+    }
+    return {
+      id: entry.id.toLowerCase(),
+      name: entry.name,
+      agent_name: entry.agent_name,
+      description: (entry.description as string | undefined) ?? null,
+      accounts: accounts as string[] | undefined,
+    };
   });
   return entries as [DigitalHuman, ...DigitalHuman[]];
+}
+
+function retryDelays(env: Env): number[] {
+  const raw = text(env, "WEBHOOK_RETRY_DELAYS_S") ?? VARIABLES.WEBHOOK_RETRY_DELAYS_S.default;
+  const delays = raw.split(",").map((part) => part.trim());
+  if (delays.length > 20 || delays.some((d) => !/^[0-9]{1,5}$/.test(d) || Number(d) < 1 || Number(d) > 86_400)) {
+    throw new ConfigError(`WEBHOOK_RETRY_DELAYS_S must be 1 to 20 comma-separated whole seconds from 1 to 86400, got "${raw}"`);
+  }
+  return delays.map(Number);
+}
+
+/**
+ * The files the operator controls (API keys with per-account limits, the digital human catalog), read
+ * and checked as a whole: at start, and again on a reload, where a bad file throws and the running
+ * process keeps what it had.
+ */
+export function readOperatorFiles(files: { apiKeysFile: string; digitalHumansFile: string }): Pick<Config, "apiKeys" | "digitalHumans"> {
+  return {
+    apiKeys: { file: files.apiKeysFile, ...parseApiKeys("API_KEYS_FILE", files.apiKeysFile) },
+    digitalHumans: { file: files.digitalHumansFile, entries: parseDigitalHumans("DIGITAL_HUMANS_FILE", files.digitalHumansFile) },
+  };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -464,8 +579,8 @@ export function loadConfig(env: Env = process.env): Config {
       apiSecret: livekitApiSecret,
       timeoutMs: integer(env, "LIVEKIT_TIMEOUT_MS"),
     },
-    apiKeys: { file: apiKeysFile ?? EMBEDDED.apiKeysFile, records: parseApiKeys("API_KEYS_FILE", apiKeysFile ?? EMBEDDED.apiKeysFile) },
-    digitalHumans: { file: digitalHumansFile, entries: parseDigitalHumans("DIGITAL_HUMANS_FILE", digitalHumansFile) },
+    ...readOperatorFiles({ apiKeysFile: apiKeysFile ?? EMBEDDED.apiKeysFile, digitalHumansFile }),
+    accountMaxOpenSessions: integer(env, "ACCOUNT_MAX_OPEN_SESSIONS"),
     participantTokenTtlS: integer(env, "PARTICIPANT_TOKEN_TTL_S"),
     sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S"),
     digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S"),
@@ -482,7 +597,18 @@ export function loadConfig(env: Env = process.env): Config {
       burst: integer(env, "RATE_LIMIT_BURST"),
     },
     validateResponses: boolean(env, "VALIDATE_RESPONSES"),
+    webhooks: {
+      retryDelaysS: retryDelays(env),
+      attemptTimeoutMs: integer(env, "WEBHOOK_ATTEMPT_TIMEOUT_S") * 1000,
+      concurrency: integer(env, "WEBHOOK_CONCURRENCY"),
+      disableAfterMs: integer(env, "WEBHOOK_DISABLE_AFTER_S") * 1000,
+      allowPrivateUrls: boolean(env, "WEBHOOK_ALLOW_PRIVATE_URLS"),
+    },
   };
+  if (production && config.webhooks.allowPrivateUrls) {
+    // An API key would let anyone make the service post to the deployment's own network.
+    throw new ConfigError("WEBHOOK_ALLOW_PRIVATE_URLS must not be true in production (endpoints could reach internal addresses)");
+  }
   if (config.rateLimit.burst < config.rateLimit.perSecond) {
     throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");
   }

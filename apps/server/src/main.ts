@@ -8,6 +8,7 @@ import { type Config, ConfigError, loadConfig } from "./config.js";
 import { metricsListener } from "./http/metrics-server.js";
 import { REDACT_PATHS } from "./http/request-logger.js";
 import { type RunningServer, startWebServer } from "./http/server.js";
+import { watchOperatorFiles } from "./operator-files.js";
 
 function configOrExit(): Config {
   try {
@@ -32,6 +33,9 @@ function exit(code: number): never {
   process.exit(code);
 }
 const composed = compose(config, logger);
+// A revoked key stops working within seconds, on every replica, without a restart. Watched from here on,
+// so a SIGHUP sent as soon as the process runs reloads rather than kills it.
+watchOperatorFiles([config.apiKeys.file, config.digitalHumans.file], () => composed.reloadOperatorFiles());
 
 // Handlers go in before the server listens: a SIGTERM that arrives just after "listening" must drain,
 // not kill the process with the default action.
@@ -78,6 +82,7 @@ const limits = { ...config.connections, onDrop: composed.metrics.connectionDropp
 running = await startWebServer(composed.app, config.port, config.host, limits);
 metricsServer = await startWebServer(metricsListener(composed.metrics), config.metricsPort, config.host, limits);
 composed.sweeper.start();
+composed.dispatcher.start();
 logger.info(
   {
     url: running.url,

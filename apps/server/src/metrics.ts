@@ -1,13 +1,15 @@
 /**
  * Prometheus metrics (prom-client), one registry per process: request counts and latency by route,
  * method and status; sessions created and ended by status and end reason; Redis errors; LiveKit webhook
- * events; connections refused at the cap; and Node's own process metrics. Served as text at GET /metrics
+ * events; connections refused at the cap; customer webhook attempts, deliveries and queue; and Node's own
+ * process metrics. Served as text at GET /metrics
  * on a port of its own (http/metrics-server.ts).
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { SessionMetrics } from "./domain/ports.js";
+import type { QueueStats, WebhookMetrics } from "./domain/webhook-ports.js";
 
-export class Metrics implements SessionMetrics {
+export class Metrics implements SessionMetrics, WebhookMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
     name: "dhs_http_requests_total",
@@ -61,6 +63,30 @@ export class Metrics implements SessionMetrics {
     registers: [this.registry],
   });
 
+  private readonly hookAttempts = new Histogram({
+    name: "dhs_customer_webhook_attempt_duration_seconds",
+    help: "Attempts to deliver a customer webhook event, by event type and outcome (succeeded, failed), and how long they took.",
+    labelNames: ["event_type", "outcome"] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly hookDeliveries = new Counter({
+    name: "dhs_customer_webhook_deliveries_total",
+    help: "Customer webhook deliveries that ended, by event type and outcome (delivered, given_up, dropped, disabled).",
+    labelNames: ["event_type", "outcome"] as const,
+    registers: [this.registry],
+  });
+  private readonly hookQueueDepth = new Gauge({
+    name: "dhs_customer_webhook_queue_depth",
+    help: "Customer webhook deliveries pending (due or waiting for a retry), as of this replica's last reconciliation.",
+    registers: [this.registry],
+  });
+  private readonly hookOldestAge = new Gauge({
+    name: "dhs_customer_webhook_oldest_pending_seconds",
+    help: "Age of the oldest customer webhook event still pending (0 when none), as of this replica's last reconciliation.",
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -99,5 +125,18 @@ export class Metrics implements SessionMetrics {
 
   webhook(event: string, outcome: "applied" | "ignored" | "rejected"): void {
     this.webhookEvents.inc({ event, outcome });
+  }
+
+  attempt(eventType: string, outcome: "succeeded" | "failed", seconds: number): void {
+    this.hookAttempts.observe({ event_type: eventType, outcome }, seconds);
+  }
+
+  delivery(eventType: string, outcome: "delivered" | "given_up" | "dropped" | "disabled"): void {
+    this.hookDeliveries.inc({ event_type: eventType, outcome });
+  }
+
+  queue(stats: QueueStats, nowMs: number): void {
+    this.hookQueueDepth.set(stats.pending);
+    this.hookOldestAge.set(stats.oldestCreatedAtMs === null ? 0 : Math.max(0, (nowMs - stats.oldestCreatedAtMs) / 1000));
   }
 }

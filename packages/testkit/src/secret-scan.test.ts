@@ -18,6 +18,8 @@ describe("scanForSecrets", () => {
     ["a JWT", `token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl`, "a JWT"],
     ["an API key", "key dhs_AAAAAAAAAAAAAAAAAAAAAAAAAAAA", "an API key"],
     ["a bearer credential", "Authorization: Bearer abcdefgh12345", "a bearer credential"],
+    ["a webhook signing secret", "secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5bq7bR+dx1s=", "a webhook signing secret"],
+    ["a webhook signature", "webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=", "a webhook signature"],
   ])("finds %s", (_name, line, what) => {
     const leaky = mkdtempSync(join(tmpdir(), "testkit-"));
     writeFileSync(join(leaky, "leak.log"), `ok\n${line}\n`);

@@ -9,10 +9,13 @@ export interface SecretScan {
 }
 
 // Tokens are JWTs (participant tokens, LiveKit webhook signatures, the SDK's API tokens); API keys are
-// `dhs_` secrets; a bearer credential that was not redacted is one either way.
+// `dhs_` secrets; customer webhook secrets are `whsec_` and their signatures `v1,<base64>`; a bearer
+// credential that was not redacted is one either way.
 const SHAPES: [string, RegExp][] = [
   ["a JWT", /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/],
   ["an API key", /dhs_[A-Za-z0-9_-]{20,}/],
+  ["a webhook signing secret", /whsec_[A-Za-z0-9+/]{20,}/],
+  ["a webhook signature", /v1,[A-Za-z0-9+/]{40,}={0,2}/],
   ["a bearer credential", /Bearer\s+(?!\[redacted\])\S{8,}/i],
 ];
 

@@ -11,7 +11,10 @@ export interface UntilOptions {
 }
 
 /** Checks until `check` gives a truthy value and resolves with it; rejects once the timeout has passed. */
-export async function until<T>(check: () => Promise<T | undefined | false>, options: UntilOptions | number = {}): Promise<T> {
+export async function until<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  options: UntilOptions | number = {},
+): Promise<T> {
   const { timeoutMs = 8000, what = "the condition", everyMs = 50 } = typeof options === "number" ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {

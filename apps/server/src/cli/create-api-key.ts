@@ -3,6 +3,8 @@
  * key file the server reads (API_KEYS_FILE).
  *
  *   node dist/cli/create-api-key.js --file keys.json --account acct_1 [--scopes sessions:read,sessions:write] [--id key_x]
+ *
+ * Without --scopes the key gets every scope (sessions and webhooks, read and write).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -10,7 +12,7 @@ import { parseArgs } from "node:util";
 import { scopeValues } from "@dhs/contract";
 import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey, KEY_ID_PATTERN } from "../domain/api-keys.js";
 
-const USAGE = "usage: create-api-key --file <keys.json> --account <account id> [--scopes sessions:read,sessions:write] [--id <key id>]";
+const USAGE = `usage: create-api-key --file <keys.json> --account <account id> [--scopes ${scopeValues.join(",")}] [--id <key id>]`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);

@@ -35,15 +35,22 @@ export function generateApiKey(): string {
 }
 
 export class ApiKeyRing {
-  private readonly byHash = new Map<string, { digest: Buffer; principal: Principal }>();
+  private byHash = new Map<string, { digest: Buffer; principal: Principal }>();
 
   constructor(records: readonly ApiKeyRecord[]) {
+    this.replace(records);
+  }
+
+  /** Swaps in another set of keys at once (a reload): a key not in it is refused from the next request on. */
+  replace(records: readonly ApiKeyRecord[]): void {
+    const byHash = new Map<string, { digest: Buffer; principal: Principal }>();
     for (const record of records) {
-      this.byHash.set(record.sha256.toLowerCase(), {
+      byHash.set(record.sha256.toLowerCase(), {
         digest: Buffer.from(record.sha256, "hex"),
         principal: { keyId: record.id, accountId: record.account_id, scopes: new Set(record.scopes) },
       });
     }
+    this.byHash = byHash;
   }
 
   /** The principal of a presented secret, or undefined. Only hashes are kept or compared. */

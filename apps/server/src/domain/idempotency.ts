@@ -20,7 +20,9 @@ export type BeginOutcome =
   | { kind: "acquired"; lock: string }
   | { kind: "reused" }
   | { kind: "in_progress" }
-  | { kind: "replay"; sessionId: string };
+  | { kind: "replay"; sessionId: string }
+  /** The account has `open` sessions open (and creates in flight), as many as it may: nothing was claimed. */
+  | { kind: "limit"; open: number };
 
 export function fingerprint(body: unknown): string {
   const canonical = canonicalize(body ?? {});

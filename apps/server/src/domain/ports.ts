@@ -6,6 +6,8 @@ import type { SessionStatus } from "@dhs/contract";
 import type { BeginOutcome } from "./idempotency.js";
 import type { SessionRecord } from "./session.js";
 import type { LifecycleTimer, TimerKind } from "./session-machine.js";
+import type { UsageIncrement } from "./usage.js";
+import type { OutboundEvent } from "./webhook-ports.js";
 
 /** A stored session and the version it was read at, for compare-and-set. */
 export interface Versioned {
@@ -50,24 +52,45 @@ export interface DueTimer {
 
 export interface SessionStore {
   /**
-   * Atomically: records a lock for (account, key) when nothing is recorded, or reports what is.
-   * The lock expires after lockTtlMs, so a crashed request cannot wedge the key.
+   * Atomically: records a lock for (account, key) when nothing is recorded, or reports what is; a new
+   * create is refused (`limit`) when the account has `maxOpen` sessions open or being created. The lock
+   * expires after lockTtlMs, so a crashed request cannot wedge the key or hold a place.
    */
-  beginCreate(accountId: string, idempotencyKey: string, fingerprint: string, lockTtlMs: number): Promise<BeginOutcome>;
+  beginCreate(accountId: string, idempotencyKey: string, fingerprint: string, lockTtlMs: number, maxOpen: number): Promise<BeginOutcome>;
   /**
-   * Atomically: stores the session and marks the key done (remembered keyTtlMs), if the lock is still
-   * this request's. False when another request holds the key now; nothing is written then.
+   * Atomically: stores the session, marks the key done (remembered keyTtlMs), counts `usage` and queues
+   * `events` for the account's webhook endpoints that take them, if the lock is still this request's. False when another
+   * request holds the key now; nothing is written then.
    */
-  completeCreate(session: SessionRecord, idempotencyKey: string, fingerprint: string, lock: string, keyTtlMs: number): Promise<boolean>;
+  completeCreate(
+    session: SessionRecord,
+    idempotencyKey: string,
+    fingerprint: string,
+    lock: string,
+    keyTtlMs: number,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+  ): Promise<boolean>;
   /** Releases this request's lock, so the key can be used again. */
   abandonCreate(accountId: string, idempotencyKey: string, fingerprint: string, lock: string): Promise<void>;
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
   getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined>;
   /**
-   * Atomically: replaces the session if it is still at `version`, and moves it between the per-status
-   * indexes. False when another writer got there first (read again and retry).
+   * Atomically: replaces the session if it is still at `version`, moves it between the per-status
+   * indexes, counts `usage` and queues `events` for the account's webhook endpoints. False when another writer got there
+   * first (read again and retry); nothing is written then.
    */
-  replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean>;
+  replaceSession(
+    record: SessionRecord,
+    version: string,
+    previousStatus: SessionStatus,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+  ): Promise<boolean>;
+  /** Sessions of the account open now (created or active) and creates in flight. */
+  openSessions(accountId: string): Promise<number>;
+  /** The account's usage counters (field -> count) of each day asked for, in that order. */
+  usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]>;
   /** Newest first; one more than asked tells whether there is a next page. */
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]>;
   /** Deletes a session and its index entries (retention); nothing when it is gone already. */

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { sessionSettings } from "../../test/support/session-fixtures.js";
 import { MemorySessionStore } from "../store/memory-store.js";
+import { AccountLimits } from "./account-limits.js";
 import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
 import { DigitalHumanCatalog } from "./digital-humans.js";
@@ -26,6 +27,7 @@ function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomS
     rooms,
     tokens: { mint: async ({ identity }) => `token-for-${identity}` },
     catalog,
+    accounts: new AccountLimits(1000),
     settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
     now: () => new Date("2026-11-22T10:00:00.000Z"),
   });
@@ -71,6 +73,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       rooms,
       tokens: { mint: async () => "t" },
       catalog,
+      accounts: new AccountLimits(1000),
       settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
       onBackgroundError,
     });
@@ -106,6 +109,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       },
       tokens: { mint: async () => "t" },
       catalog,
+      accounts: new AccountLimits(1000),
       settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
       onBackgroundError,
     });

@@ -5,13 +5,16 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Session, SessionCreate, SessionSummary } from "@dhs/contract";
+import type { AccountLimits } from "./account-limits.js";
 import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
 import type { DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
 import type { DueTimer, ListPosition, ListQuery, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
 import { isConnectable, roomNameFor, type SessionRecord, TERMINAL, toSessionSummary, toSessionView } from "./session.js";
+import { sessionEvents } from "./session-events.js";
 import { type Durations, type Effect, type SessionEvent, timersOnCreate, transition } from "./session-machine.js";
+import { usageOf } from "./usage.js";
 
 export interface SessionSettings {
   /** Returned to callers as rtc_url. */
@@ -21,6 +24,8 @@ export interface SessionSettings {
   idempotencyLockTtlMs: number;
   /** joinTimeoutS also bounds the room: LiveKit closes a room nobody joined a little after it. */
   durations: Durations;
+  /** How long a webhook event is kept while its deliveries are pending. */
+  eventRetainMs: number;
 }
 
 /** What LiveKit said happened in a session's room, as far as sessions care. */
@@ -33,11 +38,14 @@ export interface SessionServiceDeps {
   rooms: RoomService;
   tokens: TokenIssuer;
   catalog: DigitalHumanCatalog;
+  accounts: AccountLimits;
   settings: SessionSettings;
   now?: () => Date;
   metrics?: SessionMetrics;
   /** Failures that do not reach the caller (clean-ups), for logs. */
   onBackgroundError?: (error: unknown, what: string) => void;
+  /** Called after a change queued webhook events, so this replica delivers them without waiting. */
+  onEventsQueued?: () => void;
 }
 
 /** The idempotency key this create claimed: the key, the body's fingerprint, and the claim's lock. */
@@ -70,8 +78,11 @@ export class SessionService {
   }
 
   async create(principal: Principal, idempotencyKey: string, body: SessionCreate): Promise<CreateResult> {
-    const digitalHuman = this.deps.catalog.resolve(body.digital_human_id);
-    if (!digitalHuman) throw new AppError("digital_human_not_found", `No digital human ${body.digital_human_id}.`);
+    const digitalHuman = this.deps.catalog.resolve(body.digital_human_id, principal.accountId);
+    if (!digitalHuman) {
+      const which = body.digital_human_id ?? "(the account has none)";
+      throw new AppError("digital_human_not_found", `No digital human ${which}.`);
+    }
     const print = fingerprint(body);
     const claim = await this.claim(principal.accountId, idempotencyKey, print);
     if (claim.kind === "replay") return { session: await this.view(claim.record), replayed: true };
@@ -88,8 +99,12 @@ export class SessionService {
     print: string,
   ): Promise<{ kind: "acquired"; lock: string } | { kind: "replay"; record: SessionRecord }> {
     const { store, settings } = this.deps;
-    const begun = await store.beginCreate(accountId, idempotencyKey, print, settings.idempotencyLockTtlMs);
+    const limit = this.deps.accounts.maxOpenSessions(accountId);
+    const begun = await store.beginCreate(accountId, idempotencyKey, print, settings.idempotencyLockTtlMs, limit);
     switch (begun.kind) {
+      case "limit":
+        // Nothing was claimed: no room is made and the key stays unused.
+        throw new AppError("concurrency_limit_exceeded", { limit, open: begun.open });
       case "reused":
         throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body.");
       case "in_progress":
@@ -165,14 +180,24 @@ export class SessionService {
    */
   private async persist(record: SessionRecord, key: ClaimedKey): Promise<void> {
     const { store, settings } = this.deps;
+    const events = sessionEvents(undefined, record, new Date(Date.parse(record.created_at)), settings.eventRetainMs);
     const [completed, timers] = await Promise.allSettled([
-      store.completeCreate(record, key.idempotencyKey, key.print, key.lock, settings.idempotencyKeyTtlMs),
+      store.completeCreate(
+        record,
+        key.idempotencyKey,
+        key.print,
+        key.lock,
+        settings.idempotencyKeyTtlMs,
+        events,
+        usageOf(undefined, record),
+      ),
       this.runEffects(record, timersOnCreate(record, settings.durations)),
     ]);
     if (completed.status === "rejected") throw completed.reason;
     if (timers.status === "rejected") this.deps.onBackgroundError?.(timers.reason, "schedule join timer");
     // The lock expired and another request with this key took over: it creates the session, not us.
     if (!completed.value) throw inProgress();
+    this.deps.onEventsQueued?.();
   }
 
   async get(principal: Principal, sessionId: string): Promise<Session> {
@@ -278,8 +303,12 @@ export class SessionService {
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await store.getVersioned(accountId, sessionId);
       if (!current) return undefined;
-      const result = transition(current.record, event, this.now(), settings.durations);
-      if (result.changed && !(await store.replaceSession(result.session, current.version, current.record.status))) continue;
+      const now = this.now();
+      const result = transition(current.record, event, now, settings.durations);
+      const events = result.changed ? sessionEvents(current.record, result.session, now, settings.eventRetainMs) : [];
+      const usage = result.changed ? usageOf(current.record, result.session) : undefined;
+      if (result.changed && !(await store.replaceSession(result.session, current.version, current.record.status, events, usage))) continue;
+      if (events.length > 0) this.deps.onEventsQueued?.();
       if (result.changed && result.session.end_reason !== null && current.record.end_reason === null) {
         this.deps.metrics?.sessionEnded(result.session.status, result.session.end_reason);
       }
@@ -316,7 +345,7 @@ export class SessionService {
   private async ensureDispatch(record: SessionRecord): Promise<void> {
     const { rooms, catalog } = this.deps;
     // A digital human removed from the catalog since is not replaced by another one.
-    const agentName = catalog.resolve(record.digital_human_id)?.agent_name;
+    const agentName = catalog.byIdAnyAccount(record.digital_human_id)?.agent_name;
     if (agentName === undefined) return;
     if (await rooms.hasLiveAgentJob(record.room_name, agentName)) return;
     await rooms.dispatchAgent({ roomName: record.room_name, agentName, sessionId: record.id, accountId: record.account_id });

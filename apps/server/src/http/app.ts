@@ -8,9 +8,11 @@ import { openapiDocumentPath } from "@dhs/contract";
 import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
+import type { AccountService } from "../domain/account-service.js";
 import type { ApiKeyRing } from "../domain/api-keys.js";
 import type { RateLimiter } from "../domain/ports.js";
 import type { SessionService } from "../domain/session-service.js";
+import type { WebhookEndpointService } from "../domain/webhook-endpoints.js";
 import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
@@ -21,15 +23,19 @@ import { rateLimit } from "./rate-limit.js";
 import { jsonBody } from "./request-guards.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
+import { accountRoutes } from "./routes/account.js";
 import { livekitWebhookRoutes } from "./routes/livekit-webhook.js";
 import { principalRoutes } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface AppDependencies {
   sessions: SessionService;
+  webhookEndpoints: WebhookEndpointService;
+  accounts: AccountService;
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
   ready: () => Promise<void>;
   apiKeys: ApiKeyRing;
@@ -87,7 +93,9 @@ export function createApp(deps: AppDependencies): Express {
   app.use(validator.validate);
 
   app.use(sessionRoutes(deps.sessions));
-  app.use(principalRoutes());
+  app.use(webhookEndpointRoutes(deps.webhookEndpoints));
+  app.use(accountRoutes(deps.accounts));
+  app.use(principalRoutes(deps.accounts));
 
   app.use(notFound);
   app.use(errorHandler(deps.logError));

@@ -1,5 +1,5 @@
 /**
- * listSessions' cursors: opaque to callers (the contract's guide, "Pagination"), base64url of the last
+ * The cursors of the lists (listSessions, listWebhookDeliveries): opaque to callers (the contract's guide, "Pagination"), base64url of the last
  * item's creation time and id. A cursor this API did not issue is a 422 naming the query parameter.
  */
 import { AppError } from "../domain/app-error.js";
@@ -18,5 +18,30 @@ export function decodeCursor(cursor: string): ListPosition {
   } catch {
     // fall through
   }
-  throw new AppError("validation_failed", [{ location: "query", path: "cursor", message: "is not a cursor issued by this API" }]);
+  throw notIssued();
 }
+
+function notIssued(): AppError {
+  return new AppError("validation_failed", [{ location: "query", path: "cursor", message: "is not a cursor issued by this API" }]);
+}
+
+/**
+ * The cursors of lists that page after one id (listWebhookDeliveries: an attempt's `<ms>-<seq>`;
+ * listDigitalHumans: a UUID): base64url of that id. `shape` is what the list's ids look like, so a cursor
+ * of another list, or one not issued at all, is refused.
+ */
+export function encodeIdCursor(id: string): string {
+  return Buffer.from(JSON.stringify([id])).toString("base64url");
+}
+
+export function decodeIdCursor(cursor: string, shape: RegExp): string {
+  try {
+    const [id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (typeof id === "string" && shape.test(id)) return id;
+  } catch {
+    // fall through
+  }
+  throw notIssued();
+}
+
+export const ID_SHAPES = { logEntry: /^[0-9]{1,16}-[0-9]{1,10}$/, uuid: /^[0-9a-f-]{36}$/ } as const;

@@ -84,8 +84,11 @@ export function toAppError(error: unknown): AppError {
         // A path whose percent-encoding does not decode names nothing.
         if (e.errors.some((item) => item.message?.startsWith("malformed uri")))
           return new AppError("not_found", "The path could not be decoded.");
-        // A malformed session id names no session: answer as for an unknown one.
-        if (issues.some((issue) => issue.location === "path")) return new AppError("not_found", "No such session.");
+        // A malformed id names nothing: answer as for an unknown one.
+        if (issues.some((issue) => issue.location === "path")) {
+          const endpoint = issues.some((issue) => issue.path === "endpoint_id");
+          return new AppError("not_found", endpoint ? "No such webhook endpoint." : "No such session.");
+        }
         return validationFailed(issues);
       case 404:
         return new AppError("not_found", "No such route.");

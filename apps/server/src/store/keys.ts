@@ -13,6 +13,10 @@ export function keyspace(prefix = "dhs") {
   return {
     session: (accountId: string, sessionId: string) => `${prefix}:{${accountId}}:session:${sessionId}`,
     idempotency: (accountId: string, idempotencyKey: string) => `${prefix}:{${accountId}}:idem:${idempotencyKey}`,
+    /** Creates in flight (their idempotency locks) by when their lock expires (ms): they count as open sessions. */
+    claims: (accountId: string) => `${prefix}:{${accountId}}:claims`,
+    /** The account's usage counters of one UTC day (a hash; kept USAGE_RETENTION_DAYS). */
+    usage: (accountId: string, day: string) => `${prefix}:{${accountId}}:usage:${day}`,
     /** Set while endSession deletes the session's room (a short TTL). */
     ending: (accountId: string, sessionId: string) => `${prefix}:{${accountId}}:ending:${sessionId}`,
     /** Sorted sets of an account's session ids by creation time (ms), one per status. */
@@ -21,10 +25,47 @@ export function keyspace(prefix = "dhs") {
     timers: `${prefix}:{timers}:due`,
     /** A webhook event id already processed. */
     webhookEvent: (eventId: string) => `${prefix}:webhook:{${eventId}}`,
+
+    // Customer webhooks: an account's endpoints and its delivery queue live in its slot, so the change of
+    // a session and the events it causes are written by one script.
+    /** An endpoint (a hash: url, types, description, status, disabled_reason, created, secrets, failing_since). */
+    hookEndpoint: (accountId: string, endpointId: string) => `${prefix}:{${accountId}}:hook:endpoint:${endpointId}`,
+    /** The account's endpoint ids by creation time (ms). */
+    hookEndpoints: (accountId: string) => `${prefix}:{${accountId}}:hook:endpoints`,
+    /** Enabled endpoints and the event types they take (a hash: id -> space-separated types, or `*`). */
+    hookRoutes: (accountId: string) => `${prefix}:{${accountId}}:hook:routes`,
+    /** Deliveries (`endpoint|event`) by when they are due (ms; a claimed one by its lease's end). */
+    hookDue: (accountId: string) => `${prefix}:{${accountId}}:hook:due`,
+    /** The same deliveries by their event's creation time (ms): the queue's size and its oldest event. */
+    hookPending: (accountId: string) => `${prefix}:{${accountId}}:hook:pending`,
+    /** Attempts made so far per delivery, for deliveries that failed at least once. */
+    hookAttempts: (accountId: string) => `${prefix}:{${accountId}}:hook:attempts`,
+    /** An event's body and how many deliveries of it are pending (a hash: body, refs). */
+    hookEvent: (accountId: string, eventId: string) => `${prefix}:{${accountId}}:hook:event:${eventId}`,
+    /** An endpoint's recent attempts (a stream, trimmed to the newest HOOK_LOG_MAX). */
+    hookLog: (accountId: string, endpointId: string) => `${prefix}:{${accountId}}:hook:log:${endpointId}`,
+    /** Accounts with deliveries due, by the time of their next one (ms). */
+    hookAccountsDue: `${prefix}:{hooks}:due`,
+    /** Every account that ever had an endpoint: what the reconciliation walks. */
+    hookAccounts: `${prefix}:{hooks}:accounts`,
   };
 }
 
 export type Keyspace = ReturnType<typeof keyspace>;
+
+/** The attempts an endpoint's delivery log keeps. */
+export const HOOK_LOG_MAX = 1000;
+
+/** A delivery is one event to one endpoint; ids have no `|`. */
+export const deliveryMember = (endpointId: string, eventId: string) => `${endpointId}|${eventId}`;
+
+export function parseDeliveryMember(member: string): { endpointId: string; eventId: string } {
+  const [endpointId = "", eventId = ""] = member.split("|");
+  return { endpointId, eventId };
+}
+
+/** An endpoint's event types as the routes hash holds them: space-separated, or `*`. */
+export const routeOf = (eventTypes: readonly string[]) => eventTypes.join(" ");
 
 /** The memory store's layout: one process, one keyspace. */
 export const keys = keyspace();

@@ -5,23 +5,37 @@ describe("MemorySessionStore idempotency records", () => {
   it("lets a lock expire after its TTL, like Redis's PX", async () => {
     let now = 1_000;
     const store = new MemorySessionStore(() => now);
-    expect(await store.beginCreate("a", "k", "f", 500)).toMatchObject({ kind: "acquired" });
-    expect(await store.beginCreate("a", "k", "f", 500)).toEqual({ kind: "in_progress" });
-    expect(await store.beginCreate("a", "k", "other", 500)).toEqual({ kind: "reused" });
+    expect(await store.beginCreate("a", "k", "f", 500, 100)).toMatchObject({ kind: "acquired" });
+    expect(await store.beginCreate("a", "k", "f", 500, 100)).toEqual({ kind: "in_progress" });
+    expect(await store.beginCreate("a", "k", "other", 500, 100)).toEqual({ kind: "reused" });
     now += 500;
-    expect(await store.beginCreate("a", "k", "f", 500)).toMatchObject({ kind: "acquired" });
+    expect(await store.beginCreate("a", "k", "f", 500, 100)).toMatchObject({ kind: "acquired" });
+    await store.close();
+  });
+
+  it("counts a create in flight as open until its lock expires or it is released", async () => {
+    let now = 0;
+    const store = new MemorySessionStore(() => now);
+    const first = await store.beginCreate("a", "k1", "f", 100, 2);
+    await store.beginCreate("a", "k2", "f", 100, 2);
+    expect(await store.beginCreate("a", "k3", "f", 100, 2)).toEqual({ kind: "limit", open: 2 });
+    if (first.kind !== "acquired") throw new Error("expected an acquisition");
+    await store.abandonCreate("a", "k1", "f", first.lock);
+    expect(await store.beginCreate("a", "k3", "f", 100, 2)).toMatchObject({ kind: "acquired" });
+    now = 200;
+    expect(await store.openSessions("a")).toBe(0);
     await store.close();
   });
 
   it("does not let a stale lock holder complete or release a key another request holds", async () => {
     let now = 0;
     const store = new MemorySessionStore(() => now);
-    const first = await store.beginCreate("a", "k", "f", 100);
+    const first = await store.beginCreate("a", "k", "f", 100, 100);
     now = 200;
-    const second = await store.beginCreate("a", "k", "f", 100);
+    const second = await store.beginCreate("a", "k", "f", 100, 100);
     if (first.kind !== "acquired" || second.kind !== "acquired") throw new Error("expected two acquisitions");
     await store.abandonCreate("a", "k", "f", first.lock);
-    expect(await store.beginCreate("a", "k", "f", 100)).toEqual({ kind: "in_progress" });
+    expect(await store.beginCreate("a", "k", "f", 100, 100)).toEqual({ kind: "in_progress" });
     await store.close();
   });
 });

@@ -8,7 +8,11 @@ import type { BeginOutcome } from "../domain/idempotency.js";
 import { type DueTimer, isAfterCursor, type ListQuery, newestFirst, type SessionStore, type Versioned } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/session.js";
 import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
+import type { UsageIncrement } from "../domain/usage.js";
+import type { OutboundEvent } from "../domain/webhook-ports.js";
 import { idempotencyRecord, keys, parseTimerMember, TIMER_KINDS, timerMember } from "./keys.js";
+import { claimDue, entry } from "./memory-maps.js";
+import { MemoryWebhookStore } from "./memory-webhook-store.js";
 
 interface Expiring {
   value: string;
@@ -24,21 +28,32 @@ export class MemorySessionStore implements SessionStore {
   /** key -> expiry (ms). */
   private readonly ending = new Map<string, number>();
   private readonly events = new Map<string, number>();
+  /** account -> lock -> when it expires (ms): creates in flight, which count as open sessions. */
+  private readonly claims = new Map<string, Map<string, number>>();
+  /** usage key -> field -> count. */
+  private readonly counters = new Map<string, Map<string, number>>();
   private readonly sweep: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** Where the events of a change are queued, in the same step as the change. */
+    private readonly webhooks: MemoryWebhookStore = new MemoryWebhookStore(now),
+  ) {
     // Expired records are dropped on read; this bounds the memory of keys nobody asks for again, and of
     // ending marks and webhook ids (which Redis would expire by itself).
     this.sweep = setInterval(() => this.dropExpired(), 60_000);
     this.sweep.unref();
   }
 
-  async beginCreate(accountId: string, idempotencyKey: string, print: string, lockTtlMs: number): Promise<BeginOutcome> {
+  async beginCreate(accountId: string, idempotencyKey: string, print: string, lockTtlMs: number, maxOpen: number): Promise<BeginOutcome> {
     const key = keys.idempotency(accountId, idempotencyKey);
     const record = this.read(key);
     if (record === undefined) {
+      const open = this.open(accountId);
+      if (open >= maxOpen) return { kind: "limit", open };
       const lock = crypto.randomUUID();
       this.records.set(key, { value: idempotencyRecord.pending(print, lock), expiresAt: this.now() + lockTtlMs });
+      this.claimsOf(accountId).set(lock, this.now() + lockTtlMs);
       return { kind: "acquired", lock };
     }
     const recorded = idempotencyRecord.parse(record);
@@ -47,17 +62,29 @@ export class MemorySessionStore implements SessionStore {
     return { kind: "replay", sessionId: recorded.lockOrSessionId };
   }
 
-  async completeCreate(session: SessionRecord, idempotencyKey: string, print: string, lock: string, keyTtlMs: number): Promise<boolean> {
+  async completeCreate(
+    session: SessionRecord,
+    idempotencyKey: string,
+    print: string,
+    lock: string,
+    keyTtlMs: number,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+  ): Promise<boolean> {
+    this.claimsOf(session.account_id).delete(lock);
     const key = keys.idempotency(session.account_id, idempotencyKey);
     const record = this.read(key);
     if (record !== undefined && record !== idempotencyRecord.pending(print, lock)) return false;
     this.sessions.set(keys.session(session.account_id, session.id), JSON.stringify(session));
     this.records.set(key, { value: idempotencyRecord.done(print, session.id), expiresAt: this.now() + keyTtlMs });
     this.index(keys.index(session.account_id, session.status)).set(session.id, Date.parse(session.created_at));
+    this.count(session.account_id, usage);
+    this.webhooks.record(session.account_id, events);
     return true;
   }
 
   async abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string): Promise<void> {
+    this.claimsOf(accountId).delete(lock);
     const key = keys.idempotency(accountId, idempotencyKey);
     if (this.read(key) === idempotencyRecord.pending(print, lock)) this.records.delete(key);
   }
@@ -73,7 +100,13 @@ export class MemorySessionStore implements SessionStore {
     return json === undefined ? undefined : { record: JSON.parse(json) as SessionRecord, version: json };
   }
 
-  async replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean> {
+  async replaceSession(
+    record: SessionRecord,
+    version: string,
+    previousStatus: SessionStatus,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+  ): Promise<boolean> {
     const key = keys.session(record.account_id, record.id);
     if (this.sessions.get(key) !== version) return false;
     this.sessions.set(key, JSON.stringify(record));
@@ -81,7 +114,40 @@ export class MemorySessionStore implements SessionStore {
       this.index(keys.index(record.account_id, previousStatus)).delete(record.id);
       this.index(keys.index(record.account_id, record.status)).set(record.id, Date.parse(record.created_at));
     }
+    this.count(record.account_id, usage);
+    this.webhooks.record(record.account_id, events);
     return true;
+  }
+
+  async openSessions(accountId: string): Promise<number> {
+    return this.open(accountId);
+  }
+
+  async usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]> {
+    return days.map((day) => {
+      const fields = this.counters.get(keys.usage(accountId, day)) ?? new Map<string, number>();
+      return Object.fromEntries([...fields].map(([field, n]) => [field, String(n)]));
+    });
+  }
+
+  /** Created and active sessions, and creates in flight (their locks not yet expired). */
+  private open(accountId: string): number {
+    const claims = this.claimsOf(accountId);
+    for (const [lock, expiresAt] of claims) if (expiresAt <= this.now()) claims.delete(lock);
+    return this.index(keys.index(accountId, "created")).size + this.index(keys.index(accountId, "active")).size + claims.size;
+  }
+
+  private claimsOf(accountId: string): Map<string, number> {
+    return entry(this.claims, accountId, () => new Map());
+  }
+
+  /** Usage counters live as long as this process (the 400-day retention is the Redis store's). */
+  private count(accountId: string, usage: UsageIncrement | undefined): void {
+    if (!usage) return;
+    const key = keys.usage(accountId, usage.day);
+    const fields = this.counters.get(key) ?? new Map<string, number>();
+    for (const [field, by] of usage.fields) fields.set(field, (fields.get(field) ?? 0) + by);
+    this.counters.set(key, fields);
   }
 
   async listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
@@ -112,12 +178,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
-    const due = [...this.timers]
-      .filter(([, at]) => at <= nowMs)
-      .sort(([, a], [, b]) => a - b)
-      .slice(0, max);
-    for (const [member] of due) this.timers.set(member, nowMs + leaseMs);
-    return due.map(([member]) => ({
+    return claimDue(this.timers, nowMs, leaseMs, max).map((member) => ({
       ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">),
       member,
       claimedUntil: nowMs + leaseMs,
@@ -154,12 +215,7 @@ export class MemorySessionStore implements SessionStore {
   async ping(): Promise<void> {}
 
   private index(key: string): Map<string, number> {
-    let index = this.indexes.get(key);
-    if (!index) {
-      index = new Map();
-      this.indexes.set(key, index);
-    }
-    return index;
+    return entry(this.indexes, key, () => new Map());
   }
 
   async close(): Promise<void> {

@@ -8,36 +8,79 @@
  * `d|<fingerprint>|<session id>` once it is done (keys.ts writes them, begin-create reads them here).
  */
 import type { Cluster, Redis } from "ioredis";
+import type { OutboundEvent } from "../domain/webhook-ports.js";
+import { type Script, script } from "./script.js";
+import { eventArgv, RECORD_EVENTS, WEBHOOK_SCRIPTS } from "./webhook-scripts.js";
 
-interface Script<Args, Reply> {
-  lua: string;
-  keys(args: Args): string[];
-  argv(args: Args): (string | number)[];
-  /** Phantom: the reply's type, for callers. */
-  readonly reply?: Reply;
+/** The usage counters a change adds to: the day's hash, `field=n` pairs, and how long the hash is kept. */
+interface UsageKeys {
+  usage: string;
+  increments: string;
+  usageTtlMs: number;
 }
 
-const script = <Args, Reply>(definition: Script<Args, Reply>): Script<Args, Reply> => definition;
-
-export const SCRIPTS = {
-  beginCreate: script<{ record: string; fingerprint: string; pending: string; lockTtlMs: number }, [string, string?]>({
-    lua: `
--- Claims an idempotency key for a create, or tells what an earlier request with it left.
--- KEYS[1] the idempotency record
--- ARGV[1] this request's fingerprint, ARGV[2] the pending record to write, ARGV[3] its TTL (ms)
--- Returns {'acquired'}, {'reused'} (another body), {'in_progress'}, or {'replay', session id}.
-local record = redis.call('GET', KEYS[1])
-if not record then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  return {'acquired'}
+/**
+ * Adds `field=n` increments (space-separated) to a day's usage counters and keeps them their retention.
+ * Nothing when there are none.
+ */
+const COUNT_USAGE = `
+local function count_usage(key, increments, ttl)
+  if increments == '' then return end
+  for field, n in string.gmatch(increments, '(%S+)=(%d+)') do redis.call('HINCRBY', key, field, n) end
+  redis.call('PEXPIRE', key, ttl)
 end
-local state, print, rest = string.match(record, '^(%a)|([^|]+)|(.+)$')
-if print ~= ARGV[1] then return {'reused'} end
-if state == 'p' then return {'in_progress'} end
-return {'replay', rest}
+`;
+
+/** The keys the session scripts pass to RECORD_EVENTS: routes, due, pending, then one per event. */
+interface EventKeys {
+  routes: string;
+  dueDeliveries: string;
+  pendingDeliveries: string;
+  eventKeys: string[];
+  events: readonly OutboundEvent[];
+}
+
+const SESSION_SCRIPTS = {
+  beginCreate: script<
+    {
+      record: string;
+      created: string;
+      active: string;
+      claims: string;
+      fingerprint: string;
+      pending: string;
+      lockTtlMs: number;
+      maxOpen: number;
+      nowMs: number;
+      lock: string;
+    },
+    [string, (string | number)?]
+  >({
+    lua: `
+-- Claims an idempotency key for a create, or tells what an earlier request with it left; refuses a new
+-- create when the account has as many sessions open (created, active, or being created) as it may.
+-- KEYS[1] the idempotency record, KEYS[2] the index of created sessions, KEYS[3] of active ones,
+-- KEYS[4] the creates in flight (locks by expiry, ms)
+-- ARGV[1] this request's fingerprint, ARGV[2] the pending record to write, ARGV[3] its TTL (ms),
+-- ARGV[4] the most open sessions, ARGV[5] now (ms), ARGV[6] this request's lock
+-- Returns {'acquired'}, {'reused'} (another body), {'in_progress'}, {'replay', session id}, or
+-- {'limit', open}.
+local record = redis.call('GET', KEYS[1])
+if record then
+  local state, print, rest = string.match(record, '^(%a)|([^|]+)|(.+)$')
+  if print ~= ARGV[1] then return {'reused'} end
+  if state == 'p' then return {'in_progress'} end
+  return {'replay', rest}
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[5])
+local open = redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4])
+if open >= tonumber(ARGV[4]) then return {'limit', open} end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('ZADD', KEYS[4], tonumber(ARGV[5]) + tonumber(ARGV[3]), ARGV[6])
+return {'acquired'}
 `,
-    keys: (a) => [a.record],
-    argv: (a) => [a.fingerprint, a.pending, a.lockTtlMs],
+    keys: (a) => [a.record, a.created, a.active, a.claims],
+    argv: (a) => [a.fingerprint, a.pending, a.lockTtlMs, a.maxOpen, a.nowMs, a.lock],
   }),
 
   completeCreate: script<
@@ -51,59 +94,78 @@ return {'replay', rest}
       json: string;
       score: number;
       id: string;
-    },
-    number
+      claims: string;
+      lock: string;
+    } & UsageKeys &
+      EventKeys,
+    [number, number]
   >({
-    lua: `
--- Stores a new session and marks its idempotency key done, if the key is still this request's.
--- KEYS[1] the idempotency record, KEYS[2] the session, KEYS[3] the index of its status
+    lua: `${RECORD_EVENTS}${COUNT_USAGE}
+-- Stores a new session and marks its idempotency key done, if the key is still this request's, counts
+-- it in the account's usage and records the events of its creation for the account's webhook endpoints.
+-- Its create is no longer in flight either way.
+-- KEYS[1] the idempotency record, KEYS[2] the session, KEYS[3] the index of its status,
+-- KEYS[4] the creates in flight, KEYS[5] the usage counters of the day, KEYS[6..] what record_events reads
 -- ARGV[1] this request's pending record, ARGV[2] the done record, ARGV[3] the key's TTL (ms),
--- ARGV[4] the session's JSON, ARGV[5] its creation time (ms, the index score), ARGV[6] its id
--- Returns 1 when written, 0 when another request holds the key (nothing is written then).
+-- ARGV[4] the session's JSON, ARGV[5] its creation time (ms, the index score), ARGV[6] its id,
+-- ARGV[7] this request's lock, ARGV[8] the usage increments ('field=n' space-separated, or ''),
+-- ARGV[9] the usage counters' TTL (ms), ARGV[10..] what record_events reads
+-- Returns { 1, deliveries recorded } when written, { 0, 0 } when another request holds the key (nothing
+-- is written then).
+redis.call('ZREM', KEYS[4], ARGV[7])
 local record = redis.call('GET', KEYS[1])
-if record and record ~= ARGV[1] then return 0 end
+if record and record ~= ARGV[1] then return { 0, 0 } end
 redis.call('SET', KEYS[2], ARGV[4])
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-return 1
+count_usage(KEYS[5], ARGV[8], ARGV[9])
+return { 1, record_events(6, 10) }
 `,
-    keys: (a) => [a.record, a.session, a.index],
-    argv: (a) => [a.pending, a.done, a.keyTtlMs, a.json, a.score, a.id],
+    keys: (a) => [a.record, a.session, a.index, a.claims, a.usage, a.routes, a.dueDeliveries, a.pendingDeliveries, ...a.eventKeys],
+    argv: (a) => [a.pending, a.done, a.keyTtlMs, a.json, a.score, a.id, a.lock, a.increments, a.usageTtlMs, ...eventArgv(a.events)],
   }),
 
-  abandonCreate: script<{ record: string; pending: string }, number>({
+  abandonCreate: script<{ record: string; claims: string; pending: string; lock: string }, number>({
     lua: `
--- Releases this request's claim on an idempotency key, so the key can be used again.
--- KEYS[1] the idempotency record
--- ARGV[1] this request's pending record
+-- Releases this request's claim on an idempotency key, so the key can be used again, and its place
+-- among the account's open sessions.
+-- KEYS[1] the idempotency record, KEYS[2] the creates in flight
+-- ARGV[1] this request's pending record, ARGV[2] its lock
 -- Returns 1 when released, 0 when the key holds something else (another request's, or done).
+redis.call('ZREM', KEYS[2], ARGV[2])
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `,
-    keys: (a) => [a.record],
-    argv: (a) => [a.pending],
+    keys: (a) => [a.record, a.claims],
+    argv: (a) => [a.pending, a.lock],
   }),
 
   replaceSession: script<
-    { session: string; fromIndex: string; toIndex: string; version: string; json: string; id: string; score: number },
-    number
+    { session: string; fromIndex: string; toIndex: string; version: string; json: string; id: string; score: number } & UsageKeys &
+      EventKeys,
+    [number, number]
   >({
-    lua: `
--- Compare-and-set of a session, moving it between the per-status indexes when its status changed.
--- KEYS[1] the session, KEYS[2] the index of its old status, KEYS[3] the index of its new status
+    lua: `${RECORD_EVENTS}${COUNT_USAGE}
+-- Compare-and-set of a session, moving it between the per-status indexes when its status changed,
+-- counting the change in the account's usage and recording the events it causes for the account's
+-- webhook endpoints.
+-- KEYS[1] the session, KEYS[2] the index of its old status, KEYS[3] the index of its new status,
+-- KEYS[4] the usage counters of the day, KEYS[5..] what record_events reads
 -- ARGV[1] the JSON it was read as (its version), ARGV[2] the new JSON, ARGV[3] its id,
--- ARGV[4] its creation time (ms, the index score)
--- Returns 1 when replaced, 0 when another writer got there first.
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+-- ARGV[4] its creation time (ms, the index score), ARGV[5] the usage increments ('field=n'
+-- space-separated, or ''), ARGV[6] the usage counters' TTL (ms), ARGV[7..] what record_events reads
+-- Returns { 1, deliveries recorded } when replaced, { 0, 0 } when another writer got there first.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 0, 0 } end
 redis.call('SET', KEYS[1], ARGV[2])
 if KEYS[2] ~= KEYS[3] then
   redis.call('ZREM', KEYS[2], ARGV[3])
   redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 end
-return 1
+count_usage(KEYS[4], ARGV[5], ARGV[6])
+return { 1, record_events(5, 7) }
 `,
-    keys: (a) => [a.session, a.fromIndex, a.toIndex],
-    argv: (a) => [a.version, a.json, a.id, a.score],
+    keys: (a) => [a.session, a.fromIndex, a.toIndex, a.usage, a.routes, a.dueDeliveries, a.pendingDeliveries, ...a.eventKeys],
+    argv: (a) => [a.version, a.json, a.id, a.score, a.increments, a.usageTtlMs, ...eventArgv(a.events)],
   }),
 
   deleteSession: script<{ session: string; indexes: string[]; id: string }, number>({
@@ -120,18 +182,19 @@ return 1
     argv: (a) => [a.id],
   }),
 
-  claimTimers: script<{ timers: string; nowMs: number; leaseUntilMs: number; max: number }, string[]>({
+  claimDue: script<{ set: string; nowMs: number; leaseUntilMs: number; max: number }, string[]>({
     lua: `
--- Claims up to ARGV[3] timers due by ARGV[1]: each is pushed to ARGV[2], the end of this claim's lease,
--- so no other replica takes it meanwhile, and a claim whose holder died is due again after it.
--- KEYS[1] the timers (a sorted set of 'account|session|timer' by due time, ms)
+-- Claims up to ARGV[3] members due by ARGV[1]: each is pushed to ARGV[2], the end of this claim's lease,
+-- so no other replica takes it meanwhile, and a claim whose holder died is due again after it. Serves
+-- the session timers and the accounts with webhook deliveries due.
+-- KEYS[1] a sorted set of members by due time (ms): 'account|session|timer', or account ids
 -- ARGV[1] now (ms), ARGV[2] the lease's end (ms), ARGV[3] the most to claim
 -- Returns the claimed members.
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
 return due
 `,
-    keys: (a) => [a.timers],
+    keys: (a) => [a.set],
     argv: (a) => [a.nowMs, a.leaseUntilMs, a.max],
   }),
 
@@ -149,6 +212,8 @@ return 0
     argv: (a) => [a.member, a.claimedUntil],
   }),
 };
+
+export const SCRIPTS = { ...SESSION_SCRIPTS, ...WEBHOOK_SCRIPTS };
 
 export type ScriptName = keyof typeof SCRIPTS;
 type ArgsOf<N extends ScriptName> = (typeof SCRIPTS)[N] extends Script<infer Args, unknown> ? Args : never;

@@ -22,6 +22,8 @@ import {
 } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/session.js";
 import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
+import { USAGE_RETENTION_DAYS, type UsageIncrement } from "../domain/usage.js";
+import type { OutboundEvent } from "../domain/webhook-ports.js";
 import {
   decodeSession,
   encodeSession,
@@ -49,14 +51,20 @@ export class RedisSessionStore implements SessionStore {
     this.scripts = new RedisScripts(redis);
   }
 
-  beginCreate(accountId: string, idempotencyKey: string, print: string, lockTtlMs: number): Promise<BeginOutcome> {
+  beginCreate(accountId: string, idempotencyKey: string, print: string, lockTtlMs: number, maxOpen: number): Promise<BeginOutcome> {
     const lock = crypto.randomUUID();
     return guard(async () => {
-      const [kind, sessionId] = await this.scripts.run("beginCreate", {
+      const [kind, detail] = await this.scripts.run("beginCreate", {
         record: this.keys.idempotency(accountId, idempotencyKey),
+        created: this.keys.index(accountId, "created"),
+        active: this.keys.index(accountId, "active"),
+        claims: this.keys.claims(accountId),
         fingerprint: print,
         pending: idempotencyRecord.pending(print, lock),
         lockTtlMs,
+        maxOpen,
+        nowMs: Date.now(),
+        lock,
       });
       switch (kind) {
         case "acquired":
@@ -65,16 +73,26 @@ export class RedisSessionStore implements SessionStore {
         case "in_progress":
           return { kind };
         case "replay":
-          return { kind, sessionId: sessionId as string };
+          return { kind, sessionId: detail as string };
+        case "limit":
+          return { kind, open: Number(detail) };
         default:
           throw new Error(`unexpected begin reply ${kind}`);
       }
     });
   }
 
-  completeCreate(session: SessionRecord, idempotencyKey: string, print: string, lock: string, keyTtlMs: number): Promise<boolean> {
+  completeCreate(
+    session: SessionRecord,
+    idempotencyKey: string,
+    print: string,
+    lock: string,
+    keyTtlMs: number,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+  ): Promise<boolean> {
     return guard(async () => {
-      const written = await this.scripts.run("completeCreate", {
+      const [written, recorded] = await this.scripts.run("completeCreate", {
         record: this.keys.idempotency(session.account_id, idempotencyKey),
         session: this.keys.session(session.account_id, session.id),
         index: this.keys.index(session.account_id, session.status),
@@ -84,7 +102,12 @@ export class RedisSessionStore implements SessionStore {
         json: encodeSession(session),
         score: Date.parse(session.created_at),
         id: session.id,
+        claims: this.keys.claims(session.account_id),
+        lock,
+        ...this.usageKeys(session.account_id, usage),
+        ...this.eventKeys(session.account_id, events),
       });
+      if (recorded > 0) await this.hint(session.account_id, events);
       return written === 1;
     });
   }
@@ -93,7 +116,9 @@ export class RedisSessionStore implements SessionStore {
     return guard(async () => {
       await this.scripts.run("abandonCreate", {
         record: this.keys.idempotency(accountId, idempotencyKey),
+        claims: this.keys.claims(accountId),
         pending: idempotencyRecord.pending(print, lock),
+        lock,
       });
     });
   }
@@ -112,9 +137,15 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  replaceSession(record: SessionRecord, version: string, previousStatus: SessionStatus): Promise<boolean> {
+  replaceSession(
+    record: SessionRecord,
+    version: string,
+    previousStatus: SessionStatus,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+  ): Promise<boolean> {
     return guard(async () => {
-      const replaced = await this.scripts.run("replaceSession", {
+      const [replaced, recorded] = await this.scripts.run("replaceSession", {
         session: this.keys.session(record.account_id, record.id),
         fromIndex: this.keys.index(record.account_id, previousStatus),
         toIndex: this.keys.index(record.account_id, record.status),
@@ -122,9 +153,57 @@ export class RedisSessionStore implements SessionStore {
         json: encodeSession(record),
         id: record.id,
         score: Date.parse(record.created_at),
+        ...this.usageKeys(record.account_id, usage),
+        ...this.eventKeys(record.account_id, events),
       });
+      if (recorded > 0) await this.hint(record.account_id, events);
       return replaced === 1;
     });
+  }
+
+  openSessions(accountId: string): Promise<number> {
+    return guard(async () => {
+      const k = this.keys;
+      const [created, active, inFlight] = await Promise.all([
+        this.redis.zcard(k.index(accountId, "created")),
+        this.redis.zcard(k.index(accountId, "active")),
+        this.redis.zcount(k.claims(accountId), Date.now(), "+inf"),
+      ]);
+      return created + active + inFlight;
+    });
+  }
+
+  usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]> {
+    return guard(async () => Promise.all(days.map((day) => this.redis.hgetall(this.keys.usage(accountId, day)))));
+  }
+
+  /** The day's counters (any day's key when there is nothing to count: the script touches none). */
+  private usageKeys(accountId: string, usage: UsageIncrement | undefined) {
+    return {
+      usage: this.keys.usage(accountId, usage?.day ?? "none"),
+      increments: usage ? usage.fields.map(([field, by]) => `${field}=${by}`).join(" ") : "",
+      usageTtlMs: USAGE_RETENTION_DAYS * 86_400_000,
+    };
+  }
+
+  private eventKeys(accountId: string, events: readonly OutboundEvent[]) {
+    const k = this.keys;
+    return {
+      routes: k.hookRoutes(accountId),
+      dueDeliveries: k.hookDue(accountId),
+      pendingDeliveries: k.hookPending(accountId),
+      eventKeys: events.map((event) => k.hookEvent(accountId, event.id)),
+      events,
+    };
+  }
+
+  /**
+   * Makes the account due for delivery at its new events. A separate command (the accounts-due set has
+   * its own slot): should the process die between the two, the reconciliation finds the account.
+   */
+  private async hint(accountId: string, events: readonly OutboundEvent[]): Promise<void> {
+    const at = Math.min(...events.map((event) => event.createdAtMs));
+    await this.redis.zadd(this.keys.hookAccountsDue, "LT", at, accountId);
   }
 
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
@@ -201,7 +280,7 @@ export class RedisSessionStore implements SessionStore {
 
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     return guard(async () => {
-      const members = await this.scripts.run("claimTimers", { timers: this.keys.timers, nowMs, leaseUntilMs: nowMs + leaseMs, max });
+      const members = await this.scripts.run("claimDue", { set: this.keys.timers, nowMs, leaseUntilMs: nowMs + leaseMs, max });
       return members.map((member) => ({
         ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">),
         member,
@@ -271,7 +350,7 @@ export function isRedisUnavailable(error: unknown): boolean {
  * Runs a store operation: Redis unreachable becomes DependencyUnavailableError (503, retry later);
  * anything else (a command Redis refuses, a record or script reply we cannot read) DependencyFaultError.
  */
-async function guard<T>(operation: () => Promise<T>): Promise<T> {
+export async function guard<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {

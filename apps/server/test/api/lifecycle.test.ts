@@ -151,7 +151,7 @@ describe("POST /v1/sessions/{id}/end", () => {
     h.livekit.delayMs = 300;
     const ending = h.request("POST", `/v1/sessions/${s.id}/end`);
     // LiveKit has the DeleteRoom and sends room_finished before answering it.
-    await until(async () => h.livekit.received > 0);
+    await until(() => h.livekit.arrived.includes("DeleteRoom"));
     expect((await h.webhook(roomEvent("room_finished", s))).status).toBe(200);
     const ended = await (await ending).json();
     expect(ended.status).toBe("completed");

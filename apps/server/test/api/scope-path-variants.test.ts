@@ -12,7 +12,7 @@ import { request as httpRequest } from "node:http";
 import { openapiDocumentPath } from "@dhs/contract";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { KEYS, useHarness } from "../support/harness.js";
+import { DIGITAL_HUMANS, KEYS, useHarness } from "../support/harness.js";
 
 type Operation = { operationId: string; security?: Record<string, string[]>[] };
 const contract = parse(readFileSync(openapiDocumentPath, "utf8")) as {
@@ -35,6 +35,8 @@ const KEY_SETS = [
   { name: "read and write", key: KEYS.a, scopes: ["sessions:read", "sessions:write"] },
   { name: "read only", key: KEYS.aRead, scopes: ["sessions:read"] },
   { name: "write only", key: KEYS.aWrite, scopes: ["sessions:write"] },
+  { name: "webhooks read and write", key: KEYS.aHooks, scopes: ["webhooks:read", "webhooks:write"] },
+  { name: "webhooks read only", key: KEYS.aHooksRead, scopes: ["webhooks:read"] },
 ];
 
 /** Variants of a path's literal text: none of them is the operation's path. */
@@ -80,26 +82,36 @@ function rawRequest(url: string, method: string, path: string, key: string): Pro
 
 const h = useHarness();
 let sessionId: string;
+let endpointId: string;
 let handlerCalls: string[];
 beforeAll(async () => {
   const created = await h.create();
   sessionId = ((await created.json()) as { id: string }).id;
-  // Every SessionService method an operation's handler calls is watched: a call is a handler reached.
+  // Nothing listens there: test events sent to it fail, which is no concern here.
+  const endpoint = await h.request("POST", "/v1/webhook-endpoints", { key: KEYS.aHooks, body: { url: "http://127.0.0.1:9/hooks" } });
+  endpointId = ((await endpoint.json()) as { id: string }).id;
+  // Every method of the services an operation's handler calls is watched: a call is a handler reached.
   handlerCalls = [];
-  const service = h.composed.sessions as unknown as Record<string, (...args: unknown[]) => unknown>;
-  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(service))) {
-    const method = service[name];
-    if (name === "constructor" || typeof method !== "function") continue;
-    const original = method.bind(service);
-    vi.spyOn(service, name).mockImplementation((...args: unknown[]) => {
-      handlerCalls.push(name);
-      return original(...args);
-    });
+  for (const target of [h.composed.sessions, h.composed.webhookEndpoints, h.composed.accounts]) {
+    const service = target as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(service))) {
+      const method = service[name];
+      if (name === "constructor" || typeof method !== "function") continue;
+      const original = method.bind(service);
+      vi.spyOn(service, name).mockImplementation((...args: unknown[]) => {
+        handlerCalls.push(name);
+        return original(...args);
+      });
+    }
   }
 });
 
+/** The operation's path with the ids of the session and the webhook endpoint made above. */
+const idsIn = (template: string, session: string, endpoint: string) =>
+  template.replace("{session_id}", session).replace("{endpoint_id}", endpoint).replace("{digital_human_id}", DIGITAL_HUMANS[0].id);
+
 describe.each(operations)("$id ($method $template)", (operation) => {
-  const path = () => operation.template.replace(/\{[^}]+\}/g, sessionId);
+  const path = () => idsIn(operation.template, sessionId, endpointId);
 
   it("the contract gives it a bearer scope requirement", () => {
     expect(operation.scopes.every((scope) => /^[a-z]+:[a-z]+$/.test(scope))).toBe(true);
@@ -131,13 +143,11 @@ describe.each(operations)("$id ($method $template)", (operation) => {
   const lacking = KEY_SETS.filter(({ scopes }) => !operation.scopes.every((scope) => scopes.includes(scope)));
   if (operation.template.includes("{") && lacking.length > 0) {
     it.each(lacking)(
-      "with the session id percent-encoded and a $name key that lacks its scope, answers 403 and reaches no handler",
+      "with the id percent-encoded and a $name key that lacks its scope, answers 403 and reaches no handler",
       async ({ key }) => {
         handlerCalls.length = 0;
-        const encoded = operation.template.replace(
-          /\{[^}]+\}/g,
-          sessionId.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`),
-        );
+        const percentEncoded = (id: string) => id.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`);
+        const encoded = idsIn(operation.template, percentEncoded(sessionId), percentEncoded(endpointId));
         const res = await rawRequest(h.url, operation.method, encoded, key);
         expect(res.status, res.body).toBe(403);
         expect(handlerCalls).toEqual([]);

@@ -4,7 +4,10 @@
  * joining, LiveKit closing the room, duplicate webhook deliveries, endSession and token refreshes, and the
  * clock moving so timers fire. The model below is written from the contract's lifecycle tables, not from
  * the transition table, so a rule that depends on a session's data (a timer that must not fire once
- * something has happened) is checked where a state x event table cannot see it.
+ * something has happened) is checked where a state x event table cannot see it. The customer webhook
+ * events the session queues are drained from the real queue after every step and compared with the
+ * events the model expects (created, active and the digital human's first join once each, ended once
+ * with the model's status, end reason and active seconds).
  *
  * Runs on the store of the project (memory, or a real Redis). MODEL_SEED replays a run; MODEL_RUNS
  * changes how many sequences (each up to MAX_COMMANDS steps) are tried. Two runs each time: a fixed
@@ -13,15 +16,19 @@
 import type { Session } from "@dhs/contract";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { AccountLimits } from "../../src/domain/account-limits.js";
 import type { Principal } from "../../src/domain/api-keys.js";
 import type { AppError } from "../../src/domain/app-error.js";
 import { DigitalHumanCatalog } from "../../src/domain/digital-humans.js";
 import type { SessionStore } from "../../src/domain/ports.js";
 import { type RoomEvent, SessionService } from "../../src/domain/session-service.js";
 import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
+import type { WebhookStore } from "../../src/domain/webhook-ports.js";
 import { MemorySessionStore } from "../../src/store/memory-store.js";
+import { MemoryWebhookStore } from "../../src/store/memory-webhook-store.js";
 import { connectRedis } from "../../src/store/redis-client.js";
 import { RedisSessionStore } from "../../src/store/redis-store.js";
+import { RedisWebhookStore } from "../../src/store/redis-webhook-store.js";
 import { sessionSettings } from "../support/session-fixtures.js";
 
 const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis";
@@ -52,6 +59,8 @@ class Model {
   unservedSince: number | null = null;
   dispatchesThen = 0;
   roomsDeletedAfterEnd = 0;
+  /** The webhook events the session must have queued. */
+  events: string[] = ["session.created"];
 
   constructor(readonly createdAt: number) {
     this.deadlines = { join: createdAt + D.join * 1000, digitalHuman: null, maxDuration: null, departure: null, lost: null };
@@ -69,12 +78,14 @@ class Model {
           ? "failed"
           : "completed";
     this.endReason = reason;
+    this.events.push("session.ended");
   }
 
   participantJoined(sid: string, now: number): void {
     if (this.terminal) return void this.roomsDeletedAfterEnd++;
     if (this.status === "created") {
       this.status = "active";
+      this.events.push("session.active");
       this.deadlines.maxDuration = now + D.maxDuration * 1000;
       if (!this.digitalHumanPresent) {
         if (this.digitalHumanJoined) this.deadlines.lost = now + D.digitalHuman * 1000;
@@ -94,6 +105,7 @@ class Model {
 
   digitalHumanJoins(): void {
     if (this.terminal) return void this.roomsDeletedAfterEnd++;
+    if (!this.digitalHumanJoined) this.events.push("session.digital_human_joined");
     this.digitalHumanJoined = true;
     this.digitalHumanPresent = true;
     this.deadlines.digitalHuman = null;
@@ -184,6 +196,23 @@ interface Real {
   endedAt: string | null;
   lastEvent: { id: string; event: RoomEvent } | undefined;
   events: number;
+  hooks: WebhookStore;
+  /** The webhook events drained from the queue so far: type and data. */
+  delivered: { type: string; data: Record<string, any> }[];
+}
+
+/** Takes every queued webhook delivery off the real queue, as a dispatcher would, and keeps its event. */
+async function drainEvents(real: Real): Promise<void> {
+  const far = Number.MAX_SAFE_INTEGER - 1e12;
+  for (const account of await real.hooks.claimDueAccounts(far, 1, 100)) {
+    const claims = await real.hooks.claimDeliveries(account, far, 1, { max: 1000, perEndpoint: 1000, busy: new Map() });
+    for (const claim of claims) {
+      const { body } = await real.hooks.loadDelivery(claim);
+      const payload = JSON.parse(body ?? "{}") as { type: string; data: Record<string, any> };
+      if (payload.data?.id === real.session.id) real.delivered.push(payload);
+      await real.hooks.finishDelivery(claim, { kind: "done" }, null, "succeeded", far);
+    }
+  }
 }
 
 async function webhook(real: Real, event: RoomEvent): Promise<void> {
@@ -194,6 +223,15 @@ async function webhook(real: Real, event: RoomEvent): Promise<void> {
 
 /** Compares the service with the model after every step, and checks the lifecycle's invariants. */
 async function check(model: Model, real: Real): Promise<void> {
+  await drainEvents(real);
+  // Each expected event exactly once; deliveries promise no order (events of one step may come either way).
+  expect(real.delivered.map((e) => e.type).sort()).toEqual([...model.events].sort());
+  const ended = real.delivered.find((e) => e.type === "session.ended");
+  if (ended) {
+    expect({ status: ended.data.status, end_reason: ended.data.end_reason }).toEqual({ status: model.status, end_reason: model.endReason });
+    const { started_at, ended_at } = ended.data;
+    expect(ended.data.duration_seconds).toBe(started_at ? Math.ceil((Date.parse(ended_at) - Date.parse(started_at)) / 1000) : 0);
+  }
   const [item] = (await real.service.list(principal, { limit: 100 })).items.filter((s) => s.id === real.session.id);
   const view = await real.service.get(principal, real.session.id);
   expect({ status: item?.status, end_reason: item?.end_reason }).toEqual({ status: model.status, end_reason: model.endReason });
@@ -332,14 +370,31 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
   async function setup(): Promise<{ model: () => Model; real: () => Real }> {
     const clock = { now: Date.parse("2026-11-23T10:00:00.000Z") };
     const now = () => clock.now;
-    const store: SessionStore = redis
-      ? new RedisSessionStore(redis, `model${crypto.randomUUID().slice(0, 8)}`)
-      : new MemorySessionStore(now);
+    const prefix = `model${crypto.randomUUID().slice(0, 8)}`;
+    const memoryHooks = new MemoryWebhookStore(now);
+    const hooks: WebhookStore = redis ? new RedisWebhookStore(redis, prefix) : memoryHooks;
+    const store: SessionStore = redis ? new RedisSessionStore(redis, prefix) : new MemorySessionStore(now, memoryHooks);
+    await hooks.createEndpoint(
+      {
+        id: "we_000000000000000000000001",
+        accountId: principal.accountId,
+        url: "https://example.test/hooks",
+        eventTypes: ["*"],
+        description: null,
+        status: "enabled",
+        disabledReason: null,
+        createdAtMs: clock.now,
+        secrets: [{ secret: "whsec_model", expiresAtMs: null }],
+        failingSinceMs: null,
+      },
+      10,
+    );
     const rooms = new FakeRooms();
     const service = new SessionService({
       store,
       rooms: rooms as never,
       tokens: { mint: async ({ identity }) => `token-for-${identity}` },
+      accounts: new AccountLimits(1000),
       catalog: new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]),
       // The model's own durations (D), spelled out: the reference computes its deadlines from them.
       settings: sessionSettings({
@@ -364,7 +419,19 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       },
     });
     const { session } = await service.create(principal, crypto.randomUUID(), { participant_identity: PARTICIPANT });
-    const real: Real = { service, sweeper, store, rooms, clock, session, endedAt: null, lastEvent: undefined, events: 0 };
+    const real: Real = {
+      service,
+      sweeper,
+      store,
+      rooms,
+      clock,
+      session,
+      endedAt: null,
+      lastEvent: undefined,
+      events: 0,
+      hooks,
+      delivered: [],
+    };
     const model = new Model(clock.now);
     return { model: () => model, real: () => real };
   }

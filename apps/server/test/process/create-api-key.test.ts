@@ -43,8 +43,12 @@ describe("create-api-key", () => {
     const second = (await run(process.execPath, [CLI, "--file", file, "--account", "acct_cli"])).stdout.trim();
     const url = (await startServerProcess({ API_KEYS_FILE: file }).listening).url;
     const me = async (k: string) => (await fetch(`${url}/v1/me`, { headers: { Authorization: `Bearer ${k}` } })).json();
-    expect(await me(key)).toEqual({ key_id: "key_cli", account_id: "acct_cli", scopes: ["sessions:read"] });
-    expect(await me(second)).toMatchObject({ account_id: "acct_cli", scopes: ["sessions:read", "sessions:write"] });
+    expect(await me(key)).toMatchObject({ key_id: "key_cli", account_id: "acct_cli", scopes: ["sessions:read"] });
+    // Without --scopes, every scope.
+    expect(await me(second)).toMatchObject({
+      account_id: "acct_cli",
+      scopes: ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"],
+    });
   });
 
   it.each([

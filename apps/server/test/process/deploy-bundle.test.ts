@@ -98,7 +98,12 @@ describe("the Dockerfile's bundle", () => {
     expect(await healthcheck(port)).toBe(0);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { Authorization: "Bearer dhs_image_test_key" } });
-    expect(await me.json()).toEqual({ key_id: "key_img", account_id: "acct_img", scopes: ["sessions:read"] });
+    expect(await me.json()).toMatchObject({
+      key_id: "key_img",
+      account_id: "acct_img",
+      scopes: ["sessions:read"],
+      usage: { open_sessions: 0 },
+    });
 
     server.kill("SIGTERM");
     const [code] = (await once(server, "exit")) as [number | null];

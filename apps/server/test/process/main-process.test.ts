@@ -16,12 +16,19 @@ afterEach(killServerProcesses);
 
 describe("dist/main.js", () => {
   it("runs on its embedded defaults: the development key works and the memory store is named", async () => {
-    const proc = start({});
+    // Blank is unset: the product's own limit of open sessions, not the test helper's.
+    const proc = start({ ACCOUNT_MAX_OPEN_SESSIONS: "" });
     const listening = (await proc.listening) as { url: string; store?: string; livekit?: string };
     expect(listening).toMatchObject({ store: "memory", livekit: "ws://localhost:7880" });
     expect((await fetch(`${listening.url}/healthz`)).status).toBe(200);
     const me = await fetch(`${listening.url}/v1/me`, { headers: { Authorization: "Bearer dhs_dev_insecure_local_key" } });
-    expect(await me.json()).toEqual({ key_id: "key_dev", account_id: "acct_dev", scopes: ["sessions:read", "sessions:write"] });
+    expect(await me.json()).toMatchObject({
+      key_id: "key_dev",
+      account_id: "acct_dev",
+      scopes: ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"],
+      limits: { open_sessions: 20, requests_per_second: 100, burst: 200 },
+      usage: { open_sessions: 0 },
+    });
     proc.child.kill("SIGTERM");
     await proc.exited;
   });
@@ -54,7 +61,7 @@ describe("dist/main.js", () => {
         method: "POST",
         headers: { Authorization: "Bearer dhs_dev_insecure_local_key", "Idempotency-Key": crypto.randomUUID() },
       });
-      while (livekit.received === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (livekit.arrived.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       proc.child.kill("SIGTERM");
       expect((await inFlight).status).toBe(201);
       const [code] = await proc.exited;

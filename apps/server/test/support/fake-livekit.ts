@@ -18,8 +18,8 @@ export type Mode = "ok" | "fail" | "hang" | "refuse";
 
 export class FakeLiveKit {
   readonly calls: RecordedCall[] = [];
-  /** Requests that arrived, answered or not (calls lists those that were answered). */
-  received = 0;
+  /** The method of every request as it arrived, answered or not (calls lists those that were answered). */
+  readonly arrived: string[] = [];
   /** Names of the rooms CreateRoom was asked for, as the requests arrived (before any delay). */
   readonly roomsAsked: string[] = [];
   readonly rooms = new Set<string>();
@@ -71,7 +71,7 @@ export class FakeLiveKit {
 
   reset(): void {
     this.calls.length = 0;
-    this.received = 0;
+    this.arrived.length = 0;
     this.roomsAsked.length = 0;
     this.rooms.clear();
     this.dispatches.clear();
@@ -92,10 +92,10 @@ export class FakeLiveKit {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.received++;
+    const method = req.url?.match(/^\/twirp\/livekit\.(?:RoomService|AgentDispatchService)\/(\w+)$/)?.[1];
+    this.arrived.push(method ?? String(req.url));
     let raw = "";
     for await (const chunk of req) raw += chunk;
-    const method = req.url?.match(/^\/twirp\/livekit\.(?:RoomService|AgentDispatchService)\/(\w+)$/)?.[1];
     if (method === "CreateRoom") this.roomsAsked.push(String((JSON.parse(raw || "{}") as { name?: string }).name));
     if (this.mode === "hang") return; // never answers; the client's timeout must end the call
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));

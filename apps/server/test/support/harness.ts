@@ -27,6 +27,10 @@ export const KEYS = {
   aWrite: "dhs_test_account_a_write_only",
   aOther: "dhs_test_account_a_second_key",
   b: "dhs_test_account_b_read_write",
+  /** Webhook scopes only: read and write, read only. */
+  aHooks: "dhs_test_account_a_webhooks",
+  aHooksRead: "dhs_test_account_a_webhooks_read",
+  bHooks: "dhs_test_account_b_webhooks",
 } as const;
 
 export const DIGITAL_HUMANS = [
@@ -36,7 +40,13 @@ export const DIGITAL_HUMANS = [
 
 export const LIVEKIT = { url: "wss://livekit.test", apiKey: "devkey", apiSecret: "secret" };
 
-function writeFixtures(): { apiKeysFile: string; digitalHumansFile: string } {
+/** What a test adds to the operator's files: per-account limits, more digital humans. */
+export interface Fixtures {
+  accounts?: { id: string; max_open_sessions?: number }[];
+  digitalHumans?: { id: string; name: string; agent_name: string; description?: string; accounts?: string[] }[];
+}
+
+function writeFixtures(fixtures: Fixtures = {}): { apiKeysFile: string; digitalHumansFile: string } {
   const dir = mkdtempSync(join(tmpdir(), "dhs-test-"));
   const key = (id: string, account_id: string, secret: string, scopes: string[]) => ({
     id,
@@ -55,11 +65,15 @@ function writeFixtures(): { apiKeysFile: string; digitalHumansFile: string } {
         key("key_a_write", "acct_a", KEYS.aWrite, ["sessions:write"]),
         key("key_a_other", "acct_a", KEYS.aOther, rw),
         key("key_b", "acct_b", KEYS.b, rw),
+        key("key_a_hooks", "acct_a", KEYS.aHooks, ["webhooks:read", "webhooks:write"]),
+        key("key_a_hooks_read", "acct_a", KEYS.aHooksRead, ["webhooks:read"]),
+        key("key_b_hooks", "acct_b", KEYS.bHooks, ["webhooks:read", "webhooks:write"]),
       ],
+      ...(fixtures.accounts ? { accounts: fixtures.accounts } : {}),
     }),
   );
   const digitalHumansFile = join(dir, "digital-humans.json");
-  writeFileSync(digitalHumansFile, JSON.stringify({ digital_humans: DIGITAL_HUMANS }));
+  writeFileSync(digitalHumansFile, JSON.stringify({ digital_humans: [...DIGITAL_HUMANS, ...(fixtures.digitalHumans ?? [])] }));
   return { apiKeysFile, digitalHumansFile };
 }
 
@@ -86,9 +100,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}, overrides: ComposeOverrides = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  overrides: ComposeOverrides = {},
+  files: Fixtures = {},
+): Promise<Harness> {
   const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
-  const fixtures = writeFixtures();
+  const fixtures = writeFixtures(files);
   const config = loadConfig({
     NODE_ENV: "test",
     API_KEYS_FILE: fixtures.apiKeysFile,
@@ -98,6 +116,10 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     LIVEKIT_API_KEY: LIVEKIT.apiKey,
     LIVEKIT_API_SECRET: LIVEKIT.apiSecret,
     VALIDATE_RESPONSES: "true",
+    // The tests' webhook receivers listen on loopback.
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    // Suites create sessions by the hundred and leave them open; the cap's own tests set theirs.
+    ACCOUNT_MAX_OPEN_SESSIONS: "100000",
     // Test files run in parallel on one Redis: each harness gets a keyspace of its own (its sessions,
     // and its timers, which no other harness's sweeper may fire), unless a test shares one on purpose.
     ...(STORE === "memory"
@@ -122,6 +144,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
   const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1", limits);
   const metricsServer: RunningServer = await startWebServer(metricsListener(composed.metrics), 0, "127.0.0.1", limits);
   composed.sweeper.start();
+  composed.dispatcher.start();
 
   const request: Harness["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
@@ -171,10 +194,10 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
  * LiveKit reset before each test (so one test's calls and failure modes never leak into the next). The
  * returned object reads the started harness on each use, so it can be taken at the top of the file.
  */
-export function useHarness(env: Record<string, string> = {}, overrides: ComposeOverrides = {}): Harness {
+export function useHarness(env: Record<string, string> = {}, overrides: ComposeOverrides = {}, files: Fixtures = {}): Harness {
   let started: Harness | undefined;
   beforeAll(async () => {
-    started = await startHarness(env, overrides);
+    started = await startHarness(env, overrides, files);
   });
   afterAll(async () => {
     await started?.close();

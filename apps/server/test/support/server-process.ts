@@ -22,7 +22,8 @@ const running = new Set<ChildProcess>();
 /** Starts dist/main.js on a free loopback port with only PATH and env in its environment. */
 export function startServerProcess(env: Record<string, string>): ServerProcess {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "0", ...env },
+    // Load tests leave thousands of sessions open; a test of the cap sets its own.
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "0", ACCOUNT_MAX_OPEN_SESSIONS: "100000", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.add(child);

@@ -24,6 +24,7 @@ export function sessionSettings(overrides: Partial<SessionSettings> = {}): Sessi
     idempotencyKeyTtlMs: 86_400_000,
     idempotencyLockTtlMs: 10_000,
     durations: DURATIONS,
+    eventRetainMs: 3 * 86_400_000,
     ...overrides,
   };
 }

@@ -1,21 +1,15 @@
 /**
- * GET /v1/me: the principal behind the API key.
+ * GET /v1/me: the principal behind the API key, with its account's limits and use.
  */
-import { type Principal, scopeValues } from "@dhs/contract";
 import type { Router } from "express";
+import type { AccountService } from "../../domain/account-service.js";
 import { principalOf } from "../authenticate.js";
 import { exactRouter } from "./exact-router.js";
 
-export function principalRoutes(): Router {
+export function principalRoutes(accounts: AccountService): Router {
   const router = exactRouter();
-  router.get("/v1/me", (_req, res) => {
-    const principal = principalOf(res);
-    const body: Principal = {
-      key_id: principal.keyId,
-      account_id: principal.accountId,
-      scopes: scopeValues.filter((scope) => principal.scopes.has(scope)),
-    };
-    res.json(body);
+  router.get("/v1/me", async (_req, res) => {
+    res.json(await accounts.principal(principalOf(res)));
   });
   return router;
 }

@@ -1,0 +1,112 @@
+/**
+ * An account may have a limited number of sessions open (contract guide, "Accounts"): beyond it a
+ * create is answered 429 concurrency_limit_exceeded with {limit, open} and no Retry-After, keeps
+ * nothing, burns no idempotency key and makes no room. Exact under concurrency; a replay never counts;
+ * every way a session ends frees its place at once. GET /v1/me shows the limits and the use.
+ */
+import { describe, expect, it } from "vitest";
+import { expectApiError, KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
+
+const h = useHarness(
+  { ACCOUNT_MAX_OPEN_SESSIONS: "5", SESSION_JOIN_TIMEOUT_S: "2", SESSION_DEPARTURE_TIMEOUT_S: "1", SWEEP_INTERVAL_MS: "100" },
+  {},
+  { accounts: [{ id: "acct_b", max_open_sessions: 2 }] },
+);
+
+async function endAll(key: string = KEYS.a): Promise<void> {
+  for (const status of ["created", "active"]) {
+    const page = (await (await h.request("GET", `/v1/sessions?status=${status}&limit=100`, { key })).json()) as { data: { id: string }[] };
+    await Promise.all(page.data.map((s) => h.request("POST", `/v1/sessions/${s.id}/end`, { key })));
+  }
+}
+
+async function me(key: string = KEYS.a): Promise<Record<string, any>> {
+  return (await (await h.request("GET", "/v1/me", { key })).json()) as Record<string, any>;
+}
+
+describe("POST /v1/sessions at the account's limit of open sessions", () => {
+  it("50 simultaneous creates with a limit of 5 give exactly five 201s; the others 429 with {limit, open}, no Retry-After, no room", async () => {
+    await endAll();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => h.create({})));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(45);
+    const refused = answers.find((r) => r.status === 429) as Response;
+    expect(refused.headers.get("Retry-After")).toBeNull();
+    const error = await expectApiError(refused, 429, "concurrency_limit_exceeded");
+    expect(error.detail).toEqual({ limit: 5, open: 5 });
+    expect(h.livekit.roomsAsked).toHaveLength(5);
+    expect((await me()).usage).toEqual({ open_sessions: 5 });
+    await endAll();
+  });
+
+  it("keeps the refused create's Idempotency-Key unused: the same create succeeds once a place is free", async () => {
+    await endAll();
+    const open = await Promise.all(Array.from({ length: 5 }, () => newSession(h)));
+    const key = crypto.randomUUID();
+    expect((await h.create({ tags: ["later"] }, { idempotencyKey: key })).status).toBe(429);
+    await h.request("POST", `/v1/sessions/${open[0]?.id}/end`);
+    const retried = await h.create({ tags: ["later"] }, { idempotencyKey: key });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
+    await endAll();
+  });
+
+  it("an idempotent replay never counts against the limit", async () => {
+    await endAll();
+    const key = crypto.randomUUID();
+    const first = await h.create({}, { idempotencyKey: key });
+    await Promise.all(Array.from({ length: 4 }, () => newSession(h)));
+    const replay = await h.create({}, { idempotencyKey: key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(((await replay.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    await endAll();
+  });
+
+  it.each([
+    ["endSession", async (s: { id: string }) => void (await h.request("POST", `/v1/sessions/${s.id}/end`))],
+    ["LiveKit closing the room", async (s: { id: string; room_name: string }) => void (await h.webhook(roomEvent("room_finished", s)))],
+    ["the join timeout", async () => undefined],
+    [
+      "the participant leaving (departure timeout)",
+      async (s: { id: string; room_name: string; identity: string }) => {
+        await h.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_x" }));
+        await h.webhook(roomEvent("participant_left", s, { identity: s.identity, sid: "PA_x" }));
+      },
+    ],
+  ])("frees a place at once when a session ends by %s", async (_how, end) => {
+    await endAll();
+    const sessions = await Promise.all(Array.from({ length: 5 }, () => newSession(h)));
+    expect((await h.create({})).status).toBe(429);
+    await end(sessions[0] as never);
+    await until(async () => (await h.session(sessions[0]?.id as string)).ended_at !== null, { timeoutMs: 6000 });
+    expect((await h.create({})).status).toBe(201);
+    await endAll();
+  });
+
+  it("applies the limit the keys file sets for an account (acct_b: 2)", async () => {
+    await endAll(KEYS.b);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => h.create({}, { key: KEYS.b })));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(2);
+    expect((await me(KEYS.b)).limits.open_sessions).toBe(2);
+    await endAll(KEYS.b);
+  });
+});
+
+describe("GET /v1/me", () => {
+  it("shows the account's limits and how many sessions are open", async () => {
+    await endAll();
+    await newSession(h);
+    await newSession(h);
+    expect(await me()).toEqual({
+      key_id: "key_a",
+      account_id: "acct_a",
+      scopes: ["sessions:read", "sessions:write"],
+      limits: { open_sessions: 5, requests_per_second: 100, burst: 200 },
+      usage: { open_sessions: 2 },
+    });
+    await endAll();
+    expect((await me()).usage.open_sessions).toBe(0);
+  });
+});

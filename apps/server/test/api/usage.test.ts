@@ -1,0 +1,99 @@
+/**
+ * Usage per UTC day (contract guide, "Accounts"): sessions created, ended by status and end reason, and
+ * active seconds, kept as counters updated in the same atomic step as each change, so they match the
+ * sessions exactly, also when a thousand sessions end at once.
+ */
+import { describe, expect, it } from "vitest";
+import { expectApiError, KEYS, roomEvent, useHarness } from "../support/harness.js";
+
+const h = useHarness({ RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000" });
+const today = () => new Date().toISOString().slice(0, 10);
+const usage = async (query = "", key: string = KEYS.b) =>
+  (await (await h.request("GET", `/v1/usage${query}`, { key })).json()) as Record<string, any>;
+
+async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+}
+
+describe("GET /v1/usage", () => {
+  it("lists the last 30 days by default, every day, zeros included", async () => {
+    const body = await usage("", KEYS.aRead);
+    expect(body.days).toHaveLength(30);
+    expect(body.to).toBe(today());
+    expect(body.days.at(-1).date).toBe(today());
+    expect(body.days[0].usage).toEqual({
+      sessions_created: 0,
+      sessions_ended: { completed: 0, cancelled: 0, failed: 0 },
+      end_reasons: {},
+      active_seconds: 0,
+    });
+  });
+
+  it("refuses a range longer than 92 days, or one that ends before it starts, with 422 naming the parameter", async () => {
+    const long = await expectApiError(
+      await h.request("GET", "/v1/usage?from=2026-01-01&to=2026-06-01", { key: KEYS.b }),
+      422,
+      "validation_failed",
+    );
+    expect(long.detail).toEqual([{ location: "query", path: "from", message: "the range is at most 92 days" }]);
+    await expectApiError(await h.request("GET", "/v1/usage?from=2026-11-20&to=2026-11-10", { key: KEYS.b }), 422, "validation_failed");
+    await expectApiError(await h.request("GET", "/v1/usage?from=2026-13-01", { key: KEYS.b }), 422, "validation_failed");
+    expect((await usage("?from=2026-09-01&to=2026-11-30")).days).toHaveLength(91);
+  });
+
+  it("matches the sessions exactly after 1000 of them end at once", async () => {
+    const before = (await usage(`?from=${today()}&to=${today()}`)).totals;
+    const sessions: { id: string; room_name: string; identity: string }[] = [];
+    await inBatches(
+      Array.from({ length: 1000 }, (_, i) => i),
+      50,
+      async (i) => {
+        const identity = `usage-${i}-${crypto.randomUUID().slice(0, 6)}`;
+        const res = await h.create({ participant_identity: identity }, { key: KEYS.b });
+        sessions.push({ ...((await res.json()) as { id: string; room_name: string }), identity });
+      },
+    );
+    // A third become active, so they end completed with active seconds; the rest end cancelled.
+    await inBatches(sessions.slice(0, 334), 50, (s) =>
+      h.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: `PA_${s.id}` }, "acct_b")),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await Promise.all(
+      sessions.map((s, i) =>
+        i % 2 === 0
+          ? h.request("POST", `/v1/sessions/${s.id}/end`, { key: KEYS.b })
+          : h.webhook(roomEvent("room_finished", s, undefined, "acct_b")),
+      ),
+    );
+    const now = (await usage(`?from=${today()}&to=${today()}`)).totals;
+
+    // The sessions themselves, as listSessions shows them.
+    const ids = new Set(sessions.map((s) => s.id));
+    const mine: Record<string, any>[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const query: string = `?limit=100${cursor ? `&cursor=${cursor}` : ""}`;
+      const page = (await (await h.request("GET", `/v1/sessions${query}`, { key: KEYS.b })).json()) as {
+        data: Record<string, any>[];
+        next_cursor: string | null;
+      };
+      mine.push(...page.data.filter((s) => ids.has(s.id)));
+      cursor = page.next_cursor;
+      if (cursor === null) break;
+    }
+    expect(mine).toHaveLength(1000);
+    const count = (field: string, value: string) => mine.filter((s) => s[field] === value).length;
+    const seconds = mine.reduce(
+      (sum, s) => sum + (s.started_at ? Math.ceil((Date.parse(s.ended_at) - Date.parse(s.started_at)) / 1000) : 0),
+      0,
+    );
+    expect(count("status", "completed")).toBe(334);
+    expect(now.sessions_created - before.sessions_created).toBe(1000);
+    expect(now.sessions_ended.completed - before.sessions_ended.completed).toBe(334);
+    expect(now.sessions_ended.cancelled - before.sessions_ended.cancelled).toBe(count("status", "cancelled"));
+    for (const reason of ["user_ended", "room_finished"]) {
+      expect((now.end_reasons[reason] ?? 0) - (before.end_reasons[reason] ?? 0), reason).toBe(count("end_reason", reason));
+    }
+    expect(now.active_seconds - before.active_seconds).toBe(seconds);
+    expect(seconds).toBeGreaterThanOrEqual(334);
+  }, 120_000);
+});

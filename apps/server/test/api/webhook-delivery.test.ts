@@ -1,0 +1,312 @@
+/**
+ * Session events reach a customer's receiver: the whole path over HTTP (register, create, LiveKit's
+ * signed webhooks move the session, the receiver verifies every delivery with the standardwebhooks
+ * library), filtering by event type, and delivery's rules: retries on the schedule with the same
+ * webhook-id, Retry-After, 410 and a failing streak disabling the endpoint, redirects not followed, a
+ * dead endpoint delaying nobody else.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
+import { WebhookReceiver } from "../support/webhook-receiver.js";
+
+// Retries 1 s then 2 s apart (three attempts in all); an endpoint failing for 4 s is disabled.
+const h = useHarness({
+  WEBHOOK_RETRY_DELAYS_S: "1,2",
+  WEBHOOK_DISABLE_AFTER_S: "4",
+  WEBHOOK_ATTEMPT_TIMEOUT_S: "2",
+  WEBHOOK_CONCURRENCY: "8",
+  SWEEP_INTERVAL_MS: "100",
+});
+const receiver = new WebhookReceiver();
+beforeAll(async () => {
+  await receiver.start();
+});
+afterAll(async () => {
+  await receiver.stop();
+});
+afterEach(async () => {
+  receiver.answer = () => ({ status: 200 });
+  // Each test's endpoints go, so the next test's events reach only its own.
+  for (const key of [KEYS.aHooks, KEYS.bHooks]) {
+    const list = (await (await h.request("GET", "/v1/webhook-endpoints", { key })).json()) as { data: { id: string }[] };
+    await Promise.all(list.data.map((e) => h.request("DELETE", `/v1/webhook-endpoints/${e.id}`, { key })));
+  }
+});
+
+async function register(body: Record<string, unknown> = {}, key: string = KEYS.aHooks): Promise<{ id: string; secret: string }> {
+  const res = await h.request("POST", "/v1/webhook-endpoints", { key, body: { url: receiver.url, ...body } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const endpoint = (await res.json()) as { id: string; secret: string };
+  receiver.secrets = [endpoint.secret];
+  return endpoint;
+}
+
+async function sendTest(endpointId: string, key: string = KEYS.aHooks): Promise<string> {
+  const res = await h.request("POST", `/v1/webhook-endpoints/${endpointId}/test`, { key });
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function deliveries(endpointId: string, key: string = KEYS.aHooks): Promise<Record<string, any>[]> {
+  const res = await h.request("GET", `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { key });
+  return ((await res.json()) as { data: Record<string, any>[] }).data;
+}
+
+async function endpointOf(endpointId: string): Promise<Record<string, any>> {
+  return (await (await h.request("GET", `/v1/webhook-endpoints/${endpointId}`, { key: KEYS.aHooks })).json()) as Record<string, any>;
+}
+
+describe("a session's life, as the receiver sees it", () => {
+  it("delivers session.created, digital_human_joined, active and ended, each signed, with the session's data and no token", async () => {
+    await register();
+    const session = await newSession(h);
+    await h.webhook(roomEvent("participant_joined", session, { identity: "ava-agent", kind: "AGENT" }));
+    await h.webhook(roomEvent("participant_joined", session, { identity: session.identity }));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const ended = (await (await h.request("POST", `/v1/sessions/${session.id}/end`)).json()) as Record<string, any>;
+    const types = ["session.created", "session.digital_human_joined", "session.active", "session.ended"];
+    const got = await until(() => {
+      const mine = receiver.received.filter((r) => r.body.data?.id === session.id);
+      return types.every((type) => mine.some((r) => r.type === type)) ? mine : undefined;
+    });
+    expect(got.map((r) => r.type).sort()).toEqual([...types].sort());
+    for (const delivery of got) {
+      expect(delivery.verifiedWith, delivery.type).toBe(0);
+      expect(delivery.raw).not.toMatch(/token|secret|whsec_/);
+      expect(Object.keys(delivery.body).sort()).toEqual(["data", "timestamp", "type"]);
+      expect(delivery.id).toMatch(/^evt_[0-9a-f]{32}$/);
+    }
+    expect(new Set(got.map((r) => r.id)).size).toBe(4);
+    const endedEvent = got.find((r) => r.type === "session.ended")?.body as Record<string, any>;
+    expect(endedEvent.data).toMatchObject({
+      id: session.id,
+      status: "completed",
+      end_reason: "user_ended",
+      participant_identity: session.identity,
+      started_at: ended.started_at,
+      ended_at: ended.ended_at,
+    });
+    const activeMs = Date.parse(ended.ended_at) - Date.parse(ended.started_at);
+    expect(endedEvent.data.duration_seconds).toBe(Math.ceil(activeMs / 1000));
+    expect(endedEvent.data.duration_seconds).toBeGreaterThanOrEqual(2);
+    expect(endedEvent.timestamp).toBe(ended.ended_at);
+    const created = got.find((r) => r.type === "session.created")?.body as Record<string, any>;
+    expect(created.data).toMatchObject({ status: "created", started_at: null, duration_seconds: 0, digital_human_joined_at: null });
+  });
+
+  it("sends an endpoint only the event types it asked for, and an idempotent replay sends nothing again", async () => {
+    const endedOnly = await register({ event_types: ["session.ended"] });
+    const createdOnly = await register({ event_types: ["session.created"] });
+    const key = crypto.randomUUID();
+    const session = (await (await h.create({}, { idempotencyKey: key })).json()) as { id: string };
+    await h.create({}, { idempotencyKey: key });
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.ended"));
+    await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.created"));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const mine = receiver.received.filter((r) => r.body.data?.id === session.id);
+    expect(mine.map((r) => r.type).sort()).toEqual(["session.created", "session.ended"]);
+    expect((await deliveries(endedOnly.id)).map((d) => d.event_type)).toEqual(["session.ended"]);
+    expect((await deliveries(createdOnly.id)).map((d) => d.event_type)).toEqual(["session.created"]);
+  });
+
+  it("never sends one account's events to another account's endpoint", async () => {
+    await register({}, KEYS.bHooks);
+    const session = await newSession(h);
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
+  });
+});
+
+describe("delivery", () => {
+  it("retries a 500 on the schedule under the same webhook-id, then stops at a 200", async () => {
+    const endpoint = await register();
+    let calls = 0;
+    receiver.answer = () => (++calls <= 2 ? { status: 500 } : { status: 204 });
+    const id = await sendTest(endpoint.id);
+    const got = await until(
+      () => (receiver.received.filter((r) => r.id === id).length === 3 ? receiver.received.filter((r) => r.id === id) : undefined),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    // 1 s and 2 s, each varied by up to 20%, plus a sweep interval.
+    const gaps = [(got[1]?.at ?? 0) - (got[0]?.at ?? 0), (got[2]?.at ?? 0) - (got[1]?.at ?? 0)];
+    expect(gaps[0]).toBeGreaterThanOrEqual(800);
+    expect(gaps[0]).toBeLessThan(1800);
+    expect(gaps[1]).toBeGreaterThanOrEqual(1600);
+    expect(gaps[1]).toBeLessThan(3000);
+    for (const r of got) expect(r.verifiedWith).toBe(0);
+    const log = await until(async () => {
+      const all = await deliveries(endpoint.id);
+      return all.length === 3 ? all : undefined;
+    });
+    expect(log.map((d) => [d.attempt, d.outcome, d.status_code])).toEqual([
+      [3, "succeeded", 204],
+      [2, "failed", 500],
+      [1, "failed", 500],
+    ]);
+    expect(log[1]?.next_attempt_at).not.toBeNull();
+    expect(log[0]?.next_attempt_at).toBeNull();
+    expect((await endpointOf(endpoint.id)).status).toBe("enabled");
+  });
+
+  it("gives up after the last attempt of the schedule", async () => {
+    const endpoint = await register();
+    receiver.answer = () => ({ status: 503 });
+    const id = await sendTest(endpoint.id);
+    await until(() => receiver.received.filter((r) => r.id === id).length === 3, { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(receiver.received.filter((r) => r.id === id)).toHaveLength(3);
+    const log = await deliveries(endpoint.id);
+    expect(log[0]).toMatchObject({ attempt: 3, outcome: "failed", status_code: 503, next_attempt_at: null });
+  });
+
+  it("waits as long as a Retry-After on 429 asks", async () => {
+    const endpoint = await register();
+    let calls = 0;
+    receiver.answer = () => (++calls === 1 ? { status: 429, headers: { "Retry-After": "3" } } : { status: 200 });
+    const id = await sendTest(endpoint.id);
+    const got = await until(
+      () => (receiver.received.filter((r) => r.id === id).length === 2 ? receiver.received.filter((r) => r.id === id) : undefined),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    expect((got[1]?.at ?? 0) - (got[0]?.at ?? 0)).toBeGreaterThanOrEqual(2900);
+  });
+
+  it("a 410 disables the endpoint at once, and it receives nothing more until enabled", async () => {
+    const endpoint = await register();
+    receiver.answer = () => ({ status: 410 });
+    const id = await sendTest(endpoint.id);
+    await until(async () => (await endpointOf(endpoint.id)).status === "disabled");
+    expect(await endpointOf(endpoint.id)).toMatchObject({ status: "disabled", disabled_reason: "gone" });
+    expect(receiver.received.filter((r) => r.id === id)).toHaveLength(1);
+    receiver.answer = () => ({ status: 200 });
+    const session = await newSession(h);
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
+    await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/enable`, { key: KEYS.aHooks });
+    const next = await newSession(h);
+    await until(() => receiver.received.some((r) => r.body.data?.id === next.id));
+  });
+
+  it("an endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_S is disabled as failing", async () => {
+    const endpoint = await register();
+    receiver.answer = () => ({ status: 500 });
+    await sendTest(endpoint.id);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await sendTest(endpoint.id);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await sendTest(endpoint.id);
+    const disabled = await until(
+      async () => {
+        const now = await endpointOf(endpoint.id);
+        return now.status === "disabled" ? now : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(disabled.disabled_reason).toBe("failing");
+  });
+
+  it("does not follow a redirect: a 3xx is a failed attempt", async () => {
+    const target = new WebhookReceiver();
+    await target.start();
+    const redirector: Server = createServer((_req, res) => {
+      res.writeHead(307, { Location: target.url });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (redirector.address() as AddressInfo).port;
+      const endpoint = await register({ url: `http://127.0.0.1:${port}/hooks` });
+      await sendTest(endpoint.id);
+      const log = await until(async () => {
+        const all = await deliveries(endpoint.id);
+        return all.length > 0 ? all : undefined;
+      });
+      expect(log[0]).toMatchObject({ outcome: "failed", status_code: 307 });
+      expect(target.received).toEqual([]);
+    } finally {
+      redirector.close();
+      await target.stop();
+    }
+  });
+
+  it("a receiver that is down gets the event once it is back, under the same webhook-id", async () => {
+    const endpoint = await register();
+    await receiver.stop();
+    const id = await sendTest(endpoint.id);
+    const failed = await until(async () => {
+      const all = await deliveries(endpoint.id);
+      return all.length > 0 ? all : undefined;
+    });
+    expect(failed[0]).toMatchObject({ outcome: "failed", status_code: null, error: "connection_failed" });
+    await receiver.restart();
+    const got = await until(() => receiver.received.find((r) => r.id === id), { timeoutMs: 10_000 });
+    expect(got.verifiedWith).toBe(0);
+  });
+
+  it("an endpoint that never answers delays nobody else's deliveries", async () => {
+    const dead = new WebhookReceiver();
+    await dead.start();
+    dead.answer = () => "hang";
+    try {
+      const deadEndpoint = await register({ url: dead.url });
+      // Far more than the replica's 8 places: the dead endpoint may take 2 of them at a time.
+      for (let i = 0; i < 20; i++) await sendTest(deadEndpoint.id);
+      await until(() => dead.received.length >= 2);
+      const other = await register({}, KEYS.bHooks);
+      const started = Date.now();
+      const id = await sendTest(other.id, KEYS.bHooks);
+      await until(() => receiver.received.some((r) => r.id === id));
+      expect(Date.now() - started).toBeLessThan(1000);
+      // At most a quarter of the places went to the dead endpoint at any time.
+      expect(dead.received.length).toBeLessThanOrEqual(2);
+      const log = await until(
+        async () => {
+          const all = await deliveries(deadEndpoint.id);
+          return all.length > 0 ? all : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
+      expect(log[0]).toMatchObject({ outcome: "failed", error: "timeout", status_code: null });
+      expect(log[0]?.duration_ms).toBeGreaterThanOrEqual(1900);
+    } finally {
+      await dead.stop();
+    }
+  });
+});
+
+describe("operations", () => {
+  it("counts attempts and deliveries by event type and outcome, and reports the queue, in /metrics", async () => {
+    const endpoint = await register();
+    receiver.answer = () => ({ status: 200 });
+    const id = await sendTest(endpoint.id);
+    await until(() => receiver.received.some((r) => r.id === id));
+    await h.composed.dispatcher.reconcile();
+    const metrics = await until(async () => {
+      const text = await (await fetch(`${h.metricsUrl}/metrics`)).text();
+      return /dhs_customer_webhook_deliveries_total\{event_type="webhook.test",outcome="delivered"\} [1-9]/.test(text) ? text : undefined;
+    });
+    expect(metrics).toMatch(/dhs_customer_webhook_attempt_duration_seconds_count\{event_type="webhook.test",outcome="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/^dhs_customer_webhook_queue_depth \d+/m);
+    expect(metrics).toMatch(/^dhs_customer_webhook_oldest_pending_seconds \d/m);
+  });
+
+  it("logs one line per attempt with the endpoint, event, status and duration, never the secret or the payload", async () => {
+    const endpoint = await register();
+    const id = await sendTest(endpoint.id);
+    await until(() => receiver.received.some((r) => r.id === id));
+    const line = await until(() => h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "webhook attempt" && l.event_id === id));
+    expect(line).toMatchObject({ endpoint_id: endpoint.id, event_type: "webhook.test", attempt: 1, status: 200, error: null });
+    expect(line.duration_ms).toEqual(expect.any(Number));
+    const all = h.logs.join("\n");
+    expect(all).not.toContain(endpoint.secret);
+    expect(all).not.toContain('"data"');
+  });
+});
