@@ -9,7 +9,15 @@
  * honouring Retry-After.
  */
 
-import type { ListSessionsQuery, paths, SessionCreate } from "@dhs/contract";
+import type {
+  GetUsageQuery,
+  ListDigitalHumansQuery,
+  ListSessionsQuery,
+  ListWebhookDeliveriesQuery,
+  paths,
+  SessionCreate,
+  WebhookEndpointCreate,
+} from "@dhs/contract";
 import type { Client } from "openapi-fetch";
 import createFetchClient from "openapi-fetch";
 import { type Fetch, withRetries } from "./retry.js";
@@ -17,6 +25,8 @@ import { type Fetch, withRetries } from "./retry.js";
 export type {
   ApiError,
   components,
+  DigitalHuman,
+  DigitalHumanList,
   EndReason,
   ListSessionsQuery,
   operations,
@@ -25,12 +35,25 @@ export type {
   Scope,
   Session,
   SessionCreate,
+  SessionEventData,
   SessionList,
   SessionStatus,
   SessionSummary,
+  Usage,
+  UsageCounts,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointList,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookPayload,
+  webhooks,
 } from "@dhs/contract";
 export { DhsApiError, unwrap } from "./errors.js";
 export { isSafeToRetry } from "./retry.js";
+export { verifyWebhook, WebhookVerificationError } from "./verify-webhook.js";
 
 export interface ClientOptions {
   /** Where the service is, e.g. `https://dhs.internal` (no `/v1`). */
@@ -81,6 +104,7 @@ export function createClient(options: ClientOptions) {
   });
 
   const sessionPath = (sessionId: string) => ({ params: { path: { session_id: sessionId } } });
+  const endpointPath = (endpointId: string) => ({ params: { path: { endpoint_id: endpointId } } });
 
   return {
     /** The underlying openapi-fetch client, typed by the contract, with the same auth and retries. */
@@ -119,6 +143,67 @@ export function createClient(options: ClientOptions) {
     /** GET /v1/me: the API key, its account and scopes. */
     getPrincipal(opts: RequestOptions = {}) {
       return raw.GET("/v1/me", signalOption(opts.signal));
+    },
+
+    /** GET /v1/digital-humans: the digital humans the account may use; `default` marks the one a create gets. */
+    listDigitalHumans(query: ListDigitalHumansQuery = {}, opts: RequestOptions = {}) {
+      return raw.GET("/v1/digital-humans", { params: { query }, ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/digital-humans/{id}. */
+    getDigitalHuman(digitalHumanId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/digital-humans/{digital_human_id}", {
+        params: { path: { digital_human_id: digitalHumanId } },
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** GET /v1/usage: the account's usage per UTC day (the last 30 days by default, at most 92). */
+    getUsage(query: GetUsageQuery = {}, opts: RequestOptions = {}) {
+      return raw.GET("/v1/usage", { params: { query }, ...signalOption(opts.signal) });
+    },
+
+    /** POST /v1/webhook-endpoints: registers a URL for session events; the answer shows its secret once. Not retried. */
+    createWebhookEndpoint(body: WebhookEndpointCreate, opts: RequestOptions = {}) {
+      return raw.POST("/v1/webhook-endpoints", { body, ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/webhook-endpoints: every endpoint of the account, without secrets. */
+    listWebhookEndpoints(opts: RequestOptions = {}) {
+      return raw.GET("/v1/webhook-endpoints", signalOption(opts.signal));
+    },
+
+    /** GET /v1/webhook-endpoints/{id}. */
+    getWebhookEndpoint(endpointId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/webhook-endpoints/{endpoint_id}", { ...endpointPath(endpointId), ...signalOption(opts.signal) });
+    },
+
+    /** DELETE /v1/webhook-endpoints/{id}: nothing more is sent to it. Not retried (a second try would answer 404). */
+    deleteWebhookEndpoint(endpointId: string, opts: RequestOptions = {}) {
+      return raw.DELETE("/v1/webhook-endpoints/{endpoint_id}", { ...endpointPath(endpointId), ...signalOption(opts.signal) });
+    },
+
+    /** POST /v1/webhook-endpoints/{id}/rotate-secret: a new secret; the old one signs beside it for 24 h. Not retried. */
+    rotateWebhookEndpointSecret(endpointId: string, opts: RequestOptions = {}) {
+      return raw.POST("/v1/webhook-endpoints/{endpoint_id}/rotate-secret", { ...endpointPath(endpointId), ...signalOption(opts.signal) });
+    },
+
+    /** POST /v1/webhook-endpoints/{id}/enable: turns a disabled endpoint on again; idempotent. */
+    enableWebhookEndpoint(endpointId: string, opts: RequestOptions = {}) {
+      return raw.POST("/v1/webhook-endpoints/{endpoint_id}/enable", { ...endpointPath(endpointId), ...signalOption(opts.signal) });
+    },
+
+    /** POST /v1/webhook-endpoints/{id}/test: queues a webhook.test event for this endpoint. Not retried. */
+    testWebhookEndpoint(endpointId: string, opts: RequestOptions = {}) {
+      return raw.POST("/v1/webhook-endpoints/{endpoint_id}/test", { ...endpointPath(endpointId), ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/webhook-endpoints/{id}/deliveries: the endpoint's recent attempts, newest first. */
+    listWebhookDeliveries(endpointId: string, query: ListWebhookDeliveriesQuery = {}, opts: RequestOptions = {}) {
+      return raw.GET("/v1/webhook-endpoints/{endpoint_id}/deliveries", {
+        params: { path: { endpoint_id: endpointId }, query },
+        ...signalOption(opts.signal),
+      });
     },
   };
 }

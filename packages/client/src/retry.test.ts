@@ -13,6 +13,15 @@ describe("isSafeToRetry", () => {
     ["refreshSessionToken", { given: new Request("http://x/v1/sessions/abc/token", { method: "POST" }), want: true }],
     ["another POST", { given: new Request("http://x/v1/other", { method: "POST" }), want: false }],
     ["a DELETE", { given: new Request("http://x/v1/sessions/abc", { method: "DELETE" }), want: false }],
+    ["enableWebhookEndpoint", { given: new Request("http://x/v1/webhook-endpoints/we_1/enable", { method: "POST" }), want: true }],
+    ["createWebhookEndpoint", { given: new Request("http://x/v1/webhook-endpoints", { method: "POST" }), want: false }],
+    [
+      "rotateWebhookEndpointSecret",
+      { given: new Request("http://x/v1/webhook-endpoints/we_1/rotate-secret", { method: "POST" }), want: false },
+    ],
+    ["testWebhookEndpoint", { given: new Request("http://x/v1/webhook-endpoints/we_1/test", { method: "POST" }), want: false }],
+    ["deleteWebhookEndpoint", { given: new Request("http://x/v1/webhook-endpoints/we_1", { method: "DELETE" }), want: false }],
+    ["a path that only ends like enable", { given: new Request("http://x/v1/sessions/abc/enable", { method: "POST" }), want: false }],
   ];
   it.each(cases)("%s", (_name, { given, want }) => {
     expect(isSafeToRetry(given)).toBe(want);

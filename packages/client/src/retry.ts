@@ -1,11 +1,14 @@
 /**
  * Retries of transient failures, as a wrapper around fetch.
  *
- * What is transient: a network failure or per-attempt timeout, `429 rate_limited`, `502`/`503`/`504`
- * (the service or a gateway in front of it is briefly unavailable) and `409
- * idempotency_request_in_progress` (the first attempt of the same create is still running). What is safe
+ * What is transient, by status and code: a network failure or per-attempt timeout, `429 rate_limited`
+ * (or a 429 from a proxy, without an ApiError), `502`/`503`/`504` (the service or a gateway in front of it
+ * is briefly unavailable) and `409 idempotency_request_in_progress` (the first attempt of the same
+ * create is still running). `429 concurrency_limit_exceeded` is not: the account must end a session
+ * first, and no wait says when that will be. What is safe
  * to retry: by the contract, GETs, any request carrying an Idempotency-Key, and the naturally idempotent
- * `POST /v1/sessions/{id}/end` and `/token`. Everything else is answered as it is.
+ * `POST /v1/sessions/{id}/end` and `/token` and `POST /v1/webhook-endpoints/{id}/enable`. Everything else
+ * (creating an endpoint, rotating its secret, a test event, a DELETE) is answered as it is.
  */
 
 export type Fetch = (input: Request) => Promise<Response>;
@@ -23,8 +26,8 @@ export interface RetryOptions {
   random?: () => number;
 }
 
-const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
-const IDEMPOTENT_POST = /\/v1\/sessions\/[^/]+\/(end|token)$/;
+const RETRYABLE_STATUSES = new Set([502, 503, 504]);
+const IDEMPOTENT_POST = /\/v1\/(sessions\/[^/]+\/(end|token)|webhook-endpoints\/[^/]+\/enable)$/;
 
 export function isSafeToRetry(request: Request): boolean {
   if (request.method === "GET" || request.method === "HEAD") return true;
@@ -34,12 +37,20 @@ export function isSafeToRetry(request: Request): boolean {
 
 async function isTransient(response: Response): Promise<boolean> {
   if (RETRYABLE_STATUSES.has(response.status)) return true;
-  if (response.status !== 409) return false;
+  if (response.status !== 409 && response.status !== 429) return false;
+  const code = await codeOf(response);
+  if (response.status === 409) return code === "idempotency_request_in_progress";
+  return code === "rate_limited" || code === undefined;
+}
+
+/** The ApiError code of an answer, or undefined when its body is not one. */
+async function codeOf(response: Response): Promise<string | undefined> {
   try {
     const body: unknown = await response.clone().json();
-    return (body as { code?: unknown } | null)?.code === "idempotency_request_in_progress";
+    const code = (body as { code?: unknown } | null)?.code;
+    return typeof code === "string" ? code : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -11,6 +11,8 @@ function client(fetch: (r: Request) => Promise<Response>, maxRetries = 2) {
   return createClient({ baseUrl: `${BASE}/`, apiKey: KEY, fetch, maxRetries });
 }
 
+const WE = "we_5f2b9c1e7a3d4f60b8e1c2d3";
+
 describe("each operation sends the request the contract describes", () => {
   type C = ReturnType<typeof createClient>;
   const cases: [string, { call: (c: C) => Promise<unknown>; method: string; path: string; search?: string; body?: unknown }][] = [
@@ -38,6 +40,52 @@ describe("each operation sends the request the contract describes", () => {
     ["refreshSessionToken", { call: (c) => c.refreshSessionToken(ID), method: "POST", path: `/v1/sessions/${ID}/token` }],
     ["endSession", { call: (c) => c.endSession(ID), method: "POST", path: `/v1/sessions/${ID}/end` }],
     ["getPrincipal", { call: (c) => c.getPrincipal(), method: "GET", path: "/v1/me" }],
+    [
+      "listDigitalHumans",
+      {
+        call: (c) => c.listDigitalHumans({ limit: 2, cursor: "abc" }),
+        method: "GET",
+        path: "/v1/digital-humans",
+        search: "?limit=2&cursor=abc",
+      },
+    ],
+    ["getDigitalHuman", { call: (c) => c.getDigitalHuman(ID), method: "GET", path: `/v1/digital-humans/${ID}` }],
+    [
+      "getUsage",
+      {
+        call: (c) => c.getUsage({ from: "2026-11-01", to: "2026-11-30" }),
+        method: "GET",
+        path: "/v1/usage",
+        search: "?from=2026-11-01&to=2026-11-30",
+      },
+    ],
+    [
+      "createWebhookEndpoint",
+      {
+        call: (c) => c.createWebhookEndpoint({ url: "https://api.example.com/hooks", event_types: ["session.ended"] }),
+        method: "POST",
+        path: "/v1/webhook-endpoints",
+        body: { url: "https://api.example.com/hooks", event_types: ["session.ended"] },
+      },
+    ],
+    ["listWebhookEndpoints", { call: (c) => c.listWebhookEndpoints(), method: "GET", path: "/v1/webhook-endpoints" }],
+    ["getWebhookEndpoint", { call: (c) => c.getWebhookEndpoint(WE), method: "GET", path: `/v1/webhook-endpoints/${WE}` }],
+    ["deleteWebhookEndpoint", { call: (c) => c.deleteWebhookEndpoint(WE), method: "DELETE", path: `/v1/webhook-endpoints/${WE}` }],
+    [
+      "rotateWebhookEndpointSecret",
+      { call: (c) => c.rotateWebhookEndpointSecret(WE), method: "POST", path: `/v1/webhook-endpoints/${WE}/rotate-secret` },
+    ],
+    ["enableWebhookEndpoint", { call: (c) => c.enableWebhookEndpoint(WE), method: "POST", path: `/v1/webhook-endpoints/${WE}/enable` }],
+    ["testWebhookEndpoint", { call: (c) => c.testWebhookEndpoint(WE), method: "POST", path: `/v1/webhook-endpoints/${WE}/test` }],
+    [
+      "listWebhookDeliveries",
+      {
+        call: (c) => c.listWebhookDeliveries(WE, { limit: 5, cursor: "abc" }),
+        method: "GET",
+        path: `/v1/webhook-endpoints/${WE}/deliveries`,
+        search: "?limit=5&cursor=abc",
+      },
+    ],
   ];
 
   it.each(cases)("%s", async (_name, want) => {
@@ -95,6 +143,7 @@ describe("HTTP errors are typed data, never exceptions", () => {
     [409, "session_not_connectable"],
     [413, "payload_too_large"],
     [422, "validation_failed"],
+    [429, "concurrency_limit_exceeded"],
     [500, "internal_error"],
   ])("%i %s resolves with error and no retry", async (status, code) => {
     const { fetch, requests } = scriptedFetch(apiError(status, code));
@@ -122,6 +171,7 @@ describe("retries of transient failures", () => {
   it.each([
     ["503 service_unavailable", () => apiError(503, "service_unavailable", { "Retry-After": "1" })],
     ["429 rate_limited", () => apiError(429, "rate_limited", { "Retry-After": "1" })],
+    ["429 from a proxy, without an ApiError", () => new Response("slow down", { status: 429, headers: { "Retry-After": "1" } })],
     ["502 from a gateway", () => new Response("bad gateway", { status: 502 })],
     ["504 from a gateway", () => new Response("timeout", { status: 504 })],
     ["409 idempotency_request_in_progress", () => apiError(409, "idempotency_request_in_progress", { "Retry-After": "1" })],

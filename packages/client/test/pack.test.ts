@@ -1,6 +1,6 @@
 /**
  * The client as a customer's backend gets it: `pnpm pack` makes the package, an empty project outside
- * the workspace installs it from the tarball (its one dependency, openapi-fetch, from the registry),
+ * the workspace installs it from the tarball (its dependencies, openapi-fetch and standardwebhooks, from the registry),
  * type-checks code against it (the contract's types come inside the package) and loads it.
  */
 import { execFileSync } from "node:child_process";
@@ -34,12 +34,12 @@ describe("the packed @dhs/client", () => {
     const installed = JSON.parse(execFileSync("npm", ["ls", "--all", "--json"], { cwd: project, encoding: "utf8" })) as {
       dependencies: Record<string, { dependencies?: Record<string, unknown> }>;
     };
-    expect(Object.keys(installed.dependencies["@dhs/client"]?.dependencies ?? {})).toEqual(["openapi-fetch"]);
+    expect(Object.keys(installed.dependencies["@dhs/client"]?.dependencies ?? {}).sort()).toEqual(["openapi-fetch", "standardwebhooks"]);
 
     writeFileSync(
       join(project, "consumer.ts"),
       [
-        'import { createClient, DhsApiError, type Session, type SessionCreate, unwrap } from "@dhs/client";',
+        'import { createClient, DhsApiError, type Session, type SessionCreate, unwrap, verifyWebhook, type WebhookPayload } from "@dhs/client";',
         'const dhs = createClient({ baseUrl: "http://127.0.0.1:9", apiKey: "dhs_key", maxRetries: 0 });',
         'const body: SessionCreate = { participant_identity: "user-1", tags: ["onboarding"] };',
         "export async function start(): Promise<Session> {",
@@ -50,6 +50,7 @@ describe("the packed @dhs/client", () => {
         "  return { ...session, status };",
         "}",
         "export const isApiError = (e: unknown) => e instanceof DhsApiError;",
+        "export const receive = (raw: string, headers: Record<string, string>, secret: string): WebhookPayload => verifyWebhook(raw, headers, secret);",
         "",
       ].join("\n"),
     );
@@ -68,7 +69,11 @@ describe("the packed @dhs/client", () => {
         files: ["consumer.ts"],
       }),
     );
-    execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project, stdio: "pipe" });
+    try {
+      execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project, encoding: "utf8", stdio: "pipe" });
+    } catch (error) {
+      throw new Error(`the consumer does not type-check:\n${(error as { stdout?: string }).stdout ?? ""}`);
+    }
 
     const loaded = execFileSync(
       process.execPath,

@@ -1,0 +1,40 @@
+/**
+ * Verifying a delivery of the service's webhooks (contract guide, "Webhooks"), for a customer's
+ * receiver: the Standard Webhooks signature over the raw body, with the `standardwebhooks` library, and
+ * the timestamp within five minutes of now. Give it the body exactly as it arrived (before any JSON
+ * parsing) and the endpoint's secret; during a rotation, either the old or the new secret verifies.
+ */
+import type { WebhookPayload } from "@dhs/contract";
+import { Webhook } from "standardwebhooks";
+
+/**
+ * A delivery that did not verify: forged, altered, signed with another secret, or too old or too new.
+ * The client's own class, so the library's declarations (which need Node's types) never reach yours.
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name = "WebhookVerificationError";
+}
+
+type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null };
+
+/**
+ * The delivered event, once its signature verified with `secret` (`whsec_...`); throws
+ * `WebhookVerificationError` otherwise. The event's id is the `webhook-id` header: de-duplicate on it.
+ */
+export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers, secret: string): WebhookPayload {
+  const read = (name: string): string => {
+    if (typeof (headers as { get?: unknown }).get === "function") return (headers as { get(name: string): string | null }).get(name) ?? "";
+    const value = (headers as Record<string, string | string[] | undefined>)[name];
+    return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
+  };
+  const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
+  try {
+    return new Webhook(secret).verify(body, {
+      "webhook-id": read("webhook-id"),
+      "webhook-timestamp": read("webhook-timestamp"),
+      "webhook-signature": read("webhook-signature"),
+    }) as WebhookPayload;
+  } catch (error) {
+    throw new WebhookVerificationError(error instanceof Error ? error.message : "the webhook did not verify", { cause: error });
+  }
+}
