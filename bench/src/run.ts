@@ -5,8 +5,9 @@
  * each in its own process, and a bare Express 5 app answering the same routes with a constant body; drives
  * both with autocannon (32 connections; a unique Idempotency-Key per create) and prints, for create and
  * get, req/s, p50, p99 and the ratio to bare Express. Then it measures Redis memory per session over 100k
- * creates and the service's RSS, and writes the table to bench/results.md. Numbers only: nothing here
- * fails on timing.
+ * creates and the service's RSS, and writes the table to bench/results.md. Then it registers one
+ * customer webhook endpoint (a receiver in this process that answers 204), measures create again, and
+ * how fast the session.created events reach the receiver. Numbers only: nothing here fails on timing.
  *
  *   BENCH_DURATION_S (10)  BENCH_STORED (1; "1,10000,1000000" = pnpm bench:scale)  BENCH_MEMORY_SESSIONS (100000)
  *   BENCH_RESULTS (results.md; the file in bench/ the table is written to)
@@ -15,10 +16,13 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AccountLimits } from "@dhs/server/domain/account-limits.js";
 import { hashApiKey } from "@dhs/server/domain/api-keys.js";
 import { DigitalHumanCatalog } from "@dhs/server/domain/digital-humans.js";
 import { SessionService } from "@dhs/server/domain/session-service.js";
@@ -35,6 +39,8 @@ const CONNECTIONS = 32;
 const STORED = (process.env.BENCH_STORED ?? "1").split(",").map(Number);
 const MEMORY_SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 100_000);
 const API_KEY = "dhs_bench_key";
+/** A key of an account whose limit of open sessions is 1: once it has one, every create is refused. */
+const CAPPED_KEY = "dhs_bench_capped_key";
 const ACCOUNT = "acct_bench";
 const LIVEKIT = { key: "bench-key", secret: "bench-secret-that-is-long-enough-for-hs256" };
 const DIGITAL_HUMAN = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" } as const;
@@ -69,6 +75,10 @@ async function startService(args: string[], env: Record<string, string>, logFile
 }
 
 interface Measured {
+  /** 2xx answers in all. */
+  ok: number;
+  /** CPU time of the measured process per request answered (µs), when its pid is known. */
+  cpuUsPerRequest: number | null;
   rps: number;
   p50: number;
   p99: number;
@@ -76,9 +86,24 @@ interface Measured {
 }
 
 let keyCounter = 0;
-async function measure(url: string, op: "create" | "get", sessionId: string, durationS: number): Promise<Measured> {
-  const headers = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
+/** CPU time a process has used so far (user + system), in microseconds, from /proc (Linux clock ticks). */
+function cpuUsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000_000) / CLOCK_TICKS_PER_S;
+}
+const CLOCK_TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+async function measure(
+  url: string,
+  op: "create" | "get",
+  sessionId: string,
+  durationS: number,
+  options: { pid?: number; key?: string } = {},
+): Promise<Measured> {
+  const headers = { authorization: `Bearer ${options.key ?? API_KEY}`, "content-type": "application/json" };
   const run = `${process.pid}-${Date.now()}`;
+  const cpuBefore = options.pid ? cpuUsOf(options.pid) : 0;
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -96,7 +121,10 @@ async function measure(url: string, op: "create" | "get", sessionId: string, dur
         : { method: "GET", path: `/v1/sessions/${sessionId}`, headers },
     ],
   });
+  const answered = result.requests.total;
   return {
+    ok: result["2xx"],
+    cpuUsPerRequest: options.pid && answered > 0 ? Math.round((cpuUsOf(options.pid) - cpuBefore) / answered) : null,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -104,11 +132,11 @@ async function measure(url: string, op: "create" | "get", sessionId: string, dur
   };
 }
 
-async function bothOps(url: string, sessionId: string): Promise<{ create: Measured; get: Measured }> {
+async function bothOps(url: string, sessionId: string, pid?: number): Promise<{ create: Measured; get: Measured }> {
   await measure(url, "create", sessionId, WARMUP_S);
-  const create = await measure(url, "create", sessionId, DURATION_S);
+  const create = await measure(url, "create", sessionId, DURATION_S, pid ? { pid } : {});
   await measure(url, "get", sessionId, WARMUP_S);
-  const get = await measure(url, "get", sessionId, DURATION_S);
+  const get = await measure(url, "get", sessionId, DURATION_S, pid ? { pid } : {});
   return { create, get };
 }
 
@@ -129,7 +157,9 @@ async function seed(redis: Redis, count: number, concurrency = 256): Promise<num
     rooms: { createRoom: async () => {}, deleteRoom: async () => {}, hasLiveAgentJob: async () => true, dispatchAgent: async () => {} },
     tokens: new LiveKitTokenIssuer(LIVEKIT.key, LIVEKIT.secret),
     catalog: new DigitalHumanCatalog([DIGITAL_HUMAN]),
+    accounts: new AccountLimits(Number.MAX_SAFE_INTEGER),
     settings: {
+      eventRetainMs: 86_400_000,
       rtcUrl: "ws://127.0.0.1",
       participantTokenTtlS: 600,
       idempotencyKeyTtlMs: 86_400_000,
@@ -200,10 +230,16 @@ async function startStack(): Promise<Stack> {
   const key = {
     id: "key_bench",
     account_id: ACCOUNT,
-    scopes: ["sessions:read", "sessions:write"],
+    scopes: ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"],
     sha256: hashApiKey(API_KEY).toString("hex"),
   };
-  writeFileSync(keysFile, JSON.stringify({ keys: [key] }));
+  const capped = {
+    id: "key_capped",
+    account_id: "acct_capped",
+    scopes: ["sessions:write"],
+    sha256: hashApiKey(CAPPED_KEY).toString("hex"),
+  };
+  writeFileSync(keysFile, JSON.stringify({ keys: [key, capped], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
 
   const redisServer = await startRedis();
   stopRedis = () => redisServer.stop();
@@ -215,7 +251,12 @@ async function startStack(): Promise<Stack> {
   const service = await startService(
     [...profile, here("../../apps/server/dist/main.js")],
     {
-      NODE_ENV: "production",
+      // Production's settings, each given here; not NODE_ENV=production itself, which (rightly) refuses a
+      // webhook endpoint on loopback, where the bench's receiver listens.
+      NODE_ENV: "bench",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      // The benchmark's creates stay open: the cap far above them (its check still runs on every create).
+      ACCOUNT_MAX_OPEN_SESSIONS: "100000",
       HOST: "127.0.0.1",
       PORT: String(serverPort),
       METRICS_PORT: "0",
@@ -234,7 +275,7 @@ async function startStack(): Promise<Stack> {
 }
 
 /** Create and get on bare Express, then on the service with each number of stored sessions: the table's rows. */
-async function measureAll(stack: Stack): Promise<string[][]> {
+async function measureAll(stack: Stack): Promise<{ rows: string[][]; bareCreate: Measured }> {
   const first = await fetch(`${stack.serverUrl}/v1/sessions`, {
     method: "POST",
     headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json", "idempotency-key": "bench-get-target" },
@@ -243,6 +284,7 @@ async function measureAll(stack: Stack): Promise<string[][]> {
   const sessionId = ((await first.json()) as { id: string }).id;
 
   process.stdout.write(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s warm-up\n`);
+  // Bare Express runs under tsx's launcher: its pid is not the server's, so its CPU is not read.
   const bare = await bothOps(stack.bareUrl, sessionId);
   const rows: string[][] = [];
   let have = 0; // sessions seeded so far; the benchmark's own creates come on top
@@ -252,7 +294,7 @@ async function measureAll(stack: Stack): Promise<string[][]> {
       process.stdout.write(`${await seed(stack.redis, stored - have)} creates/s in-process\n`);
       have = stored;
     }
-    const ours = await bothOps(stack.serverUrl, sessionId);
+    const ours = await bothOps(stack.serverUrl, sessionId, stack.servicePid);
     for (const op of ["create", "get"] as const) {
       const [mine, base] = [ours[op], bare[op]];
       rows.push([
@@ -262,6 +304,7 @@ async function measureAll(stack: Stack): Promise<string[][]> {
         `${mine.p50}`,
         `${mine.p99}`,
         String(mine.errors),
+        String(mine.cpuUsPerRequest ?? "?"),
         String(base.rps),
         `${base.p50}`,
         `${base.p99}`,
@@ -269,7 +312,7 @@ async function measureAll(stack: Stack): Promise<string[][]> {
       ]);
     }
   }
-  return rows;
+  return { rows, bareCreate: bare.create };
 }
 
 /** Redis memory per session: sessions, their idempotency records, list indexes and timers, over many creates. */
@@ -285,8 +328,100 @@ async function memoryPerSession(redis: Redis): Promise<{ bytes: number; keys: st
   };
 }
 
-function report(rows: string[][], memory: { bytes: number; keys: string; seedRate: number }, rss: number): string {
-  const header = ["op", "stored sessions", "req/s", "p50 ms", "p99 ms", "non-2xx", "bare req/s", "bare p50", "bare p99", "ratio"];
+/** Creates of an account at its limit of open sessions: every one answered 429 concurrency_limit_exceeded. */
+async function measureAtLimit(stack: Stack): Promise<Measured> {
+  await measure(stack.serverUrl, "create", "", WARMUP_S, { key: CAPPED_KEY });
+  return measure(stack.serverUrl, "create", "", DURATION_S, { key: CAPPED_KEY, pid: stack.servicePid });
+}
+
+interface WebhookFigures {
+  create: Measured;
+  bareCreate: Measured;
+  delivered: number;
+  duplicates: number;
+  duringLoadPerS: number;
+  backlogAtEnd: number;
+  drainPerS: number | null;
+}
+
+/**
+ * One customer webhook endpoint registered (every event type, a receiver here answering 204): create
+ * again, then how fast its session.created events arrive, during the load and after it.
+ */
+async function measureWebhooks(stack: Stack, bareCreate: Measured): Promise<WebhookFigures> {
+  const arrivals: number[] = [];
+  const ids = new Set<string>();
+  let duplicates = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      arrivals.push(performance.now());
+      const id = String(req.headers["webhook-id"]);
+      if (ids.has(id)) duplicates++;
+      ids.add(id);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const port = (receiver.address() as AddressInfo).port;
+  const registered = await fetch(`${stack.serverUrl}/v1/webhook-endpoints`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks` }),
+  });
+  if (registered.status !== 201)
+    throw new Error(`registering the bench's webhook endpoint: ${registered.status} ${await registered.text()}`);
+  const warm = await measure(stack.serverUrl, "create", "", WARMUP_S);
+  await until(() => arrivals.length >= warm.ok, 120_000);
+  const before = arrivals.length;
+  const started = performance.now();
+  const create = await measure(stack.serverUrl, "create", "", DURATION_S, { pid: stack.servicePid });
+  const ended = performance.now();
+  const duringLoad = arrivals.length - before;
+  const backlogAtEnd = Math.max(0, create.ok - duringLoad);
+  await until(() => arrivals.length - before >= create.ok, 120_000);
+  const drainedAt = arrivals.at(-1) ?? ended;
+  receiver.close();
+  return {
+    create,
+    bareCreate,
+    delivered: arrivals.length - before,
+    duplicates,
+    duringLoadPerS: Math.round(duringLoad / ((ended - started) / 1000)),
+    backlogAtEnd,
+    drainPerS: backlogAtEnd > 0 && drainedAt > ended ? Math.round(backlogAtEnd / ((drainedAt - ended) / 1000)) : null,
+  };
+}
+
+/** Waits until `done` holds; throws after the timeout (a delivery lost is a finding, not a figure). */
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("the bench's webhook receiver did not get every event in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function report(
+  rows: string[][],
+  memory: { bytes: number; keys: string; seedRate: number },
+  rss: number,
+  hooks: WebhookFigures,
+  atLimit: Measured,
+): string {
+  const header = [
+    "op",
+    "stored sessions",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "non-2xx",
+    "CPU µs/req",
+    "bare req/s",
+    "bare p50",
+    "bare p99",
+    "ratio",
+  ];
   const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
   const cpu = cpus();
   const versions = {
@@ -308,7 +443,7 @@ function report(rows: string[][], memory: { bytes: number; keys: string; seedRat
     `Versions: ${Object.entries(versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}.`,
-    `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with NODE_ENV=production, the Redis store, info-level request logs to a file, no response validation, no rate limits.`,
+    `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with production's settings (NODE_ENV=bench only so that a webhook endpoint on loopback is allowed), the Redis store, info-level request logs to a file, no response validation, no rate limits.`,
     "",
     table,
     "",
@@ -316,14 +451,34 @@ function report(rows: string[][], memory: { bytes: number; keys: string; seedRat
     "",
     `Service RSS after the load: ${rss} MiB.`,
     "",
+    "## With one customer webhook endpoint",
+    "",
+    "One endpoint registered for every event type, its receiver (in the load generator's process) answering 204; every create queues a session.created event for it.",
+    "",
+    "| op | req/s | p50 ms | p99 ms | non-2xx | CPU µs/req | bare req/s | ratio |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    `| create, 1 endpoint | ${hooks.create.rps} | ${hooks.create.p50} | ${hooks.create.p99} | ${hooks.create.errors} | ${hooks.create.cpuUsPerRequest} | ${hooks.bareCreate.rps} | ${(hooks.create.rps / hooks.bareCreate.rps).toFixed(2)} |`,
+    "",
+    "## At the account's limit of open sessions",
+    "",
+    "Creates of an account that has its one allowed session open: each is answered 429 concurrency_limit_exceeded by the idempotency claim's script, before any LiveKit call.",
+    "",
+    "| op | req/s | p50 ms | p99 ms | 429s | CPU µs/req |",
+    "| --- | --- | --- | --- | --- | --- |",
+    `| create beyond the limit | ${atLimit.rps} | ${atLimit.p50} | ${atLimit.p99} | ${atLimit.errors} | ${atLimit.cpuUsPerRequest} |`,
+    "",
+    `Deliveries: ${hooks.delivered} session.created events delivered for ${hooks.create.ok} creates autocannon counted (it does not count the creates still in flight when it stops), ${hooks.duplicates} delivered twice; ${hooks.duringLoadPerS}/s arrived during the load, ${hooks.backlogAtEnd} were still queued when it ended${hooks.drainPerS === null ? "" : `, and those drained at ${hooks.drainPerS}/s`}.`,
+    "",
   ].join("\n");
 }
 
 async function main(): Promise<void> {
   const stack = await startStack();
-  const rows = await measureAll(stack);
+  const { rows, bareCreate } = await measureAll(stack);
   const rss = rssMb(stack.servicePid);
-  const text = report(rows, await memoryPerSession(stack.redis), rss);
+  const hooks = await measureWebhooks(stack, bareCreate);
+  const atLimit = await measureAtLimit(stack);
+  const text = report(rows, await memoryPerSession(stack.redis), rss, hooks, atLimit);
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await stack.redis.quit();

@@ -54,6 +54,13 @@ describe("the docs site", () => {
     expect(html).not.toMatch(/<link[^>]+href="https?:[^"]+\.css/);
   });
 
+  it("teaches webhooks: the guide's section, its receiver example and the event's payload", () => {
+    const html = readFileSync(DIST, "utf8");
+    for (const text of ["# Webhooks", "verifyWebhook", "webhook-signature", "duration_seconds", "receiveSessionEvent"]) {
+      expect(html, text).toContain(text);
+    }
+  });
+
   it("renders every operation of the contract in a real browser", async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     page.on("requestfailed", (request) => failedRequests.push(request.url()));

@@ -5,7 +5,9 @@
  * timers. Everything is asserted through the public API, and through what the browser sees.
  */
 import { mkdirSync } from "node:fs";
-import { createClient, type DhsClient } from "@dhs/client";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createClient, type DhsClient, verifyWebhook, type WebhookPayload } from "@dhs/client";
 import { chromiumLaunchOptions, scanForSecrets, until } from "@dhs/testkit";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -161,6 +163,52 @@ describe("a browser joining a session through the demo", () => {
     const { data: after } = await api.getSession(sessionId);
     expect(after?.status).toBe("completed");
     await page.close();
+  });
+});
+
+describe("a customer's webhook receiver", () => {
+  it("gets the events of a real session, each verified with @dhs/client's verifyWebhook", async () => {
+    const received: { id: string; event: WebhookPayload }[] = [];
+    let secret = "";
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        try {
+          received.push({ id: String(req.headers["webhook-id"]), event: verifyWebhook(Buffer.concat(chunks), req.headers, secret) });
+          res.writeHead(204).end();
+        } catch {
+          res.writeHead(400).end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (receiver.address() as AddressInfo).port;
+      const { data: endpoint } = await api.createWebhookEndpoint({ url: `http://127.0.0.1:${port}/dhs-events` });
+      secret = endpoint?.secret as string;
+      const { page, sessionId } = await joinThroughDemo();
+      await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "talking", null, { timeout: 30_000 });
+      await api.endSession(sessionId);
+      const types = ["session.created", "session.digital_human_joined", "session.active", "session.ended"];
+      const mine = await until(
+        () => {
+          const events = received.filter((r) => (r.event.data as { id?: string }).id === sessionId);
+          return types.every((type) => events.some((r) => r.event.type === type)) ? events : undefined;
+        },
+        { timeoutMs: 15_000, what: "the session's four events" },
+      );
+      expect(mine.map((r) => r.event.type).sort()).toEqual([...types].sort());
+      const ended = mine.find((r) => r.event.type === "session.ended")?.event.data as Record<string, unknown>;
+      expect(ended).toMatchObject({ id: sessionId, status: "completed", end_reason: "user_ended" });
+      expect(ended.duration_seconds).toEqual(expect.any(Number));
+      const { data: log } = await api.listWebhookDeliveries(endpoint?.id as string);
+      expect(log?.data.filter((d) => d.outcome === "succeeded").length).toBeGreaterThanOrEqual(4);
+      await api.deleteWebhookEndpoint(endpoint?.id as string);
+      await page.close();
+    } finally {
+      receiver.close();
+    }
   });
 });
 

@@ -152,6 +152,9 @@ export async function startStack(livekitServer: string): Promise<Stack> {
           DIGITAL_HUMAN_REDISPATCH_S: String(TIMEOUTS.redispatchS),
           SWEEP_INTERVAL_MS: "200",
           VALIDATE_RESPONSES: "true",
+          // The test's webhook receiver listens on loopback.
+          WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+          ACCOUNT_MAX_OPEN_SESSIONS: "1000",
         },
         /"msg":"listening"/,
       ),
