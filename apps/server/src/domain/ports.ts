@@ -136,15 +136,28 @@ export interface CreateRoomRequest {
   /** Seconds LiveKit keeps the room open before anyone joins. */
   emptyTimeoutS: number;
   maxParticipants: number;
-  /** The LiveKit agent to dispatch to the room as it is created. */
+  /** The digital human to dispatch to the room as it is created. */
+  agent: AgentJob;
+}
+
+/**
+ * What a digital human's job is told (its dispatch's metadata), so it can greet the participant, say its
+ * own name and take its leave before the session's time is up.
+ */
+export interface AgentJob {
+  /** The LiveKit agent name its worker registered. */
   agentName: string;
+  digitalHuman: { id: string; name: string };
+  participantIdentity: string;
+  /** The session ends this long after it becomes active. */
+  maxDurationS: number;
 }
 
 export interface AgentDispatchRequest {
   roomName: string;
-  agentName: string;
   sessionId: string;
   accountId: string;
+  agent: AgentJob;
 }
 
 export interface RoomService {

@@ -8,9 +8,9 @@ import type { Session, SessionCreate, SessionSummary } from "@dhs/contract";
 import type { AccountLimits } from "./account-limits.js";
 import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
-import type { DigitalHumanCatalog } from "./digital-humans.js";
+import type { DigitalHuman, DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
-import type { DueTimer, ListPosition, ListQuery, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
+import type { AgentJob, DueTimer, ListPosition, ListQuery, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
 import { isConnectable, roomNameFor, type SessionRecord, TERMINAL, toSessionSummary, toSessionView } from "./session.js";
 import { sessionEvents } from "./session-events.js";
 import { type Durations, type Effect, type SessionEvent, timersOnCreate, transition } from "./session-machine.js";
@@ -87,7 +87,7 @@ export class SessionService {
     const claim = await this.claim(principal.accountId, idempotencyKey, print);
     if (claim.kind === "replay") return { session: await this.view(claim.record), replayed: true };
     const record = this.newRecord(principal.accountId, body, digitalHuman.id);
-    await this.provision(record, digitalHuman.agent_name, { idempotencyKey, print, lock: claim.lock });
+    await this.provision(record, this.agentJob(record, digitalHuman), { idempotencyKey, print, lock: claim.lock });
     this.deps.metrics?.sessionCreated();
     return { session: await this.view(record), replayed: false };
   }
@@ -145,7 +145,7 @@ export class SessionService {
    * Creates the session's room with its digital human dispatched, then stores the session. Nothing of a
    * create that fails remains: the key becomes usable again, and a room already made is deleted.
    */
-  private async provision(record: SessionRecord, agentName: string, key: ClaimedKey): Promise<void> {
+  private async provision(record: SessionRecord, agent: AgentJob, key: ClaimedKey): Promise<void> {
     const { store, rooms, settings } = this.deps;
     const release = () =>
       this.background(store.abandonCreate(record.account_id, key.idempotencyKey, key.print, key.lock), "release idempotency lock");
@@ -158,7 +158,7 @@ export class SessionService {
         // timeout only backs it up, for a room the service can no longer end.
         emptyTimeoutS: settings.durations.joinTimeoutS + ROOM_EMPTY_TIMEOUT_MARGIN_S,
         maxParticipants: MAX_PARTICIPANTS,
-        agentName,
+        agent,
       });
     } catch (error) {
       release();
@@ -345,11 +345,21 @@ export class SessionService {
   private async ensureDispatch(record: SessionRecord): Promise<void> {
     const { rooms, catalog } = this.deps;
     // A digital human removed from the catalog since is not replaced by another one.
-    const agentName = catalog.byIdAnyAccount(record.digital_human_id)?.agent_name;
-    if (agentName === undefined) return;
-    if (await rooms.hasLiveAgentJob(record.room_name, agentName)) return;
-    await rooms.dispatchAgent({ roomName: record.room_name, agentName, sessionId: record.id, accountId: record.account_id });
+    const digitalHuman = catalog.byIdAnyAccount(record.digital_human_id);
+    if (digitalHuman === undefined) return;
+    if (await rooms.hasLiveAgentJob(record.room_name, digitalHuman.agent_name)) return;
+    const agent = this.agentJob(record, digitalHuman);
+    await rooms.dispatchAgent({ roomName: record.room_name, sessionId: record.id, accountId: record.account_id, agent });
     this.deps.metrics?.agentRedispatched();
+  }
+
+  private agentJob(record: SessionRecord, digitalHuman: DigitalHuman): AgentJob {
+    return {
+      agentName: digitalHuman.agent_name,
+      digitalHuman: { id: digitalHuman.id, name: digitalHuman.name },
+      participantIdentity: record.participant_identity,
+      maxDurationS: this.deps.settings.durations.maxDurationS,
+    };
   }
 
   private async find(principal: Principal, sessionId: string): Promise<SessionRecord> {

@@ -9,6 +9,7 @@ import { JobStatus } from "@livekit/protocol";
 import { AgentDispatchClient, RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
 import {
   type AgentDispatchRequest,
+  type AgentJob,
   type CreateRoomRequest,
   DependencyFaultError,
   DependencyUnavailableError,
@@ -51,8 +52,8 @@ export class LiveKitRoomService implements RoomService {
   }
 
   async dispatchAgent(request: AgentDispatchRequest): Promise<void> {
-    const metadata = roomMetadata(request.sessionId, request.accountId);
-    await callLiveKit(() => this.dispatches.createDispatch(request.roomName, request.agentName, { metadata }));
+    const metadata = jobMetadata(request.sessionId, request.accountId, request.agent);
+    await callLiveKit(() => this.dispatches.createDispatch(request.roomName, request.agent.agentName, { metadata }));
   }
 
   async createRoom(request: CreateRoomRequest): Promise<void> {
@@ -63,7 +64,12 @@ export class LiveKitRoomService implements RoomService {
         emptyTimeout: request.emptyTimeoutS,
         maxParticipants: request.maxParticipants,
         metadata,
-        agents: [new RoomAgentDispatch({ agentName: request.agentName, metadata })],
+        agents: [
+          new RoomAgentDispatch({
+            agentName: request.agent.agentName,
+            metadata: jobMetadata(request.sessionId, request.accountId, request.agent),
+          }),
+        ],
       }),
     );
   }
@@ -90,6 +96,20 @@ export class LiveKitRoomService implements RoomService {
       throw error;
     }
   }
+}
+
+/**
+ * The digital human's job metadata (README, "The digital human"): the room's own metadata plus what the
+ * digital human says and when. Participants can read room metadata but not a job's.
+ */
+export function jobMetadata(sessionId: string, accountId: string, agent: AgentJob): string {
+  return JSON.stringify({
+    session_id: sessionId,
+    account_id: accountId,
+    digital_human: agent.digitalHuman,
+    participant_identity: agent.participantIdentity,
+    max_duration_s: agent.maxDurationS,
+  });
 }
 
 function isNotFound(error: unknown): boolean {

@@ -63,6 +63,19 @@ describe("POST /v1/sessions, with a valid key and body", () => {
     expect(JSON.parse(call?.body.metadata)).toEqual({ session_id: session.id, account_id: "acct_a" });
   });
 
+  it("tells the digital human's job who it is, whom to greet and how long the session may last, and tells the room only whose it is", async () => {
+    const session = await (await h.create({ participant_identity: "grace", digital_human_id: DIGITAL_HUMANS[1].id })).json();
+    const [call] = h.livekit.callsOf("CreateRoom");
+    expect(JSON.parse(call?.body.agents[0].metadata)).toEqual({
+      session_id: session.id,
+      account_id: "acct_a",
+      digital_human: { id: DIGITAL_HUMANS[1].id, name: "Leo" },
+      participant_identity: "grace",
+      max_duration_s: 1800,
+    });
+    expect(call?.body.metadata).not.toContain("grace");
+  });
+
   it("dispatches the agent of the digital human it names", async () => {
     const res = await h.create({ digital_human_id: DIGITAL_HUMANS[1].id });
     expect(res.status).toBe(201);

@@ -33,7 +33,12 @@ describe("a session whose digital human was dispatched while no worker was regis
     t.livekit.workerAvailable = true;
     const [again] = await until(async () => (redispatches(s.room_name).length > 0 ? redispatches(s.room_name) : undefined));
     expect(again?.body).toMatchObject({ room: s.room_name, agentName: "ava" });
-    expect(JSON.parse(again?.body.metadata)).toEqual({ session_id: s.id, account_id: "acct_a" });
+    expect(JSON.parse(again?.body.metadata)).toMatchObject({
+      session_id: s.id,
+      account_id: "acct_a",
+      digital_human: { name: "Ava" },
+      participant_identity: s.identity,
+    });
     // The new dispatch has a running job: later checks leave it be.
     await sleep(REDISPATCH_S * 3000);
     expect(redispatches(s.room_name)).toHaveLength(1);
