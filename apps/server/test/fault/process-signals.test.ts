@@ -12,7 +12,8 @@ import { startLoad } from "../support/load.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, DEV_KEY, ms, report, sleep } from "./support.js";
 
-const LOCK_TTL_S = 2;
+// Long enough that the replacement process is up before the locks expire, even on a busy machine.
+const LOCK_TTL_S = 5;
 let redis: RedisServer;
 let livekit: FakeLiveKit;
 
