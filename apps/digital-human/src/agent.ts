@@ -1,65 +1,65 @@
 /**
  * The digital human's job, run by the agent worker in a process of its own for each room it is
- * dispatched to: join the room and publish a voice and a face. Both are synthetic (a quiet tone and
- * moving colour bars) so the whole path (dispatch, join, publish, subscribe in the browser) can be shown
- * with no model; a real digital human replaces `frames` with its renderer and TTS.
+ * dispatched to: publish a face and a voice, greet the session's participant by name, acknowledge them
+ * when they finish speaking, and take its leave when they go or the session's time runs out.
+ *
+ * The face (FaceRenderer), the voice (Voice) and the ears (Listener) are each behind an interface; this
+ * file only wires them to the room. The voice and the ears load while the process waits for a job.
  */
-import { defineAgent, type JobContext } from "@livekit/agents";
+import { defineAgent, type JobContext, type JobProcess, log } from "@livekit/agents";
 import {
-  AudioFrame,
   AudioSource,
+  AudioStream,
   LocalAudioTrack,
   LocalVideoTrack,
+  ParticipantKind,
+  type RemoteParticipant,
+  type RemoteTrack,
+  RoomEvent,
+  TrackKind,
   TrackPublishOptions,
   TrackSource,
   VideoBufferType,
   VideoFrame,
   VideoSource,
 } from "@livekit/rtc-node";
+import { CanvasFace } from "./canvas-face.js";
+import { ESpeakVoice } from "./espeak-voice.js";
+import { parseJobMetadata } from "./job.js";
+import { acknowledgement, FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "./lines.js";
+import type { Listener } from "./listener.js";
+import { SileroListener } from "./silero-listener.js";
+import { SAMPLE_RATE, Speaker } from "./speaker.js";
+import type { Voice } from "./voice.js";
 
-const WIDTH = 320;
-const HEIGHT = 240;
 const FPS = 15;
-const SAMPLE_RATE = 48_000;
-const AUDIO_FRAME_MS = 20;
+/** The AudioSource's queue: short, so what is sent is heard (and seen on the mouth) at once. */
+const AUDIO_QUEUE_MS = 100;
 
-// One cycle of moving colour bars, drawn once: sending a frame then costs a copy, not a redraw, so a
-// machine running many sessions (or a test's browser beside it) has its CPU for the media.
-const CYCLE = 16;
-const FRAMES = Array.from({ length: CYCLE }, (_, tick) => {
-  const data = new Uint8Array(WIDTH * HEIGHT * 4);
-  for (let y = 0; y < HEIGHT; y++) {
-    for (let x = 0; x < WIDTH; x++) {
-      const i = (y * WIDTH + x) * 4;
-      const band = Math.floor(((x + (tick * WIDTH) / CYCLE) % WIDTH) / (WIDTH / 8));
-      data[i] = band & 1 ? 230 : 40;
-      data[i + 1] = band & 2 ? 200 : 60;
-      data[i + 2] = band & 4 ? 255 : 90;
-      data[i + 3] = 255;
-    }
-  }
-  return new VideoFrame(data, WIDTH, HEIGHT, VideoBufferType.RGBA);
-});
-
-function videoFrame(tick: number): VideoFrame {
-  return FRAMES[tick % CYCLE] as VideoFrame;
-}
-
-function audioFrame(sampleOffset: number): AudioFrame {
-  const samples = (SAMPLE_RATE * AUDIO_FRAME_MS) / 1000;
-  const data = new Int16Array(samples);
-  for (let i = 0; i < samples; i++) data[i] = Math.round(1500 * Math.sin((2 * Math.PI * 220 * (sampleOffset + i)) / SAMPLE_RATE));
-  return new AudioFrame(data, SAMPLE_RATE, 1, samples);
+interface Loaded {
+  voice: Voice;
+  listener: Listener;
 }
 
 export default defineAgent({
+  prewarm: async (proc: JobProcess) => {
+    const [voice, listener] = await Promise.all([ESpeakVoice.load(), SileroListener.load()]);
+    proc.userData.loaded = { voice, listener } satisfies Loaded;
+  },
+
   entry: async (ctx: JobContext) => {
+    const { voice, listener } = ctx.proc.userData.loaded as Loaded;
+    const job = parseJobMetadata(ctx.job.metadata, ctx.job.agentName);
+    const logger = log().child({ session_id: job.sessionId, digital_human: job.digitalHuman.name });
     await ctx.connect();
     const participant = ctx.room.localParticipant;
     if (!participant) throw new Error("connected without a local participant");
 
-    const videoSource = new VideoSource(WIDTH, HEIGHT);
-    const audioSource = new AudioSource(SAMPLE_RATE, 1);
+    const face = new CanvasFace(job.digitalHuman.name, job.digitalHuman.id);
+    const videoSource = new VideoSource(face.width, face.height);
+    const audioSource = new AudioSource(SAMPLE_RATE, 1, AUDIO_QUEUE_MS);
+    // The line as it starts to be heard: tests match it against the audio the browser receives.
+    const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text) => logger.info({ text }, "saying"));
     await participant.publishTrack(
       LocalVideoTrack.createVideoTrack("digital-human-face", videoSource),
       new TrackPublishOptions({ source: TrackSource.SOURCE_CAMERA }),
@@ -69,19 +69,70 @@ export default defineAgent({
       new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
     );
 
-    let tick = 0;
-    const video = setInterval(() => videoSource.captureFrame(videoFrame(tick++)), 1000 / FPS);
-    let sampleOffset = 0;
-    let speaking = true;
-    ctx.addShutdownCallback(async () => {
-      speaking = false;
-      clearInterval(video);
+    const started = performance.now();
+    const video = setInterval(() => {
+      const data = face.render(performance.now() - started, speaker.mouthOpen());
+      videoSource.captureFrame(new VideoFrame(data, face.width, face.height, VideoBufferType.RGBA));
+    }, 1000 / FPS);
+    const speaking = speaker.run();
+
+    const say = async (text: string) => {
+      try {
+        await speaker.say(await voice.synthesize(text), text);
+      } catch (error) {
+        logger.warn({ error: String(error) }, "could not speak");
+      }
+    };
+
+    // The session's participant; with no metadata (a hand-made dispatch), whoever joins who is not an agent.
+    const isTheParticipant = (p: RemoteParticipant) =>
+      p.kind !== ParticipantKind.AGENT && (job.participantIdentity === undefined || p.identity === job.participantIdentity);
+    let greeted = false;
+    let lastAcknowledgement: string | undefined;
+    let timeLimit: NodeJS.Timeout | undefined;
+    const stopListening: (() => void)[] = [];
+
+    const welcome = (p: RemoteParticipant) => {
+      if (!isTheParticipant(p) || greeted) return;
+      greeted = true;
+      void say(greeting(p.identity, job.digitalHuman.name));
+      // The session becomes active as they join; its maximum duration runs from about now.
+      if (job.maxDurationS !== undefined && job.maxDurationS > 2 * FAREWELL_LEAD_S) {
+        timeLimit = setTimeout(() => void say(farewellAtTimeLimit(p.identity)), (job.maxDurationS - FAREWELL_LEAD_S) * 1000);
+      }
+    };
+    for (const p of ctx.room.remoteParticipants.values()) welcome(p);
+    ctx.room.on(RoomEvent.ParticipantConnected, welcome);
+    ctx.room.on(RoomEvent.ParticipantDisconnected, (p: RemoteParticipant) => {
+      if (!isTheParticipant(p)) return;
+      speaker.interrupt();
+      void say(farewellOnLeaving(p.identity));
     });
-    // captureFrame paces itself on the source's queue, so this loop runs in real time.
-    while (speaking && ctx.room.isConnected) {
-      await audioSource.captureFrame(audioFrame(sampleOffset));
-      sampleOffset += (SAMPLE_RATE * AUDIO_FRAME_MS) / 1000;
-    }
-    clearInterval(video);
+    ctx.room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack, _publication, p: RemoteParticipant) => {
+      if (track.kind !== TrackKind.KIND_AUDIO || !isTheParticipant(p)) return;
+      const audio = new AudioStream(track, { sampleRate: 16_000, numChannels: 1 });
+      stopListening.push(
+        listener.listen(audio, {
+          speechStarted: () => logger.debug("participant started speaking"),
+          speechEnded: (durationS) => {
+            logger.info({ duration_s: durationS }, "participant stopped speaking");
+            if (speaker.speaking) return;
+            lastAcknowledgement = acknowledgement(lastAcknowledgement);
+            void say(lastAcknowledgement);
+          },
+        }),
+      );
+    });
+
+    const stop = async () => {
+      clearInterval(video);
+      clearTimeout(timeLimit);
+      for (const stopOne of stopListening) stopOne();
+      speaker.stop();
+      await speaking.catch(() => undefined);
+    };
+    ctx.addShutdownCallback(stop);
+    await new Promise<void>((resolve) => ctx.room.once(RoomEvent.Disconnected, () => resolve()));
+    await stop();
   },
 });

@@ -1,0 +1,51 @@
+import { initializeLogger } from "@livekit/agents";
+import { AudioFrame } from "@livekit/rtc-node";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ESpeakVoice } from "./espeak-voice.js";
+import { SileroListener } from "./silero-listener.js";
+import { resample } from "./speaker.js";
+
+/** 10 ms frames at 16 kHz, in real time's order but as fast as they are read. */
+async function* framesOf(samples: Int16Array): AsyncGenerator<AudioFrame> {
+  for (let i = 0; i + 160 <= samples.length; i += 160) {
+    yield new AudioFrame(samples.slice(i, i + 160), 16_000, 1, 160);
+    if (i % 1600 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+// The plugin logs through the agents framework, which a worker sets up.
+beforeAll(() => initializeLogger({ pretty: false, level: "warn" }));
+
+describe("SileroListener", () => {
+  it("notices a person speaking and when they stop, and nothing in silence", async () => {
+    const [listener, voice] = await Promise.all([SileroListener.load(), ESpeakVoice.load()]);
+    const speech = await voice.synthesize("Could you tell me more about the weather in Lisbon this week?");
+    const words = resample(speech.samples, speech.sampleRate, 16_000);
+    const silence = new Int16Array(16_000);
+    const audio = new Int16Array(silence.length * 2 + words.length);
+    audio.set(words, silence.length);
+
+    const events: string[] = [];
+    let ended: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (ended = resolve));
+    const stop = listener.listen(framesOf(audio), {
+      speechStarted: () => events.push("started"),
+      speechEnded: (durationS) => {
+        events.push(`ended after ${durationS > 1 ? "more" : "less"} than 1 s`);
+        ended();
+      },
+    });
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+    stop();
+    expect(events).toEqual(["started", "ended after more than 1 s"]);
+
+    const quiet: string[] = [];
+    const stopQuiet = listener.listen(framesOf(new Int16Array(16_000 * 2)), {
+      speechStarted: () => quiet.push("started"),
+      speechEnded: () => quiet.push("ended"),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    stopQuiet();
+    expect(quiet).toEqual([]);
+  });
+});
