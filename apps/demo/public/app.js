@@ -1,37 +1,87 @@
 // The browser side: ask our own backend for a session, join its room with livekit-client, show the
-// digital human's face and play its voice. No API key here: only rtc_url and participant_token.
+// digital human's face and play its voice, and show the session's status as the service reports it.
+// No API key here: only rtc_url and participant_token.
 const { Room, RoomEvent, Track } = window.LivekitClient;
 
-const statusEl = document.getElementById("status");
-const joinButton = document.getElementById("join");
-const leaveButton = document.getElementById("leave");
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
 // Timings and state for whoever tests this page (performance.now() milliseconds).
-const demo = { state: "idle", times: {}, session: null, remoteTracks: [] };
+const demo = { state: "idle", times: {}, session: null, sessionStatus: null, endReason: null, remoteTracks: [] };
 window.demo = demo;
+
+$("name").value = params.get("identity") ?? localStorage.getItem("dhs-demo-name") ?? "";
 
 function setState(state, detail = "") {
   demo.state = state;
-  statusEl.dataset.state = state;
-  statusEl.textContent = detail ? `${state} (${detail})` : state;
+  $("status").dataset.state = state;
+  $("status").textContent = detail ? `${state} (${detail})` : state;
+}
+
+function showSession(summary) {
+  demo.sessionStatus = summary.status;
+  demo.endReason = summary.end_reason;
+  $("session-status").dataset.status = summary.status;
+  $("session-status").textContent = summary.end_reason ? `${summary.status} (${summary.end_reason})` : summary.status;
+}
+
+async function loadDigitalHumans() {
+  const response = await fetch("/api/digital-humans");
+  if (!response.ok) return;
+  const { data } = await response.json();
+  const select = $("digital-human");
+  select.replaceChildren(
+    ...data.map((human) => {
+      const option = new Option(human.description ? `${human.name}: ${human.description}` : human.name, human.id);
+      option.selected = human.id === params.get("digital_human_id") || (human.default && !params.get("digital_human_id"));
+      return option;
+    }),
+  );
+}
+
+// The service is the truth about the session: the page asks it, once a second, until the session ends.
+async function followSession(id) {
+  while (demo.session?.session_id === id) {
+    const response = await fetch(`/api/sessions/${id}`);
+    if (response.ok) {
+      const summary = await response.json();
+      showSession(summary);
+      if (["completed", "cancelled", "failed"].includes(summary.status)) {
+        $("end").disabled = true;
+        $("join").disabled = false;
+        return;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }
 
 async function join() {
-  joinButton.disabled = true;
+  $("join").disabled = true;
   setState("creating");
-  demo.times.start = performance.now();
-  const params = new URLSearchParams(location.search);
+  demo.times = { start: performance.now() };
+  demo.remoteTracks = [];
+  const identity = $("name").value.trim();
+  localStorage.setItem("dhs-demo-name", identity);
   const response = await fetch("/api/sessions", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ digital_human_id: params.get("digital_human_id") ?? undefined, identity: params.get("identity") ?? undefined }),
+    body: JSON.stringify({
+      identity: identity || undefined,
+      digital_human_id: $("digital-human").value || params.get("digital_human_id") || undefined,
+    }),
   });
   if (!response.ok) {
-    setState("error", `create failed: ${response.status}`);
-    joinButton.disabled = false;
+    const body = await response.json().catch(() => ({}));
+    setState("error", `could not create a session: ${body.error ?? response.status}`);
+    $("join").disabled = false;
     return;
   }
   demo.session = await response.json();
   demo.times.created = performance.now();
+  $("session-id").textContent = demo.session.session_id;
+  showSession({ status: "created", end_reason: null });
+  $("end").disabled = false;
+  void followSession(demo.session.session_id);
 
   const room = new Room({ adaptiveStream: false, dynacast: false });
   demo.room = room;
@@ -39,39 +89,53 @@ async function join() {
     demo.remoteTracks.push({ kind: track.kind, participant: participant.identity, participantKind: participant.kind });
     const element = track.attach();
     if (track.kind === Track.Kind.Video) {
-      document.getElementById("remote").replaceChildren(element);
+      $("remote").replaceChildren(element);
       element.muted = true;
       element.requestVideoFrameCallback(() => {
         demo.times.firstVideoFrame ??= performance.now();
         setState("talking");
       });
     } else {
+      element.id = "digital-human-voice";
+      demo.remoteAudioTrack = track.mediaStreamTrack;
       document.body.append(element);
     }
   });
   room.on(RoomEvent.Disconnected, (reason) => {
     demo.disconnectReason = reason;
     setState("disconnected", String(reason));
-    leaveButton.disabled = true;
-    joinButton.disabled = false;
+    $("leave").disabled = true;
+    $("local").replaceChildren();
   });
 
   setState("connecting");
   await room.connect(demo.session.rtc_url, demo.session.participant_token);
   demo.times.connected = performance.now();
   setState("connected");
-  leaveButton.disabled = false;
+  $("leave").disabled = false;
   // The browser publishes the user's camera and microphone, as a real page would.
   await room.localParticipant.enableCameraAndMicrophone();
   const camera = room.localParticipant.getTrackPublication(Track.Source.Camera);
-  if (camera?.track) document.getElementById("local").replaceChildren(camera.track.attach());
+  if (camera?.track) $("local").replaceChildren(camera.track.attach());
 }
 
 async function leave() {
-  leaveButton.disabled = true;
-  // Ending the session through our backend deletes the room; LiveKit disconnects us.
-  await fetch(`/api/sessions/${demo.session.session_id}/end`, { method: "POST" });
+  $("leave").disabled = true;
+  await demo.room?.disconnect();
 }
 
-joinButton.addEventListener("click", () => join().catch((error) => setState("error", error.message)));
-leaveButton.addEventListener("click", () => leave().catch((error) => setState("error", error.message)));
+async function end() {
+  $("end").disabled = true;
+  // Ending the session through our backend deletes the room; LiveKit disconnects us.
+  const response = await fetch(`/api/sessions/${demo.session.session_id}/end`, { method: "POST" });
+  if (response.ok) showSession(await response.json());
+}
+
+const failed = (error) => setState("error", error.message);
+$("join-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  join().catch(failed);
+});
+$("leave").addEventListener("click", () => leave().catch(failed));
+$("end").addEventListener("click", () => end().catch(failed));
+loadDigitalHumans().catch(() => undefined);

@@ -23,6 +23,26 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.writeHead(status, { "Content-Type": type, "Cache-Control": "no-store" }).end(body);
 }
 
+/**
+ * Why a session ended: the Session view has no end_reason, the list's summaries do. A session that just
+ * ended is among the newest of its status. (A backend that follows many sessions takes it from the
+ * session.ended webhook instead.)
+ */
+async function endReasonOf(session: { id: string; status: string }): Promise<string | null> {
+  if (session.status !== "completed" && session.status !== "cancelled" && session.status !== "failed") return null;
+  const { data } = await dhs.listSessions({ status: session.status, limit: 100 });
+  return data?.data.find((item) => item.id === session.id)?.end_reason ?? null;
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  send(res, 200, "application/json", JSON.stringify(body));
+}
+
+/** The service's error, passed on with its code and request id (what support asks for). */
+function failed(res: ServerResponse, error: { code: string; request_id: string }): void {
+  send(res, 502, "application/json", JSON.stringify({ error: error.code, request_id: error.request_id }));
+}
+
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   let raw = "";
   for await (const chunk of req) raw += chunk;
@@ -43,20 +63,31 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       participant_identity: typeof body.identity === "string" ? body.identity : `visitor-${crypto.randomUUID().slice(0, 8)}`,
       ...(typeof body.digital_human_id === "string" ? { digital_human_id: body.digital_human_id } : {}),
     });
-    if (error) return send(res, 502, "application/json", JSON.stringify({ error: error.code, request_id: error.request_id }));
-    return send(
-      res,
-      200,
-      "application/json",
-      JSON.stringify({ session_id: data.id, rtc_url: data.rtc_url, participant_token: data.participant_token }),
-    );
+    if (error) return failed(res, error);
+    return json(res, { session_id: data.id, rtc_url: data.rtc_url, participant_token: data.participant_token });
+  }
+
+  if (req.method === "GET" && url.pathname === "/api/digital-humans") {
+    const { data, error } = await dhs.listDigitalHumans({ limit: 100 });
+    if (error) return failed(res, error);
+    return json(res, {
+      data: data.data.map(({ id, name, description, default: isDefault }) => ({ id, name, description, default: isDefault })),
+    });
+  }
+
+  // The page shows the session's status as the service reports it; never its token again.
+  const session = url.pathname.match(/^\/api\/sessions\/([^/]+)$/);
+  if (req.method === "GET" && session) {
+    const { data, error } = await dhs.getSession(session[1] as string);
+    if (error) return failed(res, error);
+    return json(res, { status: data.status, end_reason: await endReasonOf(data) });
   }
 
   const end = url.pathname.match(/^\/api\/sessions\/([^/]+)\/end$/);
   if (req.method === "POST" && end) {
     const { data, error } = await dhs.endSession(end[1] as string);
-    if (error) return send(res, 502, "application/json", JSON.stringify({ error: error.code, request_id: error.request_id }));
-    return send(res, 200, "application/json", JSON.stringify({ status: data.status }));
+    if (error) return failed(res, error);
+    return json(res, { status: data.status, end_reason: await endReasonOf(data) });
   }
   send(res, 404, "application/json", JSON.stringify({ error: "not_found" }));
 }

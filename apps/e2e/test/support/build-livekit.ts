@@ -13,7 +13,7 @@ declare module "vitest" {
 }
 
 export default function setup(project: TestProject) {
-  const script = fileURLToPath(new URL("../../scripts/livekit-server.sh", import.meta.url));
+  const script = fileURLToPath(new URL("../../../../scripts/livekit-server.sh", import.meta.url));
   const binary = execFileSync("bash", [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
   project.provide("livekitServer", binary);
 }
