@@ -4,7 +4,7 @@
  * (the agent worker) is dispatched and joins, and the session's state follows LiveKit's webhooks and the
  * timers. Everything is asserted through the public API, and through what the browser sees.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createClient, type DhsClient, verifyWebhook, type WebhookPayload } from "@dhs/client";
@@ -12,9 +12,11 @@ import { chromiumLaunchOptions, scanForSecrets, until } from "@dhs/testkit";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { mean, readMediaProbe, SPEAKING_RMS, speakingAt, startMediaProbe } from "./support/media-probe.js";
 import {
   ARTIFACTS,
   DEV_API_KEY,
+  FACE,
   GHOST,
   LATE,
   LIVEKIT_KEY,
@@ -78,7 +80,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 describe("a browser joining a session through the demo", () => {
   it("makes the session active, the digital human joins, and the browser receives its audio and video", async () => {
-    const runs: { toActive: number; toAgent: number; toFirstFrame: number }[] = [];
+    const runs: { toActive: number; toAgent: number; toFirstFrame: number; toFirstWord: number }[] = [];
     for (let run = 0; run < 3; run++) {
       const { page, sessionId } = await joinThroughDemo();
       // Talking: a video frame was shown; and both of the digital human's tracks are subscribed.
@@ -90,6 +92,11 @@ describe("a browser joining a session through the demo", () => {
         null,
         { timeout: 30_000 },
       );
+      await startMediaProbe(page, FACE.mouth, FACE.size);
+      const firstWordAt = await until(async () => (await readMediaProbe(page)).audio.find((s) => s.rms > SPEAKING_RMS)?.at, {
+        what: "the digital human's first word",
+        timeoutMs: 15_000,
+      });
       const state = await demoState(page);
       expect(state.remoteTracks.map((t) => t.kind).sort()).toEqual(["audio", "video"]);
       // Both tracks come from a participant of kind AGENT (4 in LiveKit's ParticipantInfo.Kind).
@@ -107,6 +114,7 @@ describe("a browser joining a session through the demo", () => {
         toActive: Date.parse(item.started_at as string) - created,
         toAgent: Date.parse(item.digital_human_joined_at as string) - created,
         toFirstFrame: (state.times.firstVideoFrame as number) - (state.times.start as number),
+        toFirstWord: firstWordAt - (await page.evaluate(() => performance.timeOrigin)) - (state.times.start as number),
       });
       const { data: session } = await api.getSession(sessionId);
       expect(session).toMatchObject({ status: "active", participant_token: expect.any(String) });
@@ -120,6 +128,7 @@ describe("a browser joining a session through the demo", () => {
       "create -> active (ms)": median(runs.map((r) => r.toActive)),
       "create -> digital human joined (ms)": median(runs.map((r) => r.toAgent)),
       "click Join -> first video frame in the browser (ms)": median(runs.map((r) => r.toFirstFrame)),
+      "click Join -> first word heard in the browser (ms)": median(runs.map((r) => r.toFirstWord)),
     };
     process.stdout.write(`\nend-to-end timings, median of ${runs.length} runs: ${JSON.stringify(table)}\nruns: ${JSON.stringify(runs)}\n`);
   });
@@ -162,6 +171,61 @@ describe("a browser joining a session through the demo", () => {
     expect((await rooms.listRooms()).map((room) => room.name)).not.toContain(`dhs-${sessionId}`);
     const { data: after } = await api.getSession(sessionId);
     expect(after?.status).toBe("completed");
+    await page.close();
+  });
+});
+
+describe("the digital human in the browser", () => {
+  it("greets the participant by name in speech with pauses, and its mouth moves more while it speaks than while silent", async () => {
+    const { page, sessionId } = await joinThroughDemo("?identity=grace");
+    await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "talking", null, { timeout: 30_000 });
+    await startMediaProbe(page, FACE.mouth, FACE.size);
+    // The greeting lasts about five seconds; then it listens, silent.
+    let shotWhileSpeaking = false;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const probe = await readMediaProbe(page);
+      const last = probe.audio.at(-1);
+      if (!shotWhileSpeaking && last && last.rms > SPEAKING_RMS * 3) {
+        await page.screenshot({ path: `${ARTIFACTS}e2e-digital-human-speaking.png` });
+        shotWhileSpeaking = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await page.screenshot({ path: `${ARTIFACTS}e2e-digital-human-silent.png` });
+    const { audio, video } = await readMediaProbe(page);
+
+    // Speech, not a tone: loud stretches broken by quiet ones (pauses between phrases), then silence.
+    const loud = audio.map((s) => s.rms > SPEAKING_RMS);
+    const onsets = loud.filter((isLoud, i) => isLoud && i > 0 && !loud[i - 1]).length;
+    expect(loud.filter(Boolean).length, "audio samples above the speaking level").toBeGreaterThan(20);
+    expect(onsets, "separate loud stretches").toBeGreaterThanOrEqual(3);
+    expect(loud.slice(-20).some(Boolean), "silence after the greeting").toBe(false);
+
+    // The video moves, and the mouth far more while speaking.
+    const speaking = video.filter((v) => speakingAt(audio, v.at) === true).map((v) => v.mouth);
+    const silent = video.filter((v) => speakingAt(audio, v.at) === false).map((v) => v.mouth);
+    console.log(
+      `mouth region change per frame: ${mean(speaking).toFixed(2)} while speaking (${speaking.length} frames), ` +
+        `${mean(silent).toFixed(2)} while silent (${silent.length}); whole frame ${mean(video.map((v) => v.frame)).toFixed(2)}`,
+    );
+    expect(speaking.length).toBeGreaterThan(10);
+    expect(silent.length).toBeGreaterThan(10);
+    expect(mean(video.map((v) => v.frame))).toBeGreaterThan(0);
+    expect(mean(speaking)).toBeGreaterThan(3 * mean(silent));
+
+    // The worker logged the greeting with the participant's identity as it started to send it, and the
+    // browser heard speech within a moment of that.
+    const saying = readFileSync(`${LOGS}digital-human.log`, "utf8")
+      .split("\n")
+      .filter((line) => line.includes('"msg":"saying"') && line.includes(sessionId))
+      .map((line) => JSON.parse(line) as { time: number; text: string });
+    expect(saying[0]?.text).toMatch(/^Hello grace! I'm Ava\./);
+    const firstHeard = audio.find((s) => s.rms > SPEAKING_RMS)?.at as number;
+    expect(firstHeard - (saying[0]?.time as number)).toBeGreaterThan(-200);
+    expect(firstHeard - (saying[0]?.time as number)).toBeLessThan(2000);
+    expect(shotWhileSpeaking).toBe(true);
+    await api.endSession(sessionId);
     await page.close();
   });
 });

@@ -9,16 +9,24 @@ import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { liveKitConfigYaml } from "@dhs/demo/livekit-config";
+import { HEIGHT, MOUTH_REGION, WIDTH } from "@dhs/digital-human/canvas-face";
 import { freePort, startRedis, waitForOutput } from "@dhs/testkit";
+import type { Region } from "./media-probe.js";
 
 const root = (path: string) => fileURLToPath(new URL(`../../../../${path}`, import.meta.url));
 export const ARTIFACTS = root("artifacts/");
-export const LOGS = join(ARTIFACTS, "e2e-logs");
+export const LOGS = join(ARTIFACTS, "e2e-logs/");
 
 export const LIVEKIT_KEY = "devkey";
 export const LIVEKIT_SECRET = "secret";
 export const DEV_API_KEY = "dhs_dev_insecure_local_key";
 export const AVA = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" };
+/** The drawn face's frame and its mouth region (apps/digital-human's canvas-face.ts). */
+export const FACE: { size: { width: number; height: number }; mouth: Region } = {
+  size: { width: WIDTH, height: HEIGHT },
+  mouth: MOUTH_REGION,
+};
 /** A digital human whose agent no worker serves: its sessions must fail. */
 export const GHOST = { id: "9d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a", name: "Ghost", agent_name: "ghost-no-worker" };
 /** A digital human whose worker is started only when a test says so (startLateWorker). */
@@ -62,33 +70,19 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** LiveKit's configuration: dev keys on loopback, room auto-create off, webhooks to the service. */
+/** LiveKit's configuration, as `pnpm demo` writes it, with a UDP range of its own so runs never collide. */
 function writeLiveKitConfig(file: string, ports: { livekit: number; rtcTcp: number }, apiUrl: string): void {
   const udpStart = 40_000 + Math.floor(Math.random() * 400) * 50;
   writeFileSync(
     file,
-    [
-      `port: ${ports.livekit}`,
-      "bind_addresses: [127.0.0.1]",
-      "rtc:",
-      `  tcp_port: ${ports.rtcTcp}`,
-      `  port_range_start: ${udpStart}`,
-      `  port_range_end: ${udpStart + 49}`,
-      "  use_external_ip: false",
-      "  node_ip: 127.0.0.1",
-      "keys:",
-      `  ${LIVEKIT_KEY}: ${LIVEKIT_SECRET}`,
-      "room:",
-      // An old token must not bring an ended room back.
-      "  auto_create: false",
-      "webhook:",
-      `  api_key: ${LIVEKIT_KEY}`,
-      "  urls:",
-      `    - ${apiUrl}/livekit/webhook`,
-      "logging:",
-      "  level: info",
-      "",
-    ].join("\n"),
+    liveKitConfigYaml({
+      port: ports.livekit,
+      rtcTcpPort: ports.rtcTcp,
+      udp: { start: udpStart, end: udpStart + 49 },
+      keys: { [LIVEKIT_KEY]: LIVEKIT_SECRET },
+      webhookApiKey: LIVEKIT_KEY,
+      webhookUrl: `${apiUrl}/livekit/webhook`,
+    }),
   );
 }
 

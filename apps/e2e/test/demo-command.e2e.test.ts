@@ -1,0 +1,133 @@
+/**
+ * `pnpm demo` as a newcomer runs it (the README's first command): it builds what it needs, starts
+ * LiveKit (from the cache the end-to-end tier's setup built), the service, the digital human and the
+ * page, and prints the page's address. A browser joins, sees and hears the digital human, leaves, and the
+ * session ends by the departure timer; then SIGTERM stops everything, leaving no process behind.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@dhs/client";
+import { chromiumLaunchOptions, freePort, until } from "@dhs/testkit";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
+import { ARTIFACTS, DEV_API_KEY, FACE } from "./support/stack.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const DEPARTURE_S = 5;
+
+let demo: ChildProcess;
+let output = "";
+let browser: Browser;
+let pageUrl: string;
+let apiUrl: string;
+// Every process the demo starts inherits its environment: this marks them, to find any left behind.
+const marker = `dhs-demo-test-${crypto.randomUUID()}`;
+
+/** Processes on this machine whose environment carries the marker. */
+function markedProcesses(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) found.push(Number(entry));
+    } catch {
+      // gone already, or not ours to read
+    }
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  const [demoPort, servicePort] = [await freePort(), await freePort()];
+  // LiveKit uses its port and the next two.
+  const livekitPort = 20_000 + Math.floor(Math.random() * 20_000);
+  demo = spawn("pnpm", ["demo"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DEMO_PORT: String(demoPort),
+      PORT: String(servicePort),
+      LIVEKIT_PORT: String(livekitPort),
+      SESSION_DEPARTURE_TIMEOUT_S: String(DEPARTURE_S),
+      DHS_DEMO_TEST_MARKER: marker,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  demo.stdout?.on("data", (chunk: Buffer) => (output += chunk));
+  demo.stderr?.on("data", (chunk: Buffer) => (output += chunk));
+  pageUrl = await until(
+    () => {
+      if (demo.exitCode !== null) throw new Error(`pnpm demo exited (${demo.exitCode}) before it was ready:\n${output}`);
+      return output.match(/Ready: open (http:\/\/localhost:\d+)/)?.[1];
+    },
+    { what: "pnpm demo to print its address", timeoutMs: 300_000 },
+  );
+  apiUrl = `http://127.0.0.1:${servicePort}`;
+  browser = await chromium.launch(
+    chromiumLaunchOptions([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      "--autoplay-policy=no-user-gesture-required",
+    ]),
+  );
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (demo && demo.exitCode === null) demo.kill("SIGKILL");
+});
+
+describe("pnpm demo", () => {
+  it("prints the page's address only once every part is ready", () => {
+    const lines = output.split("\n");
+    const ready = lines.findIndex((line) => line.startsWith("Ready: open"));
+    for (const step of ["starting LiveKit", "starting the service", "starting the digital human worker"]) {
+      const at = lines.findIndex((line) => line.startsWith(step));
+      expect(at, step).toBeGreaterThanOrEqual(0);
+      expect(at, step).toBeLessThan(ready);
+    }
+  });
+
+  it("lets a browser join at once, see and hear the digital human, leave, and the session ends with participant_left", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(pageUrl);
+    await page.fill("#name", "newcomer");
+    await page.click("#join");
+    await page.waitForFunction(() => (window as unknown as { demo: { state: string } }).demo.state === "talking", null, {
+      timeout: 30_000,
+    });
+    await startMediaProbe(page, FACE.mouth, FACE.size);
+    await until(async () => (await readMediaProbe(page)).audio.some((s) => s.rms > SPEAKING_RMS), {
+      what: "the digital human's voice in the browser",
+      timeoutMs: 15_000,
+    });
+    expect(await page.textContent("#session-status")).toBe("active");
+    await page.screenshot({ path: `${ARTIFACTS}demo-command-joined.png` });
+    const sessionId = (await page.textContent("#session-id")) as string;
+
+    await page.click("#leave");
+    await page.waitForFunction(() => (window as unknown as { demo: { sessionStatus: string } }).demo.sessionStatus === "completed", null, {
+      timeout: (DEPARTURE_S + 15) * 1000,
+    });
+    expect(await page.textContent("#session-status")).toBe("completed (participant_left)");
+    await page.screenshot({ path: `${ARTIFACTS}demo-command-left.png` });
+    await page.close();
+
+    // The service says the same.
+    const api = createClient({ baseUrl: apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
+    const { data } = await api.listSessions({ status: "completed", limit: 100 });
+    expect(data?.data.find((s) => s.id === sessionId)).toMatchObject({ end_reason: "participant_left" });
+  });
+
+  it("stops LiveKit, the service, the worker and its jobs, and the page on SIGTERM, leaving no process behind", async () => {
+    expect(markedProcesses().length).toBeGreaterThanOrEqual(5);
+    const exited = new Promise<[number | null, string | null]>((resolve) => demo.once("exit", (code, signal) => resolve([code, signal])));
+    demo.kill("SIGTERM");
+    // pnpm passes the signal on and then ends by it, as a shell does.
+    const [code, signal] = await exited;
+    expect(code === 0 || signal === "SIGTERM", `exit code ${code}, signal ${signal}`).toBe(true);
+    await until(() => markedProcesses().length === 0, { what: "every process of the demo to exit", timeoutMs: 15_000 });
+  });
+});
