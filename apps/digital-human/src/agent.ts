@@ -62,7 +62,13 @@ export default defineAgent({
     const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text) => logger.info({ text }, "saying"));
     await participant.publishTrack(
       LocalVideoTrack.createVideoTrack("digital-human-face", videoSource),
-      new TrackPublishOptions({ source: TrackSource.SOURCE_CAMERA }),
+      // One small layer: simulcast would encode the face two or three times over, and the CPU of a
+      // session is mostly encoding.
+      new TrackPublishOptions({
+        source: TrackSource.SOURCE_CAMERA,
+        simulcast: false,
+        videoEncoding: { maxBitrate: 400_000n, maxFramerate: FPS },
+      }),
     );
     await participant.publishTrack(
       LocalAudioTrack.createAudioTrack("digital-human-voice", audioSource),

@@ -14,6 +14,9 @@ const catalog = JSON.parse(readFileSync(catalogFile, "utf8")) as { digital_human
 const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
 const basePort = Number(env.AGENT_HTTP_PORT ?? 8081);
 const maxJobs = Number(env.AGENT_MAX_JOBS ?? 20);
+// A job process loads its voice and listening model (one to two seconds) before it can take a job; warm
+// ones waiting absorb a burst of sessions.
+const idleProcesses = Number(env.AGENT_IDLE_PROCESSES ?? 2);
 
 initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
 
@@ -28,7 +31,7 @@ const servers = agentNames.map(
         apiSecret: env.LIVEKIT_API_SECRET ?? "secret",
         // Each worker serves its own health endpoint.
         port: basePort + i,
-        numIdleProcesses: 1,
+        numIdleProcesses: idleProcesses,
         // LiveKit passes over a worker whose load is high. agents-js reports CPU use by default, which a
         // busy host (or a browser beside it in a test) drives to 100% whatever the worker does; this
         // worker's cost is its jobs, so its load is the share of AGENT_MAX_JOBS it runs.

@@ -4,7 +4,7 @@
  * command that no longer works fails it. Each block's marker says how it is run:
  *
  * - a *service* block starts its first command and waits until it serves, then runs the others (and
- *   those of blocks marked `against <name>`) beside it; the README's example ports (8080, 4010, 9000) are
+ *   those of blocks marked `against <name>`) beside it; the README's example ports (3000, 8080, 7880, 4010, 9000) are
  *   replaced by free ones, through the variable the README names for each, so runs never collide;
  * - `key-cli` runs the key CLI with a temporary file instead of /etc/dhs;
  * - `skip, <reason>` is not run, and the reason is in the test's name.
@@ -15,6 +15,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,12 +26,34 @@ import { type ReadmeBlock, type ReadmeCommand, readmeBlocks } from "./readme-blo
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const blocks = readmeBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
 
-/** How each service block serves: what it prints once ready, and its README port with the variable that moves it. */
-const SERVICES: Record<string, { ready: RegExp; port: string; variable?: string }> = {
-  "quick-start": { ready: /"msg":"listening"/, port: "8080", variable: "PORT" },
-  mock: { ready: /Prism is listening/, port: "4010", variable: "MOCK_PORT" },
-  operators: { ready: /"msg":"listening"/, port: "9000" },
+/**
+ * How each service block serves: what it prints once ready, and the README's ports with the variable that
+ * moves each (none: the command names the port itself). LiveKit's port is followed by two more of its own.
+ */
+const SERVICES: Record<string, { ready: RegExp; ports: Record<string, string | undefined> }> = {
+  "quick-start": { ready: /Ready: open http:\/\/localhost:\d+/, ports: { "3000": "DEMO_PORT", "8080": "PORT", "7880": "LIVEKIT_PORT" } },
+  service: { ready: /"msg":"listening"/, ports: { "8080": "PORT" } },
+  mock: { ready: /Prism is listening/, ports: { "4010": "MOCK_PORT" } },
+  operators: { ready: /"msg":"listening"/, ports: { "9000": undefined } },
 };
+
+/** A free port whose next two ports are free too (LiveKit's media ports). */
+async function freePortRun(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port > 65_000) continue;
+    const rest = await Promise.all([port + 1, port + 2].map(isFree));
+    if (rest.every(Boolean)) return port;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
 
 const running = new Set<ChildProcess>();
 afterAll(async () => {
@@ -99,10 +122,13 @@ describe("the README's shell commands", () => {
   for (const [name, service] of Object.entries(SERVICES)) {
     it(`"${name}": the service starts as shown and every command beside it does what the README says`, async () => {
       const block = blockNamed(name);
-      const port = String(await freePort());
-      const local = (text: string) => text.replaceAll(new RegExp(`\\b${service.port}\\b`, "g"), port);
+      const moved = new Map<string, string>();
+      for (const readmePort of Object.keys(service.ports))
+        moved.set(readmePort, String(readmePort === "7880" ? await freePortRun() : await freePort()));
+      const local = (text: string) => text.replaceAll(/\b\d{4}\b/g, (port) => moved.get(port) ?? port);
       // The metrics port is fixed by default; two services side by side would collide on it.
-      const env: Record<string, string> = { METRICS_PORT: "0", ...(service.variable ? { [service.variable]: port } : {}) };
+      const env: Record<string, string> = { METRICS_PORT: "0" };
+      for (const [readmePort, variable] of Object.entries(service.ports)) if (variable) env[variable] = moved.get(readmePort) as string;
       const [first, ...rest] = block.commands;
       if (!first) throw new Error(`README line ${block.line}: an empty block`);
       const server = shell(local(first.text), env);

@@ -65,6 +65,8 @@ export interface Stack {
   demoUrl: string;
   livekitUrl: string;
   livekitApiUrl: string;
+  /** The digital human worker's process id (its jobs run in processes it starts). */
+  workerPid: number;
   /** Starts a worker for LATE's agent name; resolves once it is registered with LiveKit. */
   startLateWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -173,6 +175,7 @@ export async function startStack(livekitServer: string): Promise<Stack> {
 
   return {
     apiUrl,
+    workerPid: processes.find((p) => p.child.spawnargs.some((arg) => arg.endsWith("worker.js")))?.child.pid as number,
     startLateWorker: async () => {
       processes.push(await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, /registered worker/));
     },
