@@ -4,7 +4,7 @@
  * human's id, so each one in the catalog looks its own; its name is written under it when the machine
  * has a font (a bare server may have none; the face does not need one).
  */
-import { createCanvas, GlobalFonts, type SKRSContext2D } from "@napi-rs/canvas";
+import { type Canvas, createCanvas, GlobalFonts, type SKRSContext2D } from "@napi-rs/canvas";
 import type { FaceRenderer, Region } from "./face-renderer.js";
 
 export const WIDTH = 320;
@@ -37,7 +37,8 @@ export class CanvasFace implements FaceRenderer {
   private readonly canvas = createCanvas(WIDTH, HEIGHT);
   private readonly g: SKRSContext2D;
   private readonly hue: number;
-  private readonly label: string | undefined;
+  private readonly backdrop: Canvas;
+  private readonly head: Canvas;
   private nextBlinkMs: number;
   private blinkStartMs = Number.NEGATIVE_INFINITY;
 
@@ -48,26 +49,51 @@ export class CanvasFace implements FaceRenderer {
   ) {
     this.g = this.canvas.getContext("2d");
     this.hue = hueOf(id);
-    this.label = GlobalFonts.families.length > 0 ? name : undefined;
+    this.backdrop = this.drawBackdrop(GlobalFonts.families.length > 0 ? name : undefined);
+    this.head = this.drawHead();
     this.nextBlinkMs = 1500 + this.random() * 3000;
   }
 
   render(timeMs: number, mouthOpen: number): Uint8Array {
     const g = this.g;
-    const hue = this.hue;
     // Slow, unrelated periods so the motion never looks like a loop.
     const dx = SWAY_PX * Math.sin(timeMs / 1700);
     const dy = (SWAY_PX / 2) * Math.sin(timeMs / 1100) + SWAY_PX / 2;
-
-    const background = g.createLinearGradient(0, 0, 0, HEIGHT);
-    background.addColorStop(0, `hsl(${hue}, 45%, 22%)`);
-    background.addColorStop(1, `hsl(${hue}, 50%, 10%)`);
-    g.fillStyle = background;
-    g.fillRect(0, 0, WIDTH, HEIGHT);
-
+    // What does not change is drawn once: each frame copies two layers and draws the eyes and mouth.
+    g.drawImage(this.backdrop, 0, 0);
+    g.drawImage(this.head, dx, dy);
     const x = CX + dx;
     const y = CY + dy;
-    // Shoulders, neck, head, hair.
+    this.drawEyes(x, y, this.eyeOpenness(timeMs));
+    this.drawMouth(x, y + MOUTH_Y, Math.max(0, Math.min(1, mouthOpen)));
+    return this.canvas.data();
+  }
+
+  /** Background and name: they never move. */
+  private drawBackdrop(name: string | undefined): Canvas {
+    const layer = createCanvas(WIDTH, HEIGHT);
+    const g = layer.getContext("2d");
+    const background = g.createLinearGradient(0, 0, 0, HEIGHT);
+    background.addColorStop(0, `hsl(${this.hue}, 45%, 22%)`);
+    background.addColorStop(1, `hsl(${this.hue}, 50%, 10%)`);
+    g.fillStyle = background;
+    g.fillRect(0, 0, WIDTH, HEIGHT);
+    if (name) {
+      g.fillStyle = `hsl(${this.hue}, 80%, 85%)`;
+      g.font = "bold 18px sans-serif";
+      g.textAlign = "center";
+      g.fillText(name, CX, HEIGHT - 12);
+    }
+    return layer;
+  }
+
+  /** Shoulders, neck, head, hair and nose, at rest; each frame places it with the sway. */
+  private drawHead(): Canvas {
+    const layer = createCanvas(WIDTH, HEIGHT);
+    const g = layer.getContext("2d");
+    const hue = this.hue;
+    const x = CX;
+    const y = CY;
     g.fillStyle = `hsl(${hue}, 55%, 42%)`;
     g.beginPath();
     g.ellipse(x, y + 150, 120, 60, 0, Math.PI, 2 * Math.PI);
@@ -82,10 +108,6 @@ export class CanvasFace implements FaceRenderer {
     g.beginPath();
     g.ellipse(x, y - 52, 70, 42, 0, Math.PI, 2 * Math.PI);
     g.fill();
-
-    this.drawEyes(x, y, this.eyeOpenness(timeMs));
-
-    // Nose.
     g.strokeStyle = "hsl(28, 40%, 55%)";
     g.lineWidth = 2;
     g.beginPath();
@@ -93,16 +115,7 @@ export class CanvasFace implements FaceRenderer {
     g.lineTo(x - 6, y + 28);
     g.lineTo(x + 2, y + 30);
     g.stroke();
-
-    this.drawMouth(x, y + MOUTH_Y, Math.max(0, Math.min(1, mouthOpen)));
-
-    if (this.label) {
-      g.fillStyle = `hsl(${hue}, 80%, 85%)`;
-      g.font = "bold 18px sans-serif";
-      g.textAlign = "center";
-      g.fillText(this.label, CX, HEIGHT - 12);
-    }
-    return this.canvas.data();
+    return layer;
   }
 
   /** 1 open, 0 shut: a blink lasts 160 ms and comes every 2 to 6 s. */
