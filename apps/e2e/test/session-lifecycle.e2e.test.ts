@@ -340,15 +340,15 @@ describe("a digital human whose worker registers after the session was created",
 describe("simultaneous sessions on this machine", () => {
   it("cost the digital human worker this much CPU per session (printed, for the README and capacity planning)", async () => {
     const count = Number(process.env.E2E_LOAD_SESSIONS ?? 3);
-    // Arriving a second and a half apart, as users do; each joins from Node and publishes a silent
-    // microphone, so its digital human listens too.
+    // Arriving three seconds apart (the worker warms its job processes one at a time); each joins from
+    // Node and publishes a silent microphone, so its digital human listens too.
     const created: Session[] = [];
     const participants: Awaited<ReturnType<typeof joinWithSilentMicrophone>>[] = [];
     for (let i = 0; i < count; i++) {
       const session = (await api.createSession({ participant_identity: `load-${i}` })).data as Session;
       created.push(session);
       participants.push(await joinWithSilentMicrophone(session));
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await new Promise((resolve) => setTimeout(resolve, 3000));
     }
     try {
       await until(
