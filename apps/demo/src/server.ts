@@ -75,7 +75,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     });
   }
 
-  // The page shows the session's status as the service reports it; never its token again.
+  // The page shows the session's status as the service reports it; never its token again. (A real
+  // backend answers only for sessions of the signed-in user; this demo has no users.)
   const session = url.pathname.match(/^\/api\/sessions\/([^/]+)$/);
   if (req.method === "GET" && session) {
     const { data, error } = await dhs.getSession(session[1] as string);

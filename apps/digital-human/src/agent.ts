@@ -4,7 +4,8 @@
  * when they finish speaking, and take its leave when they go or the session's time runs out.
  *
  * The face (FaceRenderer), the voice (Voice) and the ears (Listener) are each behind an interface; this
- * file only wires them to the room. The voice and the ears load while the process waits for a job.
+ * file only wires them to the room. The ears load while the process waits for a job; the voice is the
+ * worker's (voice-server.ts), shared by its jobs.
  */
 import { defineAgent, type JobContext, type JobProcess, log } from "@livekit/agents";
 import {
@@ -24,8 +25,8 @@ import {
   VideoSource,
 } from "@livekit/rtc-node";
 import { CanvasFace } from "./canvas-face.js";
-import { ESpeakVoice } from "./espeak-voice.js";
 import { parseJobMetadata } from "./job.js";
+import { RemoteVoice } from "./remote-voice.js";
 import { acknowledgement, FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "./lines.js";
 import type { Listener } from "./listener.js";
 import { SileroListener } from "./silero-listener.js";
@@ -43,7 +44,10 @@ interface Loaded {
 
 export default defineAgent({
   prewarm: async (proc: JobProcess) => {
-    const [voice, listener] = await Promise.all([ESpeakVoice.load(), SileroListener.load()]);
+    // The worker's shared voice when it runs one; a job process run alone loads its own.
+    const voiceUrl = process.env.DHS_VOICE_URL;
+    const ownVoice = async () => (await import("./espeak-voice.js")).ESpeakVoice.load();
+    const [voice, listener] = await Promise.all([voiceUrl ? new RemoteVoice(voiceUrl) : ownVoice(), SileroListener.load()]);
     proc.userData.loaded = { voice, listener } satisfies Loaded;
   },
 

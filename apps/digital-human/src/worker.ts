@@ -4,6 +4,7 @@
  * that name reaches it. LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET default to
  * `livekit-server --dev`'s, like the service's.
  */
+import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AgentServer, initializeLogger, ServerOptions } from "@livekit/agents";
@@ -19,6 +20,13 @@ const maxJobs = Number(env.AGENT_MAX_JOBS ?? 20);
 const idleProcesses = Number(env.AGENT_IDLE_PROCESSES ?? 2);
 
 initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
+
+// One voice for every job (voice-server.ts); job processes inherit its address through the environment.
+const voiceServer = fork(fileURLToPath(new URL("./voice-server.js", import.meta.url)), { stdio: "inherit" });
+env.DHS_VOICE_URL = await new Promise<string>((resolve, reject) => {
+  voiceServer.once("message", (message: { voiceUrl?: string }) => (message.voiceUrl ? resolve(message.voiceUrl) : reject(new Error("no voice"))));
+  voiceServer.once("exit", (code) => reject(new Error(`the voice server exited (${code}) before it was ready`)));
+});
 
 const servers = agentNames.map(
   (agentName, i) =>
@@ -45,6 +53,7 @@ const servers = agentNames.map(
 process.stdout.write(`${JSON.stringify({ msg: "digital human worker starting", agent_names: agentNames })}\n`);
 const stop = async () => {
   await Promise.allSettled(servers.map((server) => server.close()));
+  voiceServer.kill("SIGTERM");
   process.exit(0);
 };
 process.once("SIGTERM", stop);
