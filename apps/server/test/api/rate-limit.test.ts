@@ -7,22 +7,33 @@ const off = useHarness({ RATE_LIMIT_ENABLED: "false", RATE_LIMIT_PER_SECOND: "1"
 
 describe("rate limits per API key", () => {
   it("let a key burst to its limit, then answer 429 rate_limited with Retry-After and RateLimit headers", async () => {
-    const responses = [];
-    for (let i = 0; i < 10; i++) responses.push(await h.request("GET", "/v1/me", { key: KEYS.aOther }));
-    const statuses = responses.map((res) => res.status);
-    expect(statuses.slice(0, 8)).toEqual(Array(8).fill(200));
-    expect(statuses.slice(8)).toEqual([429, 429]);
-    const first = responses[0] as Response;
-    expect(first.headers.get("RateLimit-Limit")).toBe("5");
-    expect(first.headers.get("RateLimit-Remaining")).toBe("4");
-    const limited = responses[8] as Response;
+    // The limit is per second: the ten must all be counted within one. On a machine too busy for that
+    // (a CI run beside other work), wait for the allowance to refill and send them again.
+    let responses: Response[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const started = performance.now();
+      responses = await Promise.all(Array.from({ length: 10 }, () => h.request("GET", "/v1/me", { key: KEYS.aOther })));
+      if (performance.now() - started < 900) break;
+      responses = [];
+      await new Promise((resolve) => setTimeout(resolve, 10_500));
+    }
+    expect(responses, "ten requests answered within a second").toHaveLength(10);
+    const allowed = responses.filter((res) => res.status === 200);
+    expect(allowed).toHaveLength(8);
+    expect(responses.filter((res) => res.status === 429)).toHaveLength(2);
+    expect(allowed.every((res) => res.headers.get("RateLimit-Limit") === "5")).toBe(true);
+    // The first of the second's five leaves 4; the burst's three come after the five.
+    const remaining = allowed.map((res) => Number(res.headers.get("RateLimit-Remaining")));
+    expect(Math.max(...remaining)).toBe(4);
+    expect(remaining.every((n) => n >= 0 && n <= 4)).toBe(true);
+    const limited = responses.find((res) => res.status === 429) as Response;
     const error = await expectApiError(limited, 429, "rate_limited");
     expect(error.detail).toMatch(/5 requests per second/);
     expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get("RateLimit-Limit")).toBe("5");
     expect(limited.headers.get("RateLimit-Remaining")).toBe("0");
     expect(Number(limited.headers.get("RateLimit-Reset"))).toBeGreaterThanOrEqual(1);
-  });
+  }, 60_000);
 
   it("count each key on its own: another key of the same account is not limited", async () => {
     for (let i = 0; i < 10; i++) await h.request("GET", "/v1/me", { key: KEYS.aRead });
