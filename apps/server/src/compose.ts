@@ -171,6 +171,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       credentials.stop();
       await Promise.all([sweeper.stop(), hooks.dispatcher.stop()]);
       await hooks.close();
+      await livekit?.close();
       await store.close();
       // The store closes the connection it was given; an overridden store leaves ours open.
       if (overrides.store && redis) await redis.quit().catch(() => redis.disconnect());

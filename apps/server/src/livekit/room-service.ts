@@ -6,7 +6,6 @@
  * DependencyFaultError (500: a retry cannot help, an operator must). A create that fails keeps nothing.
  */
 import { JobStatus } from "@livekit/protocol";
-import { AgentDispatchClient, RoomAgentDispatch, RoomServiceClient, TwirpError } from "livekit-server-sdk";
 import {
   type AgentDispatchRequest,
   type AgentJob,
@@ -15,6 +14,7 @@ import {
   DependencyUnavailableError,
   type RoomService,
 } from "../domain/ports.js";
+import { LiveKitApiError, TwirpClient } from "./twirp-client.js";
 import { roomMetadata } from "./webhook-receiver.js";
 
 export interface LiveKitCredentials {
@@ -26,18 +26,19 @@ export interface LiveKitCredentials {
   timeoutMs: number;
 }
 
-// A job LiveKit still counts on: waiting for a worker to accept it, or running.
-const LIVE_JOB = new Set([JobStatus.JS_PENDING, JobStatus.JS_RUNNING]);
+// A job LiveKit still counts on: waiting for a worker to accept it, or running. Protobuf's JSON gives
+// enums by name; numbers are accepted too.
+const LIVE_JOB = new Set<string | number>(["JS_PENDING", "JS_RUNNING", JobStatus.JS_PENDING, JobStatus.JS_RUNNING]);
+
+interface ListDispatchResponse {
+  agentDispatches?: { agentName?: string; state?: { jobs?: { state?: { status?: string | number } }[] } }[];
+}
 
 export class LiveKitRoomService implements RoomService {
-  private readonly client: RoomServiceClient;
-  private readonly dispatches: AgentDispatchClient;
+  private readonly twirp: TwirpClient;
 
-  constructor({ apiUrl, apiKey, apiSecret, timeoutMs }: LiveKitCredentials) {
-    // Failover to other regions applies to LiveKit Cloud only; a self-hosted deployment has one address.
-    const options = { requestTimeout: timeoutMs / 1000, failover: false };
-    this.client = new RoomServiceClient(apiUrl, apiKey, apiSecret, options);
-    this.dispatches = new AgentDispatchClient(apiUrl, apiKey, apiSecret, options);
+  constructor(credentials: LiveKitCredentials) {
+    this.twirp = new TwirpClient(credentials);
   }
 
   /**
@@ -45,31 +46,34 @@ export class LiveKitRoomService implements RoomService {
    * with no job, and one whose worker crashed keeps a job that ended.
    */
   async hasLiveAgentJob(roomName: string, agentName: string): Promise<boolean> {
-    const dispatches = await callLiveKit(() => this.dispatches.listDispatch(roomName));
-    return dispatches.some(
-      (d) => d.agentName === agentName && (d.state?.jobs ?? []).some((job) => LIVE_JOB.has(job.state?.status ?? JobStatus.JS_FAILED)),
+    const answer = await callLiveKit(() =>
+      this.twirp.call<ListDispatchResponse>("AgentDispatchService", "ListDispatch", { room: roomName }, roomName),
+    );
+    return (answer.agentDispatches ?? []).some(
+      (d) => d.agentName === agentName && (d.state?.jobs ?? []).some((job) => LIVE_JOB.has(job.state?.status ?? "JS_FAILED")),
     );
   }
 
   async dispatchAgent(request: AgentDispatchRequest): Promise<void> {
     const metadata = jobMetadata(request.sessionId, request.accountId, request.agent);
-    await callLiveKit(() => this.dispatches.createDispatch(request.roomName, request.agent.agentName, { metadata }));
+    await callLiveKit(() =>
+      this.twirp.call(
+        "AgentDispatchService",
+        "CreateDispatch",
+        { room: request.roomName, agentName: request.agent.agentName, metadata },
+        request.roomName,
+      ),
+    );
   }
 
   async createRoom(request: CreateRoomRequest): Promise<void> {
-    const metadata = roomMetadata(request.sessionId, request.accountId);
     await callLiveKit(() =>
-      this.client.createRoom({
+      this.twirp.call("RoomService", "CreateRoom", {
         name: request.name,
         emptyTimeout: request.emptyTimeoutS,
         maxParticipants: request.maxParticipants,
-        metadata,
-        agents: [
-          new RoomAgentDispatch({
-            agentName: request.agent.agentName,
-            metadata: jobMetadata(request.sessionId, request.accountId, request.agent),
-          }),
-        ],
+        metadata: roomMetadata(request.sessionId, request.accountId),
+        agents: [{ agentName: request.agent.agentName, metadata: jobMetadata(request.sessionId, request.accountId, request.agent) }],
       }),
     );
   }
@@ -80,16 +84,21 @@ export class LiveKitRoomService implements RoomService {
    */
   async checkCredentials(): Promise<"ok" | "refused" | "unreachable"> {
     try {
-      await callLiveKit(() => this.client.listRooms(["dhs-credentials-check"]));
+      await callLiveKit(() => this.twirp.call("RoomService", "ListRooms", { names: ["dhs-credentials-check"] }));
       return "ok";
     } catch (error) {
       return error instanceof DependencyFaultError ? "refused" : "unreachable";
     }
   }
 
+  /** Closes the connections to LiveKit, once nothing calls any more. */
+  async close(): Promise<void> {
+    await this.twirp.close();
+  }
+
   async deleteRoom(name: string): Promise<void> {
     try {
-      await callLiveKit(() => this.client.deleteRoom(name));
+      await callLiveKit(() => this.twirp.call("RoomService", "DeleteRoom", { room: name }));
     } catch (error) {
       // Deleting a room that is already gone is what the caller wanted.
       if (isNotFound(error)) return;
@@ -114,7 +123,7 @@ export function jobMetadata(sessionId: string, accountId: string, agent: AgentJo
 
 function isNotFound(error: unknown): boolean {
   const cause = error instanceof DependencyUnavailableError ? error.cause : error;
-  return cause instanceof TwirpError && (cause.status === 404 || cause.code === "not_found");
+  return cause instanceof LiveKitApiError && (cause.status === 404 || cause.code === "not_found");
 }
 
 /** A LiveKit call whose failure is sorted: unreachable (503), not found (as it is), or a fault (500). */
@@ -122,7 +131,7 @@ async function callLiveKit<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (!(error instanceof TwirpError) || error.status >= 500 || error.status === 429 || error.status === 408) {
+    if (!(error instanceof LiveKitApiError) || error.status >= 500 || error.status === 429 || error.status === 408) {
       throw new DependencyUnavailableError("livekit", { cause: error });
     }
     if (error.status === 404) throw error;
