@@ -26,9 +26,9 @@ import {
 } from "@livekit/rtc-node";
 import { CanvasFace } from "./canvas-face.js";
 import { parseJobMetadata } from "./job.js";
-import { RemoteVoice } from "./remote-voice.js";
 import { acknowledgement, FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "./lines.js";
 import type { Listener } from "./listener.js";
+import { RemoteVoice } from "./remote-voice.js";
 import { SileroListener } from "./silero-listener.js";
 import { SAMPLE_RATE, Speaker } from "./speaker.js";
 import type { Voice } from "./voice.js";
@@ -80,8 +80,12 @@ export default defineAgent({
     );
 
     const started = performance.now();
+    let tick = 0;
     const video = setInterval(() => {
-      const data = face.render(performance.now() - started, speaker.mouthOpen());
+      const mouth = speaker.mouthOpen();
+      // Silent, only the blinks and the sway move: half the frames suffice, and each one costs an encode.
+      if (tick++ % 2 === 1 && mouth === 0 && !speaker.speaking) return;
+      const data = face.render(performance.now() - started, mouth);
       videoSource.captureFrame(new VideoFrame(data, face.width, face.height, VideoBufferType.RGBA));
     }, 1000 / FPS);
     const speaking = speaker.run();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteVoice } from "./remote-voice.js";
-import { startVoiceServer } from "./voice-server.js";
 import type { Speech, Voice } from "./voice.js";
+import { startVoiceServer } from "./voice-server.js";
 
 /** A voice whose speech is known sample for sample. */
 class CountingVoice implements Voice {

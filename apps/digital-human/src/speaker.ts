@@ -1,8 +1,9 @@
 /**
  * Plays speech into the published audio track in real time, 20 ms at a time, and knows how loud the
  * frame playing now is: the face's mouth follows that, frame by frame, so it moves with the voice the
- * browser hears, whatever the voice says. Between utterances it sends silence, so the track's clock
- * never stops.
+ * browser hears, whatever the voice says. Between utterances it sends nothing (after a short tail of
+ * silence that lets the mouth close with the sound): encoding silence would cost a session CPU for most
+ * of its life, and a receiver plays a track that sends nothing as silence.
  */
 import { AudioFrame } from "@livekit/rtc-node";
 import type { Speech } from "./voice.js";
@@ -32,6 +33,9 @@ export class Speaker {
   private opening = 0;
   private running = false;
   private readonly silence = new Int16Array(FRAME_SAMPLES);
+  /** Silent frames still to send after the last utterance. */
+  private tail = 0;
+  private wake: (() => void) | undefined;
 
   /**
    * @param latencyFrames frames the sink holds before they are heard (an AudioSource's queue), so the
@@ -58,6 +62,7 @@ export class Speaker {
   say(speech: Speech, text: string): Promise<void> {
     return new Promise((done) => {
       this.queue.push({ samples: resample(speech.samples, speech.sampleRate, SAMPLE_RATE), offset: 0, text, started: false, done });
+      this.wake?.();
     });
   }
 
@@ -70,6 +75,15 @@ export class Speaker {
   async run(): Promise<void> {
     this.running = true;
     while (this.running) {
+      if (this.queue.length === 0 && this.tail === 0) {
+        this.opening = 0;
+        this.inFlight.length = 0;
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+        });
+        this.wake = undefined;
+        continue;
+      }
       const frame = this.nextFrame();
       this.inFlight.push(rms(frame));
       const heard = this.inFlight.length > this.latencyFrames ? (this.inFlight.shift() ?? 0) : 0;
@@ -83,11 +97,17 @@ export class Speaker {
   stop(): void {
     this.running = false;
     this.interrupt();
+    this.wake?.();
   }
 
   private nextFrame(): Int16Array {
     const utterance = this.queue[0];
-    if (!utterance) return this.silence;
+    if (!utterance) {
+      this.tail--;
+      return this.silence;
+    }
+    // Enough silence after it for what is queued to be heard and the mouth to close.
+    this.tail = this.latencyFrames + 10;
     if (!utterance.started) {
       utterance.started = true;
       this.onStart(utterance.text);

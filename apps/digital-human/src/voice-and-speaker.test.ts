@@ -38,34 +38,38 @@ describe("ESpeakVoice", () => {
 });
 
 describe("Speaker", () => {
-  it("sends speech at 48 kHz in 20 ms frames, says when a line starts, and opens the mouth only while it is heard", async () => {
+  it("sends speech at 48 kHz in 20 ms frames, says when a line starts, opens the mouth only while it is heard, and sends nothing between lines", async () => {
     let speaker: Speaker | undefined;
     const sink = new Recorder(() => speaker as Speaker);
     const started: string[] = [];
     speaker = new Speaker(sink, 5, (text) => started.push(text));
     const running = speaker.run();
-    // Silence first, then the line, then silence again.
-    while (sink.frames.length < 20) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sink.frames).toHaveLength(0);
+
     const text = "Good morning, how are you today?";
     const speech = await voice.synthesize(text);
-    const startFrame = sink.frames.length;
     await speaker.say(speech, text);
     const endFrame = sink.frames.length;
-    while (sink.frames.length < endFrame + 30) await new Promise((resolve) => setImmediate(resolve));
+    // A short tail of silence, so the mouth closes with the sound; then nothing.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const afterTail = sink.frames.length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sink.frames.length).toBe(afterTail);
+    expect(afterTail - endFrame).toBe(15);
     speaker.stop();
     await running;
 
     expect(started).toEqual([text]);
     expect(sink.frames.every((f) => f.sampleRate === SAMPLE_RATE && f.samplesPerChannel === 960)).toBe(true);
     const expectedFrames = Math.ceil((speech.samples.length * SAMPLE_RATE) / speech.sampleRate / 960);
-    expect(endFrame - startFrame).toBeGreaterThanOrEqual(expectedFrames - 1);
-    expect(endFrame - startFrame).toBeLessThanOrEqual(expectedFrames + 2);
-    const before = sink.mouth.slice(5, startFrame);
-    const during = sink.mouth.slice(startFrame + 5, endFrame + 5);
-    const after = sink.mouth.slice(endFrame + 20);
-    expect(Math.max(...before)).toBe(0);
+    expect(endFrame).toBeGreaterThanOrEqual(expectedFrames - 1);
+    expect(endFrame).toBeLessThanOrEqual(expectedFrames + 2);
+    const during = sink.mouth.slice(5, endFrame + 5);
+    expect(Math.max(...sink.mouth.slice(0, 5))).toBe(0);
     expect(during.filter((open) => open > 0.4).length / during.length).toBeGreaterThan(0.25);
-    expect(Math.max(...after)).toBeLessThan(0.05);
+    expect(sink.mouth.at(-1)).toBeLessThan(0.05);
+    expect(speaker.mouthOpen()).toBe(0);
   });
 
   it("resamples without changing the duration", () => {

@@ -24,7 +24,9 @@ initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
 // One voice for every job (voice-server.ts); job processes inherit its address through the environment.
 const voiceServer = fork(fileURLToPath(new URL("./voice-server.js", import.meta.url)), { stdio: "inherit" });
 env.DHS_VOICE_URL = await new Promise<string>((resolve, reject) => {
-  voiceServer.once("message", (message: { voiceUrl?: string }) => (message.voiceUrl ? resolve(message.voiceUrl) : reject(new Error("no voice"))));
+  voiceServer.once("message", (message: { voiceUrl?: string }) =>
+    message.voiceUrl ? resolve(message.voiceUrl) : reject(new Error("no voice")),
+  );
   voiceServer.once("exit", (code) => reject(new Error(`the voice server exited (${code}) before it was ready`)));
 });
 

@@ -7,15 +7,12 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cpus } from "node:os";
-import { createClient, type DhsClient, type Session, verifyWebhook, type WebhookPayload } from "@dhs/client";
+import { createClient, type DhsClient, verifyWebhook, type WebhookPayload } from "@dhs/client";
 import { chromiumLaunchOptions, scanForSecrets, until } from "@dhs/testkit";
-import { AudioFrame, AudioSource, LocalAudioTrack, Room, TrackPublishOptions, TrackSource } from "@livekit/rtc-node";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { mean, readMediaProbe, SPEAKING_RMS, speakingAt, startMediaProbe } from "./support/media-probe.js";
-import { busiest, cpuBetween, treeCpu } from "./support/process-cpu.js";
 import {
   ARTIFACTS,
   DEV_API_KEY,
@@ -334,73 +331,6 @@ describe("a digital human whose worker registers after the session was created",
     expect(item.status).toBe("created");
   });
 });
-
-// Three: beside LiveKit, the service and Chromium, this 2-core machine cannot start ten digital humans
-// within the tier's 5 s digital-human timeout (README, "The digital human": the CPU a session costs).
-describe("simultaneous sessions on this machine", () => {
-  it("cost the digital human worker this much CPU per session (printed, for the README and capacity planning)", async () => {
-    const count = Number(process.env.E2E_LOAD_SESSIONS ?? 3);
-    // Arriving three seconds apart (the worker warms its job processes one at a time); each joins from
-    // Node and publishes a silent microphone, so its digital human listens too.
-    const created: Session[] = [];
-    const participants: Awaited<ReturnType<typeof joinWithSilentMicrophone>>[] = [];
-    for (let i = 0; i < count; i++) {
-      const session = (await api.createSession({ participant_identity: `load-${i}` })).data as Session;
-      created.push(session);
-      participants.push(await joinWithSilentMicrophone(session));
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-    }
-    try {
-      await until(
-        async () => {
-          const items = await Promise.all(created.map((session) => listItem(session.id)));
-          return items.every((item) => item?.status === "active" && item.digital_human_joined_at);
-        },
-        { what: "ten active sessions with their digital humans", timeoutMs: 60_000 },
-      );
-      // Greetings (about five seconds of speech each) and then listening: what a session costs most of its life.
-      const windowS = 20;
-      const before = treeCpu(stack.workerPid);
-      await new Promise((resolve) => setTimeout(resolve, windowS * 1000));
-      const after = treeCpu(stack.workerPid);
-      const cpuMs = cpuBetween(before, after);
-      console.log(`busiest processes of the worker:\n  ${busiest(before, after).join("\n  ")}`);
-      const perSession = cpuMs / windowS / count / 10;
-      console.log(
-        `digital human worker, ${count} simultaneous sessions (face 320x240 at 15 fps, voice, VAD, encoding): ` +
-          `${(cpuMs / windowS / 10).toFixed(0)}% of one core in all, ${perSession.toFixed(1)}% per session, on ${cpus().length} cores`,
-      );
-      for (const p of participants) expect(p.remoteTracks(), "the digital human's audio and video").toBeGreaterThanOrEqual(2);
-    } finally {
-      await Promise.all(participants.map((p) => p.leave()));
-      await Promise.all(created.map((session) => api.endSession(session.id)));
-    }
-  });
-});
-
-async function joinWithSilentMicrophone(session: Session): Promise<{ remoteTracks(): number; leave(): Promise<void> }> {
-  const room = new Room();
-  // No subscriptions: decoding ten videos here would take the CPU the digital humans are measured on.
-  await room.connect(session.rtc_url, session.participant_token as string, { autoSubscribe: false, dynacast: false });
-  const source = new AudioSource(48_000, 1);
-  await room.localParticipant?.publishTrack(
-    LocalAudioTrack.createAudioTrack("microphone", source),
-    new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
-  );
-  let speaking = true;
-  const silence = new AudioFrame(new Int16Array(960), 48_000, 1, 960);
-  const feeding = (async () => {
-    while (speaking) await source.captureFrame(silence);
-  })();
-  return {
-    remoteTracks: () => [...room.remoteParticipants.values()].reduce((n, p) => n + p.trackPublications.size, 0),
-    leave: async () => {
-      speaking = false;
-      await feeding.catch(() => undefined);
-      await room.disconnect();
-    },
-  };
-}
 
 // Last in the file, so it reads what the whole run above wrote.
 describe("the logs of every process in the stack", () => {
