@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Commands as a user types them: installs and builds included. One block after another.
-    testTimeout: 300_000,
+    // Commands as a user types them: installs and builds included (pnpm demo may build livekit-server
+    // with Go the first time). One block after another.
+    testTimeout: 900_000,
     hookTimeout: 300_000,
     fileParallelism: false,
   },

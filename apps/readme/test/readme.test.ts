@@ -133,7 +133,8 @@ describe("the README's shell commands", () => {
       if (!first) throw new Error(`README line ${block.line}: an empty block`);
       const server = shell(local(first.text), env);
       try {
-        await waitForOutput(server, service.ready, { name: `README line ${first.line}: ${first.text}`, timeoutMs: 240_000 });
+        // pnpm demo may build livekit-server with Go first (minutes, on a machine that never did).
+        await waitForOutput(server, service.ready, { name: `README line ${first.line}: ${first.text}`, timeoutMs: 600_000 });
         const beside = [...rest, ...blocks.filter((b) => b.marker === `against ${name}`).flatMap((b) => b.commands)];
         for (const command of beside) {
           if (name === "quick-start" && command === rest[0]) continue; // the test command: see below
