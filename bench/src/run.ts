@@ -13,6 +13,12 @@
  *   BENCH_RESULTS (results.md; the file in bench/ the table is written to)
  *   BENCH_CPU_PROF (unset; a directory: the service runs under node --cpu-prof and writes its profile
  *   there on exit; summarize it with `tsx src/profile-summary.ts <file>`)
+ *   BENCH_SERVER (apps/server/dist/main.js; another build of the service, e.g. an older commit's, to
+ *   compare under the same load)
+ *
+ * The service runs as production does: the rate limiter on (with a limit no request reaches, so what is
+ * measured is the cost of counting) and one customer webhook endpoint registered for the account, whose
+ * deliveries share the service's CPU.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -249,7 +255,7 @@ async function startStack(): Promise<Stack> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
   const serverUrl = `http://127.0.0.1:${serverPort}`;
   const service = await startService(
-    [...profile, here("../../apps/server/dist/main.js")],
+    [...profile, process.env.BENCH_SERVER ?? here("../../apps/server/dist/main.js")],
     {
       // Production's settings, each given here; not NODE_ENV=production itself, which (rightly) refuses a
       // webhook endpoint on loopback, where the bench's receiver listens.
@@ -265,7 +271,9 @@ async function startStack(): Promise<Stack> {
       LIVEKIT_API_KEY: LIVEKIT.key,
       LIVEKIT_API_SECRET: LIVEKIT.secret,
       API_KEYS_FILE: keysFile,
-      RATE_LIMIT_ENABLED: "false",
+      RATE_LIMIT_ENABLED: "true",
+      RATE_LIMIT_PER_SECOND: "1000000",
+      RATE_LIMIT_BURST: "1000000",
       LOG_LEVEL: "info",
     },
     join(dir, "service.log"),
@@ -344,11 +352,14 @@ interface WebhookFigures {
   drainPerS: number | null;
 }
 
-/**
- * One customer webhook endpoint registered (every event type, a receiver here answering 204): create
- * again, then how fast its session.created events arrive, during the load and after it.
- */
-async function measureWebhooks(stack: Stack, bareCreate: Measured): Promise<WebhookFigures> {
+interface Receiver {
+  arrivals: number[];
+  duplicates(): number;
+  close(): void;
+}
+
+/** A customer's webhook receiver here (answering 204, counting every delivery) and its endpoint registered. */
+async function registerReceiver(stack: Stack): Promise<Receiver> {
   const arrivals: number[] = [];
   const ids = new Set<string>();
   let duplicates = 0;
@@ -371,8 +382,18 @@ async function measureWebhooks(stack: Stack, bareCreate: Measured): Promise<Webh
   });
   if (registered.status !== 201)
     throw new Error(`registering the bench's webhook endpoint: ${registered.status} ${await registered.text()}`);
-  const warm = await measure(stack.serverUrl, "create", "", WARMUP_S);
-  await until(() => arrivals.length >= warm.ok, 120_000);
+  return { arrivals, duplicates: () => duplicates, close: () => receiver.close() };
+}
+
+/** Create once more, following its session.created events to the receiver, during the load and after it. */
+async function measureWebhooks(stack: Stack, receiver: Receiver, bareCreate: Measured): Promise<WebhookFigures> {
+  const { arrivals } = receiver;
+  // What the main measurements queued arrives first.
+  let settled = -1;
+  while (settled !== arrivals.length) {
+    settled = arrivals.length;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
   const before = arrivals.length;
   const started = performance.now();
   const create = await measure(stack.serverUrl, "create", "", DURATION_S, { pid: stack.servicePid });
@@ -386,7 +407,7 @@ async function measureWebhooks(stack: Stack, bareCreate: Measured): Promise<Webh
     create,
     bareCreate,
     delivered: arrivals.length - before,
-    duplicates,
+    duplicates: receiver.duplicates(),
     duringLoadPerS: Math.round(duringLoad / ((ended - started) / 1000)),
     backlogAtEnd,
     drainPerS: backlogAtEnd > 0 && drainedAt > ended ? Math.round(backlogAtEnd / ((drainedAt - ended) / 1000)) : null,
@@ -399,6 +420,17 @@ async function until(done: () => boolean, timeoutMs: number): Promise<void> {
   while (!done()) {
     if (Date.now() > deadline) throw new Error("the bench's webhook receiver did not get every event in time");
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The commit the service was built from, marked when the tree had changes. */
+function commit(): string {
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "../apps", "../packages"], { encoding: "utf8" }).trim();
+    return dirty ? `${sha} with uncommitted changes` : sha;
+  } catch {
+    return "unknown";
   }
 }
 
@@ -443,7 +475,8 @@ function report(
     `Versions: ${Object.entries(versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}.`,
-    `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with production's settings (NODE_ENV=bench only so that a webhook endpoint on loopback is allowed), the Redis store, info-level request logs to a file, no response validation, no rate limits.`,
+    `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with production's settings (NODE_ENV=bench only so that a webhook endpoint on loopback is allowed), the Redis store, info-level request logs to a file, no response validation, the rate limiter on (1 000 000 a second: counting, never refusing), one customer webhook endpoint registered for the account (its receiver in the load generator's process).`,
+    `Measured: commit ${commit()}.`,
     "",
     table,
     "",
@@ -451,9 +484,9 @@ function report(
     "",
     `Service RSS after the load: ${rss} MiB.`,
     "",
-    "## With one customer webhook endpoint",
+    "## Deliveries to the customer webhook endpoint",
     "",
-    "One endpoint registered for every event type, its receiver (in the load generator's process) answering 204; every create queues a session.created event for it.",
+    "The endpoint above (every event type, its receiver answering 204): create once more, following its session.created events.",
     "",
     "| op | req/s | p50 ms | p99 ms | non-2xx | CPU µs/req | bare req/s | ratio |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -474,9 +507,10 @@ function report(
 
 async function main(): Promise<void> {
   const stack = await startStack();
+  const receiver = await registerReceiver(stack);
   const { rows, bareCreate } = await measureAll(stack);
   const rss = rssMb(stack.servicePid);
-  const hooks = await measureWebhooks(stack, bareCreate);
+  const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
   const text = report(rows, await memoryPerSession(stack.redis), rss, hooks, atLimit);
   process.stdout.write(`\n${text}\n`);

@@ -66,8 +66,7 @@ export default defineAgent({
     const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text) => logger.info({ text }, "saying"));
     await participant.publishTrack(
       LocalVideoTrack.createVideoTrack("digital-human-face", videoSource),
-      // One small layer: simulcast would encode the face two or three times over, and the CPU of a
-      // session is mostly encoding.
+      // One small layer: a 320x240 face gains nothing from simulcast's extra encodes.
       new TrackPublishOptions({
         source: TrackSource.SOURCE_CAMERA,
         simulcast: false,
