@@ -138,9 +138,25 @@ async function measure(
   };
 }
 
-async function bothOps(url: string, sessionId: string, pid?: number): Promise<{ create: Measured; get: Measured }> {
+/**
+ * Create, then get. With a webhook receiver (`settle` waits until its deliveries stop), a create's CPU
+ * counts until its session.created events are delivered: that work is the create's, and measured after
+ * the load it would be charged to the gets.
+ */
+async function bothOps(
+  url: string,
+  sessionId: string,
+  pid?: number,
+  settle?: () => Promise<void>,
+): Promise<{ create: Measured; get: Measured }> {
   await measure(url, "create", sessionId, WARMUP_S);
+  await settle?.();
+  const cpuBefore = pid ? cpuUsOf(pid) : 0;
   const create = await measure(url, "create", sessionId, DURATION_S, pid ? { pid } : {});
+  if (pid && settle) {
+    await settle();
+    create.cpuUsPerRequest = Math.round((cpuUsOf(pid) - cpuBefore) / Math.max(create.ok, 1));
+  }
   await measure(url, "get", sessionId, WARMUP_S);
   const get = await measure(url, "get", sessionId, DURATION_S, pid ? { pid } : {});
   return { create, get };
@@ -283,7 +299,7 @@ async function startStack(): Promise<Stack> {
 }
 
 /** Create and get on bare Express, then on the service with each number of stored sessions: the table's rows. */
-async function measureAll(stack: Stack): Promise<{ rows: string[][]; bareCreate: Measured }> {
+async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ rows: string[][]; bareCreate: Measured }> {
   const first = await fetch(`${stack.serverUrl}/v1/sessions`, {
     method: "POST",
     headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json", "idempotency-key": "bench-get-target" },
@@ -302,7 +318,7 @@ async function measureAll(stack: Stack): Promise<{ rows: string[][]; bareCreate:
       process.stdout.write(`${await seed(stack.redis, stored - have)} creates/s in-process\n`);
       have = stored;
     }
-    const ours = await bothOps(stack.serverUrl, sessionId, stack.servicePid);
+    const ours = await bothOps(stack.serverUrl, sessionId, stack.servicePid, settle);
     for (const op of ["create", "get"] as const) {
       const [mine, base] = [ours[op], bare[op]];
       rows.push([
@@ -385,15 +401,20 @@ async function registerReceiver(stack: Stack): Promise<Receiver> {
   return { arrivals, duplicates: () => duplicates, close: () => receiver.close() };
 }
 
+/** Resolves once the receiver has had no delivery for a second. */
+async function quiet(receiver: Receiver): Promise<void> {
+  let seen = -1;
+  while (seen !== receiver.arrivals.length) {
+    seen = receiver.arrivals.length;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 /** Create once more, following its session.created events to the receiver, during the load and after it. */
 async function measureWebhooks(stack: Stack, receiver: Receiver, bareCreate: Measured): Promise<WebhookFigures> {
   const { arrivals } = receiver;
   // What the main measurements queued arrives first.
-  let settled = -1;
-  while (settled !== arrivals.length) {
-    settled = arrivals.length;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
+  await quiet(receiver);
   const before = arrivals.length;
   const started = performance.now();
   const create = await measure(stack.serverUrl, "create", "", DURATION_S, { pid: stack.servicePid });
@@ -480,6 +501,8 @@ function report(
     "",
     table,
     "",
+    "CPU µs/req: the service process alone (utime + stime from /proc) over the measurement, divided by the requests it answered; a create's counts until its session.created event has been delivered to the endpoint.",
+    "",
     `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process.`,
     "",
     `Service RSS after the load: ${rss} MiB.`,
@@ -508,7 +531,7 @@ function report(
 async function main(): Promise<void> {
   const stack = await startStack();
   const receiver = await registerReceiver(stack);
-  const { rows, bareCreate } = await measureAll(stack);
+  const { rows, bareCreate } = await measureAll(stack, () => quiet(receiver));
   const rss = rssMb(stack.servicePid);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
