@@ -5,7 +5,9 @@
  * session ends by the departure timer; then SIGTERM stops everything, leaving no process behind.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@dhs/client";
 import { chromiumLaunchOptions, freePort, until } from "@dhs/testkit";
@@ -26,12 +28,12 @@ let apiUrl: string;
 const marker = `dhs-demo-test-${crypto.randomUUID()}`;
 
 /** Processes on this machine whose environment carries the marker. */
-function markedProcesses(): number[] {
+function markedProcesses(mark = marker): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) found.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(mark)) found.push(Number(entry));
     } catch {
       // gone already, or not ours to read
     }
@@ -129,5 +131,32 @@ describe("pnpm demo", () => {
     const [code, signal] = await exited;
     expect(code === 0 || signal === "SIGTERM", `exit code ${code}, signal ${signal}`).toBe(true);
     await until(() => markedProcesses().length === 0, { what: "every process of the demo to exit", timeoutMs: 15_000 });
+  });
+});
+
+describe("pnpm demo on a machine with neither livekit-server nor Go", () => {
+  it("says what to install and exits non-zero, starting nothing", async () => {
+    const mark = `dhs-demo-no-livekit-${crypto.randomUUID()}`;
+    const launcher = spawn(process.execPath, [join(ROOT, "apps/demo/dist/launch/launch.js")], {
+      env: {
+        // Node and the shell, but no Go and no livekit-server, and a cache that holds no build.
+        PATH: "/usr/bin:/bin",
+        HOME: process.env.HOME ?? "",
+        DHS_CACHE_DIR: mkdtempSync(join(tmpdir(), "dhs-empty-cache-")),
+        DEMO_PORT: String(await freePort()),
+        PORT: String(await freePort()),
+        LIVEKIT_PORT: String(20_000 + Math.floor(Math.random() * 20_000)),
+        DHS_DEMO_TEST_MARKER: mark,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let said = "";
+    launcher.stdout?.on("data", (chunk: Buffer) => (said += chunk));
+    launcher.stderr?.on("data", (chunk: Buffer) => (said += chunk));
+    const code = await new Promise<number | null>((resolve) => launcher.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(said).toMatch(/Install Go .* or put a livekit-server binary on PATH/);
+    expect(said).not.toContain("starting LiveKit");
+    expect(markedProcesses(mark)).toEqual([]);
   });
 });
