@@ -56,6 +56,8 @@ beforeAll(async () => {
       DHS_DEMO_TEST_MARKER: marker,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    // A process group of its own: should a test fail before the SIGTERM one, afterAll stops it all.
+    detached: true,
   });
   demo.stdout?.on("data", (chunk: Buffer) => (output += chunk));
   demo.stderr?.on("data", (chunk: Buffer) => (output += chunk));
@@ -78,7 +80,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (demo && demo.exitCode === null) demo.kill("SIGKILL");
+  const group = demo?.pid;
+  if (group === undefined || markedProcesses().length === 0) return;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-group, name);
+    } catch {
+      // the group is gone already
+    }
+  };
+  signal("SIGTERM");
+  await until(() => markedProcesses().length === 0, { what: "the demo to stop", timeoutMs: 15_000 }).catch(() => signal("SIGKILL"));
 });
 
 describe("pnpm demo", () => {

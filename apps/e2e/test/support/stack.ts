@@ -112,7 +112,7 @@ async function stopAll(processes: Started[]): Promise<void> {
   }
 }
 
-export async function startStack(livekitServer: string): Promise<Stack> {
+export async function startStack(livekitServer: string, timeouts: typeof TIMEOUTS = TIMEOUTS): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
   const [livekitPort, rtcTcpPort, apiPort, demoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -142,10 +142,10 @@ export async function startStack(livekitServer: string): Promise<Stack> {
           METRICS_PORT: "0",
           REDIS_URL: redis.url,
           DIGITAL_HUMANS_FILE: catalogOf("digital-humans", [AVA, GHOST, LATE]),
-          SESSION_JOIN_TIMEOUT_S: String(TIMEOUTS.joinS),
-          DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(TIMEOUTS.digitalHumanS),
-          SESSION_MAX_DURATION_S: String(TIMEOUTS.maxDurationS),
-          DIGITAL_HUMAN_REDISPATCH_S: String(TIMEOUTS.redispatchS),
+          SESSION_JOIN_TIMEOUT_S: String(timeouts.joinS),
+          DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(timeouts.digitalHumanS),
+          SESSION_MAX_DURATION_S: String(timeouts.maxDurationS),
+          DIGITAL_HUMAN_REDISPATCH_S: String(timeouts.redispatchS),
           SWEEP_INTERVAL_MS: "200",
           VALIDATE_RESPONSES: "true",
           // The test's webhook receiver listens on loopback.
