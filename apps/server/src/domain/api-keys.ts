@@ -2,7 +2,7 @@
  * API keys (contract guide, "API keys and scopes"): random secrets with the prefix `dhs_`, stored only
  * as SHA-256 hex, compared in constant time, never logged. A key belongs to one account and carries scopes.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Scope } from "@dhs/contract";
 
 export interface ApiKeyRecord {
@@ -26,7 +26,7 @@ export const ACCOUNT_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 export const KEY_ID_PATTERN = ACCOUNT_ID_PATTERN;
 
 export function hashApiKey(secret: string): Buffer {
-  return createHash("sha256").update(secret, "utf8").digest();
+  return hash("sha256", secret, "buffer");
 }
 
 /** A new secret: the prefix and 32 random bytes in base64url (256 bits). */
