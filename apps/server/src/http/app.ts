@@ -1,11 +1,13 @@
 /**
- * The Express application, in the order the contract's guide ("API keys and scopes", "Errors") needs: security headers and a request id on
- * every answer; probes and LiveKit's signed webhooks; then for the API, authentication (401, 403) before the body is parsed and
- * validated against the contract (413, 422); then the routes; then one 404 and one error handler, so
- * every error from every route, unknown ones included, is an ApiError.
+ * The Express application, in the order the contract's guide ("API keys and scopes", "Errors") needs:
+ * security headers and a request id on every answer; then the API, one layer: authentication (401) and
+ * the rate limit before anything else, the contract's match of the operation, authorization by its scopes
+ * (403), the body parsed and validated against the contract (413, 422), and the operation's handler,
+ * picked by that same match; then the probes and LiveKit's signed webhooks; then one 404 and one error
+ * handler, so every error from every route, unknown ones included, is an ApiError.
  */
 import { openapiDocumentPath } from "@dhs/contract";
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AccountService } from "../domain/account-service.js";
@@ -19,16 +21,18 @@ import { authenticate, authorize } from "./authenticate.js";
 import { contractValidator, takesBody } from "./contract-validator.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { OperationSecurity } from "./operation-security.js";
+import { dispatch } from "./operations.js";
+import { pipeline } from "./pipeline.js";
 import { rateLimit } from "./rate-limit.js";
 import { jsonBody } from "./request-guards.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
-import { accountRoutes } from "./routes/account.js";
+import { accountOperations } from "./routes/account.js";
 import { livekitWebhookRoutes } from "./routes/livekit-webhook.js";
-import { principalRoutes } from "./routes/principal.js";
+import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
-import { sessionRoutes } from "./routes/sessions.js";
-import { webhookEndpointRoutes } from "./routes/webhook-endpoints.js";
+import { sessionOperations } from "./routes/sessions.js";
+import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -66,9 +70,6 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestId);
   if (deps.logger) app.use(requestLogger(deps.logger, deps.metrics?.request));
 
-  app.use(probeRoutes(deps.ready));
-  app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
-
   const validator = contractValidator({
     apiSpec: openapiPath,
     validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
@@ -78,24 +79,34 @@ export function createApp(deps: AppDependencies): Express {
     ajvFormats: { mode: "full" },
     // The contract takes JSON only; no multipart parser is installed.
     fileUploader: false,
-    ignorePaths: /^\/(healthz|readyz|livekit\/webhook)$/,
   });
-  app.use("/v1", (_req, res, next) => {
+  const noStore: RequestHandler = (_req, res, next) => {
     // Answers carry participant tokens: no cache may keep them.
     res.setHeader("Cache-Control", "no-store");
     next();
-  });
-  app.use("/v1", authenticate(deps.apiKeys));
-  if (deps.rateLimiter) app.use("/v1", rateLimit(deps.rateLimiter));
-  app.use(validator.match);
-  app.use("/v1", authorize(OperationSecurity.fromFile(openapiPath)));
-  app.use(jsonBody(MAX_BODY_BYTES, takesBody));
-  app.use(validator.validate);
+  };
+  // The whole API is one layer of Express's router (pipeline.ts says why), its steps in this order.
+  app.use(
+    "/v1",
+    pipeline([
+      noStore,
+      authenticate(deps.apiKeys),
+      ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter)] : []),
+      ...validator.match,
+      authorize(OperationSecurity.fromFile(openapiPath)),
+      jsonBody(MAX_BODY_BYTES, takesBody),
+      ...validator.validate,
+      dispatch({
+        ...sessionOperations(deps.sessions),
+        ...webhookEndpointOperations(deps.webhookEndpoints),
+        ...accountOperations(deps.accounts),
+        ...principalOperations(deps.accounts),
+      }),
+    ]),
+  );
 
-  app.use(sessionRoutes(deps.sessions));
-  app.use(webhookEndpointRoutes(deps.webhookEndpoints));
-  app.use(accountRoutes(deps.accounts));
-  app.use(principalRoutes(deps.accounts));
+  app.use(probeRoutes(deps.ready));
+  app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
 
   app.use(notFound);
   app.use(errorHandler(deps.logError));

@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+import { openapiDocumentPath } from "@dhs/contract";
+import type { NextFunction, Request, Response } from "express";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { AppError } from "../domain/app-error.js";
+import { dispatch, type OperationHandlers } from "./operations.js";
+import { accountOperations } from "./routes/account.js";
+import { principalOperations } from "./routes/principal.js";
+import { sessionOperations } from "./routes/sessions.js";
+import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+function contractOperationIds(): string[] {
+  const document = parse(readFileSync(openapiDocumentPath, "utf8")) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  return Object.values(document.paths).flatMap((item) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([, operation]) => operation.operationId ?? "(an operation without an operationId)"),
+  );
+}
+
+/** A request as the validator leaves it once it matched an operation (or none). */
+function requestFor(operationId: string | undefined): Request {
+  return {
+    method: "GET",
+    originalUrl: "/v1/somewhere?x=1",
+    openapi: operationId === undefined ? undefined : { schema: { operationId } },
+  } as unknown as Request;
+}
+
+describe("the operation table", () => {
+  it("has a handler for every operation of the contract and none for an operation it does not have", () => {
+    const table = {
+      ...sessionOperations({} as never),
+      ...webhookEndpointOperations({} as never),
+      ...accountOperations({} as never),
+      ...principalOperations({} as never),
+    };
+    expect(Object.keys(table).sort()).toEqual(contractOperationIds().sort());
+  });
+});
+
+describe("dispatch", () => {
+  const called: string[] = [];
+  const handlers = Object.fromEntries(contractOperationIds().map((id) => [id, () => void called.push(id)])) as unknown as OperationHandlers;
+
+  it("calls the handler of the operation the contract matched", () => {
+    let error: unknown = "next not called";
+    dispatch(handlers)(requestFor("getSession"), {} as Response, ((e?: unknown) => (error = e)) as NextFunction);
+    expect(called).toEqual(["getSession"]);
+    expect(error).toBe("next not called");
+  });
+
+  it.each([
+    ["no operation was matched", undefined],
+    ["the matched operation has no handler", "notAnOperation"],
+    ["the operation id is an Object property", "constructor"],
+  ])("answers 404 not_found when %s", (_case, operationId) => {
+    let error: unknown;
+    dispatch(handlers)(requestFor(operationId), {} as Response, ((e?: unknown) => (error = e)) as NextFunction);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: "not_found", detail: "No route GET /v1/somewhere." });
+  });
+});

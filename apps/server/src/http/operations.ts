@@ -1,0 +1,29 @@
+/**
+ * The API's operations by the contract's operationId. The validator has already matched each request to
+ * its operation (the match authorization read its scopes from); that match also picks the handler, so a
+ * request is routed once, by the contract, and no second table of paths can disagree with it. The type
+ * makes the table complete: an operation added to the contract does not compile until it has a handler.
+ */
+import type { operations } from "@dhs/contract";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { matchedOperation } from "./contract-validator.js";
+import { unknownRoute } from "./error-handler.js";
+
+/** Every operation a client calls; `receiveSessionEvent` is the webhook this service sends, not one it answers. */
+export type ApiOperationId = Exclude<keyof operations, "receiveSessionEvent">;
+
+/** Translates one operation's HTTP request to a call and its result back; path parameters are in req.params. */
+export type OperationHandler = (req: Request, res: Response) => void | Promise<void>;
+
+export type OperationHandlers = Record<ApiOperationId, OperationHandler>;
+
+export function dispatch(handlers: OperationHandlers): RequestHandler {
+  const table = new Map<string, OperationHandler>(Object.entries(handlers));
+  return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
+    const id = matchedOperation(req)?.schema?.operationId;
+    const handler = id === undefined ? undefined : table.get(id);
+    // Authorization refused every request without an operation already; this is the second lock.
+    if (handler === undefined) return next(unknownRoute(req));
+    return handler(req, res);
+  };
+}
