@@ -3,10 +3,9 @@
  * redis-server, or with DHS_TEST_STORE=cluster a local Redis Cluster of three masters and three replicas.
  */
 
-import { startRedis } from "@dhs/testkit";
+import { startRedis, startRedisCluster } from "@dhs/testkit";
 import type { TestProject } from "vitest/node";
 import type { RedisMode } from "../../src/config.js";
-import { startRedisCluster } from "./redis-cluster.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

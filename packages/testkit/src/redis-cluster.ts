@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { waitForOutput } from "@dhs/testkit";
+import { waitForOutput } from "./wait-for-output.js";
 
 export interface RedisCluster {
   /** Seed nodes as REDIS_URL takes them in REDIS_MODE=cluster. */
