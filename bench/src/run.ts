@@ -15,6 +15,12 @@
  *   there on exit; summarize it with `tsx src/profile-summary.ts <file>`)
  *   BENCH_SERVER (apps/server/dist/main.js; another build of the service, e.g. an older commit's, to
  *   compare under the same load)
+ *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)
+ *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
+ *   one session to get each: an account's keys share one hash slot, so one account loads one shard)
+ *
+ * Beside the service's CPU it reads Redis's own figures from every master (INFO commandstats and cpu):
+ * commands and Redis CPU per request, and in a cluster each master's share of the commands.
  *
  * The service runs as production does: the rate limiter on (with a limit no request reaches, so what is
  * measured is the cost of counting) and one customer webhook endpoint registered for the account, whose
@@ -34,9 +40,9 @@ import { DigitalHumanCatalog } from "@dhs/server/domain/digital-humans.js";
 import { SessionService } from "@dhs/server/domain/session-service.js";
 import { LiveKitTokenIssuer } from "@dhs/server/livekit/token-issuer.js";
 import { RedisSessionStore } from "@dhs/server/store/redis-store.js";
-import { freePort, startRedis, waitForOutput } from "@dhs/testkit";
+import { freePort, startRedis, startRedisCluster, waitForOutput } from "@dhs/testkit";
 import autocannon from "autocannon";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -45,11 +51,20 @@ const CONNECTIONS = 32;
 const STORED = (process.env.BENCH_STORED ?? "1").split(",").map(Number);
 const MEMORY_SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 100_000);
 const API_KEY = "dhs_bench_key";
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1);
+const CLUSTER = process.env.BENCH_REDIS === "cluster";
 /** A key of an account whose limit of open sessions is 1: once it has one, every create is refused. */
 const CAPPED_KEY = "dhs_bench_capped_key";
 const ACCOUNT = "acct_bench";
 const LIVEKIT = { key: "bench-key", secret: "bench-secret-that-is-long-enough-for-hs256" };
 const DIGITAL_HUMAN = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" } as const;
+
+/** The bench's accounts: the first is ACCOUNT with API_KEY, as with one account. */
+const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({
+  key: i === 0 ? API_KEY : `${API_KEY}_${i}`,
+  keyId: i === 0 ? "key_bench" : `key_bench_${i}`,
+  accountId: i === 0 ? ACCOUNT : `${ACCOUNT}_${i}`,
+}));
 
 const children: ChildProcess[] = [];
 async function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
@@ -89,6 +104,45 @@ interface Measured {
   p50: number;
   p99: number;
   errors: number;
+  /** Redis commands and Redis CPU (µs, all masters) per request answered; per master, its share of the commands. */
+  redis?: RedisFigures;
+}
+
+interface RedisFigures {
+  commandsPerRequest: number;
+  cpuUsPerRequest: number;
+  shares: number[];
+}
+
+/** Calls of every command so far and CPU used so far (µs), per master. */
+type RedisSnapshot = { calls: number; cpuUs: number }[];
+
+async function redisSnapshot(nodes: readonly Redis[]): Promise<RedisSnapshot> {
+  return Promise.all(
+    nodes.map(async (node) => {
+      const [stats, cpu] = await Promise.all([node.info("commandstats"), node.info("cpu")]);
+      const calls = [...stats.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      const seconds = ["used_cpu_sys", "used_cpu_user"].reduce(
+        (sum, field) => sum + Number(cpu.match(new RegExp(`^${field}:([\\d.]+)`, "m"))?.[1] ?? 0),
+        0,
+      );
+      return { calls, cpuUs: seconds * 1_000_000 };
+    }),
+  );
+}
+
+/** What Redis did between two snapshots, per request; the snapshot's own INFO calls are not counted. */
+function redisFigures(before: RedisSnapshot, after: RedisSnapshot, requests: number): RedisFigures {
+  // Each snapshot is two INFO commands per node, counted in the later one.
+  const calls = after.map((node, i) => Math.max(0, node.calls - (before[i]?.calls ?? 0) - 2));
+  const total = calls.reduce((a, b) => a + b, 0);
+  const cpuUs = after.reduce((sum, node, i) => sum + node.cpuUs - (before[i]?.cpuUs ?? 0), 0);
+  const per = Math.max(requests, 1);
+  return {
+    commandsPerRequest: Number((total / per).toFixed(1)),
+    cpuUsPerRequest: Math.round(cpuUs / per),
+    shares: calls.map((c) => (total > 0 ? c / total : 0)),
+  };
 }
 
 let keyCounter = 0;
@@ -103,12 +157,16 @@ const CLOCK_TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding
 async function measure(
   url: string,
   op: "create" | "get",
-  sessionId: string,
+  sessionIds: readonly string[],
   durationS: number,
-  options: { pid?: number; key?: string } = {},
+  options: { pid?: number; key?: string; nodes?: readonly Redis[] } = {},
 ): Promise<Measured> {
   const headers = { authorization: `Bearer ${options.key ?? API_KEY}`, "content-type": "application/json" };
   const run = `${process.pid}-${Date.now()}`;
+  // Round robin over the accounts (unless a key is given): each request as its account's.
+  const keys = options.key ? [options.key] : accounts.map((account) => account.key);
+  let turn = 0;
+  const redisBefore = options.nodes ? await redisSnapshot(options.nodes) : undefined;
   const cpuBefore = options.pid ? cpuUsOf(options.pid) : 0;
   const result = await autocannon({
     url,
@@ -122,15 +180,36 @@ async function measure(
             headers,
             body: '{"participant_identity":"bench-user","tags":["bench"]}',
             // Every create is a new logical create: a key of its own.
-            setupRequest: (request) => ({ ...request, headers: { ...request.headers, "idempotency-key": `${run}-${keyCounter++}` } }),
+            setupRequest: (request) => ({
+              ...request,
+              headers: {
+                ...request.headers,
+                authorization: `Bearer ${keys[turn++ % keys.length]}`,
+                "idempotency-key": `${run}-${keyCounter++}`,
+              },
+            }),
           }
-        : { method: "GET", path: `/v1/sessions/${sessionId}`, headers },
+        : {
+            method: "GET",
+            path: `/v1/sessions/${sessionIds[0]}`,
+            headers,
+            setupRequest: (request) => {
+              const i = turn++ % keys.length;
+              return {
+                ...request,
+                path: `/v1/sessions/${sessionIds[i]}`,
+                headers: { ...request.headers, authorization: `Bearer ${keys[i]}` },
+              };
+            },
+          },
     ],
   });
   const answered = result.requests.total;
+  const cpuUsPerRequest = options.pid && answered > 0 ? Math.round((cpuUsOf(options.pid) - cpuBefore) / answered) : null;
   return {
     ok: result["2xx"],
-    cpuUsPerRequest: options.pid && answered > 0 ? Math.round((cpuUsOf(options.pid) - cpuBefore) / answered) : null,
+    cpuUsPerRequest,
+    ...(options.nodes && redisBefore ? { redis: redisFigures(redisBefore, await redisSnapshot(options.nodes), answered) } : {}),
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -145,20 +224,22 @@ async function measure(
  */
 async function bothOps(
   url: string,
-  sessionId: string,
-  pid?: number,
+  sessionIds: readonly string[],
+  service?: { pid: number; nodes: readonly Redis[] },
   settle?: () => Promise<void>,
 ): Promise<{ create: Measured; get: Measured }> {
-  await measure(url, "create", sessionId, WARMUP_S);
+  await measure(url, "create", sessionIds, WARMUP_S);
   await settle?.();
-  const cpuBefore = pid ? cpuUsOf(pid) : 0;
-  const create = await measure(url, "create", sessionId, DURATION_S, pid ? { pid } : {});
-  if (pid && settle) {
+  const cpuBefore = service ? cpuUsOf(service.pid) : 0;
+  const redisBefore = service ? await redisSnapshot(service.nodes) : undefined;
+  const create = await measure(url, "create", sessionIds, DURATION_S, service ?? {});
+  if (service && settle && redisBefore) {
     await settle();
-    create.cpuUsPerRequest = Math.round((cpuUsOf(pid) - cpuBefore) / Math.max(create.ok, 1));
+    create.cpuUsPerRequest = Math.round((cpuUsOf(service.pid) - cpuBefore) / Math.max(create.ok, 1));
+    create.redis = redisFigures(redisBefore, await redisSnapshot(service.nodes), create.ok);
   }
-  await measure(url, "get", sessionId, WARMUP_S);
-  const get = await measure(url, "get", sessionId, DURATION_S, pid ? { pid } : {});
+  await measure(url, "get", sessionIds, WARMUP_S);
+  const get = await measure(url, "get", sessionIds, DURATION_S, service ?? {});
   return { create, get };
 }
 
@@ -173,7 +254,7 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 /** Creates sessions through the service's own create path (store and tokens real, LiveKit a no-op). */
-async function seed(redis: Redis, count: number, concurrency = 256): Promise<number> {
+async function seed(redis: Redis | Cluster, count: number, concurrency = 256): Promise<number> {
   const sessions = new SessionService({
     store: new RedisSessionStore(redis),
     rooms: { createRoom: async () => {}, deleteRoom: async () => {}, hasLiveAgentJob: async () => true, dispatchAgent: async () => {} },
@@ -240,7 +321,9 @@ function packageVersion(name: string, from = "../../apps/server/"): string {
 interface Stack {
   serverUrl: string;
   bareUrl: string;
-  redis: Redis;
+  redis: Redis | Cluster;
+  /** One connection to each master, for Redis's own figures. */
+  nodes: Redis[];
   servicePid: number;
 }
 
@@ -249,21 +332,21 @@ async function startStack(): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-bench-"));
   const [livekitPort, serverPort, barePort] = await Promise.all([freePort(), freePort(), freePort()]);
   const keysFile = join(dir, "api-keys.json");
-  const key = {
-    id: "key_bench",
-    account_id: ACCOUNT,
+  const keys = accounts.map((account) => ({
+    id: account.keyId,
+    account_id: account.accountId,
     scopes: ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"],
-    sha256: hashApiKey(API_KEY).toString("hex"),
-  };
+    sha256: hashApiKey(account.key).toString("hex"),
+  }));
   const capped = {
     id: "key_capped",
     account_id: "acct_capped",
     scopes: ["sessions:write"],
     sha256: hashApiKey(CAPPED_KEY).toString("hex"),
   };
-  writeFileSync(keysFile, JSON.stringify({ keys: [key, capped], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
+  writeFileSync(keysFile, JSON.stringify({ keys: [...keys, capped], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
 
-  const redisServer = await startRedis();
+  const redisServer = CLUSTER ? await startRedisCluster(3) : await startRedis();
   stopRedis = () => redisServer.stop();
   const tsx = [here("../node_modules/tsx/dist/cli.mjs")];
   await start(process.execPath, [...tsx, here("./livekit-stand-in.ts")], { PORT: String(livekitPort) }, /ready/);
@@ -279,10 +362,16 @@ async function startStack(): Promise<Stack> {
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
       // The benchmark's creates stay open: the cap far above them (its check still runs on every create).
       ACCOUNT_MAX_OPEN_SESSIONS: "100000",
+      // A healthy digital human joins its room within a second or two and the first check on it never
+      // runs. The stand-in runs no agents, so with the default (5 s) every session's check would find none
+      // and dispatch it again, every few seconds for the rest of the run: work of a failing fleet, charged
+      // to whatever was being measured then. At its longest the first check comes after the run.
+      DIGITAL_HUMAN_REDISPATCH_S: "300",
       HOST: "127.0.0.1",
       PORT: String(serverPort),
       METRICS_PORT: "0",
       REDIS_URL: redisServer.url,
+      REDIS_MODE: CLUSTER ? "cluster" : "standalone",
       LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
       LIVEKIT_API_KEY: LIVEKIT.key,
       LIVEKIT_API_SECRET: LIVEKIT.secret,
@@ -295,21 +384,42 @@ async function startStack(): Promise<Stack> {
     join(dir, "service.log"),
     serverUrl,
   );
-  return { serverUrl, bareUrl: `http://127.0.0.1:${barePort}`, redis: new Redis(redisServer.url), servicePid: service.pid as number };
+  const { redis, nodes } = await connectBench(redisServer.url);
+  return { serverUrl, bareUrl: `http://127.0.0.1:${barePort}`, redis, nodes, servicePid: service.pid as number };
+}
+
+/** The bench's own connection (seeding, memory) and one to each master. */
+async function connectBench(url: string): Promise<{ redis: Redis | Cluster; nodes: Redis[] }> {
+  if (!CLUSTER) {
+    const redis = new Redis(url);
+    return { redis, nodes: [redis] };
+  }
+  const seeds = url.split(",").map((seed) => ({ host: new URL(seed).hostname, port: Number(new URL(seed).port) }));
+  const cluster = new Cluster(seeds);
+  await new Promise<void>((resolve, reject) => {
+    cluster.once("ready", resolve);
+    cluster.once("error", reject);
+  });
+  const masters = cluster.nodes("master").map((node) => new Redis(node.options.port ?? 6379, node.options.host ?? "127.0.0.1"));
+  return { redis: cluster, nodes: masters };
 }
 
 /** Create and get on bare Express, then on the service with each number of stored sessions: the table's rows. */
 async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ rows: string[][]; bareCreate: Measured }> {
-  const first = await fetch(`${stack.serverUrl}/v1/sessions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json", "idempotency-key": "bench-get-target" },
-    body: "{}",
-  });
-  const sessionId = ((await first.json()) as { id: string }).id;
+  // One session per account for the gets, each read with its account's key.
+  const sessionIds: string[] = [];
+  for (const account of accounts) {
+    const made = await fetch(`${stack.serverUrl}/v1/sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json", "idempotency-key": "bench-get-target" },
+      body: "{}",
+    });
+    sessionIds.push(((await made.json()) as { id: string }).id);
+  }
 
   process.stdout.write(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s warm-up\n`);
   // Bare Express runs under tsx's launcher: its pid is not the server's, so its CPU is not read.
-  const bare = await bothOps(stack.bareUrl, sessionId);
+  const bare = await bothOps(stack.bareUrl, sessionIds);
   const rows: string[][] = [];
   let have = 0; // sessions seeded so far; the benchmark's own creates come on top
   for (const stored of STORED) {
@@ -318,7 +428,7 @@ async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ 
       process.stdout.write(`${await seed(stack.redis, stored - have)} creates/s in-process\n`);
       have = stored;
     }
-    const ours = await bothOps(stack.serverUrl, sessionId, stack.servicePid, settle);
+    const ours = await bothOps(stack.serverUrl, sessionIds, { pid: stack.servicePid, nodes: stack.nodes }, settle);
     for (const op of ["create", "get"] as const) {
       const [mine, base] = [ours[op], bare[op]];
       rows.push([
@@ -329,6 +439,9 @@ async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ 
         `${mine.p99}`,
         String(mine.errors),
         String(mine.cpuUsPerRequest ?? "?"),
+        String(mine.redis?.commandsPerRequest ?? "?"),
+        String(mine.redis?.cpuUsPerRequest ?? "?"),
+        shares(mine.redis),
         String(base.rps),
         `${base.p50}`,
         `${base.p99}`,
@@ -339,23 +452,30 @@ async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ 
   return { rows, bareCreate: bare.create };
 }
 
+/** Each master's share of the commands, as "34/33/33%" (one master: "100%"). */
+function shares(redis: RedisFigures | undefined): string {
+  return redis ? `${redis.shares.map((share) => Math.round(share * 100)).join("/")}%` : "?";
+}
+
 /** Redis memory per session: sessions, their idempotency records, list indexes and timers, over many creates. */
-async function memoryPerSession(redis: Redis): Promise<{ bytes: number; keys: string; seedRate: number }> {
-  await redis.flushall();
-  const before = await usedMemory(redis);
+async function memoryPerSession(stack: Stack): Promise<{ bytes: number; keys: string; seedRate: number }> {
+  const { redis, nodes } = stack;
+  const sum = async (read: (node: Redis) => Promise<number>) => (await Promise.all(nodes.map(read))).reduce((a, b) => a + b, 0);
+  await Promise.all(nodes.map((node) => node.flushall()));
+  const before = await sum(usedMemory);
   const seedRate = await seed(redis, MEMORY_SESSIONS);
-  const after = await usedMemory(redis);
+  const after = await sum(usedMemory);
   return {
     bytes: Math.round((after - before) / MEMORY_SESSIONS),
-    keys: (Number(await redis.dbsize()) / MEMORY_SESSIONS).toFixed(2),
+    keys: ((await sum(async (node) => Number(await node.dbsize()))) / MEMORY_SESSIONS).toFixed(2),
     seedRate,
   };
 }
 
 /** Creates of an account at its limit of open sessions: every one answered 429 concurrency_limit_exceeded. */
 async function measureAtLimit(stack: Stack): Promise<Measured> {
-  await measure(stack.serverUrl, "create", "", WARMUP_S, { key: CAPPED_KEY });
-  return measure(stack.serverUrl, "create", "", DURATION_S, { key: CAPPED_KEY, pid: stack.servicePid });
+  await measure(stack.serverUrl, "create", [], WARMUP_S, { key: CAPPED_KEY });
+  return measure(stack.serverUrl, "create", [], DURATION_S, { key: CAPPED_KEY, pid: stack.servicePid, nodes: stack.nodes });
 }
 
 interface WebhookFigures {
@@ -366,6 +486,8 @@ interface WebhookFigures {
   duringLoadPerS: number;
   backlogAtEnd: number;
   drainPerS: number | null;
+  /** While the backlog drained (no other load): the service's CPU and Redis's figures per delivery. */
+  perDelivery: { cpuUs: number; redis: RedisFigures } | null;
 }
 
 interface Receiver {
@@ -374,7 +496,7 @@ interface Receiver {
   close(): void;
 }
 
-/** A customer's webhook receiver here (answering 204, counting every delivery) and its endpoint registered. */
+/** A customer's webhook receiver here (answering 204, counting every delivery), an endpoint of each account's. */
 async function registerReceiver(stack: Stack): Promise<Receiver> {
   const arrivals: number[] = [];
   const ids = new Set<string>();
@@ -391,13 +513,15 @@ async function registerReceiver(stack: Stack): Promise<Receiver> {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const port = (receiver.address() as AddressInfo).port;
-  const registered = await fetch(`${stack.serverUrl}/v1/webhook-endpoints`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks` }),
-  });
-  if (registered.status !== 201)
-    throw new Error(`registering the bench's webhook endpoint: ${registered.status} ${await registered.text()}`);
+  for (const account of accounts) {
+    const registered = await fetch(`${stack.serverUrl}/v1/webhook-endpoints`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks` }),
+    });
+    if (registered.status !== 201)
+      throw new Error(`registering the bench's webhook endpoint: ${registered.status} ${await registered.text()}`);
+  }
   return { arrivals, duplicates: () => duplicates, close: () => receiver.close() };
 }
 
@@ -417,11 +541,21 @@ async function measureWebhooks(stack: Stack, receiver: Receiver, bareCreate: Mea
   await quiet(receiver);
   const before = arrivals.length;
   const started = performance.now();
-  const create = await measure(stack.serverUrl, "create", "", DURATION_S, { pid: stack.servicePid });
+  const create = await measure(stack.serverUrl, "create", [], DURATION_S, { pid: stack.servicePid });
   const ended = performance.now();
   const duringLoad = arrivals.length - before;
   const backlogAtEnd = Math.max(0, create.ok - duringLoad);
+  const drainFrom = { arrived: arrivals.length, cpuUs: cpuUsOf(stack.servicePid), redis: await redisSnapshot(stack.nodes) };
   await until(() => arrivals.length - before >= create.ok, 120_000);
+  const drained = arrivals.length - drainFrom.arrived;
+  // A small backlog drains in moments, too short for the service's own background work not to count.
+  const perDelivery =
+    drained >= MIN_DRAINED
+      ? {
+          cpuUs: Math.round((cpuUsOf(stack.servicePid) - drainFrom.cpuUs) / drained),
+          redis: redisFigures(drainFrom.redis, await redisSnapshot(stack.nodes), drained),
+        }
+      : null;
   const drainedAt = arrivals.at(-1) ?? ended;
   receiver.close();
   return {
@@ -432,8 +566,11 @@ async function measureWebhooks(stack: Stack, receiver: Receiver, bareCreate: Mea
     duringLoadPerS: Math.round(duringLoad / ((ended - started) / 1000)),
     backlogAtEnd,
     drainPerS: backlogAtEnd > 0 && drainedAt > ended ? Math.round(backlogAtEnd / ((drainedAt - ended) / 1000)) : null,
+    perDelivery,
   };
 }
+
+const MIN_DRAINED = 1000;
 
 /** Waits until `done` holds; throws after the timeout (a delivery lost is a finding, not a figure). */
 async function until(done: () => boolean, timeoutMs: number): Promise<void> {
@@ -470,6 +607,9 @@ function report(
     "p99 ms",
     "non-2xx",
     "CPU µs/req",
+    "Redis cmds/req",
+    "Redis CPU µs/req",
+    "cmds per master",
     "bare req/s",
     "bare p50",
     "bare p99",
@@ -496,12 +636,12 @@ function report(
     `Versions: ${Object.entries(versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}.`,
-    `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with production's settings (NODE_ENV=bench only so that a webhook endpoint on loopback is allowed), the Redis store, info-level request logs to a file, no response validation, the rate limiter on (1 000 000 a second: counting, never refusing), one customer webhook endpoint registered for the account (its receiver in the load generator's process).`,
+    `Settings: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s of warm-up; the service with production's settings (NODE_ENV=bench only so that a webhook endpoint on loopback is allowed), the Redis store (${CLUSTER ? "a local Redis Cluster: three masters, each with a replica" : "one redis-server"}), ${ACCOUNTS === 1 ? "one account" : `the load spread round robin over ${ACCOUNTS} accounts`}, info-level request logs to a file, no response validation, the rate limiter on (1 000 000 a second: counting, never refusing), one customer webhook endpoint registered for ${ACCOUNTS === 1 ? "the account" : "each account"} (its receiver in the load generator's process).`,
     `Measured: commit ${commit()}.`,
     "",
     table,
     "",
-    "CPU µs/req: the service process alone (utime + stime from /proc) over the measurement, divided by the requests it answered; a create's counts until its session.created event has been delivered to the endpoint.",
+    "CPU µs/req: the service process alone (utime + stime from /proc) over the measurement, divided by the requests it answered; a create's counts until its session.created event has been delivered to the endpoint. Redis cmds/req and Redis CPU µs/req: every master's INFO commandstats calls and used_cpu_sys + used_cpu_user over the same span, summed, per request (replicas not counted); cmds per master: each master's share of those commands.",
     "",
     `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process.`,
     "",
@@ -519,9 +659,13 @@ function report(
     "",
     "Creates of an account that has its one allowed session open: each is answered 429 concurrency_limit_exceeded by the idempotency claim's script, before any LiveKit call.",
     "",
-    "| op | req/s | p50 ms | p99 ms | 429s | CPU µs/req |",
-    "| --- | --- | --- | --- | --- | --- |",
-    `| create beyond the limit | ${atLimit.rps} | ${atLimit.p50} | ${atLimit.p99} | ${atLimit.errors} | ${atLimit.cpuUsPerRequest} |`,
+    "| op | req/s | p50 ms | p99 ms | 429s | CPU µs/req | Redis cmds/req | Redis CPU µs/req |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    `| create beyond the limit | ${atLimit.rps} | ${atLimit.p50} | ${atLimit.p99} | ${atLimit.errors} | ${atLimit.cpuUsPerRequest} | ${atLimit.redis?.commandsPerRequest ?? "?"} | ${atLimit.redis?.cpuUsPerRequest ?? "?"} |`,
+    "",
+    hooks.perDelivery
+      ? `Per delivery, measured while the backlog drained with no other load: ${hooks.perDelivery.cpuUs} µs of the service's CPU, ${hooks.perDelivery.redis.commandsPerRequest} Redis commands and ${hooks.perDelivery.redis.cpuUsPerRequest} µs of Redis CPU (commands per master ${shares(hooks.perDelivery.redis)}).`
+      : `Per delivery: not measured (fewer than ${MIN_DRAINED} deliveries were left to drain after the load).`,
     "",
     `Deliveries: ${hooks.delivered} session.created events delivered for ${hooks.create.ok} creates autocannon counted (it does not count the creates still in flight when it stops), ${hooks.duplicates} delivered twice; ${hooks.duringLoadPerS}/s arrived during the load, ${hooks.backlogAtEnd} were still queued when it ended${hooks.drainPerS === null ? "" : `, and those drained at ${hooks.drainPerS}/s`}.`,
     "",
@@ -535,10 +679,10 @@ async function main(): Promise<void> {
   const rss = rssMb(stack.servicePid);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
-  const text = report(rows, await memoryPerSession(stack.redis), rss, hooks, atLimit);
+  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit);
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
-  await stack.redis.quit();
+  await Promise.all([stack.redis, ...stack.nodes].map((connection) => connection.quit().catch(() => undefined)));
 }
 
 let stopRedis: () => Promise<void> = async () => {};
