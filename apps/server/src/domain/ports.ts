@@ -40,6 +40,12 @@ export interface ListQuery {
   after?: ListPosition | undefined;
 }
 
+/** A timer to fire for a session at `atMs`. */
+export interface ScheduledTimer {
+  timer: TimerKind;
+  atMs: number;
+}
+
 export interface DueTimer {
   accountId: string;
   sessionId: string;
@@ -96,8 +102,8 @@ export interface SessionStore {
   /** Deletes a session and its index entries (retention); nothing when it is gone already. */
   deleteSession(accountId: string, sessionId: string): Promise<void>;
 
-  /** Timers: fire `timer` for the session at `atMs` (once; rescheduling replaces). */
-  scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void>;
+  /** Timers: fire each `timer` for the session at its `atMs` (once; rescheduling replaces), in one step. */
+  scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void>;
   cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void>;
   /** Cancels every timer of the session's life (not its purge). */
   cancelTimers(accountId: string, sessionId: string): Promise<void>;

@@ -68,7 +68,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
     };
     const service = new SessionService({
       store: Object.assign(Object.create(memory) as SessionStore, {
-        scheduleTimer: async () => Promise.reject(new DependencyUnavailableError("store")),
+        scheduleTimers: async () => Promise.reject(new DependencyUnavailableError("store")),
       }),
       rooms,
       tokens: { mint: async () => "t" },
@@ -120,6 +120,20 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
 });
 
 describe("SessionService.create", () => {
+  it("schedules the session's first timers together, in one call to the store", async () => {
+    const { service, memory } = setup();
+    const schedule = vi.spyOn(memory, "scheduleTimers");
+    const { session } = await service.create(principal, "k7", {});
+    await settle();
+    expect(schedule).toHaveBeenCalledOnce();
+    const created = Date.parse("2026-11-22T10:00:00.000Z");
+    const { durations } = sessionSettings({});
+    expect(schedule).toHaveBeenCalledWith("acct_1", session.id, [
+      { timer: "join_timeout", atMs: created + durations.joinTimeoutS * 1000 },
+      { timer: "dispatch_check", atMs: created + durations.redispatchS * 1000 },
+    ]);
+  });
+
   it("stores what the caller sent and answers the view with a token", async () => {
     const { service, memory } = setup();
     const { session, replayed } = await service.create(principal, "k5", { participant_identity: "u", tags: ["t"], metadata: { m: 1 } });

@@ -10,7 +10,17 @@ import type { Principal } from "./api-keys.js";
 import { AppError } from "./app-error.js";
 import type { DigitalHuman, DigitalHumanCatalog } from "./digital-humans.js";
 import { fingerprint } from "./idempotency.js";
-import type { AgentJob, DueTimer, ListPosition, ListQuery, RoomService, SessionMetrics, SessionStore, TokenIssuer } from "./ports.js";
+import type {
+  AgentJob,
+  DueTimer,
+  ListPosition,
+  ListQuery,
+  RoomService,
+  ScheduledTimer,
+  SessionMetrics,
+  SessionStore,
+  TokenIssuer,
+} from "./ports.js";
 import { isConnectable, roomNameFor, type SessionRecord, TERMINAL, toSessionSummary, toSessionView } from "./session.js";
 import { sessionEvents } from "./session-events.js";
 import { type Durations, type Effect, type SessionEvent, timersOnCreate, transition } from "./session-machine.js";
@@ -320,11 +330,19 @@ export class SessionService {
 
   private async runEffects(record: SessionRecord, effects: readonly Effect[]): Promise<void> {
     const { store, rooms } = this.deps;
-    for (const effect of effects) {
+    for (let i = 0; i < effects.length; i++) {
+      const effect = effects[i] as Effect;
       switch (effect.type) {
-        case "schedule":
-          await store.scheduleTimer(record.account_id, record.id, effect.timer, effect.at);
+        case "schedule": {
+          // Timers scheduled one after another go to the store together: one round trip, not one each.
+          const timers: ScheduledTimer[] = [{ timer: effect.timer, atMs: effect.at }];
+          for (let next = effects[i + 1]; next?.type === "schedule"; next = effects[i + 1]) {
+            timers.push({ timer: next.timer, atMs: next.at });
+            i++;
+          }
+          await store.scheduleTimers(record.account_id, record.id, timers);
           break;
+        }
         case "ensure_dispatch":
           await this.ensureDispatch(record);
           break;

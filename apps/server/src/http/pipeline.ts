@@ -1,6 +1,6 @@
 /**
  * Runs a fixed list of middleware as one. Express matches and enters each layer it holds on every
- * request, so the API's ten steps as ten layers cost ten path matches and ten trips through its router;
+ * request, so the API's dozen steps as a dozen layers cost a dozen path matches and trips through its router;
  * as one layer, one. A step that throws, rejects or passes an error ends the list and hands the error to
  * Express, exactly as Express would.
  */

@@ -5,9 +5,17 @@
  */
 import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
 import type { BeginOutcome } from "../domain/idempotency.js";
-import { type DueTimer, isAfterCursor, type ListQuery, newestFirst, type SessionStore, type Versioned } from "../domain/ports.js";
+import {
+  type DueTimer,
+  isAfterCursor,
+  type ListQuery,
+  newestFirst,
+  type ScheduledTimer,
+  type SessionStore,
+  type Versioned,
+} from "../domain/ports.js";
 import type { SessionRecord } from "../domain/session.js";
-import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
+import type { LifecycleTimer } from "../domain/session-machine.js";
 import type { UsageIncrement } from "../domain/usage.js";
 import type { OutboundEvent } from "../domain/webhook-ports.js";
 import { idempotencyRecord, keys, parseTimerMember, TIMER_KINDS, timerMember } from "./keys.js";
@@ -165,8 +173,8 @@ export class MemorySessionStore implements SessionStore {
     for (const status of sessionStatusValues) this.index(keys.index(accountId, status)).delete(sessionId);
   }
 
-  async scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
-    this.timers.set(timerMember(accountId, sessionId, timer), atMs);
+  async scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void> {
+    for (const { timer, atMs } of timers) this.timers.set(timerMember(accountId, sessionId, timer), atMs);
   }
 
   async cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void> {

@@ -17,11 +17,12 @@ import {
   type ListPosition,
   type ListQuery,
   newestFirst,
+  type ScheduledTimer,
   type SessionStore,
   type Versioned,
 } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/session.js";
-import type { LifecycleTimer, TimerKind } from "../domain/session-machine.js";
+import type { LifecycleTimer } from "../domain/session-machine.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement } from "../domain/usage.js";
 import type { OutboundEvent } from "../domain/webhook-ports.js";
 import {
@@ -260,9 +261,10 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  scheduleTimer(accountId: string, sessionId: string, timer: TimerKind, atMs: number): Promise<void> {
+  scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void> {
+    if (timers.length === 0) return Promise.resolve();
     return guard(async () => {
-      await this.redis.zadd(this.keys.timers, atMs, timerMember(accountId, sessionId, timer));
+      await this.redis.zadd(this.keys.timers, ...timers.flatMap(({ timer, atMs }) => [atMs, timerMember(accountId, sessionId, timer)]));
     });
   }
 
