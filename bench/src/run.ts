@@ -219,23 +219,22 @@ async function measure(
 }
 
 /**
- * Create, then get. With a webhook receiver (`settle` waits until its deliveries stop), a create's CPU
- * counts until its session.created events are delivered: that work is the create's, and measured after
- * the load it would be charged to the gets.
+ * Create, then get. On the service, a create's CPU and Redis figures count until its session.created
+ * events are delivered (`settle` waits until the receiver's deliveries stop): that work is the create's,
+ * and measured after the load it would be charged to the gets.
  */
 async function bothOps(
   url: string,
   sessionIds: readonly string[],
-  service?: { pid: number; nodes: readonly Redis[] },
-  settle?: () => Promise<void>,
+  service?: { pid: number; nodes: readonly Redis[]; settle: () => Promise<void> },
 ): Promise<{ create: Measured; get: Measured }> {
   await measure(url, "create", sessionIds, WARMUP_S);
-  await settle?.();
+  await service?.settle();
   const cpuBefore = service ? cpuUsOf(service.pid) : 0;
   const redisBefore = service ? await redisSnapshot(service.nodes) : undefined;
-  const create = await measure(url, "create", sessionIds, DURATION_S, service ?? {});
-  if (service && settle && redisBefore) {
-    await settle();
+  const create = await measure(url, "create", sessionIds, DURATION_S);
+  if (service && redisBefore) {
+    await service.settle();
     create.cpuUsPerRequest = Math.round((cpuUsOf(service.pid) - cpuBefore) / Math.max(create.ok, 1));
     create.redis = redisFigures(redisBefore, await redisSnapshot(service.nodes), create.ok);
   }
@@ -430,7 +429,7 @@ async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ 
       process.stdout.write(`${await seed(stack.redis, stored - have)} creates/s in-process\n`);
       have = stored;
     }
-    const ours = await bothOps(stack.serverUrl, sessionIds, { pid: stack.servicePid, nodes: stack.nodes }, settle);
+    const ours = await bothOps(stack.serverUrl, sessionIds, { pid: stack.servicePid, nodes: stack.nodes, settle });
     for (const op of ["create", "get"] as const) {
       const [mine, base] = [ours[op], bare[op]];
       rows.push([
