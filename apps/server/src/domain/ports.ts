@@ -139,8 +139,10 @@ export interface CreateRoomRequest {
   /** The room's session and its account, so LiveKit's events about the room find the session. */
   sessionId: string;
   accountId: string;
-  /** Seconds LiveKit keeps the room open before anyone joins. */
+  /** Seconds LiveKit keeps the room open when nobody (but agents) ever joined. */
   emptyTimeoutS: number;
+  /** Seconds LiveKit keeps the room open after the last participant (but agents) left. */
+  departureTimeoutS: number;
   maxParticipants: number;
   /** The digital human to dispatch to the room as it is created. */
   agent: AgentJob;

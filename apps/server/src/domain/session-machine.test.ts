@@ -49,7 +49,9 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
     },
     digital_human_joined: { status: "created", changed: true, effects: [{ type: "cancel_timer", timer: "dispatch_check" }], dh: true },
     other_participant_joined: same("created"),
-    room_finished: ended("cancelled", "room_finished", false),
+    // The base session was created an hour ago, past its join timeout: LiveKit's empty timeout, which
+    // backs the join timer up, closed the room (see "details" for a room closed sooner).
+    room_finished: ended("cancelled", "join_timeout", false),
     end_requested: ended("cancelled", "user_ended", false),
     join_timeout: ended("cancelled", "join_timeout"),
     digital_human_timeout: same("created"),
@@ -161,6 +163,33 @@ describe("transition: details", () => {
       changed: false,
       effects: [],
     });
+  });
+
+  it.each([
+    ["an active session whose participant is there", session("active"), "completed", "room_finished"],
+    [
+      "an active session whose participant left (LiveKit's departure timeout came first)",
+      session("active", { participant_left_at: "2026-11-22T09:59:30.000Z" }),
+      "completed",
+      "participant_left",
+    ],
+    [
+      "a session nobody joined, within its join timeout (deleted outside this API)",
+      session("created", { created_at: "2026-11-22T09:55:00.000Z" }),
+      "cancelled",
+      "room_finished",
+    ],
+    [
+      "a session nobody joined, past its join timeout (LiveKit's empty timeout came first)",
+      session("created", { created_at: "2026-11-22T09:50:00.000Z" }),
+      "cancelled",
+      "join_timeout",
+    ],
+  ])("ends %s, when LiveKit closes its room, for the reason that closed it", (_name, before, status, reason) => {
+    const result = transition(before, { type: "room_finished" }, NOW, durations);
+    expect(result.session).toMatchObject({ status, end_reason: reason, ended_at: NOW.toISOString() });
+    // LiveKit closed it: nothing to delete.
+    expect(result.effects).not.toContainEqual({ type: "delete_room" });
   });
 
   it("completes an active session whose participant left and did not come back", () => {

@@ -23,7 +23,10 @@ export type SessionEvent =
   | { type: "digital_human_left" }
   /** Another participant joined (neither the session's participant nor an agent). */
   | { type: "other_participant_joined" }
-  /** LiveKit closed the room (everyone left, empty timeout, or deleted outside this API). */
+  /**
+   * LiveKit closed the room: its own empty or departure timeout (once nobody but agents is in it), or
+   * someone deleted it outside this API.
+   */
   | { type: "room_finished" }
   /** endSession was called. */
   | { type: "end_requested" }
@@ -99,6 +102,7 @@ type Outcome =
   | "check_dispatch"
   | "participant_returned"
   | "participant_departed"
+  | "room_closed"
   | "ignore"
   | "delete_room";
 
@@ -113,7 +117,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     digital_human_joined: "mark_digital_human",
     digital_human_left: "digital_human_departed",
     other_participant_joined: "ignore",
-    room_finished: { to: "cancelled", reason: "room_finished" },
+    room_finished: "room_closed",
     end_requested: { to: "cancelled", reason: "user_ended" },
     join_timeout: { to: "cancelled", reason: "join_timeout" },
     digital_human_timeout: "ignore",
@@ -128,7 +132,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     digital_human_joined: "mark_digital_human",
     digital_human_left: "digital_human_departed",
     other_participant_joined: "ignore",
-    room_finished: { to: "completed", reason: "room_finished" },
+    room_finished: "room_closed",
     end_requested: { to: "completed", reason: "user_ended" },
     join_timeout: "ignore",
     digital_human_timeout: { to: "failed", reason: "digital_human_timeout", when: "digitalHumanMissing" },
@@ -179,8 +183,21 @@ export function digitalHumanPresent(session: SessionRecord): boolean {
   return session.digital_human_joined_at !== null && session.digital_human_left_at === null;
 }
 
+/**
+ * Why a session ended when LiveKit closed its room. LiveKit closes a room by itself only once nobody but
+ * agents is in it, after timeouts the service sets longer than its own: so a room closed while the
+ * participant was gone ended because they left, and one closed past the join deadline because nobody
+ * joined. The service's timer would have said the same had it fired first (a replica down, a late sweep).
+ */
+function roomClosedReason(session: SessionRecord, now: Date, durations: Durations): EndReason {
+  if (session.status === "active" && GUARDS.participantGone(session)) return "participant_left";
+  if (session.status === "created" && now.getTime() >= Date.parse(session.created_at) + durations.joinTimeoutS * 1000)
+    return "join_timeout";
+  return "room_finished";
+}
+
 export function transition(session: SessionRecord, event: SessionEvent, now: Date, durations: Durations): TransitionResult {
-  const outcome = TRANSITIONS[session.status][event.type];
+  let outcome = TRANSITIONS[session.status][event.type];
   const unchanged = (effects: Effect[] = []): TransitionResult => ({ session, changed: false, effects });
   const changedTo = (next: SessionRecord, effects: Effect[] = []): TransitionResult => ({ session: next, changed: true, effects });
 
@@ -227,6 +244,9 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
       return changedTo({ ...session, participant_left_at: now.toISOString() }, [
         { type: "schedule", timer: "departure_timeout", at: now.getTime() + durations.departureTimeoutS * 1000 },
       ]);
+    case "room_closed":
+      outcome = { to: session.status === "created" ? "cancelled" : "completed", reason: roomClosedReason(session, now, durations) };
+      break;
   }
   if (outcome.when !== undefined && !GUARDS[outcome.when](session)) return unchanged();
 

@@ -73,7 +73,11 @@ export interface CreateResult {
 // The session's participant and the digital human, plus one place for a reconnecting browser whose old
 // connection LiveKit has not yet dropped.
 const MAX_PARTICIPANTS = 3;
-const ROOM_EMPTY_TIMEOUT_MARGIN_S = 30;
+// LiveKit closes a room by itself once nobody but agents is in it: after its empty timeout when nobody
+// ever joined, after its departure timeout (20 s unless set) once the last participant left. Both are set
+// past the service's own join and departure timeouts, so the service's timers decide why a session ended
+// and LiveKit's only back them up, for a room the service can no longer end.
+const ROOM_TIMEOUT_MARGIN_S = 30;
 
 // LiveKit retries a webhook for minutes at most; a day covers any redelivery.
 const WEBHOOK_DEDUPE_MS = 24 * 60 * 60 * 1000;
@@ -164,9 +168,8 @@ export class SessionService {
         name: record.room_name,
         sessionId: record.id,
         accountId: record.account_id,
-        // The service's own join timer decides a session nobody joined (join_timeout); LiveKit's empty
-        // timeout only backs it up, for a room the service can no longer end.
-        emptyTimeoutS: settings.durations.joinTimeoutS + ROOM_EMPTY_TIMEOUT_MARGIN_S,
+        emptyTimeoutS: settings.durations.joinTimeoutS + ROOM_TIMEOUT_MARGIN_S,
+        departureTimeoutS: settings.durations.departureTimeoutS + ROOM_TIMEOUT_MARGIN_S,
         maxParticipants: MAX_PARTICIPANTS,
         agent,
       });

@@ -56,7 +56,10 @@ describe("POST /v1/sessions, with a valid key and body", () => {
     const [call] = h.livekit.callsOf("CreateRoom");
     expect(call?.body).toMatchObject({
       name: session.room_name,
+      // LiveKit's own closing of the room comes 30 s after the service's join (600 s) and departure
+      // (30 s) timeouts: LiveKit's default departure timeout (20 s) would end a left session first.
       emptyTimeout: 630,
+      departureTimeout: 60,
       maxParticipants: 3,
       agents: [{ agentName: DIGITAL_HUMANS[0].agent_name }],
     });

@@ -20,7 +20,7 @@ import { AccountLimits } from "../../src/domain/account-limits.js";
 import type { Principal } from "../../src/domain/api-keys.js";
 import type { AppError } from "../../src/domain/app-error.js";
 import { DigitalHumanCatalog } from "../../src/domain/digital-humans.js";
-import type { SessionStore } from "../../src/domain/ports.js";
+import type { CreateRoomRequest, SessionStore } from "../../src/domain/ports.js";
 import { type RoomEvent, SessionService } from "../../src/domain/session-service.js";
 import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
 import type { WebhookStore } from "../../src/domain/webhook-ports.js";
@@ -132,8 +132,15 @@ class Model {
     if (this.terminal) this.roomsDeletedAfterEnd++;
   }
 
-  roomFinished(): void {
-    if (!this.terminal) this.end("room_finished");
+  /**
+   * LiveKit closed the room (its own timeouts, or deleted outside the API). The contract's end reasons
+   * name the cause: a participant who had left, nobody joining within the join timeout, else the room.
+   */
+  roomFinished(now: number): void {
+    if (this.terminal) return;
+    if (this.status === "active" && this.leftAt !== null) this.end("participant_left");
+    else if (this.status === "created" && now >= this.deadlines.join) this.end("join_timeout");
+    else this.end("room_finished");
   }
 
   endRequested(): void {
@@ -161,16 +168,62 @@ class Model {
   }
 }
 
-/** LiveKit's rooms and agent jobs, as far as the service can see them. */
+// LiveKit's own room timeouts when CreateRoom leaves them unset (livekit-server's defaults).
+const LIVEKIT_DEFAULT_EMPTY_TIMEOUT_S = 300;
+const LIVEKIT_DEFAULT_DEPARTURE_TIMEOUT_S = 20;
+
+/**
+ * LiveKit's rooms and agent jobs, as far as the service can see them. The room closes by itself as
+ * livekit-server closes it: once nobody but agents is in it, after its departure timeout from the last
+ * departure if a participant (not an agent) ever joined, else after its empty timeout from its creation;
+ * each as the service's CreateRoom set it, or LiveKit's default.
+ */
 class FakeRooms {
-  deleted: string[] = [];
+  /** The room as LiveKit holds it; closed once deleted or closed by LiveKit's own timeouts. */
+  room = {
+    open: false,
+    createdAt: 0,
+    emptyTimeoutS: 0,
+    departureTimeoutS: 0,
+    firstJoinedAt: null as number | null,
+    lastLeftAt: null as number | null,
+    present: new Set<string>(),
+  };
   /** A dispatch of the digital human has a job that is pending or running. */
   liveJob = false;
   dispatches = 0;
   /** Dispatches made while a live job existed: a doubled digital human. */
   doubled = 0;
-  async createRoom(): Promise<void> {
+  constructor(private readonly clock: { now: number }) {}
+  async createRoom(request: CreateRoomRequest): Promise<void> {
     this.liveJob = true;
+    this.room = {
+      open: true,
+      createdAt: this.clock.now,
+      emptyTimeoutS: request.emptyTimeoutS || LIVEKIT_DEFAULT_EMPTY_TIMEOUT_S,
+      departureTimeoutS: request.departureTimeoutS || LIVEKIT_DEFAULT_DEPARTURE_TIMEOUT_S,
+      firstJoinedAt: null,
+      lastLeftAt: null,
+      present: new Set(),
+    };
+  }
+  /** A participant's connection (not an agent's) joined or left the room. */
+  joined(sid: string): void {
+    if (!this.room.open) return;
+    this.room.present.add(sid);
+    this.room.firstJoinedAt ??= this.clock.now;
+  }
+  /** Any participant leaving, agents included, restarts LiveKit's departure timeout. */
+  left(sid: string | null): void {
+    if (!this.room.open) return;
+    if (sid !== null && !this.room.present.delete(sid)) return;
+    this.room.lastLeftAt = this.clock.now;
+  }
+  /** When LiveKit will close the room by itself, as things stand; null while it stays open. */
+  closesAt(): number | null {
+    const { open, present, firstJoinedAt, lastLeftAt, createdAt, emptyTimeoutS, departureTimeoutS } = this.room;
+    if (!open || present.size > 0) return null;
+    return firstJoinedAt !== null && lastLeftAt !== null ? lastLeftAt + departureTimeoutS * 1000 : createdAt + emptyTimeoutS * 1000;
   }
   async hasLiveAgentJob(): Promise<boolean> {
     return this.liveJob;
@@ -180,8 +233,8 @@ class FakeRooms {
     this.dispatches++;
     this.liveJob = true;
   }
-  async deleteRoom(name: string): Promise<void> {
-    this.deleted.push(name);
+  async deleteRoom(): Promise<void> {
+    this.room.open = false;
   }
 }
 
@@ -245,7 +298,7 @@ async function check(model: Model, real: Real): Promise<void> {
     expect(view.ended_at).toBe(real.endedAt);
     expect(view.ended_at).not.toBeNull();
     // Every terminal session's room is gone: deleted by us, or closed by LiveKit itself.
-    if (model.endReason !== "room_finished") expect(real.rooms.deleted).toContain(view.room_name);
+    expect(real.rooms.room.open, "the room of a terminal session is still open").toBe(false);
   } else {
     expect(view.ended_at).toBeNull();
   }
@@ -276,12 +329,14 @@ const step = (name: string, run: (m: Model, r: Real) => Promise<void>): Cmd => (
 const commands = [
   fc.constantFrom(...SIDS).map((sid) =>
     step(`participant joins (${sid})`, async (m, r) => {
+      r.rooms.joined(sid);
       await webhook(r, { type: "participant_joined", identity: PARTICIPANT, sid, isAgent: false });
       m.participantJoined(sid, r.clock.now);
     }),
   ),
   fc.constantFrom(...SIDS).map((sid) =>
     step(`participant leaves (${sid})`, async (m, r) => {
+      r.rooms.left(sid);
       await webhook(r, { type: "participant_left", identity: PARTICIPANT, sid, isAgent: false });
       m.participantLeft(sid, r.clock.now);
     }),
@@ -294,6 +349,7 @@ const commands = [
   ),
   fc.boolean().map((jobEnds) =>
     step(`digital human leaves (${jobEnds ? "its job ends: the worker crashed" : "its job goes on: a network blip"})`, async (m, r) => {
+      r.rooms.left(null);
       await webhook(r, { type: "participant_left", identity: "agent-ava", sid: "PA_agent", isAgent: true });
       if (jobEnds) r.rooms.liveJob = false;
       m.digitalHumanLeaves(r.clock.now);
@@ -306,7 +362,9 @@ const commands = [
   ),
   fc.constant(
     step("someone else joins and leaves", async (m, r) => {
+      r.rooms.joined("PA_obs");
       await webhook(r, { type: "participant_joined", identity: "observer", sid: "PA_obs", isAgent: false });
+      r.rooms.left("PA_obs");
       await webhook(r, { type: "participant_left", identity: "observer", sid: "PA_obs", isAgent: false });
       m.otherJoins();
     }),
@@ -317,9 +375,10 @@ const commands = [
     }),
   ),
   fc.constant(
-    step("LiveKit closes the room", async (m, r) => {
+    step("the room is deleted outside this API", async (m, r) => {
+      r.rooms.room.open = false;
       await webhook(r, { type: "room_finished" });
-      m.roomFinished();
+      m.roomFinished(r.clock.now);
     }),
   ),
   fc.constant(
@@ -338,12 +397,23 @@ const commands = [
       else expect((refreshed as Session).participant_token).toEqual(expect.any(String));
     }),
   ),
-  // The clock: a little (a reload), about a timer's length, or far; then the sweeper runs.
+  // The clock: a little (a reload), about a timer's length, or far; then the sweeper runs. Should LiveKit
+  // close the room by its own timeouts before the earliest deadline of the session, it does so then.
   fc
     .oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 5_000, max: 90_000 }), fc.integer({ min: 90_000, max: 2_000_000 }))
     .map((ms) =>
       step(`${ms} ms pass`, async (m, r) => {
-        r.clock.now += ms;
+        const target = r.clock.now + ms;
+        const closesAt = r.rooms.closesAt();
+        const firstDeadline = m.due(target)[0]?.[1];
+        if (closesAt !== null && closesAt <= target && (firstDeadline === undefined || closesAt < firstDeadline)) {
+          r.clock.now = Math.max(r.clock.now, closesAt);
+          await r.sweeper.sweep();
+          r.rooms.room.open = false;
+          await webhook(r, { type: "room_finished" });
+          m.roomFinished(r.clock.now);
+        }
+        r.clock.now = target;
         const due = m.due(r.clock.now);
         await r.sweeper.sweep();
         if (due.length === 0) return;
@@ -389,7 +459,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       },
       10,
     );
-    const rooms = new FakeRooms();
+    const rooms = new FakeRooms(clock);
     const service = new SessionService({
       store,
       rooms: rooms as never,

@@ -126,6 +126,7 @@ export class FakeLiveKit {
           sid: `RM_${body.name}`,
           name: body.name,
           emptyTimeout: body.emptyTimeout,
+          departureTimeout: body.departureTimeout,
           maxParticipants: body.maxParticipants,
           metadata: body.metadata,
         });
