@@ -1,7 +1,7 @@
 // The browser side: ask our own backend for a session, join its room with livekit-client, show the
 // digital human's face and play its voice, and show the session's status as the service reports it.
 // No API key here: only rtc_url and participant_token.
-const { Room, RoomEvent, Track } = window.LivekitClient;
+const { Room, RoomEvent, Track, createLocalVideoTrack, VideoPresets } = window.LivekitClient;
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -86,6 +86,7 @@ async function join() {
   const room = new Room({ adaptiveStream: false, dynacast: false });
   demo.room = room;
   room.on(RoomEvent.TrackSubscribed, (track, _publication, participant) => {
+    demo.times[`${track.kind}Subscribed`] ??= performance.now();
     demo.remoteTracks.push({ kind: track.kind, participant: participant.identity, participantKind: participant.kind });
     const element = track.attach();
     if (track.kind === Track.Kind.Video) {
@@ -103,6 +104,7 @@ async function join() {
   });
   room.on(RoomEvent.Disconnected, (reason) => {
     demo.disconnectReason = reason;
+    demo.camera?.stop();
     setState("disconnected", String(reason));
     $("leave").disabled = true;
     $("local").replaceChildren();
@@ -113,10 +115,15 @@ async function join() {
   demo.times.connected = performance.now();
   setState("connected");
   $("leave").disabled = false;
-  // The browser publishes the user's camera and microphone, as a real page would.
-  await room.localParticipant.enableCameraAndMicrophone();
-  const camera = room.localParticipant.getTrackPublication(Track.Source.Camera);
-  if (camera?.track) $("local").replaceChildren(camera.track.attach());
+  // The digital human listens and does not look: the page sends the microphone only, and shows the
+  // camera to the user alone (no upload, and no encoding of it beside the digital human's video).
+  await room.localParticipant.setMicrophoneEnabled(true);
+  demo.times.microphonePublished = performance.now();
+  const camera = await createLocalVideoTrack({ resolution: VideoPresets.h360.resolution }).catch(() => undefined);
+  if (camera) {
+    demo.camera = camera;
+    $("local").replaceChildren(camera.attach());
+  }
 }
 
 async function leave() {

@@ -31,11 +31,13 @@ import type { Listener } from "./listener.js";
 import { RemoteVoice } from "./remote-voice.js";
 import { SileroListener } from "./silero-listener.js";
 import { SAMPLE_RATE, Speaker } from "./speaker.js";
-import type { Voice } from "./voice.js";
+import type { Speech, Voice } from "./voice.js";
 
 const FPS = 15;
 /** The AudioSource's queue: short, so what is sent is heard (and seen on the mouth) at once. */
 const AUDIO_QUEUE_MS = 100;
+/** How long the greeting waits, after the participant joined, for someone to subscribe to the voice. */
+const GREETING_WAIT_MS = 1500;
 
 interface Loaded {
   voice: Voice;
@@ -55,71 +57,119 @@ export default defineAgent({
     const { voice, listener } = ctx.proc.userData.loaded as Loaded;
     const job = parseJobMetadata(ctx.job.metadata, ctx.job.agentName);
     const logger = log().child({ session_id: job.sessionId, digital_human: job.digitalHuman.name });
-    await ctx.connect();
-    const participant = ctx.room.localParticipant;
-    if (!participant) throw new Error("connected without a local participant");
+    // Each step of a session's start, for the end-to-end tier's timeline (README, "The digital human").
+    const timeline = (step: string) => logger.info({ step }, "timeline");
+    timeline("job started");
+    const sayFailed = (error: unknown) => logger.warn({ error: String(error) }, "could not speak");
+    const synthesize = async (text: string, onReady?: () => void): Promise<Speech | undefined> => {
+      try {
+        const speech = await voice.synthesize(text);
+        onReady?.();
+        return speech;
+      } catch (error) {
+        sayFailed(error);
+        return undefined;
+      }
+    };
+
+    // The greeting's words are known from the job's metadata before anyone joins: synthesized (by the
+    // worker's voice process) while the job connects, it is ready the moment the participant can hear it.
+    const greetingText = job.participantIdentity === undefined ? undefined : greeting(job.participantIdentity, job.digitalHuman.name);
+    const greetingSpeech = greetingText === undefined ? undefined : synthesize(greetingText, () => timeline("greeting synthesized"));
 
     const face = new CanvasFace(job.digitalHuman.name, job.digitalHuman.id);
     const videoSource = new VideoSource(face.width, face.height);
     const audioSource = new AudioSource(SAMPLE_RATE, 1, AUDIO_QUEUE_MS);
     // The line as it starts to be heard: tests match it against the audio the browser receives.
     const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text) => logger.info({ text }, "saying"));
-    await participant.publishTrack(
-      LocalVideoTrack.createVideoTrack("digital-human-face", videoSource),
-      // One small layer: a 320x240 face gains nothing from simulcast's extra encodes.
-      new TrackPublishOptions({
-        source: TrackSource.SOURCE_CAMERA,
-        simulcast: false,
-        videoEncoding: { maxBitrate: 400_000n, maxFramerate: FPS },
-      }),
-    );
-    await participant.publishTrack(
-      LocalAudioTrack.createAudioTrack("digital-human-voice", audioSource),
-      new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
-    );
-
     const started = performance.now();
+    const drawFrame = (mouth: number) =>
+      videoSource.captureFrame(
+        new VideoFrame(face.render(performance.now() - started, mouth), face.width, face.height, VideoBufferType.RGBA),
+      );
+
+    await ctx.connect();
+    timeline("connected");
+
+    const participant = ctx.room.localParticipant;
+    if (!participant) throw new Error("connected without a local participant");
+
+    // Both tracks at once, each a round trip to LiveKit, and a frame in the video source before anyone
+    // subscribes: a subscriber's first frame is the next one encoded.
+    const voiceTrack = LocalAudioTrack.createAudioTrack("digital-human-voice", audioSource);
+    drawFrame(0);
+    await Promise.all([
+      participant.publishTrack(
+        LocalVideoTrack.createVideoTrack("digital-human-face", videoSource),
+        // One small layer: a 320x240 face gains nothing from simulcast's extra encodes.
+        new TrackPublishOptions({
+          source: TrackSource.SOURCE_CAMERA,
+          simulcast: false,
+          videoEncoding: { maxBitrate: 400_000n, maxFramerate: FPS },
+        }),
+      ),
+      participant.publishTrack(voiceTrack, new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE })),
+    ]);
+    timeline("tracks published");
+
     let tick = 0;
     const video = setInterval(() => {
       const mouth = speaker.mouthOpen();
       // Silent, only the blinks and the sway move: half the frames suffice, and each one costs an encode.
       if (tick++ % 2 === 1 && mouth === 0 && !speaker.speaking) return;
-      const data = face.render(performance.now() - started, mouth);
-      videoSource.captureFrame(new VideoFrame(data, face.width, face.height, VideoBufferType.RGBA));
+      drawFrame(mouth);
     }, 1000 / FPS);
     const speaking = speaker.run();
 
-    const say = async (text: string) => {
-      try {
-        await speaker.say(await voice.synthesize(text), text);
-      } catch (error) {
-        logger.warn({ error: String(error) }, "could not speak");
-      }
+    const say = async (text: string, speech: Promise<Speech | undefined> = synthesize(text)) => {
+      const ready = await speech;
+      if (ready) await speaker.say(ready, text);
     };
 
     // The session's participant; with no metadata (a hand-made dispatch), whoever joins who is not an agent.
     const isTheParticipant = (p: RemoteParticipant) =>
       p.kind !== ParticipantKind.AGENT && (job.participantIdentity === undefined || p.identity === job.participantIdentity);
-    let greeted = false;
     let lastAcknowledgement: string | undefined;
     let timeLimit: NodeJS.Timeout | undefined;
     const stopListening: (() => void)[] = [];
 
-    const welcome = (p: RemoteParticipant) => {
-      if (!isTheParticipant(p) || greeted) return;
+    // The greeting starts once the participant is there and can hear it: when someone subscribed to the
+    // voice (audio sent before that is lost), or at most GREETING_WAIT_MS after they joined (a client
+    // that subscribes to nothing still gets its greeting).
+    let greetFor: RemoteParticipant | undefined;
+    let voiceSubscribed = false;
+    let greeted = false;
+    let greetingWait: NodeJS.Timeout | undefined;
+    const greet = () => {
+      if (greeted || greetFor === undefined) return;
       greeted = true;
-      void say(greeting(p.identity, job.digitalHuman.name));
+      clearTimeout(greetingWait);
+      timeline("greeting started");
+      const text = greetingText ?? greeting(greetFor.identity, job.digitalHuman.name);
+      say(text, greetingText === undefined ? undefined : greetingSpeech).catch(sayFailed);
+    };
+    const welcome = (p: RemoteParticipant) => {
+      if (!isTheParticipant(p) || greetFor !== undefined) return;
+      greetFor = p;
+      timeline("participant seen");
+      if (voiceSubscribed) greet();
+      else greetingWait = setTimeout(greet, GREETING_WAIT_MS);
       // The session becomes active as they join; its maximum duration runs from about now.
       if (job.maxDurationS !== undefined && job.maxDurationS > 2 * FAREWELL_LEAD_S) {
-        timeLimit = setTimeout(() => void say(farewellAtTimeLimit(p.identity)), (job.maxDurationS - FAREWELL_LEAD_S) * 1000);
+        timeLimit = setTimeout(() => say(farewellAtTimeLimit(p.identity)).catch(sayFailed), (job.maxDurationS - FAREWELL_LEAD_S) * 1000);
       }
     };
+    ctx.room.on(RoomEvent.LocalTrackSubscribed, (track) => {
+      if (track.sid !== voiceTrack.sid) return;
+      voiceSubscribed = true;
+      greet();
+    });
     for (const p of ctx.room.remoteParticipants.values()) welcome(p);
     ctx.room.on(RoomEvent.ParticipantConnected, welcome);
     ctx.room.on(RoomEvent.ParticipantDisconnected, (p: RemoteParticipant) => {
       if (!isTheParticipant(p)) return;
       speaker.interrupt();
-      void say(farewellOnLeaving(p.identity));
+      say(farewellOnLeaving(p.identity)).catch(sayFailed);
     });
     ctx.room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack, _publication, p: RemoteParticipant) => {
       if (track.kind !== TrackKind.KIND_AUDIO || !isTheParticipant(p)) return;
@@ -131,7 +181,7 @@ export default defineAgent({
             logger.info({ duration_s: durationS }, "participant stopped speaking");
             if (speaker.speaking) return;
             lastAcknowledgement = acknowledgement(lastAcknowledgement);
-            void say(lastAcknowledgement);
+            say(lastAcknowledgement).catch(sayFailed);
           },
         }),
       );
@@ -140,6 +190,7 @@ export default defineAgent({
     const stop = async () => {
       clearInterval(video);
       clearTimeout(timeLimit);
+      clearTimeout(greetingWait);
       for (const stopOne of stopListening) stopOne();
       speaker.stop();
       await speaking.catch(() => undefined);

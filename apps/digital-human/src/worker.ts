@@ -7,7 +7,10 @@
 import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { AgentServer, initializeLogger, ServerOptions } from "@livekit/agents";
+import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } from "@livekit/agents";
+import { Admission } from "./admission.js";
+import { HostCpu } from "./host-cpu.js";
+import { parseJobMetadata } from "./job.js";
 
 const env = process.env;
 const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
@@ -15,9 +18,16 @@ const catalog = JSON.parse(readFileSync(catalogFile, "utf8")) as { digital_human
 const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
 const basePort = Number(env.AGENT_HTTP_PORT ?? 8081);
 const maxJobs = Number(env.AGENT_MAX_JOBS ?? 20);
-// A job process loads its voice and listening model (one to two seconds) before it can take a job; warm
-// ones waiting absorb a burst of sessions.
+// A job process loads the agents framework, its listening model and the face (about two seconds of CPU)
+// before it can take a job; warm ones waiting take the next sessions at once.
 const idleProcesses = Number(env.AGENT_IDLE_PROCESSES ?? 2);
+// LiveKit's default target load (agents.target_load): it sends no job to a worker whose load reaches it.
+const loadThreshold = Number(env.AGENT_LOAD_THRESHOLD ?? 0.7);
+// A job process that has not loaded by then is killed and another started, its work lost. Loading takes
+// about 2 s on an idle core and several times that while running sessions hold the CPUs; at most one
+// accepted job waits for it (admission.ts), so the bound is generous rather than tight.
+const initializeTimeoutMs = Number(env.AGENT_INITIALIZE_TIMEOUT_S ?? 30) * 1000;
+const hostCpu = new HostCpu().start(1000);
 
 initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
 
@@ -30,31 +40,44 @@ env.DHS_VOICE_URL = await new Promise<string>((resolve, reject) => {
   voiceServer.once("exit", (code) => reject(new Error(`the voice server exited (${code}) before it was ready`)));
 });
 
-const servers = agentNames.map(
-  (agentName, i) =>
-    new AgentServer(
-      new ServerOptions({
-        agent: fileURLToPath(new URL("./agent.js", import.meta.url)),
-        agentName,
-        wsURL: env.LIVEKIT_URL ?? "ws://localhost:7880",
-        apiKey: env.LIVEKIT_API_KEY ?? "devkey",
-        apiSecret: env.LIVEKIT_API_SECRET ?? "secret",
-        // Each worker serves its own health endpoint.
-        port: basePort + i,
-        numIdleProcesses: idleProcesses,
-        // LiveKit passes over a worker whose load is high. agents-js reports CPU use by default, which a
-        // busy host (or a browser beside it in a test) drives to 100% whatever the worker does; this
-        // worker's cost is its jobs, so its load is the share of AGENT_MAX_JOBS it runs.
-        loadFunc: async (server: AgentServer) => Math.min(server.activeJobs.length / maxJobs, 1),
-        loadThreshold: 1,
-        production: env.NODE_ENV === "production",
-      }),
-    ),
-);
+const servers = agentNames.map((agentName, i) => {
+  const admission = new Admission({ maxJobs, threshold: loadThreshold, startTimeoutMs: initializeTimeoutMs }, () => hostCpu.load);
+  const running = (server: AgentServer) => server.activeJobs.map((info) => info.job.id);
+  const server: AgentServer = new AgentServer(
+    new ServerOptions({
+      agent: fileURLToPath(new URL("./agent.js", import.meta.url)),
+      agentName,
+      wsURL: env.LIVEKIT_URL ?? "ws://localhost:7880",
+      apiKey: env.LIVEKIT_API_KEY ?? "devkey",
+      apiSecret: env.LIVEKIT_API_SECRET ?? "secret",
+      // Each worker serves its own health endpoint.
+      port: basePort + i,
+      numIdleProcesses: idleProcesses,
+      initializeProcessTimeout: initializeTimeoutMs,
+      // The worker marks itself full where LiveKit stops sending jobs, and LiveKit prefers the least loaded.
+      loadFunc: async (self: AgentServer) => admission.load(running(self)),
+      loadThreshold,
+      requestFunc: async (request: JobRequest) => {
+        const { sessionId } = parseJobMetadata(request.job.metadata, agentName);
+        const decision = admission.decide(request.job.id, running(server));
+        const logger = log().child({ session_id: sessionId, job_id: request.job.id });
+        if (!decision.accept) {
+          logger.info({ reason: decision.reason, running: server.activeJobs.length, cpu: hostCpu.load }, "refusing job");
+          return request.reject();
+        }
+        logger.info({ step: "job request" }, "timeline");
+        await request.accept();
+      },
+      production: env.NODE_ENV === "production",
+    }),
+  );
+  return server;
+});
 
 process.stdout.write(`${JSON.stringify({ msg: "digital human worker starting", agent_names: agentNames })}\n`);
 const stop = async () => {
   await Promise.allSettled(servers.map((server) => server.close()));
+  hostCpu.stop();
   voiceServer.kill("SIGTERM");
   process.exit(0);
 };

@@ -34,7 +34,14 @@ let rooms: RoomServiceClient;
 
 interface DemoState {
   state: string;
-  times: { start?: number; created?: number; connected?: number; firstVideoFrame?: number };
+  times: {
+    start?: number;
+    created?: number;
+    connected?: number;
+    videoSubscribed?: number;
+    audioSubscribed?: number;
+    firstVideoFrame?: number;
+  };
   session: { session_id: string; rtc_url: string; participant_token: string } | null;
   remoteTracks: { kind: string; participant: string; participantKind: number }[];
 }
@@ -78,11 +85,50 @@ async function listItem(id: string) {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
+/** Each step of one session's start, in ms from the click on Join (negative: before it). */
+type Timeline = Record<string, number | undefined>;
+
+/**
+ * One session's start, step by step, from the page (its performance.now() times), the service (the
+ * session's timestamps) and the digital human worker's "timeline" log lines, all on this machine's clock.
+ */
+function timelineOf(
+  state: DemoState,
+  timeOrigin: number,
+  item: { created_at: string; started_at: string | null; digital_human_joined_at: string | null },
+  sessionId: string,
+  firstWordAt: number,
+): Timeline {
+  const join = timeOrigin + (state.times.start as number);
+  const fromPage = (t: number | undefined) => (t === undefined ? undefined : Math.round(timeOrigin + t - join));
+  const fromEpoch = (t: number | null) => (t === null ? undefined : Math.round(t - join));
+  const timeline: Timeline = {
+    "create answered": fromPage(state.times.created),
+    "session created (service)": fromEpoch(Date.parse(item.created_at)),
+    "browser connected": fromPage(state.times.connected),
+    "session active (service)": fromEpoch(item.started_at ? Date.parse(item.started_at) : null),
+    "digital human joined (service)": fromEpoch(item.digital_human_joined_at ? Date.parse(item.digital_human_joined_at) : null),
+    "video subscribed": fromPage(state.times.videoSubscribed),
+    "audio subscribed": fromPage(state.times.audioSubscribed),
+    "first video frame": fromPage(state.times.firstVideoFrame),
+    "first word heard": fromEpoch(firstWordAt),
+  };
+  for (const line of readFileSync(`${LOGS}digital-human.log`, "utf8").split("\n")) {
+    if (!line.includes(sessionId) || !(line.includes('"msg":"timeline"') || line.includes('"msg":"saying"'))) continue;
+    const entry = JSON.parse(line) as { time: number; msg: string; step?: string };
+    const step = entry.msg === "saying" ? "first audio sent" : `${entry.step} (worker)`;
+    timeline[step] ??= fromEpoch(entry.time);
+  }
+  return timeline;
+}
+
 describe("a browser joining a session through the demo", () => {
   it("makes the session active, the digital human joins, and the browser receives its audio and video", async () => {
-    const runs: { toActive: number; toAgent: number; toFirstFrame: number; toFirstWord: number }[] = [];
-    for (let run = 0; run < 3; run++) {
+    const runs: Timeline[] = [];
+    for (let run = 0; run < 5; run++) {
       const { page, sessionId } = await joinThroughDemo();
+      // From the moment the digital human's voice is subscribed, so its first word is heard when it comes.
+      await startMediaProbe(page, FACE.mouth, FACE.size);
       // Talking: a video frame was shown; and both of the digital human's tracks are subscribed.
       await page.waitForFunction(
         () => {
@@ -92,7 +138,6 @@ describe("a browser joining a session through the demo", () => {
         null,
         { timeout: 30_000 },
       );
-      await startMediaProbe(page, FACE.mouth, FACE.size);
       const firstWordAt = await until(async () => (await readMediaProbe(page)).audio.find((s) => s.rms > SPEAKING_RMS)?.at, {
         what: "the digital human's first word",
         timeoutMs: 15_000,
@@ -109,13 +154,7 @@ describe("a browser joining a session through the demo", () => {
         },
         { what: "active with the digital human joined", timeoutMs: 30_000 },
       );
-      const created = Date.parse(item.created_at);
-      runs.push({
-        toActive: Date.parse(item.started_at as string) - created,
-        toAgent: Date.parse(item.digital_human_joined_at as string) - created,
-        toFirstFrame: (state.times.firstVideoFrame as number) - (state.times.start as number),
-        toFirstWord: firstWordAt - (await page.evaluate(() => performance.timeOrigin)) - (state.times.start as number),
-      });
+      runs.push(timelineOf(state, await page.evaluate(() => performance.timeOrigin), item, sessionId, firstWordAt));
       const { data: session } = await api.getSession(sessionId);
       expect(session).toMatchObject({ status: "active", participant_token: expect.any(String) });
       if (run === 0) await page.screenshot({ path: `${ARTIFACTS}e2e-joined.png` });
@@ -124,13 +163,23 @@ describe("a browser joining a session through the demo", () => {
       await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "disconnected", null, { timeout: 15_000 });
       await page.close();
     }
-    const table = {
-      "create -> active (ms)": median(runs.map((r) => r.toActive)),
-      "create -> digital human joined (ms)": median(runs.map((r) => r.toAgent)),
-      "click Join -> first video frame in the browser (ms)": median(runs.map((r) => r.toFirstFrame)),
-      "click Join -> first word heard in the browser (ms)": median(runs.map((r) => r.toFirstWord)),
-    };
-    process.stdout.write(`\nend-to-end timings, median of ${runs.length} runs: ${JSON.stringify(table)}\nruns: ${JSON.stringify(runs)}\n`);
+    const steps = [...new Set(runs.flatMap((r) => Object.keys(r)))];
+    const medians = Object.fromEntries(
+      steps.map((step) => [step, median(runs.map((r) => r[step]).filter((v): v is number => v !== undefined))]),
+    );
+    const ordered = Object.entries(medians).sort((a, b) => a[1] - b[1]);
+    process.stdout.write(
+      `\nend-to-end timeline, ms from click Join, median of ${runs.length} runs:\n` +
+        ordered.map(([step, ms]) => `  ${String(ms).padStart(6)}  ${step}`).join("\n") +
+        `\nend-to-end timings, median of ${runs.length} runs: ${JSON.stringify({
+          "create -> active (ms)": median(runs.map((r) => (r["session active (service)"] ?? 0) - (r["create answered"] ?? 0))),
+          "create -> digital human joined (ms)": median(
+            runs.map((r) => (r["digital human joined (service)"] ?? 0) - (r["session created (service)"] ?? 0)),
+          ),
+          "click Join -> first video frame in the browser (ms)": medians["first video frame"],
+          "click Join -> first word heard in the browser (ms)": medians["first word heard"],
+        })}\nruns: ${JSON.stringify(runs)}\n`,
+    );
   });
 
   it("ends with endSession: completed, the room deleted, the browser disconnected", async () => {
