@@ -71,6 +71,7 @@ export class LiveKitRoomService implements RoomService {
       this.twirp.call("RoomService", "CreateRoom", {
         name: request.name,
         emptyTimeout: request.emptyTimeoutS,
+        departureTimeout: request.departureTimeoutS,
         maxParticipants: request.maxParticipants,
         metadata: roomMetadata(request.sessionId, request.accountId),
         agents: [{ agentName: request.agent.agentName, metadata: jobMetadata(request.sessionId, request.accountId, request.agent) }],
