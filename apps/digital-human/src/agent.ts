@@ -26,7 +26,7 @@ import {
 } from "@livekit/rtc-node";
 import { CanvasFace } from "./canvas-face.js";
 import { parseJobMetadata } from "./job.js";
-import { acknowledgement, FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "./lines.js";
+import { acknowledgement, FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting, sentences } from "./lines.js";
 import type { Listener } from "./listener.js";
 import { RemoteVoice } from "./remote-voice.js";
 import { SileroListener } from "./silero-listener.js";
@@ -39,6 +39,9 @@ const AUDIO_QUEUE_MS = 100;
 /** How long the greeting waits, after the participant joined, for someone to subscribe to the voice. */
 const GREETING_WAIT_MS = 1500;
 
+/** A line to say, sentence by sentence, each with its speech as it is synthesized. */
+type Line = { text: string; speech: Promise<Speech | undefined> }[];
+
 interface Loaded {
   voice: Voice;
   listener: Listener;
@@ -50,6 +53,9 @@ export default defineAgent({
     const voiceUrl = process.env.DHS_VOICE_URL;
     const ownVoice = async () => (await import("./espeak-voice.js")).ESpeakVoice.load();
     const [voice, listener] = await Promise.all([voiceUrl ? new RemoteVoice(voiceUrl) : ownVoice(), SileroListener.load()]);
+    // One word through the voice while waiting for a job: the first request of a process (its HTTP client,
+    // its connection) is not paid for by a participant's greeting.
+    await voice.synthesize("Hello.").catch(() => undefined);
     proc.userData.loaded = { voice, listener } satisfies Loaded;
   },
 
@@ -60,22 +66,33 @@ export default defineAgent({
     // Each step of a session's start, for the end-to-end tier's timeline (README, "The digital human").
     const timeline = (step: string) => logger.info({ step }, "timeline");
     timeline("job started");
+    // Connecting first: LiveKit's signalling and the peer connection proceed (in rtc-node's own threads)
+    // while this process builds the face and asks for the greeting.
+    const connected = ctx.connect().then(() => timeline("connected"));
     const sayFailed = (error: unknown) => logger.warn({ error: String(error) }, "could not speak");
-    const synthesize = async (text: string, onReady?: () => void): Promise<Speech | undefined> => {
+    const synthesize = async (text: string): Promise<Speech | undefined> => {
       try {
-        const speech = await voice.synthesize(text);
-        onReady?.();
-        return speech;
+        return await voice.synthesize(text);
       } catch (error) {
         sayFailed(error);
         return undefined;
       }
     };
+    // A line as its sentences, each synthesized after the one before: the first is spoken while the
+    // rest are made, so a long line starts as soon as a short one would.
+    let previousSynthesis: Promise<unknown> = Promise.resolve();
+    const prepare = (text: string): Line =>
+      sentences(text).map((sentence) => {
+        const speech = previousSynthesis.then(() => synthesize(sentence));
+        previousSynthesis = speech;
+        return { text: sentence, speech };
+      });
 
     // The greeting's words are known from the job's metadata before anyone joins: synthesized (by the
     // worker's voice process) while the job connects, it is ready the moment the participant can hear it.
     const greetingText = job.participantIdentity === undefined ? undefined : greeting(job.participantIdentity, job.digitalHuman.name);
-    const greetingSpeech = greetingText === undefined ? undefined : synthesize(greetingText, () => timeline("greeting synthesized"));
+    const greetingLine = greetingText === undefined ? undefined : prepare(greetingText);
+    void greetingLine?.[0]?.speech.then(() => timeline("greeting's first sentence synthesized"));
 
     const face = new CanvasFace(job.digitalHuman.name, job.digitalHuman.id);
     const videoSource = new VideoSource(face.width, face.height);
@@ -88,8 +105,7 @@ export default defineAgent({
         new VideoFrame(face.render(performance.now() - started, mouth), face.width, face.height, VideoBufferType.RGBA),
       );
 
-    await ctx.connect();
-    timeline("connected");
+    await connected;
 
     const participant = ctx.room.localParticipant;
     if (!participant) throw new Error("connected without a local participant");
@@ -121,9 +137,18 @@ export default defineAgent({
     }, 1000 / FPS);
     const speaking = speaker.run();
 
-    const say = async (text: string, speech: Promise<Speech | undefined> = synthesize(text)) => {
-      const ready = await speech;
-      if (ready) await speaker.say(ready, text);
+    // Lines cut short (the participant left) are not finished by sentences synthesized after the cut.
+    let interruptions = 0;
+    const say = async (line: Line | string) => {
+      const parts = typeof line === "string" ? prepare(line) : line;
+      const at = interruptions;
+      const queued: Promise<void>[] = [];
+      for (const part of parts) {
+        const speech = await part.speech;
+        if (at !== interruptions) return;
+        if (speech) queued.push(speaker.say(speech, part.text));
+      }
+      await Promise.all(queued);
     };
 
     // The session's participant; with no metadata (a hand-made dispatch), whoever joins who is not an agent.
@@ -145,8 +170,7 @@ export default defineAgent({
       greeted = true;
       clearTimeout(greetingWait);
       timeline("greeting started");
-      const text = greetingText ?? greeting(greetFor.identity, job.digitalHuman.name);
-      say(text, greetingText === undefined ? undefined : greetingSpeech).catch(sayFailed);
+      say(greetingLine ?? greeting(greetFor.identity, job.digitalHuman.name)).catch(sayFailed);
     };
     const welcome = (p: RemoteParticipant) => {
       if (!isTheParticipant(p) || greetFor !== undefined) return;
@@ -168,6 +192,7 @@ export default defineAgent({
     ctx.room.on(RoomEvent.ParticipantConnected, welcome);
     ctx.room.on(RoomEvent.ParticipantDisconnected, (p: RemoteParticipant) => {
       if (!isTheParticipant(p)) return;
+      interruptions++;
       speaker.interrupt();
       say(farewellOnLeaving(p.identity)).catch(sayFailed);
     });
