@@ -270,7 +270,12 @@ describe("the digital human in the browser", () => {
       .filter((line) => line.includes('"msg":"saying"') && line.includes(sessionId))
       .map((line) => JSON.parse(line) as { time: number; text: string });
     // Said sentence by sentence: the greeting's first two.
-    expect(saying.slice(0, 2).map((line) => line.text).join(" ")).toMatch(/^Hello grace! I'm Ava\./);
+    expect(
+      saying
+        .slice(0, 2)
+        .map((line) => line.text)
+        .join(" "),
+    ).toMatch(/^Hello grace! I'm Ava\./);
     const firstHeard = audio.find((s) => s.rms > SPEAKING_RMS)?.at as number;
     expect(firstHeard - (saying[0]?.time as number)).toBeGreaterThan(-200);
     expect(firstHeard - (saying[0]?.time as number)).toBeLessThan(2000);
