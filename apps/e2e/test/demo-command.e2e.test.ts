@@ -118,6 +118,10 @@ describe("pnpm demo", () => {
       what: "the digital human's voice in the browser",
       timeoutMs: 15_000,
     });
+    // The page asks the service for the session's status once a second: the voice may come first.
+    await page.waitForFunction(() => (window as unknown as { demo: { sessionStatus: string } }).demo.sessionStatus === "active", null, {
+      timeout: 5000,
+    });
     expect(await page.textContent("#session-status")).toBe("active");
     await page.screenshot({ path: `${ARTIFACTS}demo-command-joined.png` });
     const sessionId = (await page.textContent("#session-id")) as string;
