@@ -142,7 +142,14 @@ describe("pnpm demo", () => {
     expect(data?.data.find((s) => s.id === sessionId)).toMatchObject({ end_reason: "participant_left" });
   });
 
-  it("stops LiveKit, the service, the worker and its jobs, and the page on SIGTERM, leaving no process behind", async () => {
+  it("stops LiveKit, the service, the worker and the job of a session still talking, and the page on SIGTERM, leaving no process behind", async () => {
+    // A user who presses Ctrl-C while talking to the digital human: its job process must go too.
+    const page = await browser.newPage();
+    await page.goto(pageUrl);
+    await page.click("#join");
+    await page.waitForFunction(() => (window as unknown as { demo: { state: string } }).demo.state === "talking", null, {
+      timeout: 30_000,
+    });
     expect(markedProcesses().length).toBeGreaterThanOrEqual(5);
     const exited = new Promise<[number | null, string | null]>((resolve) => demo.once("exit", (code, signal) => resolve([code, signal])));
     demo.kill("SIGTERM");

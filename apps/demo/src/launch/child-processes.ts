@@ -1,6 +1,8 @@
 /**
  * The demo's processes: each started with its output in a log file of its own, ready once a line it
- * prints says so, and all stopped together (SIGTERM, then SIGKILL after 5 s), newest first.
+ * prints says so, and all stopped together (SIGTERM, then SIGKILL after 5 s), newest first. Each runs in
+ * a process group of its own, killed whole once it has stopped: the digital human worker's job processes
+ * (a session still running when the demo stops) go with it instead of lingering as orphans.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
@@ -22,7 +24,7 @@ export class ChildProcesses {
   async start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs: number): Promise<Started> {
     const log = join(this.logDir, `${name}.log`);
     const file = createWriteStream(log);
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const started = { name, child, log };
     this.started.push(started);
     let output = "";
@@ -64,12 +66,26 @@ export class ChildProcesses {
   async stopAll(): Promise<void> {
     this.stopping = true;
     for (const { child } of [...this.started].reverse()) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
+      if (child.exitCode !== null || child.signalCode !== null) {
+        killGroup(child.pid);
+        continue;
+      }
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
       await exited;
       clearTimeout(timer);
+      killGroup(child.pid);
     }
+  }
+}
+
+/** Whatever is left of a process group (its leader gone): nothing, or children its leader did not stop. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: the group is empty.
   }
 }
