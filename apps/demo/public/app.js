@@ -118,7 +118,6 @@ async function join() {
   // The digital human listens and does not look: the page sends the microphone only, and shows the
   // camera to the user alone (no upload, and no encoding of it beside the digital human's video).
   await room.localParticipant.setMicrophoneEnabled(true);
-  demo.times.microphonePublished = performance.now();
   const camera = await createLocalVideoTrack({ resolution: VideoPresets.h360.resolution }).catch(() => undefined);
   if (camera) {
     demo.camera = camera;

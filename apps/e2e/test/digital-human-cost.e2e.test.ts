@@ -17,7 +17,7 @@ import { DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/s
 let stack: Stack;
 let api: DhsClient;
 
-// Long enough for a refused session to be dispatched again and still be waiting while the CPU is measured.
+// Long enough for a kept-out session to be dispatched again several times before it fails.
 const DIGITAL_HUMAN_TIMEOUT_S = 60;
 // How long a session may take to get its digital human and still count as fitting (dispatches again included).
 const JOIN_WAIT_MS = 20_000;
