@@ -1,8 +1,8 @@
 /**
  * Which addresses a webhook may be posted to (contract guide, "Webhooks", Addresses): public unicast
  * only. Anything ipaddr.js does not classify as plain `unicast` is refused (loopback, private, link-local
- * with the cloud metadata address, unique-local, shared, reserved, IPv4-mapped and translated IPv6 that
- * could carry one of them), so an address nobody thought of is refused too. Hosts are judged by every
+ * with the cloud metadata address, unique-local, shared, reserved, IPv4-mapped, -compatible and
+ * translated IPv6 that could carry one of them), so an address nobody thought of is refused too. Hosts are judged by every
  * address they resolve to, at registration and again on each connection, so DNS rebinding is caught.
  */
 import { lookup } from "node:dns/promises";
@@ -25,12 +25,46 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
-/** The range ipaddr.js puts an address in (`unicast` when it is public), after unwrapping IPv4-mapped IPv6. */
+/**
+ * Ranges that are not public although ipaddr.js calls them `unicast`: the deprecated IPv4-compatible
+ * IPv6 addresses (`::7f00:1` reaches 127.0.0.1 on a host that still honours them) and the dummy prefix
+ * of RFC 9780. The address-policy table test holds the policy to IANA's special-purpose registries.
+ */
+const NOT_PUBLIC: [ipaddr.IPv6, number, string][] = [
+  [...ipaddr.IPv6.parseCIDR("::/96"), "ipv4Compatible"],
+  [...ipaddr.IPv6.parseCIDR("100:0:0:1::/64"), "dummy"],
+];
+
+/**
+ * The range an address is in (`unicast` when it is public): ipaddr.js's, after unwrapping IPv4-mapped
+ * IPv6, narrowed by NOT_PUBLIC.
+ */
 export function rangeOf(address: string): string {
-  if (!ipaddr.isValid(address)) return "invalid";
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().range();
-  return parsed.range();
+  const canonical = canonicalAddress(address);
+  if (canonical === undefined) return "invalid";
+  const parsed = ipaddr.parse(canonical);
+  if (parsed.kind() === "ipv4") return parsed.range();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range();
+  const range = v6.range();
+  if (range !== "unicast") return range;
+  return NOT_PUBLIC.find(([network, bits]) => v6.match(network, bits))?.[2] ?? range;
+}
+
+/**
+ * The address as the socket would use it. IPv6 is first written in hexadecimal by the WHATWG URL parser:
+ * ipaddr.js reads a dotted tail such as `::8.8.8.8` as IPv4-mapped (`::ffff:8.8.8.8`), while a socket
+ * connects to the IPv4-compatible `::808:808`, another address. What neither reads is undefined.
+ */
+function canonicalAddress(address: string): string | undefined {
+  if (isIP(address) === 4) return ipaddr.IPv4.isValidFourPartDecimal(address) ? address : undefined;
+  if (isIP(address) !== 6) return undefined;
+  try {
+    const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+    return ipaddr.IPv6.isValid(canonical) ? canonical : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function isPublicAddress(address: string): boolean {
