@@ -40,10 +40,11 @@ export class UndiciWebhookSender implements WebhookSender {
       // An address in the URL is never looked up, so the policy is applied to it here.
       if (isIP(hostOf(target))) await this.policy.allowedAddresses(hostOf(target));
       const timestamp = new Date();
+      const signal = AbortSignal.timeout(this.attemptTimeoutMs);
       const response = await request(target, {
         method: "POST",
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.attemptTimeoutMs),
+        signal,
         headers: {
           "content-type": "application/json",
           "user-agent": "dhs-webhooks/1",
@@ -53,8 +54,10 @@ export class UndiciWebhookSender implements WebhookSender {
         },
         body,
       });
-      // Read (a little of) the answer so the connection can be reused; its content is not kept.
-      await response.body.dump({ limit: MAX_RESPONSE_BYTES });
+      // Read (a little of) the answer so the connection can be reused; its content is not kept. An answer
+      // not in by the attempt's end is a timeout: without the signal, dump swallows the abort and a
+      // receiver that drips its body past the timeout would count as answered.
+      await response.body.dump({ limit: MAX_RESPONSE_BYTES, signal });
       const retryAfter = response.headers["retry-after"];
       return {
         kind: "answered",

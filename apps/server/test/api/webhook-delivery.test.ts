@@ -237,6 +237,30 @@ describe("delivery", () => {
     }
   });
 
+  it("an answer whose body is still dripping when the attempt's time is up is a failed attempt (timeout)", async () => {
+    const dripping: Server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      const drip = setInterval(() => res.write("."), 300);
+      res.on("close", () => clearInterval(drip));
+    });
+    await new Promise<void>((resolve) => dripping.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (dripping.address() as AddressInfo).port;
+      const endpoint = await register({ url: `http://127.0.0.1:${port}/hooks` });
+      await sendTest(endpoint.id);
+      const log = await until(async () => {
+        const all = await deliveries(endpoint.id);
+        return all.length > 0 ? all : undefined;
+      });
+      expect(log[0]).toMatchObject({ outcome: "failed", error: "timeout" });
+      expect(log[0]?.duration_ms).toBeGreaterThanOrEqual(1900);
+    } finally {
+      dripping.closeAllConnections();
+      dripping.close();
+    }
+  });
+
   it("a receiver that is down gets the event once it is back, under the same webhook-id", async () => {
     const endpoint = await register();
     await receiver.stop();
