@@ -26,6 +26,13 @@ const UNAVAILABLE_DETAIL = {
 
 const INTERNAL_DETAIL = "An unexpected error occurred. Quote the request id to support.";
 
+/** What each of the contract's path ids names, for the 404 a malformed one gets. */
+const RESOURCE_OF_PATH_ID: Record<string, string> = {
+  session_id: "session",
+  endpoint_id: "webhook endpoint",
+  digital_human_id: "digital human",
+};
+
 const LOCATIONS: Record<string, ValidationIssue["location"]> = { body: "body", headers: "header", query: "query", params: "path" };
 
 function headerName(name: string): string {
@@ -80,16 +87,15 @@ export function toAppError(error: unknown): AppError {
   if (Array.isArray(e.errors) && typeof e.status === "number") {
     const issues = e.errors.map(issueFrom);
     switch (e.status) {
-      case 400:
+      case 400: {
         // A path whose percent-encoding does not decode names nothing.
         if (e.errors.some((item) => item.message?.startsWith("malformed uri")))
           return new AppError("not_found", "The path could not be decoded.");
         // A malformed id names nothing: answer as for an unknown one.
-        if (issues.some((issue) => issue.location === "path")) {
-          const endpoint = issues.some((issue) => issue.path === "endpoint_id");
-          return new AppError("not_found", endpoint ? "No such webhook endpoint." : "No such session.");
-        }
+        const pathIssue = issues.find((issue) => issue.location === "path");
+        if (pathIssue) return new AppError("not_found", `No such ${RESOURCE_OF_PATH_ID[pathIssue.path] ?? "resource"}.`);
         return validationFailed(issues);
+      }
       case 404:
         return new AppError("not_found", "No such route.");
       case 405:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectApiError, useHarness } from "../support/harness.js";
+import { expectApiError, KEYS, useHarness } from "../support/harness.js";
 
 const h = useHarness();
 
@@ -118,5 +118,21 @@ describe("logs of a dependency outage", () => {
     expect(lines.find((line) => line.msg === "dependency unavailable")).toMatchObject({ level: 40, dependency: "livekit" });
     expect(lines.find((line) => line.msg === "request")).toMatchObject({ level: 40, res: { status: 503 } });
     expect(JSON.stringify(lines)).not.toContain("stack");
+  });
+});
+
+describe("a path whose id is malformed or unknown", () => {
+  it.each([
+    ["GET", "/v1/sessions/{id}", "session", KEYS.a],
+    ["POST", "/v1/sessions/{id}/end", "session", KEYS.a],
+    ["GET", "/v1/webhook-endpoints/{id}", "webhook endpoint", KEYS.aHooks],
+    ["GET", "/v1/webhook-endpoints/{id}/deliveries", "webhook endpoint", KEYS.aHooks],
+    ["GET", "/v1/digital-humans/{id}", "digital human", KEYS.a],
+  ])("%s %s answers 404 with a detail naming a %s", async (method, path, resource, key) => {
+    const ids = resource === "webhook endpoint" ? ["not-an-id", "we_000000000000000000000099"] : ["not-a-uuid", crypto.randomUUID()];
+    for (const id of ids) {
+      const error = await expectApiError(await h.request(method, path.replace("{id}", id), { key }), 404, "not_found");
+      expect(error.detail).toMatch(new RegExp(`^No (such )?${resource}\\b`));
+    }
   });
 });
