@@ -17,6 +17,9 @@ const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../serv
 const catalog = JSON.parse(readFileSync(catalogFile, "utf8")) as { digital_humans: { agent_name: string }[] };
 const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
 const basePort = Number(env.AGENT_HTTP_PORT ?? 8081);
+// All interfaces by default, so an orchestrator's probe reaches the health endpoint on the pod's address;
+// pnpm demo, which shares the machine with whatever else runs on it, keeps it on loopback.
+const httpHost = env.AGENT_HTTP_HOST ?? "0.0.0.0";
 const maxJobs = Number(env.AGENT_MAX_JOBS ?? 20);
 // A job process loads the agents framework, its listening model and the face (about two seconds of CPU)
 // before it can take a job; warm ones waiting take the next sessions at once.
@@ -51,6 +54,7 @@ const servers = agentNames.map((agentName, i) => {
       apiKey: env.LIVEKIT_API_KEY ?? "devkey",
       apiSecret: env.LIVEKIT_API_SECRET ?? "secret",
       // Each worker serves its own health endpoint.
+      host: httpHost,
       port: basePort + i,
       numIdleProcesses: idleProcesses,
       initializeProcessTimeout: initializeTimeoutMs,

@@ -13,6 +13,7 @@ import { createClient } from "@dhs/client";
 import { chromiumLaunchOptions, freePort, until } from "@dhs/testkit";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listeningSockets } from "./support/listening-sockets.js";
 import { readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
 import { ARTIFACTS, DEV_API_KEY, FACE } from "./support/stack.js";
 
@@ -26,6 +27,7 @@ let output = "";
 let browser: Browser;
 let pageUrl: string;
 let apiUrl: string;
+let livekitPort: number;
 // Every process the demo starts inherits its environment: this marks them, to find any left behind.
 const marker = `dhs-demo-test-${crypto.randomUUID()}`;
 
@@ -46,7 +48,7 @@ function markedProcesses(mark = marker): number[] {
 beforeAll(async () => {
   const [demoPort, servicePort] = [await freePort(), await freePort()];
   // LiveKit uses its port and the next two.
-  const livekitPort = 20_000 + Math.floor(Math.random() * 20_000);
+  livekitPort = 20_000 + Math.floor(Math.random() * 20_000);
   demo = spawn("pnpm", ["demo"], {
     cwd: ROOT,
     env: {
@@ -103,6 +105,17 @@ describe("pnpm demo", () => {
       expect(at, step).toBeGreaterThanOrEqual(0);
       expect(at, step).toBeLessThan(ready);
     }
+  });
+
+  it("listens on loopback only: every TCP port of every process it started (LiveKit, the service, the worker, its voice, the page)", () => {
+    const sockets = listeningSockets(markedProcesses());
+    // LiveKit's signalling, the API, its metrics, the worker's health, the voice, the page.
+    expect(sockets.length).toBeGreaterThanOrEqual(6);
+    // LiveKit's ICE-over-TCP port is the exception: livekit-server listens for media on every interface
+    // and has no option to bind it to one (what reaches it is only DTLS-encrypted media of participants
+    // LiveKit admitted with a token).
+    const media = livekitPort + 1;
+    expect(sockets.filter((s) => s.address !== "127.0.0.1" && s.address !== "::1" && s.port !== media)).toEqual([]);
   });
 
   it("lets a browser join at once, see and hear the digital human, leave, and the session ends with participant_left (the defaults: 30 s later)", async () => {
