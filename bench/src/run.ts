@@ -257,7 +257,13 @@ async function usedMemory(redis: Redis): Promise<number> {
 async function seed(redis: Redis | Cluster, count: number, concurrency = 256): Promise<number> {
   const sessions = new SessionService({
     store: new RedisSessionStore(redis),
-    rooms: { createRoom: async () => {}, deleteRoom: async () => {}, hasLiveAgentJob: async () => true, dispatchAgent: async () => {} },
+    rooms: {
+      createRoom: async () => {},
+      deleteRoom: async () => {},
+      hasLiveAgentJob: async () => true,
+      dispatchAgent: async () => {},
+      listSessionRooms: async () => [],
+    },
     tokens: new LiveKitTokenIssuer(LIVEKIT.key, LIVEKIT.secret),
     catalog: new DigitalHumanCatalog([DIGITAL_HUMAN]),
     accounts: new AccountLimits(Number.MAX_SAFE_INTEGER),

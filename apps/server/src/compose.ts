@@ -2,6 +2,7 @@
  * The composition root: builds the store, the LiveKit adapters, the domain services and the Express app
  * from a Config. main.ts runs it; integration tests build the same thing with their own configuration.
  */
+import { randomUUID } from "node:crypto";
 import type { Express } from "express";
 import type { Logger } from "pino";
 import { type Config, ConfigError, readOperatorFiles } from "./config.js";
@@ -11,6 +12,7 @@ import { ApiKeyRing } from "./domain/api-keys.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans.js";
 import { DependencyFaultError, DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
 import { RetrySchedule } from "./domain/retry-schedule.js";
+import { RoomReconciler } from "./domain/room-reconciler.js";
 import { SessionService, type SessionSettings } from "./domain/session-service.js";
 import { TimerSweeper } from "./domain/timer-sweeper.js";
 import { WebhookDispatcher } from "./domain/webhook-dispatcher.js";
@@ -37,6 +39,8 @@ export interface Composed {
   store: SessionStore;
   sessions: SessionService;
   sweeper: TimerSweeper;
+  /** Deletes rooms whose session is terminal or missing; main starts it beside the sweeper. */
+  reconciler: RoomReconciler;
   webhookStore: WebhookStore;
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
@@ -58,11 +62,14 @@ export interface Composed {
    * them in at once; a file that does not pass keeps the old ones in force. Returns the error, if any.
    */
   reloadOperatorFiles(): ConfigError | undefined;
-  /** Stops the sweeper and the dispatcher (waiting for attempts in flight) and closes the store. */
+  /** Stops the sweeper, the reconciler and the dispatcher (waiting for work in flight) and closes the store. */
   close(): Promise<void>;
 }
 
 const LIVEKIT_RECHECK_MS = 2000;
+
+/** Logged whenever the keys in force become none: at start, or by a reload the file allowed. */
+export const NO_KEYS = "API_KEYS_FILE lists no keys: every request is refused 401 until keys are added";
 
 export interface ComposeOverrides {
   rooms?: RoomService;
@@ -87,7 +94,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       )
     : undefined;
   // A test's own RoomService has no credentials to check.
-  const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit });
+  const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit }, config.redisKeyPrefix);
   const credentials = new LiveKitCredentialCheck(livekit, logger);
 
   const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
@@ -117,6 +124,16 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     batch: 100,
     onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed"),
   });
+  const reconciler = new RoomReconciler(store, overrides.rooms ?? (livekit as LiveKitRoomService), {
+    intervalMs: config.roomReconcileIntervalMs,
+    graceMs: Math.max(60_000, 2 * config.idempotencyLockTtlS * 1000),
+    holder: randomUUID(),
+    onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "room reconciliation failed"),
+    onDeleted: (reason) => {
+      metrics.roomReconciled(reason);
+      logger.info({ reason }, "room of an ended or missing session deleted by the reconciler");
+    },
+  });
 
   const app = createApp({
     sessions,
@@ -142,6 +159,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     store,
     sessions,
     sweeper,
+    reconciler,
     webhookStore,
     webhookEndpoints: hooks.endpoints,
     accounts: accountService,
@@ -152,6 +170,11 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     reloadOperatorFiles: () => {
       try {
         const files = readOperatorFiles({ apiKeysFile: config.apiKeys.file, digitalHumansFile: config.digitalHumans.file });
+        if (files.apiKeys.records.length === 0 && apiKeys.size > 0 && !files.apiKeys.allowNoKeys) {
+          throw new ConfigError(
+            `API_KEYS_FILE: ${config.apiKeys.file} lists no keys, which would refuse every request; to mean it, write "allow_no_keys": true beside "keys"`,
+          );
+        }
         // All three at once, between two requests: none is served with half of the new files.
         apiKeys.replace(files.apiKeys.records);
         accounts.replace(files.apiKeys.accounts);
@@ -160,6 +183,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
           { api_keys: files.apiKeys.records.length, digital_humans: files.digitalHumans.entries.length },
           "operator files reloaded",
         );
+        if (files.apiKeys.records.length === 0) logger.error({ file: config.apiKeys.file }, NO_KEYS);
         return undefined;
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
@@ -169,7 +193,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     },
     close: async () => {
       credentials.stop();
-      await Promise.all([sweeper.stop(), hooks.dispatcher.stop()]);
+      await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop()]);
       await hooks.close();
       await livekit?.close();
       await store.close();

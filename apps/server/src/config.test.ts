@@ -202,6 +202,32 @@ describe("loadConfig", () => {
       'API_KEYS_FILE: keys[1].id "k" is used twice',
     ],
     [
+      "API_KEYS_FILE",
+      {
+        API_KEYS_FILE: file("dup-hash.json", {
+          keys: [
+            { id: "k1", account_id: "acct_1", scopes: [], sha256: "c".repeat(64) },
+            { id: "k2", account_id: "acct_2", scopes: [], sha256: "b".repeat(64) },
+            // The same secret's hash in upper case, under another account.
+            { id: "k3", account_id: "acct_3", scopes: [], sha256: "C".repeat(64) },
+          ],
+        }),
+      },
+      "API_KEYS_FILE: keys[2].sha256 is the same key as keys[0]: each secret belongs to one key",
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-twice.json", {
+          digital_humans: [
+            { id: AVA_ID, name: "Ava", agent_name: "ava" },
+            { id: AVA_ID.toUpperCase(), name: "Ava", agent_name: "ava-2" },
+          ],
+        }),
+      },
+      `DIGITAL_HUMANS_FILE: digital_humans[1].id "${AVA_ID.toUpperCase()}" is listed twice`,
+    ],
+    [
       "DIGITAL_HUMANS_FILE",
       { DIGITAL_HUMANS_FILE: file("dh-empty.json", { digital_humans: [] }) },
       /^DIGITAL_HUMANS_FILE: .* at least one entry$/,

@@ -220,6 +220,14 @@ export const VARIABLES = {
     description:
       "How often each replica looks for due session timers and customer webhook deliveries; the delivery queue is reconciled every 30 of these.",
   },
+  ROOM_RECONCILE_INTERVAL_S: {
+    kind: "integer",
+    default: 60,
+    min: 1,
+    max: 3600,
+    description:
+      "How often one replica lists LiveKit's rooms of this deployment and deletes those whose session is terminal, or missing once the room is older than twice `IDEMPOTENCY_LOCK_TTL_S` and 60 s (a CreateRoom that timed out but happened, for a create nobody retried).",
+  },
   RATE_LIMIT_ENABLED: {
     kind: "boolean",
     default: true,
@@ -316,7 +324,11 @@ export interface Config {
     apiSecret: string;
     timeoutMs: number;
   };
-  apiKeys: { file: string; records: ApiKeyRecord[]; accounts: AccountRecord[] };
+  /**
+   * `allowNoKeys`: the file says `"allow_no_keys": true`, so a reload may take every key away (without
+   * it, a reload to an empty list is refused as the slip it almost always is).
+   */
+  apiKeys: { file: string; records: ApiKeyRecord[]; accounts: AccountRecord[]; allowNoKeys: boolean };
   digitalHumans: { file: string; entries: [DigitalHuman, ...DigitalHuman[]] };
   /** Open sessions an account may have unless the keys file names another number for it. */
   accountMaxOpenSessions: number;
@@ -333,6 +345,7 @@ export interface Config {
   rateLimit: { enabled: boolean; perSecond: number; burst: number };
   /** How often each replica looks for due session timers. */
   sweepIntervalMs: number;
+  roomReconcileIntervalMs: number;
   /** Check every response against the contract (tests; costs CPU). */
   validateResponses: boolean;
   webhooks: {
@@ -421,10 +434,17 @@ function readJson(name: string, file: string): unknown {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function parseApiKeys(name: string, file: string): { records: ApiKeyRecord[]; accounts: AccountRecord[] } {
-  const data = readJson(name, file) as { keys?: unknown; accounts?: unknown };
+function parseApiKeys(name: string, file: string): Omit<Config["apiKeys"], "file"> {
+  const data = readJson(name, file) as { keys?: unknown; accounts?: unknown; allow_no_keys?: unknown };
   if (!Array.isArray(data?.keys)) throw new ConfigError(`${name}: ${file} must hold {"keys": [...]}`);
-  return { records: parseKeys(name, data.keys as Record<string, unknown>[]), accounts: parseAccounts(name, data.accounts) };
+  if (data.allow_no_keys !== undefined && typeof data.allow_no_keys !== "boolean") {
+    throw new ConfigError(`${name}: "allow_no_keys" must be true or false`);
+  }
+  return {
+    records: parseKeys(name, data.keys as Record<string, unknown>[]),
+    accounts: parseAccounts(name, data.accounts),
+    allowNoKeys: data.allow_no_keys === true,
+  };
 }
 
 function parseAccounts(name: string, list: unknown): AccountRecord[] {
@@ -448,6 +468,9 @@ function parseAccounts(name: string, list: unknown): AccountRecord[] {
 
 function parseKeys(name: string, keys: Record<string, unknown>[]): ApiKeyRecord[] {
   const ids = new Set<string>();
+  // A hash listed twice would authenticate its secret as whichever entry came last: an operator's
+  // copy-paste slip would move one customer into another's account. Refused like a duplicate id.
+  const hashes = new Map<string, number>();
   return keys.map((entry, i) => {
     const at = `${name}: keys[${i}]`;
     if (typeof entry?.id !== "string" || !KEY_ID_PATTERN.test(entry.id))
@@ -460,11 +483,15 @@ function parseKeys(name: string, keys: Record<string, unknown>[]): ApiKeyRecord[
     if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/i.test(entry.sha256)) {
       throw new ConfigError(`${at}.sha256 must be 64 hexadecimal characters`);
     }
+    const digest = entry.sha256.toLowerCase();
+    const first = hashes.get(digest);
+    if (first !== undefined) throw new ConfigError(`${at}.sha256 is the same key as keys[${first}]: each secret belongs to one key`);
+    hashes.set(digest, i);
     const scopes = entry.scopes;
     if (!Array.isArray(scopes) || scopes.some((s) => !(scopeValues as readonly unknown[]).includes(s))) {
       throw new ConfigError(`${at}.scopes must be a list of ${scopeValues.join(", ")}`);
     }
-    return { id: entry.id, account_id: entry.account_id, sha256: entry.sha256.toLowerCase(), scopes } as ApiKeyRecord;
+    return { id: entry.id, account_id: entry.account_id, sha256: digest, scopes } as ApiKeyRecord;
   });
 }
 
@@ -474,9 +501,12 @@ function parseDigitalHumans(name: string, file: string): [DigitalHuman, ...Digit
   if (!Array.isArray(list) || list.length === 0) {
     throw new ConfigError(`${name}: ${file} must hold {"digital_humans": [...]} with at least one entry`);
   }
+  const ids = new Set<string>();
   const entries = list.map((entry: Record<string, unknown>, i: number) => {
     const at = `${name}: digital_humans[${i}]`;
     if (typeof entry?.id !== "string" || !UUID.test(entry.id)) throw new ConfigError(`${at}.id must be a UUID`);
+    if (ids.has(entry.id.toLowerCase())) throw new ConfigError(`${at}.id "${entry.id}" is listed twice`);
+    ids.add(entry.id.toLowerCase());
     if (typeof entry.name !== "string" || entry.name === "") throw new ConfigError(`${at}.name must be a non-empty string`);
     if (typeof entry.agent_name !== "string" || entry.agent_name === "") {
       throw new ConfigError(`${at}.agent_name must be a non-empty string`);
@@ -591,6 +621,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S"),
     idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S"),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS"),
+    roomReconcileIntervalMs: integer(env, "ROOM_RECONCILE_INTERVAL_S") * 1000,
     rateLimit: {
       enabled: boolean(env, "RATE_LIMIT_ENABLED"),
       perSecond: integer(env, "RATE_LIMIT_PER_SECOND"),

@@ -3,7 +3,7 @@
  * SIGTERM or SIGINT stop accepting, finish in-flight requests, close Redis and exit 0.
  */
 import { pino } from "pino";
-import { compose } from "./compose.js";
+import { compose, NO_KEYS } from "./compose.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { metricsListener } from "./http/metrics-server.js";
 import { REDACT_PATHS } from "./http/request-logger.js";
@@ -82,6 +82,7 @@ const limits = { ...config.connections, onDrop: composed.metrics.connectionDropp
 running = await startWebServer(composed.app, config.port, config.host, limits);
 metricsServer = await startWebServer(metricsListener(composed.metrics), config.metricsPort, config.host, limits);
 composed.sweeper.start();
+composed.reconciler.start();
 composed.dispatcher.start();
 logger.info(
   {
@@ -95,4 +96,5 @@ logger.info(
   },
   "listening",
 );
+if (config.apiKeys.records.length === 0) logger.error({ file: config.apiKeys.file }, NO_KEYS);
 if (!config.production && !config.redisUrl) logger.warn("REDIS_URL is unset: sessions live in this process's memory (development only)");

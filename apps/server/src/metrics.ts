@@ -51,6 +51,12 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     help: "Digital humans dispatched again because LiveKit had no live job for a session that lacked one.",
     registers: [this.registry],
   });
+  private readonly roomsReconciled = new Counter({
+    name: "dhs_rooms_reconciled_total",
+    help: "Rooms of this service the reconciler deleted because their session was terminal or missing, by reason.",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
   private readonly dependencyFaults = new Counter({
     name: "dhs_dependency_faults_total",
     help: "Requests failed 500 because a dependency answered wrongly (LiveKit refusing our credentials or request, Redis refusing a command or holding an unreadable record), by dependency.",
@@ -108,6 +114,10 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
 
   agentRedispatched(): void {
     this.agentRedispatches.inc();
+  }
+
+  roomReconciled(reason: "terminal" | "missing"): void {
+    this.roomsReconciled.inc({ reason });
   }
 
   dependencyFault(dependency: "store" | "livekit"): void {

@@ -53,6 +53,11 @@ export class ApiKeyRing {
     this.byHash = byHash;
   }
 
+  /** How many keys authenticate now. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
   /** The principal of a presented secret, or undefined. Only hashes are kept or compared. */
   authenticate(secret: string): Principal | undefined {
     const digest = hashApiKey(secret);

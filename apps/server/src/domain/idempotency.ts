@@ -3,21 +3,25 @@
  * Idempotency-Key, and its body is fingerprinted as the SHA-256 of its RFC 8785 canonical JSON, so key
  * order and whitespace do not matter. What the store answers for a key decides the outcome:
  *
- * | store says                     | outcome                                              |
- * |--------------------------------|------------------------------------------------------|
- * | nothing recorded               | acquired: this request creates, holding a short lock |
- * | another fingerprint            | 409 idempotency_key_reused                           |
- * | same fingerprint, still locked | 409 idempotency_request_in_progress, Retry-After     |
- * | same fingerprint, done         | replay the session, Idempotent-Replayed: true         |
+ * | store says                          | outcome                                              |
+ * |-------------------------------------|------------------------------------------------------|
+ * | nothing recorded                    | acquired: this request creates, holding a short lock |
+ * | same fingerprint, failed before     | acquired, continuing the failed create's session id  |
+ * | another fingerprint, failed before  | acquired, as if nothing were recorded                |
+ * | another fingerprint                 | 409 idempotency_key_reused                           |
+ * | same fingerprint, still locked      | 409 idempotency_request_in_progress, Retry-After     |
+ * | same fingerprint, done              | replay the session, Idempotent-Replayed: true         |
  *
- * Nothing is recorded for a request that fails: its lock is released, and a lock left by a crash
- * expires after the lock TTL.
+ * A request that fails releases its lock (a lock left by a crash expires after the lock TTL) and keeps
+ * only the session id it was creating: a LiveKit call that timed out may still have made the room, and
+ * the retry then finds that room instead of making a second one beside it.
  */
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 
 export type BeginOutcome =
-  | { kind: "acquired"; lock: string }
+  /** This request creates the session `sessionId` (new, or the one a failed create with this key began). */
+  | { kind: "acquired"; lock: string; sessionId: string }
   | { kind: "reused" }
   | { kind: "in_progress" }
   | { kind: "replay"; sessionId: string }

@@ -5,7 +5,7 @@
 import type { SessionStatus } from "@dhs/contract";
 import type { BeginOutcome } from "./idempotency.js";
 import type { SessionRecord } from "./session.js";
-import type { LifecycleTimer, TimerKind } from "./session-machine.js";
+import type { ObligationTimer, TimerKind } from "./session-machine.js";
 import type { UsageIncrement } from "./usage.js";
 import type { OutboundEvent } from "./webhook-ports.js";
 
@@ -58,11 +58,19 @@ export interface DueTimer {
 
 export interface SessionStore {
   /**
-   * Atomically: records a lock for (account, key) when nothing is recorded, or reports what is; a new
-   * create is refused (`limit`) when the account has `maxOpen` sessions open or being created. The lock
-   * expires after lockTtlMs, so a crashed request cannot wedge the key or hold a place.
+   * Atomically: records a lock for (account, key) when nothing is recorded (or only a failed create), or
+   * reports what is; a new create is refused (`limit`) when the account has `maxOpen` sessions open or
+   * being created. The lock expires after lockTtlMs, so a crashed request cannot wedge the key or hold a
+   * place. The session id acquired is `sessionId`, or the one a failed create of the same body began.
    */
-  beginCreate(accountId: string, idempotencyKey: string, fingerprint: string, lockTtlMs: number, maxOpen: number): Promise<BeginOutcome>;
+  beginCreate(
+    accountId: string,
+    idempotencyKey: string,
+    fingerprint: string,
+    lockTtlMs: number,
+    maxOpen: number,
+    sessionId: string,
+  ): Promise<BeginOutcome>;
   /**
    * Atomically: stores the session, marks the key done (remembered keyTtlMs), counts `usage` and queues
    * `events` for the account's webhook endpoints that take them, if the lock is still this request's. False when another
@@ -77,8 +85,18 @@ export interface SessionStore {
     events: readonly OutboundEvent[],
     usage: UsageIncrement | undefined,
   ): Promise<boolean>;
-  /** Releases this request's lock, so the key can be used again. */
-  abandonCreate(accountId: string, idempotencyKey: string, fingerprint: string, lock: string): Promise<void>;
+  /**
+   * Releases this request's lock, so the key can be used again, remembering for keepMs the session id it
+   * was creating (a retry of the same body continues it).
+   */
+  abandonCreate(
+    accountId: string,
+    idempotencyKey: string,
+    fingerprint: string,
+    lock: string,
+    sessionId: string,
+    keepMs: number,
+  ): Promise<void>;
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
   getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined>;
   /**
@@ -104,7 +122,7 @@ export interface SessionStore {
 
   /** Timers: fire each `timer` for the session at its `atMs` (once; rescheduling replaces), in one step. */
   scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void>;
-  cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void>;
+  cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void>;
   /** Cancels every timer of the session's life (not its purge). */
   cancelTimers(accountId: string, sessionId: string): Promise<void>;
   /**
@@ -125,6 +143,12 @@ export interface SessionStore {
   markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void>;
   isEnding(accountId: string, sessionId: string): Promise<boolean>;
   clearEnding(accountId: string, sessionId: string): Promise<void>;
+
+  /**
+   * Takes the lease `name` for ttlMs unless another holder has it: work one replica at a time should do.
+   * True when taken.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
 
   /** Records a webhook event id; false when it was already recorded (a duplicate delivery). */
   markEventSeen(eventId: string, ttlMs: number): Promise<boolean>;
@@ -168,8 +192,19 @@ export interface AgentDispatchRequest {
   agent: AgentJob;
 }
 
+/** A room LiveKit has that this deployment made for a session (its name and metadata agree). */
+export interface SessionRoom {
+  name: string;
+  accountId: string;
+  sessionId: string;
+  /** When LiveKit created it (ms since the epoch). */
+  createdAtMs: number;
+}
+
 export interface RoomService {
   createRoom(request: CreateRoomRequest): Promise<void>;
+  /** The rooms LiveKit has now that this deployment made; every other room is left out. */
+  listSessionRooms(): Promise<SessionRoom[]>;
   /** Whether LiveKit has a job for this agent in this room that is pending or running. */
   hasLiveAgentJob(roomName: string, agentName: string): Promise<boolean>;
   /** Dispatches the agent to the room (once more). */

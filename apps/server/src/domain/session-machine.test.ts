@@ -31,9 +31,17 @@ const ended = (status: SessionStatus, reason: string, deleteRoom = true): Want =
   effects: [
     { type: "cancel_timers" },
     { type: "schedule", timer: "purge", at: T + 30 * 86_400_000 },
-    ...(deleteRoom ? [{ type: "delete_room" } as const] : []),
+    // The room's deletion is owed: its retry scheduled first (5 s on), cancelled once it succeeded.
+    ...(deleteRoom ? roomDeletionOwed(5_000) : []),
   ],
 });
+function roomDeletionOwed(retryInMs: number): Effect[] {
+  return [
+    { type: "schedule", timer: "room_deletion", at: T + retryInMs },
+    { type: "delete_room" },
+    { type: "cancel_timer", timer: "room_deletion" },
+  ];
+}
 const same = (status: SessionStatus, effects: Effect[] = []): Want => ({ status, changed: false, effects });
 
 // Every state x every event: the whole table, spelled out, so a change to it is a visible change here.
@@ -62,6 +70,7 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
     digital_human_left: same("created"),
     digital_human_lost: same("created"),
     dispatch_check: same("created", [{ type: "ensure_dispatch" }, { type: "schedule", timer: "dispatch_check", at: T + 60_000 }]),
+    room_deletion: same("created"),
   },
   active: {
     // The same connection joining again changes nothing; another one is the subject of "details" below.
@@ -88,6 +97,7 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
     // It never joined, so it was not lost (the digital-human timeout covers it).
     digital_human_lost: same("active"),
     dispatch_check: same("active", [{ type: "ensure_dispatch" }, { type: "schedule", timer: "dispatch_check", at: T + 60_000 }]),
+    room_deletion: same("active"),
   },
   completed: terminalRow("completed"),
   cancelled: terminalRow("cancelled"),
@@ -95,7 +105,8 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
 };
 
 function terminalRow(status: SessionStatus): Record<SessionEvent["type"], Want> {
-  const deleteAgain = same(status, [{ type: "delete_room" }]);
+  // Ended half an hour ago: a retry of the deletion waits the longest, 5 minutes.
+  const deleteAgain = same(status, roomDeletionOwed(300_000));
   return {
     participant_joined: deleteAgain,
     digital_human_joined: deleteAgain,
@@ -110,6 +121,7 @@ function terminalRow(status: SessionStatus): Record<SessionEvent["type"], Want> 
     digital_human_left: same(status),
     digital_human_lost: same(status),
     dispatch_check: same(status),
+    room_deletion: deleteAgain,
   };
 }
 
@@ -262,5 +274,21 @@ describe("transition: details", () => {
         expect([after.ended_at, after.end_reason, after.status]).toEqual([before.ended_at, before.end_reason, before.status]);
       }
     }
+  });
+});
+
+describe("a room deletion still owed", () => {
+  it.each([
+    ["1 s", 1_000, 5_000],
+    ["40 s", 40_000, 40_000],
+    ["2 hours", 7_200_000, 300_000],
+  ])("after the session has been ended for %s, is tried again %i ms later should this try fail too", (_name, endedForMs, retryInMs) => {
+    const before = session("completed", { ended_at: new Date(T - endedForMs).toISOString() });
+    const { effects } = transition(before, { type: "room_deletion" }, NOW, durations);
+    expect(effects).toEqual([
+      { type: "schedule", timer: "room_deletion", at: T + retryInMs },
+      { type: "delete_room" },
+      { type: "cancel_timer", timer: "room_deletion" },
+    ]);
   });
 });

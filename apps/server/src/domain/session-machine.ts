@@ -38,7 +38,9 @@ export type SessionEvent =
   /** The digital human left an active session and did not come back in time. */
   | { type: "digital_human_lost" }
   /** Time to look whether LiveKit still has a live job for the digital human, while it is absent. */
-  | { type: "dispatch_check" };
+  | { type: "dispatch_check" }
+  /** The room of an ended session is still owed its deletion (an earlier try failed, or never ran). */
+  | { type: "room_deletion" };
 
 /** The timers of a session's life, fired through the machine. */
 export type LifecycleTimer =
@@ -48,8 +50,14 @@ export type LifecycleTimer =
   | "departure_timeout"
   | "digital_human_lost"
   | "dispatch_check";
+/**
+ * `room_deletion` is an ended session's obligation to delete its room: scheduled before the deletion is
+ * tried and cancelled once LiveKit confirmed it, so a deletion that failed (LiveKit unreachable, this
+ * replica gone) is tried again, by any replica, until it succeeds. It survives `cancel_timers`.
+ */
+export type ObligationTimer = LifecycleTimer | "room_deletion";
 /** `purge` deletes a terminal session once its retention ends; it is no event of the machine. */
-export type TimerKind = LifecycleTimer | "purge";
+export type TimerKind = ObligationTimer | "purge";
 
 export type Effect =
   /** Delete the LiveKit room, disconnecting whoever is in it. */
@@ -57,7 +65,7 @@ export type Effect =
   /** Fire this timer at this time (ms since the epoch). */
   | { type: "schedule"; timer: TimerKind; at: number }
   /** This timer is not needed any more. */
-  | { type: "cancel_timer"; timer: LifecycleTimer }
+  | { type: "cancel_timer"; timer: ObligationTimer }
   /** Dispatch the digital human's agent to the room again, unless LiveKit has a live job for it. */
   | { type: "ensure_dispatch" }
   /** No timer of this session's life is needed any more. */
@@ -106,9 +114,29 @@ type Outcome =
   | "ignore"
   | "delete_room";
 
+// A room deletion that failed is tried again after as long as the session has been ended, within these
+// bounds: quickly after a blip, every few minutes through a long outage of LiveKit.
+const ROOM_DELETION_FIRST_RETRY_MS = 5_000;
+const ROOM_DELETION_MAX_RETRY_MS = 300_000;
+
+/**
+ * Deleting the room as an obligation: the retry is scheduled first, the deletion tried, and the retry
+ * cancelled only once the deletion succeeded (effects stop at the first that fails).
+ */
+function deleteRoomOwed(session: SessionRecord, now: Date): Effect[] {
+  const endedFor = now.getTime() - Date.parse(session.ended_at ?? now.toISOString());
+  const wait = Math.min(ROOM_DELETION_MAX_RETRY_MS, Math.max(ROOM_DELETION_FIRST_RETRY_MS, endedFor));
+  return [
+    { type: "schedule", timer: "room_deletion", at: now.getTime() + wait },
+    { type: "delete_room" },
+    { type: "cancel_timer", timer: "room_deletion" },
+  ];
+}
+
 /**
  * What each event does in each state. Terminal states answer every event alike: a participant who joins
- * a terminal session's room (an old token) gets the room deleted again; everything else is ignored.
+ * a terminal session's room (an old token) gets the room deleted again, as does a room deletion still
+ * owed; everything else is ignored.
  */
 export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<SessionEvent["type"], Outcome>>>> = {
   created: {
@@ -125,6 +153,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     departure_timeout: "ignore",
     digital_human_lost: "ignore",
     dispatch_check: "check_dispatch",
+    room_deletion: "ignore",
   },
   active: {
     participant_joined: "participant_returned",
@@ -140,6 +169,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     departure_timeout: { to: "completed", reason: "participant_left", when: "participantGone" },
     digital_human_lost: { to: "failed", reason: "digital_human_lost", when: "digitalHumanGone" },
     dispatch_check: "check_dispatch",
+    room_deletion: "ignore",
   },
   completed: terminal(),
   cancelled: terminal(),
@@ -161,6 +191,7 @@ function terminal(): Record<SessionEvent["type"], Outcome> {
     departure_timeout: "ignore",
     digital_human_lost: "ignore",
     dispatch_check: "ignore",
+    room_deletion: "delete_room",
   };
 }
 
@@ -205,7 +236,7 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
     case "ignore":
       return unchanged();
     case "delete_room":
-      return unchanged([{ type: "delete_room" }]);
+      return unchanged(deleteRoomOwed(session, now));
     case "mark_digital_human": {
       if (digitalHumanPresent(session)) return unchanged();
       // Whatever waited for it (the dispatch checks, and an active session's join or loss timer) is over.
@@ -257,7 +288,10 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
     // before the change was stored (so that LiveKit being down leaves the session unchanged).
     const roomGone = event.type === "room_finished" || event.type === "end_requested";
     const purge: Effect = { type: "schedule", timer: "purge", at: now.getTime() + durations.retentionS * 1000 };
-    return changedTo(ended, roomGone ? [{ type: "cancel_timers" }, purge] : [{ type: "cancel_timers" }, purge, { type: "delete_room" }]);
+    return changedTo(
+      ended,
+      roomGone ? [{ type: "cancel_timers" }, purge] : [{ type: "cancel_timers" }, purge, ...deleteRoomOwed(ended, now)],
+    );
   }
 
   // created -> active

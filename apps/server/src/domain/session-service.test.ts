@@ -19,6 +19,7 @@ function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomS
     deleteRoom: vi.fn(async () => {}),
     hasLiveAgentJob: async () => true,
     dispatchAgent: async () => {},
+    listSessionRooms: async () => [],
     ...overrides.rooms,
   };
   const abandon = vi.spyOn(memory, "abandonCreate");
@@ -65,6 +66,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       deleteRoom: vi.fn(async () => {}),
       hasLiveAgentJob: async () => true,
       dispatchAgent: async () => {},
+      listSessionRooms: async () => [],
     };
     const service = new SessionService({
       store: Object.assign(Object.create(memory) as SessionStore, {
@@ -106,6 +108,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
         deleteRoom: async () => Promise.reject(new Error("also gone")),
         hasLiveAgentJob: async () => true,
         dispatchAgent: async () => {},
+        listSessionRooms: async () => [],
       },
       tokens: { mint: async () => "t" },
       catalog,

@@ -100,7 +100,7 @@ export class SessionService {
     const print = fingerprint(body);
     const claim = await this.claim(principal.accountId, idempotencyKey, print);
     if (claim.kind === "replay") return { session: await this.view(claim.record), replayed: true };
-    const record = this.newRecord(principal.accountId, body, digitalHuman.id);
+    const record = this.newRecord(claim.sessionId, principal.accountId, body, digitalHuman.id);
     await this.provision(record, this.agentJob(record, digitalHuman), { idempotencyKey, print, lock: claim.lock });
     this.deps.metrics?.sessionCreated();
     return { session: await this.view(record), replayed: false };
@@ -111,10 +111,10 @@ export class SessionService {
     accountId: string,
     idempotencyKey: string,
     print: string,
-  ): Promise<{ kind: "acquired"; lock: string } | { kind: "replay"; record: SessionRecord }> {
+  ): Promise<{ kind: "acquired"; lock: string; sessionId: string } | { kind: "replay"; record: SessionRecord }> {
     const { store, settings } = this.deps;
     const limit = this.deps.accounts.maxOpenSessions(accountId);
-    const begun = await store.beginCreate(accountId, idempotencyKey, print, settings.idempotencyLockTtlMs, limit);
+    const begun = await store.beginCreate(accountId, idempotencyKey, print, settings.idempotencyLockTtlMs, limit, randomUUID());
     switch (begun.kind) {
       case "limit":
         // Nothing was claimed: no room is made and the key stays unused.
@@ -133,8 +133,7 @@ export class SessionService {
     }
   }
 
-  private newRecord(accountId: string, body: SessionCreate, digitalHumanId: string): SessionRecord {
-    const id = randomUUID();
+  private newRecord(id: string, accountId: string, body: SessionCreate, digitalHumanId: string): SessionRecord {
     return {
       id,
       account_id: accountId,
@@ -156,13 +155,15 @@ export class SessionService {
   }
 
   /**
-   * Creates the session's room with its digital human dispatched, then stores the session. Nothing of a
-   * create that fails remains: the key becomes usable again, and a room already made is deleted.
+   * Creates the session's room with its digital human dispatched, then stores the session. A create that
+   * fails releases its key, which keeps the session id: a CreateRoom that timed out may have made the
+   * room all the same, and the retry then continues with that room (CreateRoom of an existing room
+   * answers it). A room nobody retries for is deleted by the reconciler once its grace has passed.
    */
   private async provision(record: SessionRecord, agent: AgentJob, key: ClaimedKey): Promise<void> {
     const { store, rooms, settings } = this.deps;
     const release = () =>
-      this.background(store.abandonCreate(record.account_id, key.idempotencyKey, key.print, key.lock), "release idempotency lock");
+      store.abandonCreate(record.account_id, key.idempotencyKey, key.print, key.lock, record.id, settings.idempotencyKeyTtlMs);
     try {
       await rooms.createRoom({
         name: record.room_name,
@@ -174,14 +175,21 @@ export class SessionService {
         agent,
       });
     } catch (error) {
-      release();
+      this.background(release(), "release idempotency lock");
       throw error;
     }
     try {
       await this.persist(record, key);
     } catch (error) {
-      release();
-      this.background(rooms.deleteRoom(record.room_name), "delete room of failed create");
+      // The room goes before the key is released: a retry that came between would keep the room (it
+      // continues this session) and lose it to this deletion.
+      this.background(
+        rooms
+          .deleteRoom(record.room_name)
+          .catch((failure: unknown) => this.deps.onBackgroundError?.(failure, "delete room of failed create"))
+          .then(release),
+        "release idempotency lock",
+      );
       throw error;
     }
   }
@@ -291,16 +299,10 @@ export class SessionService {
     await this.apply(accountId, sessionId, sessionEvent);
   }
 
-  /**
-   * A timer is due (sweeper). When this timer already ended the session on an earlier attempt whose
-   * room deletion failed, the room is deleted again.
-   */
+  /** A timer is due (sweeper): the purge of a terminal session, or an event of the machine. */
   async onTimer(due: DueTimer): Promise<void> {
     if (due.timer === "purge") return this.deps.store.deleteSession(due.accountId, due.sessionId);
-    const applied = await this.apply(due.accountId, due.sessionId, { type: due.timer });
-    if (applied && !applied.changed && TERMINAL.has(applied.session.status) && applied.session.end_reason === due.timer) {
-      await this.deps.rooms.deleteRoom(applied.session.room_name);
-    }
+    await this.apply(due.accountId, due.sessionId, { type: due.timer });
   }
 
   /**

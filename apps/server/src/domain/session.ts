@@ -39,6 +39,13 @@ export function roomNameFor(sessionId: string): string {
   return `dhs-${sessionId}`;
 }
 
+const ROOM_NAME = /^dhs-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The session a room name was made for (roomNameFor), or undefined for a room this service did not name. */
+export function sessionIdOfRoom(roomName: string | undefined): string | undefined {
+  return ROOM_NAME.exec(roomName ?? "")?.[1];
+}
+
 export function toSessionView(record: SessionRecord, rtcUrl: string, participantToken: string | null): Session {
   return {
     id: record.id,

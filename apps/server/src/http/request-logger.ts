@@ -59,9 +59,10 @@ export function requestLogger(logger: Logger, observe?: RequestObserver): Reques
         ...(principal ? { key_id: principal.keyId, account_id: principal.accountId } : {}),
         ...(res.locals.refusalReason ? { reason: res.locals.refusalReason as string } : {}),
       };
-      // A 503 is an outage, already logged once as a warning; only a 500 (a bug) is an error.
+      // A 503 is an outage, already logged once as a warning; only a 500 (a bug) is an error. A refused
+      // LiveKit webhook is a warning too: forged, stale, or signed with LiveKit's secret yet inconsistent.
       if (status === 500) log.error(line, "request");
-      else if (status >= 500) log.warn(line, "request");
+      else if (status >= 500 || line.reason) log.warn(line, "request");
       else log.info(line, "request");
     });
     next();

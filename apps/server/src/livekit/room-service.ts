@@ -13,9 +13,10 @@ import {
   DependencyFaultError,
   DependencyUnavailableError,
   type RoomService,
+  type SessionRoom,
 } from "../domain/ports.js";
 import { LiveKitApiError, TwirpClient } from "./twirp-client.js";
-import { roomMetadata } from "./webhook-receiver.js";
+import { roomMetadata, roomOwner } from "./webhook-receiver.js";
 
 export interface LiveKitCredentials {
   /** HTTP(S) address of LiveKit's API. */
@@ -34,11 +35,39 @@ interface ListDispatchResponse {
   agentDispatches?: { agentName?: string; state?: { jobs?: { state?: { status?: string | number } }[] } }[];
 }
 
+interface ListRoomsResponse {
+  rooms?: { name?: string; metadata?: string; creationTime?: string | number; creationTimeMs?: string | number }[];
+}
+
 export class LiveKitRoomService implements RoomService {
   private readonly twirp: TwirpClient;
 
-  constructor(credentials: LiveKitCredentials) {
+  /** `deployment` names this deployment in its rooms' metadata (REDIS_KEY_PREFIX). */
+  constructor(
+    credentials: LiveKitCredentials,
+    private readonly deployment: string,
+  ) {
     this.twirp = new TwirpClient(credentials);
+  }
+
+  /**
+   * Every room LiveKit has, keeping those whose name and metadata say this deployment made them for a
+   * session: a room of another deployment on the same LiveKit, an inconsistent one, or one made before
+   * rooms carried their deployment is never this service's to delete.
+   */
+  async listSessionRooms(): Promise<SessionRoom[]> {
+    const answer = await callLiveKit(() => this.twirp.call<ListRoomsResponse>("RoomService", "ListRooms", {}));
+    return (answer.rooms ?? []).flatMap((room) => {
+      let owner: ReturnType<typeof roomOwner>;
+      try {
+        owner = roomOwner(room.name, room.metadata);
+      } catch {
+        return [];
+      }
+      if (!owner || owner.deployment !== this.deployment) return [];
+      const createdAtMs = Number(room.creationTimeMs ?? 0) || Number(room.creationTime ?? 0) * 1000;
+      return [{ name: room.name as string, accountId: owner.accountId, sessionId: owner.sessionId, createdAtMs }];
+    });
   }
 
   /**
@@ -73,7 +102,7 @@ export class LiveKitRoomService implements RoomService {
         emptyTimeout: request.emptyTimeoutS,
         departureTimeout: request.departureTimeoutS,
         maxParticipants: request.maxParticipants,
-        metadata: roomMetadata(request.sessionId, request.accountId),
+        metadata: roomMetadata(request.sessionId, request.accountId, this.deployment),
         agents: [{ agentName: request.agent.agentName, metadata: jobMetadata(request.sessionId, request.accountId, request.agent) }],
       }),
     );

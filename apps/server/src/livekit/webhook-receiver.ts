@@ -1,11 +1,13 @@
 /**
  * LiveKit's webhooks: the signature (a JWT in Authorization whose sha256 claim is the body's hash) is
  * checked by livekit-server-sdk's WebhookReceiver on the raw body. A verified event is reduced to what
- * sessions care about: which session's room (from the room metadata written at creation) and what
- * happened in it.
+ * sessions care about: which session's room and what happened in it. The session is the one the room's
+ * name was made for (the name is what the service chose and LiveKit keys rooms by); the room's metadata,
+ * written at creation, adds the account and must name the same session.
  */
 import { ParticipantInfo_Kind } from "@livekit/protocol";
 import { TokenVerifier, type WebhookEvent, WebhookReceiver } from "livekit-server-sdk";
+import { sessionIdOfRoom } from "../domain/session.js";
 import type { RoomEvent } from "../domain/session-service.js";
 
 export interface SessionRoomEvent {
@@ -17,6 +19,11 @@ export interface SessionRoomEvent {
 
 export class InvalidWebhookError extends Error {
   override readonly name = "InvalidWebhookError";
+}
+
+/** A signed event whose room name and metadata do not name the same session: applied to neither. */
+export class InconsistentRoomError extends Error {
+  override readonly name = "InconsistentRoomError";
 }
 
 export class LiveKitWebhooks {
@@ -52,11 +59,14 @@ export class LiveKitWebhooks {
   }
 }
 
-/** The session event inside a LiveKit event, or undefined for rooms and events sessions ignore. */
+/**
+ * The session event inside a LiveKit event, or undefined for rooms and events sessions ignore;
+ * InconsistentRoomError when the room's name and metadata disagree about whose room it is.
+ */
 export function sessionRoomEvent(event: WebhookEvent): SessionRoomEvent | undefined {
-  const owner = roomOwner(event.room?.metadata);
+  const owner = roomOwner(event.room?.name, event.room?.metadata);
   if (!owner) return undefined;
-  const base = { id: event.id, ...owner };
+  const base = { id: event.id, accountId: owner.accountId, sessionId: owner.sessionId };
   switch (event.event) {
     case "participant_joined":
     case "participant_left":
@@ -77,17 +87,48 @@ export function sessionRoomEvent(event: WebhookEvent): SessionRoomEvent | undefi
   }
 }
 
-/** Room metadata as written by createSession. Rooms not made by this service have none. */
-export function roomMetadata(sessionId: string, accountId: string): string {
-  return JSON.stringify({ session_id: sessionId, account_id: accountId });
+/**
+ * Room metadata as written by createSession: the session, its account, and the deployment (its
+ * REDIS_KEY_PREFIX), so deployments sharing one LiveKit tell their rooms apart. Rooms not made by this
+ * service have none.
+ */
+export function roomMetadata(sessionId: string, accountId: string, deployment: string): string {
+  return JSON.stringify({ session_id: sessionId, account_id: accountId, deployment });
 }
 
-function roomOwner(metadata: string | undefined): { accountId: string; sessionId: string } | undefined {
+/** A room of this service: its name and metadata name the same session. */
+export interface RoomOwner {
+  accountId: string;
+  sessionId: string;
+  /** Absent on rooms made before the metadata carried it. */
+  deployment: string | undefined;
+}
+
+/**
+ * Whose room this is: undefined for a room this service did not make (neither its name nor its metadata
+ * is ours); InconsistentRoomError when one says it is and the other disagrees.
+ */
+export function roomOwner(name: string | undefined, metadata: string | undefined): RoomOwner | undefined {
+  const sessionId = sessionIdOfRoom(name);
+  const claimed = parseMetadata(metadata);
+  if (sessionId === undefined) {
+    if (claimed) throw new InconsistentRoomError(`room ${name ?? "(no name)"} carries the metadata of session ${claimed.sessionId}`);
+    return undefined;
+  }
+  if (!claimed) throw new InconsistentRoomError(`room ${name} carries no session metadata`);
+  if (claimed.sessionId !== sessionId) {
+    throw new InconsistentRoomError(`room ${name} carries the metadata of session ${claimed.sessionId}`);
+  }
+  return claimed;
+}
+
+function parseMetadata(metadata: string | undefined): RoomOwner | undefined {
   if (!metadata) return undefined;
   try {
-    const parsed = JSON.parse(metadata) as { session_id?: unknown; account_id?: unknown };
+    const parsed = JSON.parse(metadata) as { session_id?: unknown; account_id?: unknown; deployment?: unknown };
     if (typeof parsed.session_id === "string" && typeof parsed.account_id === "string") {
-      return { accountId: parsed.account_id, sessionId: parsed.session_id };
+      const deployment = typeof parsed.deployment === "string" ? parsed.deployment : undefined;
+      return { accountId: parsed.account_id, sessionId: parsed.session_id, deployment };
     }
   } catch {
     // not ours

@@ -31,12 +31,13 @@ describe("encodeSession / decodeSession", () => {
 
 describe("idempotencyRecord", () => {
   it.each([
-    ["a pending record", idempotencyRecord.pending("fp_1", "lock-1"), { done: false, fingerprint: "fp_1", lockOrSessionId: "lock-1" }],
+    ["a pending record", idempotencyRecord.pending("fp_1", "lock-1", "s-1"), { state: "p", fingerprint: "fp_1", sessionId: "s-1" }],
     [
       "a done record",
       idempotencyRecord.done("fp_2", "3fa85f64-5717-4562-b3fc-2c963f66afa6"),
-      { done: true, fingerprint: "fp_2", lockOrSessionId: "3fa85f64-5717-4562-b3fc-2c963f66afa6" },
+      { state: "d", fingerprint: "fp_2", sessionId: "3fa85f64-5717-4562-b3fc-2c963f66afa6" },
     ],
+    ["a failed create's record", idempotencyRecord.abandoned("fp_3", "s-3"), { state: "a", fingerprint: "fp_3", sessionId: "s-3" }],
   ])("reads back %s as written", (_name, record, want) => {
     expect(idempotencyRecord.parse(record)).toEqual(want);
   });

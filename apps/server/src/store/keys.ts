@@ -25,6 +25,8 @@ export function keyspace(prefix = "dhs") {
     timers: `${prefix}:{timers}:due`,
     /** A webhook event id already processed. */
     webhookEvent: (eventId: string) => `${prefix}:webhook:{${eventId}}`,
+    /** A lease on work one replica at a time does (its holder, with a TTL). */
+    lease: (name: string) => `${prefix}:lease:{${name}}`,
 
     // Customer webhooks: an account's endpoints and its delivery queue live in its slot, so the change of
     // a session and the events it causes are written by one script.
@@ -88,16 +90,19 @@ export function parseTimerMember(member: string): { accountId: string; sessionId
 }
 
 /**
- * Idempotency records are small strings: `p|<fingerprint>|<lock>` while the first request runs,
- * `d|<fingerprint>|<session id>` once it is done (fingerprints are base64url: no `|`). Written and read
- * here; on Redis the beginCreate script reads them in Lua (redis-scripts.ts) with the same pattern.
+ * Idempotency records are small strings: `p|<fingerprint>|<lock>|<session id>` while a request creates,
+ * `d|<fingerprint>|<session id>` once it is done, `a|<fingerprint>|<session id>` after a create that
+ * failed (fingerprints are base64url: no `|`). The session id is fixed when the key is first claimed, so
+ * a retry of a failed create continues the same session, with the room LiveKit may have made for it.
+ * Written and read here; on Redis the beginCreate script reads them in Lua (redis-scripts.ts) alike.
  */
 export const idempotencyRecord = {
-  pending: (fingerprint: string, lock: string) => `p|${fingerprint}|${lock}`,
+  pending: (fingerprint: string, lock: string, sessionId: string) => `p|${fingerprint}|${lock}|${sessionId}`,
   done: (fingerprint: string, sessionId: string) => `d|${fingerprint}|${sessionId}`,
-  parse(record: string): { done: boolean; fingerprint: string; lockOrSessionId: string } {
-    const [state, fingerprint = "", lockOrSessionId = ""] = record.split("|");
-    return { done: state === "d", fingerprint, lockOrSessionId };
+  abandoned: (fingerprint: string, sessionId: string) => `a|${fingerprint}|${sessionId}`,
+  parse(record: string): { state: "p" | "d" | "a"; fingerprint: string; sessionId: string } {
+    const parts = record.split("|");
+    return { state: parts[0] as "p" | "d" | "a", fingerprint: parts[1] ?? "", sessionId: parts.at(-1) ?? "" };
   },
 };
 

@@ -15,7 +15,7 @@ import {
   type Versioned,
 } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/session.js";
-import type { LifecycleTimer } from "../domain/session-machine.js";
+import type { ObligationTimer } from "../domain/session-machine.js";
 import type { UsageIncrement } from "../domain/usage.js";
 import type { OutboundEvent } from "../domain/webhook-ports.js";
 import { idempotencyRecord, keys, parseTimerMember, TIMER_KINDS, timerMember } from "./keys.js";
@@ -36,6 +36,7 @@ export class MemorySessionStore implements SessionStore {
   /** key -> expiry (ms). */
   private readonly ending = new Map<string, number>();
   private readonly events = new Map<string, number>();
+  private readonly leases = new Map<string, { holder: string; until: number }>();
   /** account -> lock -> when it expires (ms): creates in flight, which count as open sessions. */
   private readonly claims = new Map<string, Map<string, number>>();
   /** usage key -> field -> count. */
@@ -53,21 +54,29 @@ export class MemorySessionStore implements SessionStore {
     this.sweep.unref();
   }
 
-  async beginCreate(accountId: string, idempotencyKey: string, print: string, lockTtlMs: number, maxOpen: number): Promise<BeginOutcome> {
+  async beginCreate(
+    accountId: string,
+    idempotencyKey: string,
+    print: string,
+    lockTtlMs: number,
+    maxOpen: number,
+    sessionId: string,
+  ): Promise<BeginOutcome> {
     const key = keys.idempotency(accountId, idempotencyKey);
     const record = this.read(key);
-    if (record === undefined) {
-      const open = this.open(accountId);
-      if (open >= maxOpen) return { kind: "limit", open };
-      const lock = crypto.randomUUID();
-      this.records.set(key, { value: idempotencyRecord.pending(print, lock), expiresAt: this.now() + lockTtlMs });
-      this.claimsOf(accountId).set(lock, this.now() + lockTtlMs);
-      return { kind: "acquired", lock };
+    const recorded = record === undefined ? undefined : idempotencyRecord.parse(record);
+    if (recorded && recorded.state !== "a") {
+      if (recorded.fingerprint !== print) return { kind: "reused" };
+      if (recorded.state === "p") return { kind: "in_progress" };
+      return { kind: "replay", sessionId: recorded.sessionId };
     }
-    const recorded = idempotencyRecord.parse(record);
-    if (recorded.fingerprint !== print) return { kind: "reused" };
-    if (!recorded.done) return { kind: "in_progress" };
-    return { kind: "replay", sessionId: recorded.lockOrSessionId };
+    const open = this.open(accountId);
+    if (open >= maxOpen) return { kind: "limit", open };
+    const id = recorded?.fingerprint === print ? recorded.sessionId : sessionId;
+    const lock = crypto.randomUUID();
+    this.records.set(key, { value: idempotencyRecord.pending(print, lock, id), expiresAt: this.now() + lockTtlMs });
+    this.claimsOf(accountId).set(lock, this.now() + lockTtlMs);
+    return { kind: "acquired", lock, sessionId: id };
   }
 
   async completeCreate(
@@ -82,7 +91,7 @@ export class MemorySessionStore implements SessionStore {
     this.claimsOf(session.account_id).delete(lock);
     const key = keys.idempotency(session.account_id, idempotencyKey);
     const record = this.read(key);
-    if (record !== undefined && record !== idempotencyRecord.pending(print, lock)) return false;
+    if (record !== undefined && record !== idempotencyRecord.pending(print, lock, session.id)) return false;
     this.sessions.set(keys.session(session.account_id, session.id), JSON.stringify(session));
     this.records.set(key, { value: idempotencyRecord.done(print, session.id), expiresAt: this.now() + keyTtlMs });
     this.index(keys.index(session.account_id, session.status)).set(session.id, Date.parse(session.created_at));
@@ -91,10 +100,19 @@ export class MemorySessionStore implements SessionStore {
     return true;
   }
 
-  async abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string): Promise<void> {
+  async abandonCreate(
+    accountId: string,
+    idempotencyKey: string,
+    print: string,
+    lock: string,
+    sessionId: string,
+    keepMs: number,
+  ): Promise<void> {
     this.claimsOf(accountId).delete(lock);
     const key = keys.idempotency(accountId, idempotencyKey);
-    if (this.read(key) === idempotencyRecord.pending(print, lock)) this.records.delete(key);
+    if (this.read(key) === idempotencyRecord.pending(print, lock, sessionId)) {
+      this.records.set(key, { value: idempotencyRecord.abandoned(print, sessionId), expiresAt: this.now() + keepMs });
+    }
   }
 
   async getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
@@ -177,7 +195,7 @@ export class MemorySessionStore implements SessionStore {
     for (const { timer, atMs } of timers) this.timers.set(timerMember(accountId, sessionId, timer), atMs);
   }
 
-  async cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void> {
+  async cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void> {
     this.timers.delete(timerMember(accountId, sessionId, timer));
   }
 
@@ -195,6 +213,13 @@ export class MemorySessionStore implements SessionStore {
 
   async completeTimer(due: DueTimer): Promise<void> {
     if (this.timers.get(due.member) === due.claimedUntil) this.timers.delete(due.member);
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const held = this.leases.get(name);
+    if (held && held.until > this.now() && held.holder !== holder) return false;
+    this.leases.set(name, { holder, until: this.now() + ttlMs });
+    return true;
   }
 
   async markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {

@@ -48,39 +48,46 @@ const SESSION_SCRIPTS = {
       active: string;
       claims: string;
       fingerprint: string;
-      pending: string;
       lockTtlMs: number;
       maxOpen: number;
       nowMs: number;
       lock: string;
+      sessionId: string;
     },
     [string, (string | number)?]
   >({
     lua: `
 -- Claims an idempotency key for a create, or tells what an earlier request with it left; refuses a new
--- create when the account has as many sessions open (created, active, or being created) as it may.
+-- create when the account has as many sessions open (created, active, or being created) as it may. A
+-- create that failed left its session id ('a' record): a retry with the same body continues it.
 -- KEYS[1] the idempotency record, KEYS[2] the index of created sessions, KEYS[3] of active ones,
 -- KEYS[4] the creates in flight (locks by expiry, ms)
--- ARGV[1] this request's fingerprint, ARGV[2] the pending record to write, ARGV[3] its TTL (ms),
--- ARGV[4] the most open sessions, ARGV[5] now (ms), ARGV[6] this request's lock
--- Returns {'acquired'}, {'reused'} (another body), {'in_progress'}, {'replay', session id}, or
--- {'limit', open}.
+-- ARGV[1] this request's fingerprint, ARGV[2] the lock's TTL (ms), ARGV[3] the most open sessions,
+-- ARGV[4] now (ms), ARGV[5] this request's lock, ARGV[6] the session id for a new create
+-- Returns {'acquired', session id}, {'reused'} (another body), {'in_progress'}, {'replay', session id},
+-- or {'limit', open}.
+local session_id = ARGV[6]
 local record = redis.call('GET', KEYS[1])
 if record then
-  local state, print, rest = string.match(record, '^(%a)|([^|]+)|(.+)$')
-  if print ~= ARGV[1] then return {'reused'} end
-  if state == 'p' then return {'in_progress'} end
-  return {'replay', rest}
+  local state, print = string.match(record, '^(%a)|([^|]+)|')
+  local rest = string.match(record, '([^|]+)$')
+  if state == 'a' then
+    if print == ARGV[1] then session_id = rest end
+  else
+    if print ~= ARGV[1] then return {'reused'} end
+    if state == 'p' then return {'in_progress'} end
+    return {'replay', rest}
+  end
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[4])
 local open = redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4])
-if open >= tonumber(ARGV[4]) then return {'limit', open} end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('ZADD', KEYS[4], tonumber(ARGV[5]) + tonumber(ARGV[3]), ARGV[6])
-return {'acquired'}
+if open >= tonumber(ARGV[3]) then return {'limit', open} end
+redis.call('SET', KEYS[1], 'p|' .. ARGV[1] .. '|' .. ARGV[5] .. '|' .. session_id, 'PX', ARGV[2])
+redis.call('ZADD', KEYS[4], tonumber(ARGV[4]) + tonumber(ARGV[2]), ARGV[5])
+return {'acquired', session_id}
 `,
     keys: (a) => [a.record, a.created, a.active, a.claims],
-    argv: (a) => [a.fingerprint, a.pending, a.lockTtlMs, a.maxOpen, a.nowMs, a.lock],
+    argv: (a) => [a.fingerprint, a.lockTtlMs, a.maxOpen, a.nowMs, a.lock, a.sessionId],
   }),
 
   completeCreate: script<
@@ -125,19 +132,23 @@ return { 1, record_events(6, 10) }
     argv: (a) => [a.pending, a.done, a.keyTtlMs, a.json, a.score, a.id, a.lock, a.increments, a.usageTtlMs, ...eventArgv(a.events)],
   }),
 
-  abandonCreate: script<{ record: string; claims: string; pending: string; lock: string }, number>({
+  abandonCreate: script<{ record: string; claims: string; pending: string; lock: string; abandoned: string; keepMs: number }, number>({
     lua: `
 -- Releases this request's claim on an idempotency key, so the key can be used again, and its place
--- among the account's open sessions.
+-- among the account's open sessions; the record keeps the session id it was creating.
 -- KEYS[1] the idempotency record, KEYS[2] the creates in flight
--- ARGV[1] this request's pending record, ARGV[2] its lock
+-- ARGV[1] this request's pending record, ARGV[2] its lock, ARGV[3] the record of the failed create,
+-- ARGV[4] how long it is kept (ms)
 -- Returns 1 when released, 0 when the key holds something else (another request's, or done).
 redis.call('ZREM', KEYS[2], ARGV[2])
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+  return 1
+end
 return 0
 `,
     keys: (a) => [a.record, a.claims],
-    argv: (a) => [a.pending, a.lock],
+    argv: (a) => [a.pending, a.lock, a.abandoned, a.keepMs],
   }),
 
   replaceSession: script<
@@ -210,6 +221,23 @@ return 0
 `,
     keys: (a) => [a.timers],
     argv: (a) => [a.member, a.claimedUntil],
+  }),
+
+  acquireLease: script<{ lease: string; holder: string; ttlMs: number }, number>({
+    lua: `
+-- Takes a lease for ARGV[2] ms unless another holder has it; its holder renews it.
+-- KEYS[1] the lease
+-- ARGV[1] the holder, ARGV[2] the TTL (ms)
+-- Returns 1 when this holder has it now, 0 when another does.
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`,
+    keys: (a) => [a.lease],
+    argv: (a) => [a.holder, a.ttlMs],
   }),
 };
 

@@ -22,7 +22,7 @@ import {
   type Versioned,
 } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/session.js";
-import type { LifecycleTimer } from "../domain/session-machine.js";
+import type { ObligationTimer } from "../domain/session-machine.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement } from "../domain/usage.js";
 import type { OutboundEvent } from "../domain/webhook-ports.js";
 import {
@@ -52,7 +52,14 @@ export class RedisSessionStore implements SessionStore {
     this.scripts = new RedisScripts(redis);
   }
 
-  beginCreate(accountId: string, idempotencyKey: string, print: string, lockTtlMs: number, maxOpen: number): Promise<BeginOutcome> {
+  beginCreate(
+    accountId: string,
+    idempotencyKey: string,
+    print: string,
+    lockTtlMs: number,
+    maxOpen: number,
+    sessionId: string,
+  ): Promise<BeginOutcome> {
     const lock = crypto.randomUUID();
     return guard(async () => {
       const [kind, detail] = await this.scripts.run("beginCreate", {
@@ -61,15 +68,15 @@ export class RedisSessionStore implements SessionStore {
         active: this.keys.index(accountId, "active"),
         claims: this.keys.claims(accountId),
         fingerprint: print,
-        pending: idempotencyRecord.pending(print, lock),
         lockTtlMs,
         maxOpen,
         nowMs: Date.now(),
         lock,
+        sessionId,
       });
       switch (kind) {
         case "acquired":
-          return { kind, lock };
+          return { kind, lock, sessionId: detail as string };
         case "reused":
         case "in_progress":
           return { kind };
@@ -97,7 +104,7 @@ export class RedisSessionStore implements SessionStore {
         record: this.keys.idempotency(session.account_id, idempotencyKey),
         session: this.keys.session(session.account_id, session.id),
         index: this.keys.index(session.account_id, session.status),
-        pending: idempotencyRecord.pending(print, lock),
+        pending: idempotencyRecord.pending(print, lock, session.id),
         done: idempotencyRecord.done(print, session.id),
         keyTtlMs,
         json: encodeSession(session),
@@ -113,13 +120,15 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string): Promise<void> {
+  abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string, sessionId: string, keepMs: number): Promise<void> {
     return guard(async () => {
       await this.scripts.run("abandonCreate", {
         record: this.keys.idempotency(accountId, idempotencyKey),
         claims: this.keys.claims(accountId),
-        pending: idempotencyRecord.pending(print, lock),
+        pending: idempotencyRecord.pending(print, lock, sessionId),
         lock,
+        abandoned: idempotencyRecord.abandoned(print, sessionId),
+        keepMs,
       });
     });
   }
@@ -268,7 +277,7 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  cancelTimer(accountId: string, sessionId: string, timer: LifecycleTimer): Promise<void> {
+  cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void> {
     return guard(async () => {
       await this.redis.zrem(this.keys.timers, timerMember(accountId, sessionId, timer));
     });
@@ -295,6 +304,10 @@ export class RedisSessionStore implements SessionStore {
     return guard(async () => {
       await this.scripts.run("completeTimer", { timers: this.keys.timers, member: due.member, claimedUntil: due.claimedUntil });
     });
+  }
+
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return guard(async () => (await this.scripts.run("acquireLease", { lease: this.keys.lease(name), holder, ttlMs })) === 1);
   }
 
   markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {

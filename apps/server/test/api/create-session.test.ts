@@ -63,7 +63,8 @@ describe("POST /v1/sessions, with a valid key and body", () => {
       maxParticipants: 3,
       agents: [{ agentName: DIGITAL_HUMANS[0].agent_name }],
     });
-    expect(JSON.parse(call?.body.metadata)).toEqual({ session_id: session.id, account_id: "acct_a" });
+    // The deployment (its REDIS_KEY_PREFIX) tells its rooms from another's on a shared LiveKit.
+    expect(JSON.parse(call?.body.metadata)).toEqual({ session_id: session.id, account_id: "acct_a", deployment: expect.any(String) });
   });
 
   it("tells the digital human's job who it is, whom to greet and how long the session may last, and tells the room only whose it is", async () => {

@@ -101,7 +101,7 @@ describe("POST /v1/sessions, a lock left by a request that died", () => {
     const idempotencyKey = crypto.randomUUID();
     const body = {};
     // What a process killed between claiming the key and finishing leaves behind.
-    await h.composed.store.beginCreate("acct_a", idempotencyKey, fingerprint(body), 1000, 100_000);
+    await h.composed.store.beginCreate("acct_a", idempotencyKey, fingerprint(body), 1000, 100_000, crypto.randomUUID());
     await expectApiError(await h.create(body, { idempotencyKey }), 409, "idempotency_request_in_progress");
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const res = await h.create(body, { idempotencyKey });
@@ -131,5 +131,34 @@ describe("POST /v1/sessions, failures record nothing", () => {
     const res = await h.create({}, { idempotencyKey });
     expect(res.status).toBe(201);
     expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+  });
+});
+
+describe("POST /v1/sessions, when LiveKit made the room but answered after LIVEKIT_TIMEOUT_MS", () => {
+  it("answers 503, and the retry with the same key continues that session in that room: one room, one digital human", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    h.livekit.answerLateMs = 1500;
+    const failed = await h.create({ participant_identity: "late-1" }, { idempotencyKey });
+    h.livekit.answerLateMs = 0;
+    await expectApiError(failed, 503, "service_unavailable");
+    expect(h.livekit.rooms.size).toBe(1);
+    const [halfMade] = [...h.livekit.rooms];
+
+    const retried = await h.create({ participant_identity: "late-1" }, { idempotencyKey });
+    expect(retried.status).toBe(201);
+    const session = (await retried.json()) as { id: string; room_name: string };
+    expect(session.room_name).toBe(halfMade);
+    expect([...h.livekit.rooms]).toEqual([halfMade]);
+    expect(h.livekit.dispatches.get(halfMade as string)).toHaveLength(1);
+  });
+
+  it("a retry with another body under that key makes a session of its own", async () => {
+    const idempotencyKey = crypto.randomUUID();
+    h.livekit.answerLateMs = 1500;
+    await expectApiError(await h.create({ participant_identity: "late-2" }, { idempotencyKey }), 503, "service_unavailable");
+    h.livekit.answerLateMs = 0;
+    const other = (await (await h.create({ participant_identity: "late-3" }, { idempotencyKey })).json()) as { room_name: string };
+    expect(h.livekit.rooms.size).toBe(2);
+    expect(h.livekit.rooms.has(other.room_name)).toBe(true);
   });
 });

@@ -59,6 +59,45 @@ describe("POST /livekit/webhook, signature", () => {
   });
 });
 
+describe("POST /livekit/webhook, whose room", () => {
+  // Its own harness: the sessions it makes are not the list tests' to count.
+  const w = useHarness();
+  it.each([
+    ["is named for another account's session while its metadata names this one", "b-name"],
+    ["is named for this session while its metadata names another", "other-metadata"],
+    ["is named for this session and carries no metadata", "no-metadata"],
+    ["is not named by the service while its metadata names this session", "foreign-name"],
+  ] as const)("%s: acknowledges a signed event, applies it to no session, and logs a warning why", async (_name, variant) => {
+    const a = await newSession(w);
+    const b = (await (await w.create({ participant_identity: "b-user" }, { key: KEYS.b })).json()) as { id: string; room_name: string };
+    const metadataOf = (id: string, account: string) => JSON.stringify({ session_id: id, account_id: account });
+    const room = {
+      "b-name": { name: b.room_name, metadata: metadataOf(a.id, "acct_a") },
+      "other-metadata": { name: a.room_name, metadata: metadataOf(b.id, "acct_b") },
+      "no-metadata": { name: a.room_name },
+      "foreign-name": { name: "someone-elses-room", metadata: metadataOf(a.id, "acct_a") },
+    }[variant];
+    const res = await w.webhook({ event: "room_finished", id: `EV_${crypto.randomUUID()}`, room: { sid: "RM_x", ...room } });
+    expect(res.status).toBe(200);
+    expect((await w.session(a.id)).status).toBe("created");
+    expect((await (await w.request("GET", `/v1/sessions/${b.id}`, { key: KEYS.b })).json()).status).toBe("created");
+    const requestId = res.headers.get("X-Request-ID");
+    const line = w.logs
+      .map((l) => JSON.parse(l) as { request_id?: string; level?: number; reason?: string })
+      .find((l) => l.request_id === requestId);
+    expect(line).toMatchObject({
+      level: 40,
+      reason: expect.stringMatching(/^room .* (carries the metadata of session|carries no session metadata)/),
+    });
+  });
+
+  it("is named for the session and carries its metadata: applies the event to that session", async () => {
+    const s = await newSession(w);
+    expect((await w.webhook(roomEvent("room_finished", s))).status).toBe(200);
+    expect((await w.session(s.id)).status).toBe("cancelled");
+  });
+});
+
 describe("a session, as LiveKit reports its room", () => {
   it("becomes active with started_at when its participant joins, once even if the event comes twice", async () => {
     const s = await newSession(h);
@@ -288,6 +327,54 @@ describe("timers, with nobody reading the session", () => {
     await t.webhook(roomEvent("participant_joined", s, { identity: "talker" }));
     expect(await endedOf(s.id)).toMatchObject({ status: "completed", end_reason: "max_duration" });
     await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
+  });
+
+  it("end a session while LiveKit refuses every call, and delete its room once LiveKit is back", async () => {
+    const s = await (await t.create({ participant_identity: "outage" })).json();
+    await t.webhook(roomEvent("participant_joined", s, { identity: "agent", kind: "AGENT" }));
+    await t.webhook(roomEvent("participant_joined", s, { identity: "outage" }));
+    t.livekit.mode = "fail";
+    expect(await endedOf(s.id)).toMatchObject({ status: "completed", end_reason: "max_duration" });
+    // The deletion failed, and is owed: it is tried again while LiveKit stays down, and the room stays.
+    await until(() => t.livekit.arrived.filter((m) => m === "DeleteRoom").length >= 2, { timeoutMs: 15_000, what: "a retried DeleteRoom" });
+    expect(t.livekit.rooms.has(s.room_name)).toBe(true);
+    t.livekit.mode = "ok";
+    await until(() => !t.livekit.rooms.has(s.room_name), { timeoutMs: 30_000, what: "the room deleted once LiveKit is back" });
+  }, 60_000);
+});
+
+describe("the room reconciler", () => {
+  const r = useHarness();
+
+  /** A room LiveKit has, as if made by a CreateRoom: with the metadata given, created ageMs ago. */
+  function liveRoom(name: string, metadata: Record<string, unknown> | null, ageMs: number): void {
+    r.livekit.rooms.add(name);
+    r.livekit.roomInfo.set(name, { metadata: metadata ? JSON.stringify(metadata) : "", creationTimeMs: Date.now() - ageMs });
+  }
+
+  it("deletes the rooms of ended sessions and of sessions missing past the grace; keeps open sessions', new ones' and other deployments'", async () => {
+    const ended = await newSession(r);
+    await r.request("POST", `/v1/sessions/${ended.id}/end`);
+    const open = await newSession(r);
+    const made = r.livekit.callsOf("CreateRoom").find((c) => c.body.name === open.room_name);
+    const ours = JSON.parse(made?.body.metadata) as { deployment: string };
+    // The ended session's room outlived it (a deletion lost with a process, say).
+    liveRoom(ended.room_name, { session_id: ended.id, account_id: "acct_a", deployment: ours.deployment }, 600_000);
+    const missing = crypto.randomUUID();
+    liveRoom(`dhs-${missing}`, { session_id: missing, account_id: "acct_a", deployment: ours.deployment }, 120_000);
+    const inFlight = crypto.randomUUID();
+    liveRoom(`dhs-${inFlight}`, { session_id: inFlight, account_id: "acct_a", deployment: ours.deployment }, 5_000);
+    const elsewhere = crypto.randomUUID();
+    liveRoom(`dhs-${elsewhere}`, { session_id: elsewhere, account_id: "acct_a", deployment: "another-deployment" }, 600_000);
+    liveRoom("someone-elses-room", null, 600_000);
+
+    const result = await r.composed.reconciler.reconcile();
+
+    expect(result).toMatchObject({ ran: true, deleted: { terminal: 1, missing: 1 } });
+    expect([...r.livekit.rooms].sort()).toEqual([open.room_name, `dhs-${inFlight}`, `dhs-${elsewhere}`, "someone-elses-room"].sort());
+    const metrics = await (await fetch(`${r.metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^dhs_rooms_reconciled_total\{reason="terminal"\} 1$/m);
+    expect(metrics).toMatch(/^dhs_rooms_reconciled_total\{reason="missing"\} 1$/m);
   });
 });
 

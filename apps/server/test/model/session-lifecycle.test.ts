@@ -1,8 +1,9 @@
 /**
  * The session lifecycle against a small reference model, over generated sequences of what happens to a
  * session: its participant joining and leaving on several connections, the digital human and others
- * joining, LiveKit closing the room, duplicate webhook deliveries, endSession and token refreshes, and the
- * clock moving so timers fire. The model below is written from the contract's lifecycle tables, not from
+ * joining, LiveKit closing the room, duplicate webhook deliveries, endSession and token refreshes, the
+ * clock moving so timers fire, and LiveKit's API failing every call for a while (a room's deletion is
+ * then owed, and must happen once it is back). The model below is written from the contract's lifecycle tables, not from
  * the transition table, so a rule that depends on a session's data (a timer that must not fire once
  * something has happened) is checked where a state x event table cannot see it. The customer webhook
  * events the session queues are drained from the real queue after every step and compared with the
@@ -20,7 +21,7 @@ import { AccountLimits } from "../../src/domain/account-limits.js";
 import type { Principal } from "../../src/domain/api-keys.js";
 import type { AppError } from "../../src/domain/app-error.js";
 import { DigitalHumanCatalog } from "../../src/domain/digital-humans.js";
-import type { CreateRoomRequest, SessionStore } from "../../src/domain/ports.js";
+import { type CreateRoomRequest, DependencyUnavailableError, type SessionStore } from "../../src/domain/ports.js";
 import { type RoomEvent, SessionService } from "../../src/domain/session-service.js";
 import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
 import type { WebhookStore } from "../../src/domain/webhook-ports.js";
@@ -194,8 +195,16 @@ class FakeRooms {
   dispatches = 0;
   /** Dispatches made while a live job existed: a doubled digital human. */
   doubled = 0;
+  /** LiveKit's API refuses every call (its webhooks and its own timeouts go on). */
+  down = false;
+  /** LiveKit was down at some point of this sequence. */
+  wasDown = false;
   constructor(private readonly clock: { now: number }) {}
+  private reachable(): void {
+    if (this.down) throw new DependencyUnavailableError("livekit");
+  }
   async createRoom(request: CreateRoomRequest): Promise<void> {
+    this.reachable();
     this.liveJob = true;
     this.room = {
       open: true,
@@ -226,15 +235,27 @@ class FakeRooms {
     return firstJoinedAt !== null && lastLeftAt !== null ? lastLeftAt + departureTimeoutS * 1000 : createdAt + emptyTimeoutS * 1000;
   }
   async hasLiveAgentJob(): Promise<boolean> {
+    this.reachable();
     return this.liveJob;
   }
   async dispatchAgent(): Promise<void> {
+    this.reachable();
     if (this.liveJob) this.doubled++;
     this.dispatches++;
     this.liveJob = true;
   }
   async deleteRoom(): Promise<void> {
+    this.reachable();
     this.room.open = false;
+  }
+}
+
+/** What LiveKit being down does to a call: it fails with DependencyUnavailableError, nothing else. */
+async function livekitMayFail(real: Real, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (!(real.rooms.down && error instanceof DependencyUnavailableError)) throw error;
   }
 }
 
@@ -268,10 +289,14 @@ async function drainEvents(real: Real): Promise<void> {
   }
 }
 
+/**
+ * A LiveKit webhook. One whose effects fail while LiveKit is down has still changed the session (the
+ * change is stored first); its delivery fails, and LiveKit's redelivery changes nothing more.
+ */
 async function webhook(real: Real, event: RoomEvent): Promise<void> {
   const id = `EV_${++real.events}_${real.session.id}`;
   real.lastEvent = { id, event };
-  await real.service.onWebhook(id, principal.accountId, real.session.id, event);
+  await livekitMayFail(real, () => real.service.onWebhook(id, principal.accountId, real.session.id, event));
 }
 
 /** Compares the service with the model after every step, and checks the lifecycle's invariants. */
@@ -297,15 +322,17 @@ async function check(model: Model, real: Real): Promise<void> {
     real.endedAt ??= view.ended_at;
     expect(view.ended_at).toBe(real.endedAt);
     expect(view.ended_at).not.toBeNull();
-    // Every terminal session's room is gone: deleted by us, or closed by LiveKit itself.
-    expect(real.rooms.room.open, "the room of a terminal session is still open").toBe(false);
+    // Every terminal session's room is gone: deleted by us, or closed by LiveKit itself. Once LiveKit
+    // has been down, a deletion may be pending: eventuallyNoRoom checks it at the sequence's end.
+    if (!real.rooms.wasDown) expect(real.rooms.room.open, "the room of a terminal session is still open").toBe(false);
   } else {
     expect(view.ended_at).toBeNull();
   }
   // The digital human is never dispatched twice at once, and one that is missing with no job to bring
   // it is dispatched again within the checks' longest wait.
   expect(real.rooms.doubled).toBe(0);
-  model.track(real.clock.now, real.rooms.liveJob, real.rooms.dispatches);
+  // While LiveKit is down nobody can dispatch: the wait for a dispatch starts once it is back.
+  model.track(real.clock.now, real.rooms.liveJob || real.rooms.down, real.rooms.dispatches);
   if (model.unservedSince !== null && real.clock.now - model.unservedSince >= MAX_DISPATCH_WAIT_MS) {
     expect(real.rooms.dispatches, "a missing digital human was not dispatched again").toBeGreaterThan(model.dispatchesThen);
   }
@@ -371,7 +398,19 @@ const commands = [
   ),
   fc.constant(
     step("the last webhook is delivered again", async (_m, r) => {
-      if (r.lastEvent) await r.service.onWebhook(r.lastEvent.id, principal.accountId, r.session.id, r.lastEvent.event);
+      const last = r.lastEvent;
+      if (last) await livekitMayFail(r, () => r.service.onWebhook(last.id, principal.accountId, r.session.id, last.event));
+    }),
+  ),
+  fc.constant(
+    step("LiveKit's API goes down (every call fails)", async (_m, r) => {
+      r.rooms.down = true;
+      r.rooms.wasDown = true;
+    }),
+  ),
+  fc.constant(
+    step("LiveKit's API comes back", async (_m, r) => {
+      r.rooms.down = false;
     }),
   ),
   fc.constant(
@@ -383,6 +422,11 @@ const commands = [
   ),
   fc.constant(
     step("endSession", async (m, r) => {
+      // LiveKit down: 503, and the session is unchanged (the room could not be deleted).
+      if (r.rooms.down && !m.terminal) {
+        await expect(r.service.end(principal, r.session.id)).rejects.toBeInstanceOf(DependencyUnavailableError);
+        return;
+      }
       await r.service.end(principal, r.session.id);
       m.endRequested();
     }),
@@ -484,8 +528,9 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       leaseMs: 30_000,
       batch: 100,
       now,
+      // A timer whose effects need LiveKit fails while it is down, and is tried again later.
       onError: (error) => {
-        throw error;
+        if (!(rooms.down && error instanceof DependencyUnavailableError)) throw error;
       },
     });
     const { session } = await service.create(principal, crypto.randomUUID(), { participant_identity: PARTICIPANT });
@@ -506,6 +551,21 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     return { model: () => model, real: () => real };
   }
 
+  /**
+   * After a sequence: LiveKit is back, and within the longest wait between two tries of a room's
+   * deletion (5 minutes) a terminal session's room is deleted, however long LiveKit was down, and every
+   * deletion it owed is settled (noTimersLeft then finds only its purge).
+   */
+  async function eventuallyNoRoom(real: Real, model: Model): Promise<void> {
+    if (!model.terminal) return;
+    real.rooms.down = false;
+    for (let minute = 0; minute < 6; minute++) {
+      real.clock.now += 60_000;
+      await real.sweeper.sweep();
+    }
+    expect(real.rooms.room.open, "the room of a terminal session was never deleted").toBe(false);
+  }
+
   /** After a sequence: a terminal session has no timer of its life left, only its purge. */
   async function noTimersLeft(real: Real, model: Model): Promise<void> {
     if (!model.terminal) return;
@@ -516,6 +576,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
   const property = fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
     const { model, real } = await setup();
     await fc.asyncModelRun(() => ({ model: model(), real: real() }), cmds);
+    await eventuallyNoRoom(real(), model());
     await noTimersLeft(real(), model());
   });
 

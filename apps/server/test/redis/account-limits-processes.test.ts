@@ -110,6 +110,29 @@ describe("a key revoked in the file of running processes", () => {
     writeFileSync(keysFile, before);
   });
 
+  it("a hash listed twice, or an empty key list without allow_no_keys, is refused; allow_no_keys is logged loudly", async () => {
+    const before = readFileSync(keysFile, "utf8");
+    const me = (url: string) => fetch(`${url}/v1/me`, { headers: { Authorization: `Bearer ${STAYS}` } });
+    // One secret's hash under a second account (upper-cased, as a hand edit might leave it): refused.
+    const moved = { ...key("key_moved", STAYS), account_id: "acct_other" };
+    writeFileSync(keysFile, JSON.stringify({ keys: [key("key_stays", STAYS), { ...moved, sha256: moved.sha256.toUpperCase() }] }));
+    await until(() => processes.every((p) => p.output().stdout.includes("is the same key as keys[0]")), { timeoutMs: 5000 });
+    for (const url of urls) expect(await (await me(url)).json()).toMatchObject({ account_id: "acct_l" });
+
+    writeFileSync(keysFile, JSON.stringify({ keys: [] }));
+    await until(() => processes.every((p) => p.output().stdout.includes("lists no keys, which would refuse every request")), {
+      timeoutMs: 5000,
+    });
+    for (const url of urls) expect((await me(url)).status).toBe(200);
+
+    writeFileSync(keysFile, JSON.stringify({ keys: [], allow_no_keys: true }));
+    await Promise.all(urls.map((url) => until(async () => (await me(url)).status === 401, { timeoutMs: 5000, what: `401 on ${url}` })));
+    for (const p of processes) expect(p.output().stdout).toContain("every request is refused 401 until keys are added");
+
+    writeFileSync(keysFile, before);
+    await Promise.all(urls.map((url) => until(async () => (await me(url)).status === 200, { timeoutMs: 5000, what: `200 on ${url}` })));
+  });
+
   it("SIGHUP reloads the files too", async () => {
     const [first] = processes;
     const reloads = () => (first?.output().stdout.match(/operator files reloaded/g) ?? []).length;

@@ -2,7 +2,8 @@
  * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom, ListRooms) and AgentDispatchService
  * (ListDispatch, CreateDispatch) over HTTP, as livekit-server-sdk
  * calls it. It checks the SDK's bearer JWT like LiveKit does, records every call, and can be told to be
- * slow, to fail with 503 or to stop answering, so tests can see what the service does then.
+ * slow, to answer late what it already did, to fail with 503 or to stop answering, so tests can see what
+ * the service does then.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -29,6 +30,10 @@ export class FakeLiveKit {
   workerAvailable = true;
   mode: Mode = "ok";
   delayMs = 0;
+  /** Carries a call out at once but answers it this much later (a slow LiveKit past the client's timeout). */
+  answerLateMs = 0;
+  /** Each room's metadata and creation time (ms), as ListRooms answers them. */
+  readonly roomInfo = new Map<string, { metadata: string; creationTimeMs: number }>();
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly verifier: TokenVerifier;
@@ -78,6 +83,8 @@ export class FakeLiveKit {
     this.workerAvailable = true;
     this.mode = "ok";
     this.delayMs = 0;
+    this.answerLateMs = 0;
+    this.roomInfo.clear();
   }
 
   private dispatch(room: string, agentName: string): void {
@@ -99,8 +106,11 @@ export class FakeLiveKit {
     if (method === "CreateRoom") this.roomsAsked.push(String((JSON.parse(raw || "{}") as { name?: string }).name));
     if (this.mode === "hang") return; // never answers; the client's timeout must end the call
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    const late = this.answerLateMs;
     const reply = (status: number, body: unknown): void => {
-      res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      const send = () => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      if (late > 0) setTimeout(send, late);
+      else send();
     };
     if (this.mode === "fail") return reply(503, { code: "unavailable", msg: "fake LiveKit is down" });
     if (this.mode === "refuse") return reply(401, { code: "unauthenticated", msg: "invalid API key" });
@@ -120,8 +130,12 @@ export class FakeLiveKit {
     this.calls.push({ method, body });
     switch (method) {
       case "CreateRoom":
-        this.rooms.add(body.name);
-        for (const agent of body.agents ?? []) this.dispatch(body.name, agent.agentName);
+        // As LiveKit: CreateRoom of a room that exists answers it (its agents are not dispatched again).
+        if (!this.rooms.has(body.name)) {
+          this.rooms.add(body.name);
+          this.roomInfo.set(body.name, { metadata: body.metadata ?? "", creationTimeMs: Date.now() });
+          for (const agent of body.agents ?? []) this.dispatch(body.name, agent.agentName);
+        }
         return reply(200, {
           sid: `RM_${body.name}`,
           name: body.name,
@@ -134,7 +148,17 @@ export class FakeLiveKit {
         return reply(200, {
           rooms: [...this.rooms]
             .filter((name) => !body.names?.length || body.names.includes(name))
-            .map((name) => ({ sid: `RM_${name}`, name })),
+            .map((name) => {
+              const info = this.roomInfo.get(name);
+              const creationTimeMs = info?.creationTimeMs ?? Date.now();
+              return {
+                sid: `RM_${name}`,
+                name,
+                metadata: info?.metadata ?? "",
+                creationTime: String(Math.floor(creationTimeMs / 1000)),
+                creationTimeMs: String(creationTimeMs),
+              };
+            }),
         });
       case "ListDispatch":
         return reply(200, {
@@ -149,6 +173,7 @@ export class FakeLiveKit {
         this.dispatch(body.room, body.agentName);
         return reply(200, { id: "AD_new", agentName: body.agentName, room: body.room });
       case "DeleteRoom":
+        this.roomInfo.delete(body.room);
         if (!this.rooms.delete(body.room)) return reply(404, { code: "not_found", msg: "room not found" });
         return reply(200, {});
       default:

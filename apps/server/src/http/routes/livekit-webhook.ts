@@ -8,7 +8,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { AppError } from "../../domain/app-error.js";
 import type { SessionService } from "../../domain/session-service.js";
-import { InvalidWebhookError, type LiveKitWebhooks, sessionRoomEvent } from "../../livekit/webhook-receiver.js";
+import { InconsistentRoomError, InvalidWebhookError, type LiveKitWebhooks, sessionRoomEvent } from "../../livekit/webhook-receiver.js";
 import type { Metrics } from "../../metrics.js";
 import { setRefusalReason } from "../request-logger.js";
 import { exactRouter } from "./exact-router.js";
@@ -29,7 +29,18 @@ export function livekitWebhookRoutes(webhooks: LiveKitWebhooks, sessions: Sessio
   router.post("/livekit/webhook", signed, express.raw({ type: () => true, limit: maxBodyBytes }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
     const event = await webhooks.verify(raw, req.get("Authorization")).catch((error: unknown) => refuse(res, error));
-    const roomEvent = sessionRoomEvent(event);
+    let roomEvent: ReturnType<typeof sessionRoomEvent>;
+    try {
+      roomEvent = sessionRoomEvent(event);
+    } catch (error) {
+      if (!(error instanceof InconsistentRoomError)) throw error;
+      // Signed, so LiveKit's secret made it: acknowledged (a retry would not change it), applied to no
+      // session, and said in the request's log line as a warning.
+      metrics?.webhook(event.event || "unknown", "rejected");
+      setRefusalReason(res, error.message);
+      res.json({ status: "ok" });
+      return;
+    }
     if (roomEvent) await sessions.onWebhook(roomEvent.id, roomEvent.accountId, roomEvent.sessionId, roomEvent.event);
     metrics?.webhook(event.event || "unknown", roomEvent ? "applied" : "ignored");
     res.json({ status: "ok" });
