@@ -10,6 +10,7 @@
  */
 
 import type { RoomService, SessionStore } from "./ports.js";
+import { RepeatingPass } from "./repeating-pass.js";
 import { TERMINAL } from "./session.js";
 
 export interface ReconcilerOptions {
@@ -34,29 +35,22 @@ export interface ReconcileResult {
 const LEASE = "room-reconciler";
 
 export class RoomReconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly repeating: RepeatingPass;
 
   constructor(
     private readonly store: SessionStore,
     private readonly rooms: RoomService,
     private readonly options: ReconcilerOptions,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.reconcile()
-        .catch((error: unknown) => this.options.onError?.(error))
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.options.intervalMs);
-    this.timer.unref();
+  ) {
+    this.repeating = new RepeatingPass(() => this.reconcile(), options.intervalMs, options.onError);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  start(): void {
+    this.repeating.start();
+  }
+
+  stop(): Promise<void> {
+    return this.repeating.stop();
   }
 
   /** One pass, if this replica gets the lease (held for one interval). */

@@ -6,6 +6,7 @@
  * dies or a LiveKit that is down only delays a timer until its lease runs out.
  */
 import type { SessionStore } from "./ports.js";
+import { RepeatingPass } from "./repeating-pass.js";
 import type { SessionService } from "./session-service.js";
 
 export interface SweeperOptions {
@@ -18,32 +19,22 @@ export interface SweeperOptions {
 }
 
 export class TimerSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly repeating: RepeatingPass;
 
   constructor(
     private readonly store: SessionStore,
     private readonly sessions: SessionService,
     private readonly options: SweeperOptions,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .then(
-          () => undefined,
-          (error: unknown) => this.options.onError?.(error),
-        )
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.options.intervalMs);
-    this.timer.unref();
+  ) {
+    this.repeating = new RepeatingPass(() => this.sweep(), options.intervalMs, options.onError);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  start(): void {
+    this.repeating.start();
+  }
+
+  stop(): Promise<void> {
+    return this.repeating.stop();
   }
 
   /** One pass: fires every timer due now. Returns how many fired. */
