@@ -1,9 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// Unit tests beside the code; the model-based lifecycle test (test/model) on memory and on Redis; the
-// HTTP integration suite (test/api) runs three times, on a real Redis, on
-// a local Redis Cluster (three masters, three replicas) and on the in-memory store, so every adapter
-// keeps one behaviour; Redis-only behaviour (outages, several processes on one Redis) and the built
+// Unit tests beside the code; the model-based lifecycle test (test/model) and the HTTP integration suite
+// (test/api) each run three times, on a real Redis, on a local Redis Cluster (three masters, three
+// replicas) and on the in-memory store, so every adapter keeps one behaviour; Redis-only behaviour (outages, several processes on one Redis) and the built
 // process are tested on Redis alone.
 export default defineConfig({
   test: {
@@ -32,7 +31,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "api:cluster",
-          include: ["test/api/**/*.test.ts", "test/cluster/**/*.test.ts"],
+          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/cluster/**/*.test.ts"],
           env: { DHS_TEST_STORE: "cluster" },
           globalSetup: ["test/support/global-setup.ts"],
         },

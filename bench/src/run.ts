@@ -269,6 +269,7 @@ async function seed(redis: Redis | Cluster, count: number, concurrency = 256): P
     accounts: new AccountLimits(Number.MAX_SAFE_INTEGER),
     settings: {
       eventRetainMs: 86_400_000,
+      livekitEventDedupeMs: 3_600_000,
       rtcUrl: "ws://127.0.0.1",
       participantTokenTtlS: 600,
       idempotencyKeyTtlMs: 86_400_000,

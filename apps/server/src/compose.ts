@@ -24,11 +24,12 @@ import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
 import { Metrics } from "./metrics.js";
+import { claimLayout, layoutMismatch } from "./store/layout-version.js";
 import { MemorySessionStore } from "./store/memory-store.js";
 import { MemoryWebhookStore } from "./store/memory-webhook-store.js";
 import { FlexibleRateLimiter } from "./store/rate-limiter.js";
 import { connectRedis } from "./store/redis-client.js";
-import { RedisSessionStore } from "./store/redis-store.js";
+import { guard, RedisSessionStore } from "./store/redis-store.js";
 import { RedisWebhookStore } from "./store/redis-webhook-store.js";
 import { AddressPolicy, type Resolver } from "./webhooks/address-policy.js";
 import { UndiciWebhookSender } from "./webhooks/webhook-sender.js";
@@ -47,11 +48,13 @@ export interface Composed {
   /** Delivers customer webhook events; main starts it beside the sweeper. */
   dispatcher: WebhookDispatcher;
   /**
-   * Resolves once the store answers, or after timeoutMs (false then). The store connects in the
-   * background and fails fast while it cannot, so a process that listened at once would answer its
-   * first requests 503.
+   * Resolves once the store answers and holds this server's key layout (a fresh Redis is given it), or
+   * after timeoutMs (false then; asked every pollMs). The store connects in the background and fails fast
+   * while it cannot, so a process that listened at once would answer its first requests 503. Rejects with
+   * a ConfigError when Redis holds another layout: nothing may be read or written then. Until the layout
+   * is confirmed the replica is unready.
    */
-  waitForStore(timeoutMs: number): Promise<boolean>;
+  waitForStore(timeoutMs: number, pollMs?: number): Promise<boolean>;
   /**
    * Checks LiveKit's credentials with one cheap call. While LiveKit cannot be reached, the replica is
    * unready (GET /readyz 503) and the check is repeated every few seconds until it answers.
@@ -96,6 +99,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   // A test's own RoomService has no credentials to check.
   const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit }, config.redisKeyPrefix);
   const credentials = new LiveKitCredentialCheck(livekit, logger);
+  const layout = new StoreLayout(redis, config.redisKeyPrefix);
 
   const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
   const apiKeys = new ApiKeyRing(config.apiKeys.records);
@@ -115,7 +119,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     accounts,
     settings: { ...sessionSettingsOf(config), eventRetainMs: hooks.eventRetainMs },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
-    onEventsQueued: () => hooks.dispatcher.nudge(),
+    onEventsQueued: (accountId) => hooks.dispatcher.nudge(accountId),
     metrics,
   });
   const sweeper = new TimerSweeper(store, sessions, {
@@ -138,9 +142,11 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const app = createApp({
     sessions,
     webhookEndpoints: hooks.endpoints,
-    // Ready while the store answers and, once main asked for it, LiveKit accepted our credentials.
+    // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit
+    // accepted our credentials.
     ready: async () => {
       await store.ping();
+      if (!layout.confirmed) throw new DependencyUnavailableError("store");
       if (!credentials.verified) throw new DependencyUnavailableError("livekit");
     },
     apiKeys,
@@ -165,7 +171,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     accounts: accountService,
     dispatcher: hooks.dispatcher,
     // The rate limiter shares the Redis connection even when a test overrides the store.
-    waitForStore: (timeoutMs) => waitFor(store, overrides.store ? redis : undefined, timeoutMs),
+    waitForStore: (timeoutMs, pollMs = 50) => waitFor(store, overrides.store ? redis : undefined, layout, timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
     reloadOperatorFiles: () => {
       try {
@@ -239,7 +245,12 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
       ),
     onError: (err, what) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${what} failed`),
   });
-  const endpoints = new WebhookEndpointService({ store, urls: policy, settings: { eventRetainMs }, onQueued: () => dispatcher.nudge() });
+  const endpoints = new WebhookEndpointService({
+    store,
+    urls: policy,
+    settings: { eventRetainMs },
+    onQueued: (accountId) => dispatcher.nudge(accountId),
+  });
   return { dispatcher, endpoints, eventRetainMs, close: async () => undici?.close() };
 }
 
@@ -265,6 +276,7 @@ function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs
     participantTokenTtlS: config.participantTokenTtlS,
     idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
     idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
+    livekitEventDedupeMs: config.livekit.webhookDedupeS * 1000,
     durations: {
       joinTimeoutS: config.sessionJoinTimeoutS,
       digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
@@ -293,18 +305,51 @@ function requestErrorLogger(logger: Logger, metrics: Metrics): ErrorLogger {
   };
 }
 
-/** Resolves true once the store (and the Redis the rate limiter shares) answers, false after the timeout. */
-async function waitFor(store: SessionStore, sharedRedis: ReturnType<typeof connectRedis> | undefined, timeoutMs: number): Promise<boolean> {
+/**
+ * Resolves true once the store (and the Redis the rate limiter shares) answers and its key layout is
+ * confirmed, false after the timeout; rejects with a ConfigError when Redis holds another layout.
+ */
+async function waitFor(
+  store: SessionStore,
+  sharedRedis: ReturnType<typeof connectRedis> | undefined,
+  layout: StoreLayout,
+  timeoutMs: number,
+  pollMs: number,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       await store.ping();
       if (sharedRedis) await sharedRedis.ping().catch((cause) => Promise.reject(new DependencyUnavailableError("store", { cause })));
+      await layout.confirm();
       return true;
     } catch (error) {
-      if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) {
+        if (error instanceof ConfigError) throw error;
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
+  }
+}
+
+/** Whether the Redis in use holds this server's key layout (claimed on a fresh Redis); memory always does. */
+class StoreLayout {
+  confirmed: boolean;
+
+  constructor(
+    private readonly redis: ReturnType<typeof connectRedis> | undefined,
+    private readonly prefix: string,
+  ) {
+    this.confirmed = redis === undefined;
+  }
+
+  /** Rejects with DependencyUnavailableError while Redis cannot be asked, ConfigError for another layout. */
+  async confirm(): Promise<void> {
+    if (this.confirmed || !this.redis) return;
+    const check = await guard(() => claimLayout(this.redis as NonNullable<typeof this.redis>, this.prefix));
+    if (check.kind === "other") throw new ConfigError(layoutMismatch(check.found, this.prefix));
+    this.confirmed = true;
   }
 }
 

@@ -32,7 +32,14 @@ describe("loadConfig", () => {
       host: "0.0.0.0",
       logLevel: "info",
       redisUrl: undefined,
-      livekit: { url: LIVEKIT_DEV.url, apiUrl: "http://localhost:7880", apiKey: "devkey", apiSecret: "secret", timeoutMs: 800 },
+      livekit: {
+        url: LIVEKIT_DEV.url,
+        apiUrl: "http://localhost:7880",
+        apiKey: "devkey",
+        apiSecret: "secret",
+        timeoutMs: 800,
+        webhookDedupeS: 3600,
+      },
       participantTokenTtlS: 600,
       sessionJoinTimeoutS: 600,
       digitalHumanJoinTimeoutS: 60,
@@ -71,6 +78,7 @@ describe("loadConfig", () => {
     ["an http LIVEKIT_URL", { LIVEKIT_URL: "http://localhost:7880" }, { livekit: { apiUrl: "http://localhost:7880" } }],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "true" }, { validateResponses: true }],
     ["REDIS_KEY_PREFIX", { REDIS_KEY_PREFIX: "staging" }, { redisKeyPrefix: "staging" }],
+    ["LIVEKIT_WEBHOOK_DEDUPE_S", { LIVEKIT_WEBHOOK_DEDUPE_S: "600" }, { livekit: { webhookDedupeS: 600 } }],
     [
       "REDIS_MODE=cluster with seed nodes",
       { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000, redis://b:7001" },

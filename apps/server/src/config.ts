@@ -130,6 +130,14 @@ export const VARIABLES = {
     max: 30_000,
     description: "A LiveKit call not answered by then fails its request with `503`.",
   },
+  LIVEKIT_WEBHOOK_DEDUPE_S: {
+    kind: "integer",
+    default: 3600,
+    min: 60,
+    max: 86_400,
+    description:
+      "How long a LiveKit event's id is remembered, so that LiveKit's redelivery of it changes nothing (LiveKit retries a webhook for minutes).",
+  },
   API_KEYS_FILE: {
     kind: "file",
     default: undefined,
@@ -196,7 +204,7 @@ export const VARIABLES = {
     min: 60,
     max: 400 * 86_400,
     description:
-      "How long a session is kept after it ends (readable and listed), then deleted with its index entries; at least `IDEMPOTENCY_KEY_TTL_S`.",
+      "How long a session is kept after it ends (readable and listed); then it expires from Redis by itself, with no timer or sweep. At least `IDEMPOTENCY_KEY_TTL_S`.",
   },
   IDEMPOTENCY_KEY_TTL_S: {
     kind: "integer",
@@ -323,6 +331,8 @@ export interface Config {
     apiKey: string;
     apiSecret: string;
     timeoutMs: number;
+    /** How long a LiveKit event id is remembered (s). */
+    webhookDedupeS: number;
   };
   /**
    * `allowNoKeys`: the file says `"allow_no_keys": true`, so a reload may take every key away (without
@@ -608,6 +618,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiKey: livekitApiKey,
       apiSecret: livekitApiSecret,
       timeoutMs: integer(env, "LIVEKIT_TIMEOUT_MS"),
+      webhookDedupeS: integer(env, "LIVEKIT_WEBHOOK_DEDUPE_S"),
     },
     ...readOperatorFiles({ apiKeysFile: apiKeysFile ?? EMBEDDED.apiKeysFile, digitalHumansFile }),
     accountMaxOpenSessions: integer(env, "ACCOUNT_MAX_OPEN_SESSIONS"),

@@ -76,8 +76,18 @@ if (config.production) {
 }
 
 // Take traffic once Redis answers; if it does not within a few seconds, serve anyway (readiness says 503
-// and requests that need Redis answer 503) and recover when it comes.
-if (!(await composed.waitForStore(5000))) logger.warn("session store not reachable yet; serving, /readyz answers 503 until it is");
+// and requests that need Redis answer 503) and recover when it comes. Redis holding another key layout
+// stops the process with one line, at start or once Redis answers.
+async function layoutRefused(error: unknown): Promise<never> {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`configuration error: ${error.message}\n`);
+  await composed.close();
+  exit(1);
+}
+if (!(await composed.waitForStore(5000).catch(layoutRefused))) {
+  logger.warn("session store not reachable yet; serving, /readyz answers 503 until it is");
+  composed.waitForStore(Number.POSITIVE_INFINITY, 1000).catch(layoutRefused);
+}
 const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
 running = await startWebServer(composed.app, config.port, config.host, limits);
 metricsServer = await startWebServer(metricsListener(composed.metrics), config.metricsPort, config.host, limits);

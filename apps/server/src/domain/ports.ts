@@ -38,6 +38,8 @@ export interface ListQuery {
   status?: SessionStatus | undefined;
   limit: number;
   after?: ListPosition | undefined;
+  /** No session created before this time (ms) can still be kept: where a list stops looking. */
+  oldestCreatedMs: number;
 }
 
 /** A timer to fire for a session at `atMs`. */
@@ -101,8 +103,9 @@ export interface SessionStore {
   getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined>;
   /**
    * Atomically: replaces the session if it is still at `version`, moves it between the per-status
-   * indexes, counts `usage` and queues `events` for the account's webhook endpoints. False when another writer got there
-   * first (read again and retry); nothing is written then.
+   * indexes, counts `usage` and queues `events` for the account's webhook endpoints. False when another
+   * writer got there first (read again and retry); nothing is written then. An ended session is given
+   * `expiresAtMs`: from then on it is gone, from reads and lists alike, with nothing left to delete it.
    */
   replaceSession(
     record: SessionRecord,
@@ -110,20 +113,19 @@ export interface SessionStore {
     previousStatus: SessionStatus,
     events: readonly OutboundEvent[],
     usage: UsageIncrement | undefined,
+    expiresAtMs: number | undefined,
   ): Promise<boolean>;
   /** Sessions of the account open now (created or active) and creates in flight. */
   openSessions(accountId: string): Promise<number>;
   /** The account's usage counters (field -> count) of each day asked for, in that order. */
   usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]>;
-  /** Newest first; one more than asked tells whether there is a next page. */
+  /** Newest first; one more than asked tells whether there is a next page. Expired sessions are left out. */
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]>;
-  /** Deletes a session and its index entries (retention); nothing when it is gone already. */
-  deleteSession(accountId: string, sessionId: string): Promise<void>;
 
   /** Timers: fire each `timer` for the session at its `atMs` (once; rescheduling replaces), in one step. */
   scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void>;
   cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void>;
-  /** Cancels every timer of the session's life (not its purge). */
+  /** Cancels every timer of the session's life (not its room_deletion obligation). */
   cancelTimers(accountId: string, sessionId: string): Promise<void>;
   /**
    * Atomically claims up to `max` timers due by `nowMs` for `leaseMs`: no other replica gets them while
@@ -150,7 +152,7 @@ export interface SessionStore {
    */
   acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
 
-  /** Records a webhook event id; false when it was already recorded (a duplicate delivery). */
+  /** Records a LiveKit event id for ttlMs; false when it was already recorded (a duplicate delivery). */
   markEventSeen(eventId: string, ttlMs: number): Promise<boolean>;
   forgetEvent(eventId: string): Promise<void>;
   /** Resolves when the store answers; rejects with DependencyUnavailableError otherwise. */

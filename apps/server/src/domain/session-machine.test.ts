@@ -27,10 +27,9 @@ const ended = (status: SessionStatus, reason: string, deleteRoom = true): Want =
   status,
   reason,
   changed: true,
-  // Ending cancels the life's timers and schedules the session's deletion when its retention ends.
+  // Ending cancels the life's timers; the store expires the session when its retention ends.
   effects: [
     { type: "cancel_timers" },
-    { type: "schedule", timer: "purge", at: T + 30 * 86_400_000 },
     // The room's deletion is owed: its retry scheduled first (5 s on), cancelled once it succeeded.
     ...(deleteRoom ? roomDeletionOwed(5_000) : []),
   ],

@@ -56,8 +56,8 @@ export type LifecycleTimer =
  * replica gone) is tried again, by any replica, until it succeeds. It survives `cancel_timers`.
  */
 export type ObligationTimer = LifecycleTimer | "room_deletion";
-/** `purge` deletes a terminal session once its retention ends; it is no event of the machine. */
-export type TimerKind = ObligationTimer | "purge";
+/** What the store's timers can hold: the machine's own; an ended session expires without one. */
+export type TimerKind = ObligationTimer;
 
 export type Effect =
   /** Delete the LiveKit room, disconnecting whoever is in it. */
@@ -287,11 +287,7 @@ export function transition(session: SessionRecord, event: SessionEvent, now: Dat
     // The room goes too, except when LiveKit already closed it (room_finished) or endSession deleted it
     // before the change was stored (so that LiveKit being down leaves the session unchanged).
     const roomGone = event.type === "room_finished" || event.type === "end_requested";
-    const purge: Effect = { type: "schedule", timer: "purge", at: now.getTime() + durations.retentionS * 1000 };
-    return changedTo(
-      ended,
-      roomGone ? [{ type: "cancel_timers" }, purge] : [{ type: "cancel_timers" }, purge, ...deleteRoomOwed(ended, now)],
-    );
+    return changedTo(ended, roomGone ? [{ type: "cancel_timers" }] : [{ type: "cancel_timers" }, ...deleteRoomOwed(ended, now)]);
   }
 
   // created -> active

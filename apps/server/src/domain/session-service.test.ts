@@ -150,3 +150,37 @@ describe("SessionService.create", () => {
     expect(await memory.getSession("acct_1", session.id)).toMatchObject({ tags: ["t"], metadata: { m: 1 }, end_reason: null });
   });
 });
+
+describe("SessionService.onWebhook", () => {
+  it("remembers a LiveKit event id for the configured window, and no longer", async () => {
+    const memory = new MemorySessionStore();
+    const seen = vi.spyOn(memory, "markEventSeen");
+    const service = new SessionService({
+      store: memory,
+      rooms: {
+        createRoom: async () => {},
+        deleteRoom: async () => {},
+        hasLiveAgentJob: async () => true,
+        dispatchAgent: async () => {},
+        listSessionRooms: async () => [],
+      },
+      tokens: { mint: async () => "t" },
+      catalog,
+      accounts: new AccountLimits(1000),
+      settings: sessionSettings({ livekitEventDedupeMs: 600_000 }),
+    });
+    await service.onWebhook("EV_1", "acct_1", crypto.randomUUID(), { type: "room_finished" });
+    expect(seen).toHaveBeenCalledWith("EV_1", 600_000);
+  });
+
+  it("gives the store an ended session's expiry: its end plus the retention", async () => {
+    const { service, memory } = setup();
+    const replace = vi.spyOn(memory, "replaceSession");
+    const { session } = await service.create(principal, "k8", {});
+    await service.end(principal, session.id);
+    const { durations } = sessionSettings({});
+    const ended = Date.parse("2026-11-22T10:00:00.000Z");
+    expect(replace).toHaveBeenCalledOnce();
+    expect(replace.mock.calls[0]?.[5]).toBe(ended + durations.retentionS * 1000);
+  });
+});

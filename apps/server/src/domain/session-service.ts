@@ -36,6 +36,8 @@ export interface SessionSettings {
   durations: Durations;
   /** How long a webhook event is kept while its deliveries are pending. */
   eventRetainMs: number;
+  /** How long a LiveKit event id is remembered, so that LiveKit's redelivery of it changes nothing. */
+  livekitEventDedupeMs: number;
 }
 
 /** What LiveKit said happened in a session's room, as far as sessions care. */
@@ -55,7 +57,7 @@ export interface SessionServiceDeps {
   /** Failures that do not reach the caller (clean-ups), for logs. */
   onBackgroundError?: (error: unknown, what: string) => void;
   /** Called after a change queued webhook events, so this replica delivers them without waiting. */
-  onEventsQueued?: () => void;
+  onEventsQueued?: (accountId: string) => void;
 }
 
 /** The idempotency key this create claimed: the key, the body's fingerprint, and the claim's lock. */
@@ -79,8 +81,6 @@ const MAX_PARTICIPANTS = 3;
 // and LiveKit's only back them up, for a room the service can no longer end.
 const ROOM_TIMEOUT_MARGIN_S = 30;
 
-// LiveKit retries a webhook for minutes at most; a day covers any redelivery.
-const WEBHOOK_DEDUPE_MS = 24 * 60 * 60 * 1000;
 // Longer than an endSession can take (LiveKit's timeout plus the Redis calls around it).
 const ENDING_MARK_MS = 60_000;
 
@@ -218,7 +218,7 @@ export class SessionService {
     if (timers.status === "rejected") this.deps.onBackgroundError?.(timers.reason, "schedule join timer");
     // The lock expired and another request with this key took over: it creates the session, not us.
     if (!completed.value) throw inProgress();
-    this.deps.onEventsQueued?.();
+    this.deps.onEventsQueued?.(record.account_id);
   }
 
   async get(principal: Principal, sessionId: string): Promise<Session> {
@@ -260,8 +260,17 @@ export class SessionService {
 
   /** GET /v1/sessions: newest first, own account only, with an opaque cursor. */
   /** A page of the account's sessions, newest first, and where the next page starts (null: none). */
-  async list(principal: Principal, query: ListQuery): Promise<{ items: SessionSummary[]; next: ListPosition | null }> {
-    const records = await this.deps.store.listSessions(principal.accountId, query);
+  async list(
+    principal: Principal,
+    query: Omit<ListQuery, "oldestCreatedMs">,
+  ): Promise<{ items: SessionSummary[]; next: ListPosition | null }> {
+    const { durations } = this.deps.settings;
+    // The longest a session can have lived, plus its retention, plus a day for sweeps that ran late.
+    const keptS = durations.joinTimeoutS + durations.maxDurationS + durations.departureTimeoutS + durations.retentionS + 86_400;
+    const records = await this.deps.store.listSessions(principal.accountId, {
+      ...query,
+      oldestCreatedMs: this.now().getTime() - keptS * 1000,
+    });
     const page = records.slice(0, query.limit);
     const last = page.at(-1);
     return {
@@ -276,7 +285,7 @@ export class SessionService {
    */
   async onWebhook(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<void> {
     const { store } = this.deps;
-    if (!(await store.markEventSeen(eventId, WEBHOOK_DEDUPE_MS))) return;
+    if (!(await store.markEventSeen(eventId, this.deps.settings.livekitEventDedupeMs))) return;
     try {
       await this.onRoomEvent(accountId, sessionId, event);
     } catch (error) {
@@ -299,9 +308,8 @@ export class SessionService {
     await this.apply(accountId, sessionId, sessionEvent);
   }
 
-  /** A timer is due (sweeper): the purge of a terminal session, or an event of the machine. */
+  /** A timer is due (sweeper): an event of the machine. */
   async onTimer(due: DueTimer): Promise<void> {
-    if (due.timer === "purge") return this.deps.store.deleteSession(due.accountId, due.sessionId);
     await this.apply(due.accountId, due.sessionId, { type: due.timer });
   }
 
@@ -322,8 +330,15 @@ export class SessionService {
       const result = transition(current.record, event, now, settings.durations);
       const events = result.changed ? sessionEvents(current.record, result.session, now, settings.eventRetainMs) : [];
       const usage = result.changed ? usageOf(current.record, result.session) : undefined;
-      if (result.changed && !(await store.replaceSession(result.session, current.version, current.record.status, events, usage))) continue;
-      if (events.length > 0) this.deps.onEventsQueued?.();
+      const { ended_at } = result.session;
+      const expiresAtMs = ended_at === null ? undefined : Date.parse(ended_at) + settings.durations.retentionS * 1000;
+      if (
+        result.changed &&
+        !(await store.replaceSession(result.session, current.version, current.record.status, events, usage, expiresAtMs))
+      ) {
+        continue;
+      }
+      if (events.length > 0) this.deps.onEventsQueued?.(accountId);
       if (result.changed && result.session.end_reason !== null && current.record.end_reason === null) {
         this.deps.metrics?.sessionEnded(result.session.status, result.session.end_reason);
       }

@@ -64,6 +64,9 @@ export class WebhookDispatcher {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private again = false;
+  /** What the next sweep looks at: everywhere, or only where these accounts' deliveries are. */
+  private everywhere = false;
+  private readonly near = new Set<string>();
   private stopped = false;
 
   constructor(
@@ -85,9 +88,14 @@ export class WebhookDispatcher {
     void this.reconcile();
   }
 
-  /** Looks for due deliveries now (an event was queued, or an attempt finished and freed a place). */
-  nudge(): void {
+  /**
+   * Looks for due deliveries now: of this account (an event was queued for it, or an attempt to it
+   * finished), or of every account (the interval's sweep, a place freed while the replica was full).
+   */
+  nudge(accountId?: string): void {
     if (this.stopped) return;
+    if (accountId === undefined) this.everywhere = true;
+    else this.near.add(accountId);
     if (this.sweeping) {
       this.again = true;
       return;
@@ -130,8 +138,11 @@ export class WebhookDispatcher {
   /** One pass: claims and starts every due delivery there is room for. */
   private async sweep(): Promise<void> {
     const { concurrency, attemptTimeoutMs } = this.options;
+    const near = this.everywhere ? undefined : [...this.near];
+    this.everywhere = false;
+    this.near.clear();
     while (!this.stopped && this.inFlight.size < concurrency) {
-      const accounts = await this.store.claimDueAccounts(this.now(), ACCOUNT_LEASE_MS, ACCOUNTS_PER_CLAIM);
+      const accounts = await this.store.claimDueAccounts(this.now(), ACCOUNT_LEASE_MS, ACCOUNTS_PER_CLAIM, near);
       let started = 0;
       for (const account of accounts) {
         const prefix = `${account.accountId}|`;
@@ -152,15 +163,18 @@ export class WebhookDispatcher {
 
   private launch(claim: ClaimedDelivery): void {
     const key = `${claim.accountId}|${claim.endpointId}`;
+    const full = () => this.inFlight.size >= this.options.concurrency;
     this.perEndpoint.set(key, (this.perEndpoint.get(key) ?? 0) + 1);
     const running: Promise<void> = this.deliver(claim)
       .catch((error: unknown) => this.options.onError?.(error, "webhook delivery"))
       .finally(() => {
+        const wasFull = full();
         this.inFlight.delete(running);
         const left = (this.perEndpoint.get(key) ?? 1) - 1;
         if (left === 0) this.perEndpoint.delete(key);
         else this.perEndpoint.set(key, left);
-        this.nudge();
+        // The account's next deliveries may be due now; a replica that was full may take anyone's.
+        this.nudge(wasFull ? undefined : claim.accountId);
       });
     this.inFlight.add(running);
   }

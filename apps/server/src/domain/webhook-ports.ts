@@ -101,8 +101,11 @@ export interface WebhookStore {
   /** Queues an event for one endpoint only (webhook.test); false when the endpoint does not exist. */
   enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean>;
 
-  /** Claims, for leaseMs, up to `max` accounts that have deliveries due by nowMs. */
-  claimDueAccounts(nowMs: number, leaseMs: number, max: number): Promise<ClaimedAccount[]>;
+  /**
+   * Claims, for leaseMs, up to `max` accounts that have deliveries due by nowMs; with `near`, the store
+   * may look only where those accounts are kept (they just had events queued), which costs less.
+   */
+  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly string[]): Promise<ClaimedAccount[]>;
   /**
    * Claims, for leaseMs, up to `max` of the account's deliveries due by nowMs, at most `perEndpoint` to
    * any endpoint counting the attempts this replica has in flight to it (`busy`: endpoint id -> count),

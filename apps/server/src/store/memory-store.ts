@@ -30,6 +30,8 @@ interface Expiring {
 export class MemorySessionStore implements SessionStore {
   private readonly records = new Map<string, Expiring>();
   private readonly sessions = new Map<string, string>();
+  /** session key -> when the ended session expires (ms). */
+  private readonly expiries = new Map<string, number>();
   /** index key -> session id -> creation time (ms), as the Redis sorted sets. */
   private readonly indexes = new Map<string, Map<string, number>>();
   private readonly timers = new Map<string, number>();
@@ -117,13 +119,26 @@ export class MemorySessionStore implements SessionStore {
 
   async getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
     // Stored as JSON, as in Redis, so callers never share (and mutate) one object.
-    const json = this.sessions.get(keys.session(accountId, sessionId));
+    const json = this.sessionJson(accountId, sessionId);
     return json === undefined ? undefined : (JSON.parse(json) as SessionRecord);
   }
 
   async getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
-    const json = this.sessions.get(keys.session(accountId, sessionId));
+    const json = this.sessionJson(accountId, sessionId);
     return json === undefined ? undefined : { record: JSON.parse(json) as SessionRecord, version: json };
+  }
+
+  /** The stored session, unless it has expired (it is then dropped with its index entries, as Redis would). */
+  private sessionJson(accountId: string, sessionId: string): string | undefined {
+    const key = keys.session(accountId, sessionId);
+    const expiresAt = this.expiries.get(key);
+    if (expiresAt !== undefined && expiresAt <= this.now()) {
+      this.sessions.delete(key);
+      this.expiries.delete(key);
+      for (const status of sessionStatusValues) this.index(keys.index(accountId, status)).delete(sessionId);
+      return undefined;
+    }
+    return this.sessions.get(key);
   }
 
   async replaceSession(
@@ -132,10 +147,12 @@ export class MemorySessionStore implements SessionStore {
     previousStatus: SessionStatus,
     events: readonly OutboundEvent[],
     usage: UsageIncrement | undefined,
+    expiresAtMs: number | undefined,
   ): Promise<boolean> {
     const key = keys.session(record.account_id, record.id);
-    if (this.sessions.get(key) !== version) return false;
+    if (this.sessionJson(record.account_id, record.id) !== version) return false;
     this.sessions.set(key, JSON.stringify(record));
+    if (expiresAtMs !== undefined) this.expiries.set(key, expiresAtMs);
     if (previousStatus !== record.status) {
       this.index(keys.index(record.account_id, previousStatus)).delete(record.id);
       this.index(keys.index(record.account_id, record.status)).set(record.id, Date.parse(record.created_at));
@@ -182,13 +199,11 @@ export class MemorySessionStore implements SessionStore {
       .flatMap((status) => [...this.index(keys.index(accountId, status))].map(([id, createdAtMs]) => ({ id, createdAtMs })))
       .filter((entry) => isAfterCursor(entry, query.after))
       .sort(newestFirst)
-      .slice(0, query.limit + 1)
-      .map(({ id }) => JSON.parse(this.sessions.get(keys.session(accountId, id)) as string) as SessionRecord);
-  }
-
-  async deleteSession(accountId: string, sessionId: string): Promise<void> {
-    this.sessions.delete(keys.session(accountId, sessionId));
-    for (const status of sessionStatusValues) this.index(keys.index(accountId, status)).delete(sessionId);
+      .flatMap(({ id }) => {
+        const json = this.sessionJson(accountId, id);
+        return json === undefined ? [] : [JSON.parse(json) as SessionRecord];
+      })
+      .slice(0, query.limit + 1);
   }
 
   async scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void> {
@@ -270,5 +285,10 @@ export class MemorySessionStore implements SessionStore {
     for (const [key, entry] of this.records) if (entry.expiresAt <= now) this.records.delete(key);
     for (const [id, expiresAt] of this.events) if (expiresAt <= now) this.events.delete(id);
     for (const [key, expiresAt] of this.ending) if (expiresAt <= now) this.ending.delete(key);
+    for (const [key, expiresAt] of this.expiries) {
+      if (expiresAt > now) continue;
+      const record = JSON.parse(this.sessions.get(key) as string) as SessionRecord;
+      this.sessionJson(record.account_id, record.id);
+    }
   }
 }

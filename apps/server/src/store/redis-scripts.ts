@@ -2,7 +2,7 @@
  * The store's Lua scripts, one definition each: a header naming every KEYS[i] and ARGV[i] and what the
  * script returns, and the builders that turn named arguments into them, so callers never line up 9
  * positional values. Each script runs atomically in Redis; every key it touches is one account's (one
- * hash tag) or the timers set, so they run on Redis Cluster too. The number of keys is passed per call.
+ * hash tag) or one shard's, so they run on Redis Cluster too. The number of keys is passed per call.
  *
  * Idempotency records are `p|<fingerprint>|<lock>` while the first request runs and
  * `d|<fingerprint>|<session id>` once it is done (keys.ts writes them, begin-create reads them here).
@@ -152,45 +152,51 @@ return 0
   }),
 
   replaceSession: script<
-    { session: string; fromIndex: string; toIndex: string; version: string; json: string; id: string; score: number } & UsageKeys &
+    {
+      session: string;
+      fromIndex: string;
+      toIndex: string;
+      version: string;
+      json: string;
+      id: string;
+      score: number;
+      expiresAtMs: number | "";
+      nowMs: number;
+    } & UsageKeys &
       EventKeys,
     [number, number]
   >({
     lua: `${RECORD_EVENTS}${COUNT_USAGE}
--- Compare-and-set of a session, moving it between the per-status indexes when its status changed,
+-- Compare-and-set of a session, moving it between the indexes of its account when its status changed,
 -- counting the change in the account's usage and recording the events it causes for the account's
--- webhook endpoints.
+-- webhook endpoints. An ended session expires when its retention ends, and so does the index it is
+-- listed in once the last session in it has.
 -- KEYS[1] the session, KEYS[2] the index of its old status, KEYS[3] the index of its new status,
 -- KEYS[4] the usage counters of the day, KEYS[5..] what record_events reads
 -- ARGV[1] the JSON it was read as (its version), ARGV[2] the new JSON, ARGV[3] its id,
 -- ARGV[4] its creation time (ms, the index score), ARGV[5] the usage increments ('field=n'
--- space-separated, or ''), ARGV[6] the usage counters' TTL (ms), ARGV[7..] what record_events reads
+-- space-separated, or ''), ARGV[6] the usage counters' TTL (ms), ARGV[7] when it expires (ms since the
+-- epoch; '' while it is open), ARGV[8] now (ms), ARGV[9..] what record_events reads
 -- Returns { 1, deliveries recorded } when replaced, { 0, 0 } when another writer got there first.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 0, 0 } end
-redis.call('SET', KEYS[1], ARGV[2])
+if ARGV[7] == '' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PXAT', ARGV[7])
+end
 if KEYS[2] ~= KEYS[3] then
   redis.call('ZREM', KEYS[2], ARGV[3])
   redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 end
+if ARGV[7] ~= '' then
+  local ttl = redis.call('PTTL', KEYS[3])
+  if ttl < 0 or tonumber(ARGV[8]) + ttl < tonumber(ARGV[7]) then redis.call('PEXPIREAT', KEYS[3], ARGV[7]) end
+end
 count_usage(KEYS[4], ARGV[5], ARGV[6])
-return { 1, record_events(5, 7) }
+return { 1, record_events(5, 9) }
 `,
     keys: (a) => [a.session, a.fromIndex, a.toIndex, a.usage, a.routes, a.dueDeliveries, a.pendingDeliveries, ...a.eventKeys],
-    argv: (a) => [a.version, a.json, a.id, a.score, a.increments, a.usageTtlMs, ...eventArgv(a.events)],
-  }),
-
-  deleteSession: script<{ session: string; indexes: string[]; id: string }, number>({
-    lua: `
--- Deletes a session and its entry in every per-status index of its account.
--- KEYS[1] the session, KEYS[2..n] the account's per-status indexes
--- ARGV[1] the session's id
--- Returns 1.
-redis.call('DEL', KEYS[1])
-for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
-return 1
-`,
-    keys: (a) => [a.session, ...a.indexes],
-    argv: (a) => [a.id],
+    argv: (a) => [a.version, a.json, a.id, a.score, a.increments, a.usageTtlMs, a.expiresAtMs, a.nowMs, ...eventArgv(a.events)],
   }),
 
   claimDue: script<{ set: string; nowMs: number; leaseUntilMs: number; max: number }, string[]>({

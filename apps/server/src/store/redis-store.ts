@@ -26,16 +26,25 @@ import type { ObligationTimer } from "../domain/session-machine.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement } from "../domain/usage.js";
 import type { OutboundEvent } from "../domain/webhook-ports.js";
 import {
+  dayOf,
   decodeSession,
   encodeSession,
   idempotencyRecord,
   type Keyspace,
   keyspace,
   parseTimerMember,
+  SHARDS,
+  shardOf,
   TIMER_KINDS,
   timerMember,
 } from "./keys.js";
 import { RedisScripts } from "./redis-scripts.js";
+
+const OPEN: ReadonlySet<SessionStatus> = new Set(["created", "active"]);
+const DAY_MS = 86_400_000;
+const DAYS_PER_READ = 7;
+// Another replica's clock may be ahead: a list without a cursor starts from the day a minute from now.
+const CLOCK_SKEW_MS = 60_000;
 
 // Replies that mean "not now" rather than "wrong": the server is loading, failing over or read-only.
 const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK)\b/;
@@ -153,22 +162,32 @@ export class RedisSessionStore implements SessionStore {
     previousStatus: SessionStatus,
     events: readonly OutboundEvent[],
     usage: UsageIncrement | undefined,
+    expiresAtMs: number | undefined,
   ): Promise<boolean> {
     return guard(async () => {
       const [replaced, recorded] = await this.scripts.run("replaceSession", {
         session: this.keys.session(record.account_id, record.id),
-        fromIndex: this.keys.index(record.account_id, previousStatus),
-        toIndex: this.keys.index(record.account_id, record.status),
+        fromIndex: this.indexOf(record, previousStatus),
+        toIndex: this.indexOf(record, record.status),
         version,
         json: encodeSession(record),
         id: record.id,
         score: Date.parse(record.created_at),
+        expiresAtMs: expiresAtMs ?? "",
+        nowMs: Date.now(),
         ...this.usageKeys(record.account_id, usage),
         ...this.eventKeys(record.account_id, events),
       });
       if (recorded > 0) await this.hint(record.account_id, events);
       return replaced === 1;
     });
+  }
+
+  /** The index a session is listed in with this status: its open status's, or its ended status's of its day. */
+  private indexOf(record: SessionRecord, status: SessionStatus): string {
+    return OPEN.has(status)
+      ? this.keys.index(record.account_id, status)
+      : this.keys.endedIndex(record.account_id, status, record.created_at.slice(0, 10));
   }
 
   openSessions(accountId: string): Promise<number> {
@@ -213,28 +232,58 @@ export class RedisSessionStore implements SessionStore {
    */
   private async hint(accountId: string, events: readonly OutboundEvent[]): Promise<void> {
     const at = Math.min(...events.map((event) => event.createdAtMs));
-    await this.redis.zadd(this.keys.hookAccountsDue, "LT", at, accountId);
+    await this.redis.zadd(this.keys.hookAccountsDue(shardOf(accountId)), "LT", at, accountId);
   }
 
+  /**
+   * Newest first. Index entries whose session has expired meanwhile (its ended index lives until the last
+   * of its day's sessions has) are skipped, and the page is filled from further entries.
+   */
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
     return guard(async () => {
       const want = query.limit + 1;
-      // One index per status; without a filter the five are read together (one round trip, as the
-      // commands share a connection) and merged, which saves an index entry for every session kept.
-      const statuses = query.status ? [query.status] : sessionStatusValues;
-      const pages = await Promise.all(statuses.map((status) => this.indexPage(this.keys.index(accountId, status), query.after, want)));
-      const ids = pages
-        .flat()
-        .sort(newestFirst)
-        .slice(0, want)
-        .map((entry) => entry.id);
-      if (ids.length === 0) return [];
-      const jsons = await this.redis.mget(ids.map((id) => this.keys.session(accountId, id)));
-      return ids.flatMap((id, i) => {
-        const json = jsons[i];
-        return json ? [decodeSession(json, accountId, id)] : [];
-      });
+      const found: SessionRecord[] = [];
+      let after = query.after;
+      for (;;) {
+        const need = want - found.length;
+        const entries = await this.positions(accountId, query, after, need);
+        if (entries.length === 0) break;
+        const jsons = await this.redis.mget(entries.map((entry) => this.keys.session(accountId, entry.id)));
+        entries.forEach((entry, i) => {
+          const json = jsons[i];
+          if (json) found.push(decodeSession(json, accountId, entry.id));
+        });
+        if (entries.length < need || found.length >= want) break;
+        after = entries.at(-1);
+      }
+      return found;
     });
+  }
+
+  /**
+   * Up to `want` index entries after the cursor, newest first: the open statuses' indexes, then the
+   * ended statuses' per-day indexes from the cursor's day back to the oldest day that can still hold a
+   * session, a week of days per round trip, until no older day can hold a newer entry than those found.
+   */
+  private async positions(accountId: string, query: ListQuery, after: ListPosition | undefined, want: number): Promise<ListPosition[]> {
+    const statuses = query.status ? [query.status] : sessionStatusValues;
+    const open = statuses.filter((status) => OPEN.has(status));
+    const ended = statuses.filter((status) => !OPEN.has(status));
+    const found = (await Promise.all(open.map((status) => this.indexPage(this.keys.index(accountId, status), after, want)))).flat();
+    if (ended.length > 0) {
+      const oldest = Date.parse(dayOf(query.oldestCreatedMs));
+      for (let day = Date.parse(dayOf(after?.createdAtMs ?? Date.now() + CLOCK_SKEW_MS)); day >= oldest; day -= DAYS_PER_READ * DAY_MS) {
+        const days = Array.from({ length: DAYS_PER_READ }, (_, i) => day - i * DAY_MS).filter((d) => d >= oldest);
+        const pages = await Promise.all(
+          days.flatMap((d) => ended.map((status) => this.indexPage(this.keys.endedIndex(accountId, status, dayOf(d)), after, want))),
+        );
+        found.push(...pages.flat());
+        found.sort(newestFirst);
+        const last = found[want - 1];
+        if (last && last.createdAtMs >= (days.at(-1) as number)) break;
+      }
+    }
+    return found.sort(newestFirst).slice(0, want);
   }
 
   /** Up to `want` entries of one index after the cursor, newest first. */
@@ -260,39 +309,37 @@ export class RedisSessionStore implements SessionStore {
     return entries;
   }
 
-  deleteSession(accountId: string, sessionId: string): Promise<void> {
-    return guard(async () => {
-      await this.scripts.run("deleteSession", {
-        session: this.keys.session(accountId, sessionId),
-        indexes: sessionStatusValues.map((status) => this.keys.index(accountId, status)),
-        id: sessionId,
-      });
-    });
-  }
-
   scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void> {
     if (timers.length === 0) return Promise.resolve();
     return guard(async () => {
-      await this.redis.zadd(this.keys.timers, ...timers.flatMap(({ timer, atMs }) => [atMs, timerMember(accountId, sessionId, timer)]));
+      await this.redis.zadd(
+        this.keys.timers(shardOf(sessionId)),
+        ...timers.flatMap(({ timer, atMs }) => [atMs, timerMember(accountId, sessionId, timer)]),
+      );
     });
   }
 
   cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void> {
     return guard(async () => {
-      await this.redis.zrem(this.keys.timers, timerMember(accountId, sessionId, timer));
+      await this.redis.zrem(this.keys.timers(shardOf(sessionId)), timerMember(accountId, sessionId, timer));
     });
   }
 
   cancelTimers(accountId: string, sessionId: string): Promise<void> {
     return guard(async () => {
-      await this.redis.zrem(this.keys.timers, ...TIMER_KINDS.map((timer) => timerMember(accountId, sessionId, timer)));
+      await this.redis.zrem(this.keys.timers(shardOf(sessionId)), ...TIMER_KINDS.map((timer) => timerMember(accountId, sessionId, timer)));
     });
   }
 
+  /** Up to `max` from each shard: every shard is asked at once (one round trip, spread over the masters). */
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     return guard(async () => {
-      const members = await this.scripts.run("claimDue", { set: this.keys.timers, nowMs, leaseUntilMs: nowMs + leaseMs, max });
-      return members.map((member) => ({
+      const claims = await Promise.all(
+        Array.from({ length: SHARDS }, (_, shard) =>
+          this.scripts.run("claimDue", { set: this.keys.timers(shard), nowMs, leaseUntilMs: nowMs + leaseMs, max }),
+        ),
+      );
+      return claims.flat().map((member) => ({
         ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">),
         member,
         claimedUntil: nowMs + leaseMs,
@@ -302,7 +349,11 @@ export class RedisSessionStore implements SessionStore {
 
   completeTimer(due: DueTimer): Promise<void> {
     return guard(async () => {
-      await this.scripts.run("completeTimer", { timers: this.keys.timers, member: due.member, claimedUntil: due.claimedUntil });
+      await this.scripts.run("completeTimer", {
+        timers: this.keys.timers(shardOf(due.sessionId)),
+        member: due.member,
+        claimedUntil: due.claimedUntil,
+      });
     });
   }
 
@@ -327,12 +378,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
-    return guard(async () => (await this.redis.set(this.keys.webhookEvent(eventId), "1", "PX", ttlMs, "NX")) === "OK");
+    return guard(async () => (await this.redis.set(this.keys.livekitEvent(eventId), "1", "PX", ttlMs, "NX")) === "OK");
   }
 
   forgetEvent(eventId: string): Promise<void> {
     return guard(async () => {
-      await this.redis.del(this.keys.webhookEvent(eventId));
+      await this.redis.del(this.keys.livekitEvent(eventId));
     });
   }
 

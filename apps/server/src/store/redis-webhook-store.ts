@@ -19,7 +19,7 @@ import type {
   WebhookEndpointRecord,
   WebhookStore,
 } from "../domain/webhook-ports.js";
-import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf } from "./keys.js";
+import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf, SHARDS, shardOf } from "./keys.js";
 import { RedisScripts } from "./redis-scripts.js";
 import { guard } from "./redis-store.js";
 
@@ -123,16 +123,21 @@ export class RedisWebhookStore implements WebhookStore {
         member: deliveryMember(endpointId, event.id),
         event_: event,
       });
-      if (queued === 1) await this.redis.zadd(k.hookAccountsDue, "LT", event.createdAtMs, accountId);
+      if (queued === 1) await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", event.createdAtMs, accountId);
       return queued === 1;
     });
   }
 
-  claimDueAccounts(nowMs: number, leaseMs: number, max: number): Promise<ClaimedAccount[]> {
+  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly string[]): Promise<ClaimedAccount[]> {
     return guard(async () => {
       const leaseUntilMs = nowMs + leaseMs;
-      const accounts = await this.scripts.run("claimDue", { set: this.keys.hookAccountsDue, nowMs, leaseUntilMs, max });
-      return accounts.map((accountId) => ({ accountId, claimedUntil: leaseUntilMs }));
+      // The shards of the accounts named, or every shard at once (one round trip, spread over the masters).
+      const shards = near ? [...new Set(near.map(shardOf))] : Array.from({ length: SHARDS }, (_, shard) => shard);
+      const perShard = Math.ceil(max / shards.length);
+      const claimed = await Promise.all(
+        shards.map((shard) => this.scripts.run("claimDue", { set: this.keys.hookAccountsDue(shard), nowMs, leaseUntilMs, max: perShard })),
+      );
+      return claimed.flat().map((accountId) => ({ accountId, claimedUntil: leaseUntilMs }));
     });
   }
 
@@ -154,7 +159,7 @@ export class RedisWebhookStore implements WebhookStore {
         busy: [...limits.busy].flat(),
       });
       await this.scripts.run("releaseAccount", {
-        accounts: this.keys.hookAccountsDue,
+        accounts: this.keys.hookAccountsDue(shardOf(accountId)),
         account: accountId,
         claimedUntil: account.claimedUntil,
         next,
@@ -212,7 +217,8 @@ export class RedisWebhookStore implements WebhookStore {
         endpointId,
       });
       // The retry's time may come before the account's next due time as handed back at the claim.
-      if (finished === 1 && resolution.kind === "retry") await this.redis.zadd(k.hookAccountsDue, "LT", resolution.atMs, accountId);
+      if (finished === 1 && resolution.kind === "retry")
+        await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", resolution.atMs, accountId);
       return finished === 1;
     });
   }
@@ -251,7 +257,7 @@ export class RedisWebhookStore implements WebhookStore {
           pending += Number(size);
           if (first !== "") oldest = Math.min(oldest ?? Number.POSITIVE_INFINITY, Number(first));
           // A claimed delivery's lease end counts as its due time, so one whose holder died comes back.
-          if (next !== "") await this.redis.zadd(k.hookAccountsDue, "LT", Number(next), accountId);
+          if (next !== "") await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", Number(next), accountId);
         }
       } while (cursor !== "0");
       return { pending, oldestCreatedAtMs: oldest };

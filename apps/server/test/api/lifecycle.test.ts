@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
 import { expectApiError, KEYS, newSession, roomEvent, signWebhook, tokenVerifier, until, useHarness } from "../support/harness.js";
 
 const h = useHarness();
@@ -375,37 +374,5 @@ describe("the room reconciler", () => {
     const metrics = await (await fetch(`${r.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^dhs_rooms_reconciled_total\{reason="terminal"\} 1$/m);
     expect(metrics).toMatch(/^dhs_rooms_reconciled_total\{reason="missing"\} 1$/m);
-  });
-});
-
-describe("retention of ended sessions", () => {
-  const r = useHarness({ SESSION_RETENTION_S: "172800" });
-
-  /** A sweep as the replicas' sweepers will run it `days` from now. */
-  const sweepAt = (days: number) =>
-    new TimerSweeper(r.composed.store, r.composed.sessions, {
-      intervalMs: 1000,
-      leaseMs: 30_000,
-      batch: 100,
-      now: () => Date.now() + days * 86_400_000,
-    }).sweep();
-  const listed = async () =>
-    ((await (await r.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string }[] }).data.map((s) => s.id);
-
-  it("keeps an ended session readable and listed until its retention ends, then deletes it and its index entries", async () => {
-    const ended = await (await r.create({})).json();
-    expect((await r.request("POST", `/v1/sessions/${ended.id}/end`)).status).toBe(200);
-
-    await sweepAt(1.9);
-    expect((await r.request("GET", `/v1/sessions/${ended.id}`)).status).toBe(200);
-    expect(await listed()).toContain(ended.id);
-
-    await sweepAt(2.1);
-    await expectApiError(await r.request("GET", `/v1/sessions/${ended.id}`), 404, "not_found");
-    expect(await listed()).not.toContain(ended.id);
-    for (const status of ["cancelled", "created", "active", "completed", "failed"]) {
-      const page = (await (await r.request("GET", `/v1/sessions?status=${status}`)).json()) as { data: { id: string }[] };
-      expect(page.data.map((s) => s.id)).not.toContain(ended.id);
-    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The api:cluster project runs the HTTP suite on a Redis Cluster; this proves it is one: the service
- * talks to several masters, and each account's keys (session, index, idempotency record) share a slot,
- * which the Lua scripts that write them together need.
+ * talks to several masters, each account's keys (session, index, idempotency record) share a slot,
+ * which the Lua scripts that write them together need, and the session timers, which are no account's,
+ * spread over every master in about equal shares.
  */
 import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,8 @@ let h: Harness;
 let cluster: Cluster;
 
 beforeAll(async () => {
-  h = await startHarness();
+  // The timers test creates hundreds of sessions at once.
+  h = await startHarness({ RATE_LIMIT_ENABLED: "false" });
   cluster = (h.composed.store as unknown as { redis: Cluster }).redis;
 });
 afterAll(async () => {
@@ -55,5 +57,23 @@ describe("on a Redis Cluster", () => {
     const mastersWithKeys = [...byMaster.values()].filter((keys) => keys.length > 0);
     expect(mastersWithKeys.length).toBeGreaterThan(1);
     expect(created).toHaveLength(10);
+  });
+
+  it("spreads one account's session timers over the masters in about equal shares", async () => {
+    const n = 300;
+    for (let i = 0; i < n; i += 20) {
+      const batch = await Promise.all(Array.from({ length: Math.min(20, n - i) }, () => h.create({})));
+      for (const res of batch) expect(res.status).toBe(201);
+    }
+    const perMaster: number[] = [];
+    for (const master of cluster.nodes("master")) {
+      let members = 0;
+      for (const key of await master.keys("*:timers:*")) members += await master.zcard(key);
+      perMaster.push(members);
+    }
+    const total = perMaster.reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThanOrEqual(n);
+    // A third each, within a few points (about 2 points is one standard deviation at this size).
+    for (const members of perMaster) expect(Math.abs(members / total - 1 / 3)).toBeLessThan(0.08);
   });
 });

@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedis } from "@dhs/testkit";
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/domain/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
@@ -156,6 +157,73 @@ describe("dist/main.js", () => {
         proc.child.kill("SIGTERM");
         await proc.exited;
         await livekit?.stop();
+        await redis.stop();
+      }
+    });
+  });
+
+  describe("the key layout Redis holds", () => {
+    const refusal = (found: string) =>
+      `configuration error: Redis holds key layout ${found} under REDIS_KEY_PREFIX "dhs"; this server reads and writes layout 2. ` +
+      "Run the server version that wrote it, or give this one an empty Redis or another REDIS_KEY_PREFIX (see the README, Upgrades)\n";
+
+    /** A Redis prepared by `write`, and a client of it. */
+    async function redisWith(write: (client: Redis) => Promise<unknown>, port?: number) {
+      const redis = await startRedis(port === undefined ? {} : { port });
+      const client = new Redis(redis.url);
+      await write(client);
+      return {
+        url: redis.url,
+        client,
+        stop: async () => {
+          client.disconnect();
+          await redis.stop();
+        },
+      };
+    }
+
+    it("is claimed on an empty Redis, and a second server starts on it too", async () => {
+      const redis = await redisWith(async () => undefined);
+      try {
+        for (const _ of [1, 2]) {
+          const proc = start({ REDIS_URL: redis.url });
+          await proc.listening;
+          proc.child.kill("SIGTERM");
+          expect((await proc.exited)[0]).toBe(0);
+        }
+        expect(await redis.client.get("dhs:layout")).toBe("2");
+      } finally {
+        await redis.stop();
+      }
+    });
+
+    it.each([
+      ["another version's", "3", (c: Redis) => c.set("dhs:layout", "3")],
+      ["layout 1's (from before the version key)", "1", (c: Redis) => c.zadd("dhs:{timers}:due", 1, "acct|s|join_timeout")],
+    ])("stops the start with one line and exit code 1 when it is %s, and writes nothing", async (_name, found, write) => {
+      const redis = await redisWith(write);
+      try {
+        const before = (await redis.client.keys("*")).sort();
+        const proc = start({ REDIS_URL: redis.url });
+        const [code] = await proc.exited;
+        expect(code).toBe(1);
+        expect(proc.output().stderr).toBe(refusal(found));
+        expect((await redis.client.keys("*")).sort()).toEqual(before);
+      } finally {
+        await redis.stop();
+      }
+    });
+
+    it("stops a server that started while Redis was down once Redis answers with another layout", async () => {
+      const port = await freePort();
+      const proc = start({ REDIS_URL: `redis://127.0.0.1:${port}` });
+      await proc.listening;
+      const redis = await redisWith((c) => c.set("dhs:layout", "3"), port);
+      try {
+        const [code] = await proc.exited;
+        expect(code).toBe(1);
+        expect(proc.output().stderr).toBe(refusal("3"));
+      } finally {
         await redis.stop();
       }
     });

@@ -6,7 +6,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { keyspace } from "../../src/store/keys.js";
+import { keyspace, shardOf } from "../../src/store/keys.js";
 import { type Harness, KEYS, startHarness, until } from "../support/harness.js";
 import { WebhookReceiver } from "../support/webhook-receiver.js";
 
@@ -37,8 +37,9 @@ describe("events whose account was never made due (the process died between the 
     await h.composed.dispatcher.stop();
     const session = (await (await h.create({})).json()) as { id: string };
     const keys = keyspace(PREFIX);
-    expect(await redis.zscore(keys.hookAccountsDue, "acct_a")).not.toBeNull();
-    await redis.zrem(keys.hookAccountsDue, "acct_a");
+    const accountsDue = keys.hookAccountsDue(shardOf("acct_a"));
+    expect(await redis.zscore(accountsDue, "acct_a")).not.toBeNull();
+    await redis.zrem(accountsDue, "acct_a");
     expect(await redis.zcard(keys.hookDue("acct_a"))).toBe(1);
 
     const restartedAt = Date.now();

@@ -25,6 +25,7 @@ export function sessionSettings(overrides: Partial<SessionSettings> = {}): Sessi
     idempotencyLockTtlMs: 10_000,
     durations: DURATIONS,
     eventRetainMs: 3 * 86_400_000,
+    livekitEventDedupeMs: 3_600_000,
     ...overrides,
   };
 }

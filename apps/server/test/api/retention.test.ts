@@ -1,0 +1,99 @@
+/**
+ * An ended session is kept SESSION_RETENTION_S after it ended, then it is gone: not read, not listed,
+ * with no timer or sweep to delete it (it expires by itself) and nothing of it left in the shared timer
+ * sets. On Redis the keys carry the expiry; in memory a later clock shows it.
+ */
+import type { Cluster, Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
+import { keyspace } from "../../src/store/keys.js";
+import { MemorySessionStore } from "../../src/store/memory-store.js";
+import { expectApiError, type Harness, STORE, useHarness } from "../support/harness.js";
+
+const RETENTION_S = 172_800;
+const PREFIX = `ret${crypto.randomUUID().slice(0, 8)}`;
+const keys = keyspace(PREFIX);
+let shiftMs = 0;
+const r: Harness = useHarness(
+  { SESSION_RETENTION_S: String(RETENTION_S), ...(STORE === "memory" ? {} : { REDIS_KEY_PREFIX: PREFIX }) },
+  STORE === "memory" ? { store: new MemorySessionStore(() => Date.now() + shiftMs) } : {},
+);
+
+const ids = async (query = "") =>
+  ((await (await r.request("GET", `/v1/sessions?limit=100${query}`)).json()) as { data: { id: string }[] }).data.map((s) => s.id);
+
+async function endedSession(): Promise<{ id: string; created_at: string }> {
+  const session = await (await r.create({})).json();
+  expect((await r.request("POST", `/v1/sessions/${session.id}/end`)).status).toBe(200);
+  return session;
+}
+
+describe("an ended session", () => {
+  it("leaves no timer behind: nothing of it stays in the shared timer sets", async () => {
+    const ended = await endedSession();
+    const open = await (await r.create({})).json();
+    // Everything due within a year, claimed (this file's harness has its own keyspace).
+    const due = await r.composed.store.claimDueTimers(Date.now() + 365 * 86_400_000, 1, 1000);
+    expect(due.filter((t) => t.sessionId === ended.id)).toEqual([]);
+    expect(due.filter((t) => t.sessionId === open.id).map((t) => t.timer)).toContain("join_timeout");
+  });
+
+  // Each store shows expiry its own way; only its own tests are defined, none skipped.
+  if (STORE === "memory")
+    it("is read and listed until its retention ends, then neither, with no sweep", async () => {
+      const ended = await endedSession();
+      const kept = await (await r.create({})).json();
+      shiftMs = (RETENTION_S - 60) * 1000;
+      expect((await r.request("GET", `/v1/sessions/${ended.id}`)).status).toBe(200);
+      expect(await ids()).toContain(ended.id);
+
+      shiftMs = (RETENTION_S + 60) * 1000;
+      await expectApiError(await r.request("GET", `/v1/sessions/${ended.id}`), 404, "not_found");
+      expect(await ids()).not.toContain(ended.id);
+      for (const status of ["cancelled", "created", "active", "completed", "failed"]) {
+        expect(await ids(`&status=${status}`)).not.toContain(ended.id);
+      }
+      expect(await ids()).toContain(kept.id);
+      shiftMs = 0;
+    });
+
+  if (STORE !== "memory")
+    it("expires in Redis when its retention ends, and so does the day's index of it", async () => {
+      const redis = (r.composed.store as unknown as { redis: Redis | Cluster }).redis;
+      const ended = await endedSession();
+      const retentionMs = RETENTION_S * 1000;
+      const ttl = await redis.pttl(keys.session("acct_a", ended.id));
+      expect(ttl).toBeGreaterThan(retentionMs - 10_000);
+      expect(ttl).toBeLessThanOrEqual(retentionMs);
+      const index = keys.endedIndex("acct_a", "cancelled", ended.created_at.slice(0, 10));
+      expect(await redis.zscore(index, ended.id)).not.toBeNull();
+      expect(await redis.pttl(index)).toBeGreaterThan(retentionMs - 10_000);
+    });
+
+  if (STORE !== "memory")
+    it("once expired, is neither read nor listed, and a page is filled from the sessions after it", async () => {
+      const redis = (r.composed.store as unknown as { redis: Redis | Cluster }).redis;
+      const older = await endedSession();
+      const expired = await endedSession();
+      const newest = await endedSession();
+      // What Redis does when the retention of `expired` ends; its index entry stays until the day's index expires.
+      await redis.pexpire(keys.session("acct_a", expired.id), 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+
+      await expectApiError(await r.request("GET", `/v1/sessions/${expired.id}`), 404, "not_found");
+      for (const query of ["", "&status=cancelled"]) {
+        const listed = await ids(query);
+        expect(listed).not.toContain(expired.id);
+        expect(listed.indexOf(newest.id)).toBeLessThan(listed.indexOf(older.id));
+      }
+      // One per page: the second page skips the expired entry and still answers the older session.
+      const first = (await (await r.request("GET", "/v1/sessions?limit=1&status=cancelled")).json()) as {
+        data: { id: string }[];
+        next_cursor: string;
+      };
+      expect(first.data.map((s) => s.id)).toEqual([newest.id]);
+      const second = (await (await r.request("GET", `/v1/sessions?limit=1&status=cancelled&cursor=${first.next_cursor}`)).json()) as {
+        data: { id: string }[];
+      };
+      expect(second.data.map((s) => s.id)).toEqual([older.id]);
+    });
+});
