@@ -148,4 +148,28 @@ describe("WebhookDispatcher", () => {
     expect(sender.sent).toHaveLength(50);
     expect(new Set(sender.sent.map((s) => s.eventId)).size).toBe(50);
   });
+
+  it("looks only where the account nudged for keeps its deliveries, also while attempts end, and everywhere on its interval", async () => {
+    const now = 1000;
+    const store = new MemoryWebhookStore(() => now);
+    const looked: (readonly string[] | undefined)[] = [];
+    const claim = store.claimDueAccounts.bind(store);
+    store.claimDueAccounts = (nowMs, leaseMs, max, near) => {
+      looked.push(near);
+      return claim(nowMs, leaseMs, max, near);
+    };
+    await store.createEndpoint(endpoint(), 10);
+    const sender = new FakeSender();
+    const d = dispatcher(store, sender, () => now);
+    for (let i = 0; i < 5; i++) await store.enqueueFor("acct_1", "we_000000000000000000000001", event(now));
+    d.nudge("acct_1");
+    d.nudge("acct_1");
+    await d.idle();
+    expect(sender.sent).toHaveLength(5);
+    expect(looked.length).toBeGreaterThan(0);
+    expect(looked.every((near) => near?.length === 1 && near[0] === "acct_1")).toBe(true);
+    d.nudge();
+    await d.idle();
+    expect(looked.at(-1)).toBeUndefined();
+  });
 });

@@ -50,6 +50,9 @@ export interface AttemptLog {
 }
 
 const ACCOUNT_LEASE_MS = 10_000;
+// A replica that stays full frees a place with every attempt that ends; it looks beyond the accounts it
+// is busy with at most this often (a look everywhere asks every shard of the store).
+const EVERYWHERE_GAP_MS = 100;
 const ACCOUNTS_PER_CLAIM = 20;
 // An attempt holds its delivery for its timeout and this much more (the store's round trips around it).
 const DELIVERY_LEASE_MARGIN_MS = 30_000;
@@ -67,6 +70,7 @@ export class WebhookDispatcher {
   /** What the next sweep looks at: everywhere, or only where these accounts' deliveries are. */
   private everywhere = false;
   private readonly near = new Set<string>();
+  private lookedEverywhereAt = Number.NEGATIVE_INFINITY;
   private stopped = false;
 
   constructor(
@@ -96,6 +100,11 @@ export class WebhookDispatcher {
     if (this.stopped) return;
     if (accountId === undefined) this.everywhere = true;
     else this.near.add(accountId);
+    this.startSweep();
+  }
+
+  /** Sweeps where the nudges since the last sweep asked; once more after it if nudged meanwhile. */
+  private startSweep(): void {
     if (this.sweeping) {
       this.again = true;
       return;
@@ -104,9 +113,9 @@ export class WebhookDispatcher {
       .catch((error: unknown) => this.options.onError?.(error, "webhook sweep"))
       .finally(() => {
         this.sweeping = undefined;
-        if (this.again) {
+        if (this.again && !this.stopped) {
           this.again = false;
-          this.nudge();
+          this.startSweep();
         }
       });
   }
@@ -139,6 +148,7 @@ export class WebhookDispatcher {
   private async sweep(): Promise<void> {
     const { concurrency, attemptTimeoutMs } = this.options;
     const near = this.everywhere ? undefined : [...this.near];
+    if (this.everywhere) this.lookedEverywhereAt = this.now();
     this.everywhere = false;
     this.near.clear();
     while (!this.stopped && this.inFlight.size < concurrency) {
@@ -174,7 +184,8 @@ export class WebhookDispatcher {
         if (left === 0) this.perEndpoint.delete(key);
         else this.perEndpoint.set(key, left);
         // The account's next deliveries may be due now; a replica that was full may take anyone's.
-        this.nudge(wasFull ? undefined : claim.accountId);
+        const anyone = wasFull && this.now() - this.lookedEverywhereAt >= EVERYWHERE_GAP_MS;
+        this.nudge(anyone ? undefined : claim.accountId);
       });
     this.inFlight.add(running);
   }
