@@ -6,33 +6,34 @@ import { randomUUID } from "node:crypto";
 import type { Express } from "express";
 import type { Logger } from "pino";
 import { type Config, ConfigError, readOperatorFiles } from "./config.js";
-import { AccountLimits } from "./domain/account-limits.js";
-import { AccountService } from "./domain/account-service.js";
-import { ApiKeyRing } from "./domain/api-keys.js";
-import { DigitalHumanCatalog } from "./domain/digital-humans.js";
-import { DependencyFaultError, DependencyUnavailableError, type RoomService, type SessionStore } from "./domain/ports.js";
-import { RetrySchedule } from "./domain/retry-schedule.js";
-import { RoomReconciler } from "./domain/room-reconciler.js";
-import { SessionService, type SessionSettings } from "./domain/session-service.js";
-import { TimerSweeper } from "./domain/timer-sweeper.js";
-import { WebhookDispatcher } from "./domain/webhook-dispatcher.js";
-import { WebhookEndpointService } from "./domain/webhook-endpoints.js";
-import type { WebhookSender, WebhookStore } from "./domain/webhook-ports.js";
+import { AddressPolicy, type Resolver } from "./customer-webhooks/address-policy.js";
+import { UndiciWebhookSender } from "./customer-webhooks/webhook-sender.js";
+import { AccountLimits } from "./domain/accounts/account-limits.js";
+import { AccountService } from "./domain/accounts/account-service.js";
+import { ApiKeyRing } from "./domain/accounts/api-keys.js";
+import { WebhookEndpointService } from "./domain/customer-webhooks/endpoint-service.js";
+import type { WebhookSender, WebhookStore } from "./domain/customer-webhooks/ports.js";
+import { RetrySchedule } from "./domain/customer-webhooks/retry-schedule.js";
+import { DependencyFaultError, DependencyUnavailableError } from "./domain/dependency-errors.js";
+import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catalog.js";
+import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
+import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
 import { createApp } from "./http/app.js";
 import type { ErrorLogger } from "./http/error-handler.js";
+import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
-import { LiveKitWebhooks } from "./livekit/webhook-receiver.js";
 import { Metrics } from "./metrics.js";
-import { claimLayout, layoutMismatch } from "./store/layout-version.js";
-import { MemorySessionStore } from "./store/memory-store.js";
-import { MemoryWebhookStore } from "./store/memory-webhook-store.js";
+import { MemoryWebhookStore } from "./store/memory/customer-webhook-store.js";
+import { MemorySessionStore } from "./store/memory/session-store.js";
 import { FlexibleRateLimiter } from "./store/rate-limiter.js";
-import { connectRedis } from "./store/redis-client.js";
-import { guard, RedisSessionStore } from "./store/redis-store.js";
-import { RedisWebhookStore } from "./store/redis-webhook-store.js";
-import { AddressPolicy, type Resolver } from "./webhooks/address-policy.js";
-import { UndiciWebhookSender } from "./webhooks/webhook-sender.js";
+import { connectRedis } from "./store/redis/client.js";
+import { RedisWebhookStore } from "./store/redis/customer-webhook-store.js";
+import { claimLayout, layoutMismatch } from "./store/redis/layout-version.js";
+import { guard, RedisSessionStore } from "./store/redis/session-store.js";
+import { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
+import { RoomReconciler } from "./workers/room-reconciler.js";
+import { TimerSweeper } from "./workers/timer-sweeper.js";
 
 export interface Composed {
   app: Express;
@@ -46,7 +47,7 @@ export interface Composed {
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
   /** Delivers customer webhook events; main starts it beside the sweeper. */
-  dispatcher: WebhookDispatcher;
+  dispatcher: CustomerWebhookDispatcher;
   /**
    * Resolves once the store answers and holds this server's key layout (a fresh Redis is given it), or
    * after timeoutMs (false then; asked every pollMs). The store connects in the background and fails fast
@@ -151,7 +152,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     },
     apiKeys,
     accounts: accountService,
-    webhooks: new LiveKitWebhooks(config.livekit.apiKey, config.livekit.apiSecret),
+    webhooks: new LiveKitEventReceiver(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter,
     metrics,
     logger,
@@ -221,7 +222,7 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
   const schedule = new RetrySchedule(webhooks.retryDelaysS);
   // Kept a day past the last possible attempt.
   const eventRetainMs = schedule.horizonMs(webhooks.attemptTimeoutMs) + 86_400_000;
-  const dispatcher = new WebhookDispatcher(store, overrides.webhookSender ?? (undici as UndiciWebhookSender), {
+  const dispatcher = new CustomerWebhookDispatcher(store, overrides.webhookSender ?? (undici as UndiciWebhookSender), {
     intervalMs: config.sweepIntervalMs,
     reconcileIntervalMs: config.sweepIntervalMs * 30,
     concurrency: webhooks.concurrency,

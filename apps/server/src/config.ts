@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { scopeValues } from "@dhs/contract";
-import type { AccountRecord } from "./domain/account-limits.js";
-import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN } from "./domain/api-keys.js";
-import type { DigitalHuman } from "./domain/digital-humans.js";
+import type { AccountRecord } from "./domain/accounts/account-limits.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN } from "./domain/accounts/api-keys.js";
+import type { DigitalHuman } from "./domain/digital-humans/digital-human-catalog.js";
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";

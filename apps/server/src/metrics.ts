@@ -6,8 +6,8 @@
  * on a port of its own (http/metrics-server.ts).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { SessionMetrics } from "./domain/ports.js";
-import type { QueueStats, WebhookMetrics } from "./domain/webhook-ports.js";
+import type { QueueStats, WebhookMetrics } from "./domain/customer-webhooks/ports.js";
+import type { SessionMetrics } from "./domain/sessions/ports.js";
 
 export class Metrics implements SessionMetrics, WebhookMetrics {
   readonly registry = new Registry();

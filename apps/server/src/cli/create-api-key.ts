@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { scopeValues } from "@dhs/contract";
-import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey, KEY_ID_PATTERN } from "../domain/api-keys.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey, KEY_ID_PATTERN } from "../domain/accounts/api-keys.js";
 
 const USAGE = `usage: create-api-key --file <keys.json> --account <account id> [--scopes ${scopeValues.join(",")}] [--id <key id>]`;
 

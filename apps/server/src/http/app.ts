@@ -10,12 +10,12 @@ import { openapiDocumentPath } from "@dhs/contract";
 import express, { type Express, type RequestHandler } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
-import type { AccountService } from "../domain/account-service.js";
-import type { ApiKeyRing } from "../domain/api-keys.js";
-import type { RateLimiter } from "../domain/ports.js";
-import type { SessionService } from "../domain/session-service.js";
-import type { WebhookEndpointService } from "../domain/webhook-endpoints.js";
-import type { LiveKitWebhooks } from "../livekit/webhook-receiver.js";
+import type { AccountService } from "../domain/accounts/account-service.js";
+import type { ApiKeyRing } from "../domain/accounts/api-keys.js";
+import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
+import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
+import type { SessionService } from "../domain/sessions/session-service.js";
+import type { LiveKitEventReceiver } from "../livekit/event-receiver.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
 import { contractValidator, takesBody } from "./contract-validator.js";
@@ -28,7 +28,7 @@ import { jsonBody } from "./request-guards.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { accountOperations } from "./routes/account.js";
-import { livekitWebhookRoutes } from "./routes/livekit-webhook.js";
+import { livekitEventRoutes } from "./routes/livekit-events.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionOperations } from "./routes/sessions.js";
@@ -43,7 +43,7 @@ export interface AppDependencies {
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
   ready: () => Promise<void>;
   apiKeys: ApiKeyRing;
-  webhooks: LiveKitWebhooks;
+  webhooks: LiveKitEventReceiver;
   metrics?: Metrics;
   /** Undefined: no rate limits. */
   rateLimiter?: RateLimiter | undefined;
@@ -106,7 +106,7 @@ export function createApp(deps: AppDependencies): Express {
   );
 
   app.use(probeRoutes(deps.ready));
-  app.use(livekitWebhookRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
+  app.use(livekitEventRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
 
   app.use(notFound);
   app.use(errorHandler(deps.logError));

@@ -6,7 +6,7 @@
  * the rate limit sits between them, so a key that keeps calling what it may not is limited too.
  */
 import type { NextFunction, Request, Response } from "express";
-import type { ApiKeyRing, Principal } from "../domain/api-keys.js";
+import type { ApiKeyRing, Principal } from "../domain/accounts/api-keys.js";
 import { AppError } from "../domain/app-error.js";
 import { matchedOperation } from "./contract-validator.js";
 import { unknownRoute } from "./error-handler.js";

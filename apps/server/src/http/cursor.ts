@@ -3,7 +3,7 @@
  * item's creation time and id. A cursor this API did not issue is a 422 naming the query parameter.
  */
 import { AppError } from "../domain/app-error.js";
-import type { ListPosition } from "../domain/ports.js";
+import type { ListPosition } from "../domain/sessions/ports.js";
 
 export function encodeCursor(position: ListPosition): string {
   return Buffer.from(JSON.stringify([position.createdAtMs, position.id])).toString("base64url");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../domain/app-error.js";
-import { DependencyFaultError, DependencyUnavailableError } from "../domain/ports.js";
+import { DependencyFaultError, DependencyUnavailableError } from "../domain/dependency-errors.js";
 import { errorHandler, toAppError } from "./error-handler.js";
 import { STATUS_OF } from "./error-status.js";
 

@@ -7,7 +7,7 @@
 import type { ApiError } from "@dhs/contract";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../domain/app-error.js";
-import { DependencyUnavailableError } from "../domain/ports.js";
+import { DependencyUnavailableError } from "../domain/dependency-errors.js";
 import { STATUS_OF } from "./error-status.js";
 import { requestIdOf } from "./request-id.js";
 

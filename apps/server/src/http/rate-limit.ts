@@ -3,8 +3,8 @@
  * RateLimit-Remaining, RateLimit-Reset); past the limit the answer is 429 rate_limited with Retry-After.
  */
 import type { NextFunction, Request, Response } from "express";
+import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import { AppError } from "../domain/app-error.js";
-import type { RateLimiter } from "../domain/ports.js";
 import { principalOf } from "./authenticate.js";
 
 export function rateLimit(limiter: RateLimiter) {

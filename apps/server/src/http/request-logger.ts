@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
-import type { Principal } from "../domain/api-keys.js";
+import type { Principal } from "../domain/accounts/api-keys.js";
 import { matchedOperation } from "./contract-validator.js";
 import { requestIdOf } from "./request-id.js";
 

@@ -6,17 +6,10 @@
  * DependencyFaultError (500: a retry cannot help, an operator must). A create that fails keeps nothing.
  */
 import { JobStatus } from "@livekit/protocol";
-import {
-  type AgentDispatchRequest,
-  type AgentJob,
-  type CreateRoomRequest,
-  DependencyFaultError,
-  DependencyUnavailableError,
-  type RoomService,
-  type SessionRoom,
-} from "../domain/ports.js";
+import { DependencyFaultError, DependencyUnavailableError } from "../domain/dependency-errors.js";
+import type { AgentDispatchRequest, AgentJob, CreateRoomRequest, RoomService, SessionRoom } from "../domain/sessions/ports.js";
+import { roomMetadata, roomOwner } from "./event-receiver.js";
 import { LiveKitApiError, TwirpClient } from "./twirp-client.js";
-import { roomMetadata, roomOwner } from "./webhook-receiver.js";
 
 export interface LiveKitCredentials {
   /** HTTP(S) address of LiveKit's API. */

@@ -3,7 +3,7 @@
  * allowed to join only the session's room, to publish and to subscribe, valid for the configured TTL.
  */
 import { AccessToken } from "livekit-server-sdk";
-import type { TokenIssuer, TokenRequest } from "../domain/ports.js";
+import type { TokenIssuer, TokenRequest } from "../domain/sessions/ports.js";
 
 export class LiveKitTokenIssuer implements TokenIssuer {
   constructor(

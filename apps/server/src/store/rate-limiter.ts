@@ -6,7 +6,8 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { DependencyUnavailableError, type RateDecision, type RateLimiter } from "../domain/ports.js";
+import type { RateDecision, RateLimiter } from "../domain/accounts/rate-limiter.js";
+import { DependencyUnavailableError } from "../domain/dependency-errors.js";
 
 export interface RateLimitSettings {
   perSecond: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fingerprint } from "../../src/domain/idempotency.js";
+import { fingerprint } from "../../src/domain/sessions/idempotency.js";
 import { expectApiError, KEYS, tokenVerifier, useHarness } from "../support/harness.js";
 
 // The shortest lock the configuration allows, so a test can watch one expire.

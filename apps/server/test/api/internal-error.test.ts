@@ -3,7 +3,7 @@
  * ApiError without a stack or the error's message, logged with its request id.
  */
 import { describe, expect, it } from "vitest";
-import { MemorySessionStore } from "../../src/store/memory-store.js";
+import { MemorySessionStore } from "../../src/store/memory/session-store.js";
 import { expectApiError, useHarness } from "../support/harness.js";
 
 const store = new MemorySessionStore();

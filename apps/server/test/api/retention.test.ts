@@ -5,8 +5,8 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { keyspace } from "../../src/store/keys.js";
-import { MemorySessionStore } from "../../src/store/memory-store.js";
+import { MemorySessionStore } from "../../src/store/memory/session-store.js";
+import { keyspace } from "../../src/store/redis/keys.js";
 import { expectApiError, type Harness, STORE, useHarness } from "../support/harness.js";
 
 const RETENTION_S = 172_800;

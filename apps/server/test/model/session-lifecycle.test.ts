@@ -17,19 +17,20 @@
 import type { Session } from "@dhs/contract";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AccountLimits } from "../../src/domain/account-limits.js";
-import type { Principal } from "../../src/domain/api-keys.js";
+import { AccountLimits } from "../../src/domain/accounts/account-limits.js";
+import type { Principal } from "../../src/domain/accounts/api-keys.js";
 import type { AppError } from "../../src/domain/app-error.js";
-import { DigitalHumanCatalog } from "../../src/domain/digital-humans.js";
-import { type CreateRoomRequest, DependencyUnavailableError, type SessionStore } from "../../src/domain/ports.js";
-import { type RoomEvent, SessionService } from "../../src/domain/session-service.js";
-import { TimerSweeper } from "../../src/domain/timer-sweeper.js";
-import type { WebhookStore } from "../../src/domain/webhook-ports.js";
-import { MemorySessionStore } from "../../src/store/memory-store.js";
-import { MemoryWebhookStore } from "../../src/store/memory-webhook-store.js";
-import { connectRedis } from "../../src/store/redis-client.js";
-import { RedisSessionStore } from "../../src/store/redis-store.js";
-import { RedisWebhookStore } from "../../src/store/redis-webhook-store.js";
+import type { WebhookStore } from "../../src/domain/customer-webhooks/ports.js";
+import { DependencyUnavailableError } from "../../src/domain/dependency-errors.js";
+import { DigitalHumanCatalog } from "../../src/domain/digital-humans/digital-human-catalog.js";
+import type { CreateRoomRequest, SessionStore } from "../../src/domain/sessions/ports.js";
+import { type RoomEvent, SessionService } from "../../src/domain/sessions/session-service.js";
+import { MemoryWebhookStore } from "../../src/store/memory/customer-webhook-store.js";
+import { MemorySessionStore } from "../../src/store/memory/session-store.js";
+import { connectRedis } from "../../src/store/redis/client.js";
+import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.js";
+import { RedisSessionStore } from "../../src/store/redis/session-store.js";
+import { TimerSweeper } from "../../src/workers/timer-sweeper.js";
 import { sessionSettings } from "../support/session-fixtures.js";
 
 const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis" | "cluster";
@@ -297,7 +298,7 @@ async function drainEvents(real: Real): Promise<void> {
 async function webhook(real: Real, event: RoomEvent): Promise<void> {
   const id = `EV_${++real.events}_${real.session.id}`;
   real.lastEvent = { id, event };
-  await livekitMayFail(real, () => real.service.onWebhook(id, principal.accountId, real.session.id, event));
+  await livekitMayFail(real, () => real.service.onLiveKitEvent(id, principal.accountId, real.session.id, event));
 }
 
 /** Compares the service with the model after every step, and checks the lifecycle's invariants. */
@@ -400,7 +401,7 @@ const commands = [
   fc.constant(
     step("the last webhook is delivered again", async (_m, r) => {
       const last = r.lastEvent;
-      if (last) await livekitMayFail(r, () => r.service.onWebhook(last.id, principal.accountId, r.session.id, last.event));
+      if (last) await livekitMayFail(r, () => r.service.onLiveKitEvent(last.id, principal.accountId, r.session.id, last.event));
     }),
   ),
   fc.constant(

@@ -15,7 +15,7 @@ import { freePort, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { VARIABLES } from "../../src/config.js";
-import { hashApiKey } from "../../src/domain/api-keys.js";
+import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { freePort, startRedis } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { hashApiKey } from "../../src/domain/api-keys.js";
+import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 

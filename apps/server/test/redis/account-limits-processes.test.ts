@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sleep, until } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { hashApiKey } from "../../src/domain/api-keys.js";
+import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, type ServerProcess, startServerProcess } from "../support/server-process.js";
 

@@ -5,7 +5,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { keyspace } from "../../src/store/keys.js";
+import { keyspace } from "../../src/store/redis/keys.js";
 import { expectApiError, type Harness, startHarness } from "../support/harness.js";
 
 const PREFIX = `faults${crypto.randomUUID().slice(0, 6)}`;

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { hashApiKey } from "../../src/domain/api-keys.js";
+import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 

@@ -6,7 +6,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { keyspace, shardOf } from "../../src/store/keys.js";
+import { keyspace, shardOf } from "../../src/store/redis/keys.js";
 import { type Harness, KEYS, startHarness, until } from "../support/harness.js";
 import { WebhookReceiver } from "../support/webhook-receiver.js";
 

@@ -15,7 +15,7 @@ export { until } from "@dhs/testkit";
 import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
 import { type Composed, type ComposeOverrides, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
-import { hashApiKey } from "../../src/domain/api-keys.js";
+import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { metricsListener } from "../../src/http/metrics-server.js";
 import { type RunningServer, startWebServer } from "../../src/http/server.js";
 import { FakeLiveKit } from "./fake-livekit.js";

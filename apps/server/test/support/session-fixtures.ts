@@ -3,9 +3,9 @@
  * what it is about, so a new field of either is added here once.
  */
 
-import { roomNameFor, type SessionRecord } from "../../src/domain/session.js";
-import type { Durations } from "../../src/domain/session-machine.js";
-import type { SessionSettings } from "../../src/domain/session-service.js";
+import { roomNameFor, type SessionRecord } from "../../src/domain/sessions/session.js";
+import type { Durations } from "../../src/domain/sessions/session-machine.js";
+import type { SessionSettings } from "../../src/domain/sessions/session-service.js";
 
 /** The service's defaults (config.ts), so a test reads as the product behaves. */
 export const DURATIONS: Durations = {

@@ -2,7 +2,7 @@
  * The /v1/digital-humans and /v1/usage operations: translate HTTP to AccountService calls and back, nothing more.
  */
 import type { DigitalHumanList, GetUsageQuery, ListDigitalHumansQuery } from "@dhs/contract";
-import type { AccountService } from "../../domain/account-service.js";
+import type { AccountService } from "../../domain/accounts/account-service.js";
 import { principalOf } from "../authenticate.js";
 import { decodeIdCursor, encodeIdCursor, ID_SHAPES } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";

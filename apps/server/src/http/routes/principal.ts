@@ -1,7 +1,7 @@
 /**
  * GET /v1/me: the principal behind the API key, with its account's limits and use.
  */
-import type { AccountService } from "../../domain/account-service.js";
+import type { AccountService } from "../../domain/accounts/account-service.js";
 import { principalOf } from "../authenticate.js";
 import type { OperationHandlers } from "../operations.js";
 

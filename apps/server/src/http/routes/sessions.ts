@@ -2,7 +2,7 @@
  * The /v1/sessions operations: translate HTTP to SessionService calls and back, nothing more.
  */
 import type { ListSessionsQuery, SessionCreate, SessionList } from "@dhs/contract";
-import type { SessionService } from "../../domain/session-service.js";
+import type { SessionService } from "../../domain/sessions/session-service.js";
 import { principalOf } from "../authenticate.js";
 import { decodeCursor, encodeCursor } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";

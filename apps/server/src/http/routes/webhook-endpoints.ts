@@ -3,7 +3,7 @@
  */
 import type { ListWebhookDeliveriesQuery, WebhookEndpointCreate, WebhookEndpointList } from "@dhs/contract";
 import type { Request } from "express";
-import type { WebhookEndpointService } from "../../domain/webhook-endpoints.js";
+import type { WebhookEndpointService } from "../../domain/customer-webhooks/endpoint-service.js";
 import { principalOf } from "../authenticate.js";
 import { decodeIdCursor, encodeIdCursor, ID_SHAPES } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";

@@ -1,0 +1,161 @@
+/**
+ * What customer webhooks need from the outside (contract guide, "Webhooks"): a store for endpoints and
+ * the delivery queue (Redis or memory), a sender that posts a signed event to an endpoint, and a policy
+ * that says which URLs may be registered. Adapters live in store/ and customer-webhooks/.
+ */
+import type { WebhookDelivery, WebhookEventSelector, WebhookEventType } from "@dhs/contract";
+
+/**
+ * An event to deliver, recorded in the same atomic step as the change that causes it. `body` is the
+ * payload exactly as it will be posted (and signed), so every attempt sends the same bytes.
+ */
+export interface OutboundEvent {
+  id: string;
+  type: WebhookEventType;
+  createdAtMs: number;
+  body: string;
+  /** How long the event is kept while deliveries of it are pending (the retry schedule, with margin). */
+  retainMs: number;
+}
+
+export interface EndpointSecret {
+  secret: string;
+  /** When a rotated-out secret stops signing; null for the current one. */
+  expiresAtMs: number | null;
+}
+
+export type DisabledReason = "gone" | "failing";
+
+export interface WebhookEndpointRecord {
+  id: string;
+  accountId: string;
+  url: string;
+  eventTypes: WebhookEventSelector[];
+  description: string | null;
+  status: "enabled" | "disabled";
+  disabledReason: DisabledReason | null;
+  createdAtMs: number;
+  /** The current secret first. */
+  secrets: EndpointSecret[];
+  /** Since when every attempt has failed (null after a success). */
+  failingSinceMs: number | null;
+}
+
+/** A delivery (one event to one endpoint) this replica holds until `claimedUntil` (ms). */
+export interface ClaimedDelivery {
+  accountId: string;
+  endpointId: string;
+  eventId: string;
+  claimedUntil: number;
+}
+
+/** What an attempt needs: the endpoint as it is now, the event's body, and the attempts made so far. */
+export interface DeliveryContext {
+  endpoint: WebhookEndpointRecord | undefined;
+  body: string | undefined;
+  attemptsMade: number;
+}
+
+/** An attempt as the deliveries log keeps it (its id is given by the log). */
+export type AttemptRecord = Omit<WebhookDelivery, "id">;
+
+/** What becomes of a delivery after an attempt (or instead of one). */
+export type DeliveryResolution =
+  /** Done: delivered, given up after the last attempt, or dropped (endpoint deleted or disabled). */
+  | { kind: "done" }
+  /** Try again at `atMs`. */
+  | { kind: "retry"; atMs: number };
+
+/** What an attempt says about the endpoint's health. */
+export type EndpointHealth = "succeeded" | "failed" | { disable: DisabledReason } | "unchanged";
+
+export interface ClaimedAccount {
+  accountId: string;
+  claimedUntil: number;
+}
+
+export interface QueueStats {
+  /** Deliveries waiting (due or scheduled for a retry). */
+  pending: number;
+  /** Creation time (ms) of the oldest event still pending, or null. */
+  oldestCreatedAtMs: number | null;
+}
+
+export interface DeliveryLogPage {
+  items: WebhookDelivery[];
+  /** The id of the last item when there are more. */
+  next: string | null;
+}
+
+export interface WebhookStore {
+  /** Stores a new endpoint unless the account has `max` already (false then). */
+  createEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<boolean>;
+  listEndpoints(accountId: string): Promise<WebhookEndpointRecord[]>;
+  getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined>;
+  /** Deletes the endpoint and its log; its pending deliveries are dropped when they come due. */
+  deleteEndpoint(accountId: string, endpointId: string): Promise<boolean>;
+  /** Replaces the secrets if they are still `expected` (compare-and-set); false otherwise. */
+  replaceSecrets(accountId: string, endpointId: string, expected: EndpointSecret[], secrets: EndpointSecret[]): Promise<boolean>;
+  /** Enables the endpoint (clears its disabled reason and failure streak); false when it does not exist. */
+  enableEndpoint(accountId: string, endpointId: string): Promise<boolean>;
+  /** Queues an event for one endpoint only (webhook.test); false when the endpoint does not exist. */
+  enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean>;
+
+  /**
+   * Claims, for leaseMs, up to `max` accounts that have deliveries due by nowMs; with `near`, the store
+   * may look only where those accounts are kept (they just had events queued), which costs less.
+   */
+  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly string[]): Promise<ClaimedAccount[]>;
+  /**
+   * Claims, for leaseMs, up to `max` of the account's deliveries due by nowMs, at most `perEndpoint` to
+   * any endpoint counting the attempts this replica has in flight to it (`busy`: endpoint id -> count),
+   * and hands the account back: due again at its next pending delivery (a claimed one at its lease's
+   * end), or forgotten when it has none.
+   */
+  claimDeliveries(
+    account: ClaimedAccount,
+    nowMs: number,
+    leaseMs: number,
+    limits: { max: number; perEndpoint: number; busy: ReadonlyMap<string, number> },
+  ): Promise<ClaimedDelivery[]>;
+  loadDelivery(delivery: ClaimedDelivery): Promise<DeliveryContext>;
+  /**
+   * Atomically, if this replica still holds the delivery: logs the attempt (if any), resolves the
+   * delivery and records the endpoint's health. False when the lease was lost (nothing is written).
+   */
+  finishDelivery(
+    delivery: ClaimedDelivery,
+    resolution: DeliveryResolution,
+    attempt: AttemptRecord | null,
+    health: EndpointHealth,
+    nowMs: number,
+  ): Promise<boolean>;
+  /** The account's delivery log for one endpoint, newest first, after the attempt `after` (an id). */
+  listDeliveries(accountId: string, endpointId: string, limit: number, after: string | undefined): Promise<DeliveryLogPage>;
+  /**
+   * Makes sure every account with pending deliveries is due at its next one (repairs a hint lost to a
+   * crash between a change and its hint), and reports the queue's size.
+   */
+  reconcile(nowMs: number): Promise<QueueStats>;
+}
+
+/** The answer of one attempt to post an event. */
+export type SendResult =
+  | { kind: "answered"; status: number; retryAfterMs: number | null; durationMs: number }
+  | { kind: "failed"; error: NonNullable<WebhookDelivery["error"]>; durationMs: number };
+
+export interface WebhookSender {
+  send(request: { url: string; eventId: string; body: string; secrets: string[] }): Promise<SendResult>;
+}
+
+/** Says whether a URL may be an endpoint: the reason it may not, or null. */
+export interface UrlPolicy {
+  refusal(url: string): Promise<string | null>;
+}
+
+/** What the webhooks report for metrics. */
+export interface WebhookMetrics {
+  attempt(eventType: string, outcome: "succeeded" | "failed", seconds: number): void;
+  delivery(eventType: string, outcome: "delivered" | "given_up" | "dropped" | "disabled"): void;
+  queue(stats: QueueStats, nowMs: number): void;
+}

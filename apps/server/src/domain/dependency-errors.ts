@@ -1,0 +1,31 @@
+/**
+ * How a dependency (the store, LiveKit) fails, as every layer sees it: the adapters throw these, the
+ * domain lets them through or reacts to them, and the HTTP layer maps them (503 or 500).
+ */
+
+/** A dependency is down: the request changed nothing and may be retried (mapped to 503). */
+export class DependencyUnavailableError extends Error {
+  override readonly name = "DependencyUnavailableError";
+  constructor(
+    readonly dependency: "store" | "livekit",
+    options?: { cause?: unknown },
+  ) {
+    super(`${dependency} unavailable`, options);
+  }
+}
+
+/**
+ * A dependency answered, but not as it should: LiveKit refusing our credentials or our request, Redis
+ * refusing a command or holding a record we cannot read. Retrying cannot help, so it is no outage: the
+ * request fails with 500, and the error is logged and counted so that someone fixes it.
+ */
+export class DependencyFaultError extends Error {
+  override readonly name = "DependencyFaultError";
+  constructor(
+    readonly dependency: "store" | "livekit",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

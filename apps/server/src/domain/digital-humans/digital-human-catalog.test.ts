@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { DigitalHumanCatalog } from "./digital-human-catalog.js";
+
+const AVA = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava", accounts: ["acct_b"] };
+const LEO = { id: "0b8e4d1c-2a3f-4e5d-8c7b-9a0f1e2d3c4b", name: "Leo", agent_name: "leo" };
+
+describe("DigitalHumanCatalog", () => {
+  const catalog = new DigitalHumanCatalog([AVA, LEO]);
+
+  it("shows an account only the entries it may use; its default is the first of them", () => {
+    expect(catalog.forAccount("acct_a").map((d) => d.name)).toEqual(["Leo"]);
+    expect(catalog.resolve(undefined, "acct_a")?.name).toBe("Leo");
+    expect(catalog.resolve(undefined, "acct_b")?.name).toBe("Ava");
+  });
+
+  it("resolves an entry limited to other accounts as unknown, in any letter case for its id", () => {
+    expect(catalog.resolve(AVA.id, "acct_a")).toBeUndefined();
+    expect(catalog.resolve(AVA.id.toUpperCase(), "acct_b")?.name).toBe("Ava");
+    expect(catalog.byIdAnyAccount(AVA.id)?.agent_name).toBe("ava");
+  });
+
+  it("is replaced as a whole on a reload", () => {
+    const reloaded = new DigitalHumanCatalog([AVA, LEO]);
+    reloaded.replace([LEO]);
+    expect(reloaded.resolve(AVA.id, "acct_b")).toBeUndefined();
+    expect(reloaded.forAccount("acct_b").map((d) => d.name)).toEqual(["Leo"]);
+  });
+});

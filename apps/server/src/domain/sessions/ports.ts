@@ -1,0 +1,267 @@
+/**
+ * What sessions need from the outside, as interfaces: the store (Redis or memory) split by what each use
+ * needs of it, LiveKit's room service and the token issuer. Adapters live in store/ and livekit/; the
+ * domain never imports them.
+ */
+import type { SessionStatus } from "@dhs/contract";
+import type { OutboundEvent } from "../customer-webhooks/ports.js";
+import type { BeginOutcome } from "./idempotency.js";
+import type { SessionRecord } from "./session.js";
+import type { ObligationTimer, TimerKind } from "./session-machine.js";
+import type { UsageIncrement } from "./usage.js";
+
+/** A stored session and the version it was read at, for compare-and-set. */
+export interface Versioned {
+  record: SessionRecord;
+  version: string;
+}
+
+/** Where a page of a list starts: after the item with this creation time and id. */
+export interface ListPosition {
+  createdAtMs: number;
+  id: string;
+}
+
+/**
+ * The order of every list: newest first, equal creation times by id descending. Every store sorts by it,
+ * so a cursor means the same in each.
+ */
+export function newestFirst(a: ListPosition, b: ListPosition): number {
+  return b.createdAtMs - a.createdAtMs || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
+}
+
+/** Whether an entry comes after the cursor in that order (so it belongs to a later page). */
+export function isAfterCursor(entry: ListPosition, cursor: ListPosition | undefined): boolean {
+  return cursor === undefined || newestFirst(cursor, entry) < 0;
+}
+
+export interface ListQuery {
+  status?: SessionStatus | undefined;
+  limit: number;
+  after?: ListPosition | undefined;
+  /** No session created before this time (ms) can still be kept: where a list stops looking. */
+  oldestCreatedMs: number;
+}
+
+/** A timer to fire for a session at `atMs`. */
+export interface ScheduledTimer {
+  timer: TimerKind;
+  atMs: number;
+}
+
+export interface DueTimer {
+  accountId: string;
+  sessionId: string;
+  timer: TimerKind;
+  /** When the claim's lease ends (ms): the timer's due time while this replica holds it. */
+  claimedUntil: number;
+}
+
+/** Idempotent creates: the Idempotency-Key's claim, its completion with the new session, its release. */
+export interface IdempotentCreates {
+  /**
+   * Atomically: records a lock for (account, key) when nothing is recorded (or only a failed create), or
+   * reports what is; a new create is refused (`limit`) when the account has `maxOpen` sessions open or
+   * being created. The lock expires after lockTtlMs, so a crashed request cannot wedge the key or hold a
+   * place. The session id acquired is `sessionId`, or the one a failed create of the same body began.
+   */
+  beginCreate(
+    accountId: string,
+    idempotencyKey: string,
+    fingerprint: string,
+    lockTtlMs: number,
+    maxOpen: number,
+    sessionId: string,
+  ): Promise<BeginOutcome>;
+  /**
+   * Atomically: stores the session, marks the key done (remembered keyTtlMs), counts `usage` and queues
+   * `events` for the account's webhook endpoints that take them, if the lock is still this request's. False when another
+   * request holds the key now; nothing is written then.
+   */
+  completeCreate(
+    session: SessionRecord,
+    idempotencyKey: string,
+    fingerprint: string,
+    lock: string,
+    keyTtlMs: number,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+  ): Promise<boolean>;
+  /**
+   * Releases this request's lock, so the key can be used again, remembering for keepMs the session id it
+   * was creating (a retry of the same body continues it).
+   */
+  abandonCreate(
+    accountId: string,
+    idempotencyKey: string,
+    fingerprint: string,
+    lock: string,
+    sessionId: string,
+    keepMs: number,
+  ): Promise<void>;
+}
+
+/** Stored sessions: read, compare-and-set, listed, counted. */
+export interface SessionRecords {
+  getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
+  getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined>;
+  /**
+   * Atomically: replaces the session if it is still at `version`, moves it between the per-status
+   * indexes, counts `usage` and queues `events` for the account's webhook endpoints. False when another
+   * writer got there first (read again and retry); nothing is written then. An ended session is given
+   * `expiresAtMs`: from then on it is gone, from reads and lists alike, with nothing left to delete it.
+   */
+  replaceSession(
+    record: SessionRecord,
+    version: string,
+    previousStatus: SessionStatus,
+    events: readonly OutboundEvent[],
+    usage: UsageIncrement | undefined,
+    expiresAtMs: number | undefined,
+  ): Promise<boolean>;
+  /** Sessions of the account open now (created or active) and creates in flight. */
+  openSessions(accountId: string): Promise<number>;
+  /** Newest first; one more than asked tells whether there is a next page. Expired sessions are left out. */
+  listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]>;
+}
+
+/** The usage counters that session changes add to, per account and UTC day. */
+export interface UsageCounters {
+  /** The account's usage counters (field -> count) of each day asked for, in that order. */
+  usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]>;
+}
+
+/** Session timers, fired once across replicas: each due timer is claimed by one replica with a lease. */
+export interface TimerQueue {
+  /** Timers: fire each `timer` for the session at its `atMs` (once; rescheduling replaces), in one step. */
+  scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void>;
+  cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void>;
+  /** Cancels every timer of the session's life (not its room_deletion obligation). */
+  cancelTimers(accountId: string, sessionId: string): Promise<void>;
+  /**
+   * Atomically claims up to `max` timers due by `nowMs` for `leaseMs`: no other replica gets them while
+   * the lease lasts, and a claim whose holder died is handed out again after it.
+   */
+  claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]>;
+  /**
+   * Marks a claimed timer done: removes it, unless it was scheduled again meanwhile (a timer that
+   * re-arms itself when it fires, such as dispatch_check), whose new due time then stands.
+   */
+  completeTimer(due: DueTimer): Promise<void>;
+}
+
+/** endSession's marks on the sessions whose rooms it is deleting. */
+export interface EndingMarks {
+  /**
+   * endSession is deleting this session's room, for at most ttlMs: a room_finished event meanwhile is
+   * the consequence of that deletion, not LiveKit closing the room on its own.
+   */
+  markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void>;
+  isEnding(accountId: string, sessionId: string): Promise<boolean>;
+  clearEnding(accountId: string, sessionId: string): Promise<void>;
+}
+
+/** Work one replica at a time should do holds a lease (the room reconciliation). */
+export interface Leases {
+  /**
+   * Takes the lease `name` for ttlMs unless another holder has it: work one replica at a time should do.
+   * True when taken.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+}
+
+/** The LiveKit events already processed, so that a redelivery changes nothing. */
+export interface LiveKitEventLog {
+  /** Records a LiveKit event id for ttlMs; false when it was already recorded (a duplicate delivery). */
+  markEventSeen(eventId: string, ttlMs: number): Promise<boolean>;
+  forgetEvent(eventId: string): Promise<void>;
+}
+
+export interface StoreConnection {
+  /** Resolves when the store answers; rejects with DependencyUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Everything an adapter of the session store provides; each user takes only the parts it needs. */
+export interface SessionStore
+  extends IdempotentCreates,
+    SessionRecords,
+    UsageCounters,
+    TimerQueue,
+    EndingMarks,
+    Leases,
+    LiveKitEventLog,
+    StoreConnection {}
+
+export interface CreateRoomRequest {
+  name: string;
+  /** The room's session and its account, so LiveKit's events about the room find the session. */
+  sessionId: string;
+  accountId: string;
+  /** Seconds LiveKit keeps the room open when nobody (but agents) ever joined. */
+  emptyTimeoutS: number;
+  /** Seconds LiveKit keeps the room open after the last participant (but agents) left. */
+  departureTimeoutS: number;
+  maxParticipants: number;
+  /** The digital human to dispatch to the room as it is created. */
+  agent: AgentJob;
+}
+
+/**
+ * What a digital human's job is told (its dispatch's metadata), so it can greet the participant, say its
+ * own name and take its leave before the session's time is up.
+ */
+export interface AgentJob {
+  /** The LiveKit agent name its worker registered. */
+  agentName: string;
+  digitalHuman: { id: string; name: string };
+  participantIdentity: string;
+  /** The session ends this long after it becomes active. */
+  maxDurationS: number;
+}
+
+export interface AgentDispatchRequest {
+  roomName: string;
+  sessionId: string;
+  accountId: string;
+  agent: AgentJob;
+}
+
+/** A room LiveKit has that this deployment made for a session (its name and metadata agree). */
+export interface SessionRoom {
+  name: string;
+  accountId: string;
+  sessionId: string;
+  /** When LiveKit created it (ms since the epoch). */
+  createdAtMs: number;
+}
+
+export interface RoomService {
+  createRoom(request: CreateRoomRequest): Promise<void>;
+  /** The rooms LiveKit has now that this deployment made; every other room is left out. */
+  listSessionRooms(): Promise<SessionRoom[]>;
+  /** Whether LiveKit has a job for this agent in this room that is pending or running. */
+  hasLiveAgentJob(roomName: string, agentName: string): Promise<boolean>;
+  /** Dispatches the agent to the room (once more). */
+  dispatchAgent(request: AgentDispatchRequest): Promise<void>;
+  deleteRoom(name: string): Promise<void>;
+}
+
+export interface TokenRequest {
+  identity: string;
+  roomName: string;
+  ttlSeconds: number;
+}
+
+export interface TokenIssuer {
+  mint(request: TokenRequest): Promise<string>;
+}
+
+/** What the domain reports for metrics. */
+export interface SessionMetrics {
+  sessionCreated(): void;
+  sessionEnded(status: string, endReason: string): void;
+  /** The digital human's agent was dispatched again (LiveKit had no live job for it). */
+  agentRedispatched(): void;
+}

@@ -1,0 +1,66 @@
+/**
+ * What the session use cases are built from: the ports they use, the settings, and the hooks for logs
+ * and metrics. Each use case (create-session.ts, session-queries.ts, end-session.ts,
+ * livekit-room-events.ts) takes the context; session-service.ts wires them.
+ */
+import type { Session } from "@dhs/contract";
+import type { AccountLimits } from "../accounts/account-limits.js";
+import type { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
+import type {
+  EndingMarks,
+  IdempotentCreates,
+  LiveKitEventLog,
+  RoomService,
+  SessionMetrics,
+  SessionRecords,
+  TimerQueue,
+  TokenIssuer,
+} from "./ports.js";
+import type { Durations } from "./session-machine.js";
+
+export interface SessionSettings {
+  /** Returned to callers as rtc_url. */
+  rtcUrl: string;
+  participantTokenTtlS: number;
+  idempotencyKeyTtlMs: number;
+  idempotencyLockTtlMs: number;
+  /** joinTimeoutS also bounds the room: LiveKit closes a room nobody joined a little after it. */
+  durations: Durations;
+  /** How long a webhook event is kept while its deliveries are pending. */
+  eventRetainMs: number;
+  /** How long a LiveKit event id is remembered, so that LiveKit's redelivery of it changes nothing. */
+  livekitEventDedupeMs: number;
+}
+
+/** What LiveKit said happened in a session's room, as far as sessions care. */
+export type RoomEvent =
+  | { type: "participant_joined" | "participant_left"; identity: string; sid: string; isAgent: boolean }
+  | { type: "room_finished" };
+
+export interface SessionServiceDeps {
+  store: IdempotentCreates & SessionRecords & TimerQueue & EndingMarks & LiveKitEventLog;
+  rooms: RoomService;
+  tokens: TokenIssuer;
+  catalog: DigitalHumanCatalog;
+  accounts: AccountLimits;
+  settings: SessionSettings;
+  now?: () => Date;
+  metrics?: SessionMetrics;
+  /** Failures that do not reach the caller (clean-ups), for logs. */
+  onBackgroundError?: (error: unknown, what: string) => void;
+  /** Called after a change queued webhook events, so this replica delivers them without waiting. */
+  onEventsQueued?: (accountId: string) => void;
+}
+
+/** The dependencies with the clock settled: what every use case is given. */
+export type SessionContext = SessionServiceDeps & { now: () => Date };
+
+export interface CreateResult {
+  session: Session;
+  replayed: boolean;
+}
+
+/** Runs a clean-up whose failure does not reach the caller; the failure is reported for logs. */
+export function background(context: SessionContext, promise: Promise<unknown>, what: string): void {
+  promise.catch((error: unknown) => context.onBackgroundError?.(error, what));
+}

@@ -1,0 +1,44 @@
+/**
+ * The customer-facing events of a session's life (contract guide, "Webhooks"): which events a change of
+ * a session causes, and their payloads. Pure: the session service records them with the change, in one
+ * atomic step of the store.
+ */
+import { randomBytes } from "node:crypto";
+import type { SessionEventData, WebhookEventType, WebhookPayload } from "@dhs/contract";
+import type { OutboundEvent } from "../customer-webhooks/ports.js";
+import { type SessionRecord, TERMINAL, toSessionSummary } from "./session.js";
+
+export function newEventId(): string {
+  return `evt_${randomBytes(16).toString("hex")}`;
+}
+
+/** The events a change from `before` (undefined: a new session) to `after` causes, at `now`. */
+export function sessionEvents(before: SessionRecord | undefined, after: SessionRecord, now: Date, retainMs: number): OutboundEvent[] {
+  const types: WebhookEventType[] = [];
+  if (before === undefined) types.push("session.created");
+  else {
+    if (before.status === "created" && after.status === "active") types.push("session.active");
+    // The first time only: a digital human that drops out and comes back is no news to the customer.
+    if (before.digital_human_joined_at === null && after.digital_human_joined_at !== null) types.push("session.digital_human_joined");
+    if (!TERMINAL.has(before.status) && TERMINAL.has(after.status)) types.push("session.ended");
+  }
+  if (types.length === 0) return [];
+  const data = sessionEventData(after, now);
+  return types.map((type) => outboundEvent(type, now, data, retainMs));
+}
+
+export function outboundEvent(type: WebhookEventType, at: Date, data: WebhookPayload["data"], retainMs: number): OutboundEvent {
+  const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
+  return { id: newEventId(), type, createdAtMs: at.getTime(), body: JSON.stringify(payload), retainMs };
+}
+
+/** The session as listSessions shows it, and the whole seconds it has been active, rounded up. */
+export function sessionEventData(record: SessionRecord, now: Date): SessionEventData {
+  return { ...toSessionSummary(record), duration_seconds: activeSeconds(record, now) };
+}
+
+export function activeSeconds(record: SessionRecord, now: Date): number {
+  if (record.started_at === null) return 0;
+  const until = record.ended_at === null ? now.getTime() : Date.parse(record.ended_at);
+  return Math.max(0, Math.ceil((until - Date.parse(record.started_at)) / 1000));
+}

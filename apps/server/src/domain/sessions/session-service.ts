@@ -1,0 +1,64 @@
+/**
+ * The sessions' use cases behind one entry for the HTTP layer and the workers: create (create-session.ts),
+ * get, refresh and list (session-queries.ts), end (end-session.ts), LiveKit's events
+ * (livekit-room-events.ts) and timers, each change through the state machine (session-transitions.ts).
+ */
+import type { Session, SessionCreate, SessionSummary } from "@dhs/contract";
+import type { Principal } from "../accounts/api-keys.js";
+import { CreateSession } from "./create-session.js";
+import { EndSession } from "./end-session.js";
+import { LiveKitRoomEvents } from "./livekit-room-events.js";
+import type { DueTimer, ListPosition, ListQuery } from "./ports.js";
+import type { CreateResult, RoomEvent, SessionServiceDeps } from "./session-deps.js";
+import { SessionQueries } from "./session-queries.js";
+import { SessionReader } from "./session-reader.js";
+import { SessionTransitions } from "./session-transitions.js";
+
+export type { CreateResult, RoomEvent, SessionServiceDeps, SessionSettings } from "./session-deps.js";
+
+export class SessionService {
+  private readonly creates: CreateSession;
+  private readonly queries: SessionQueries;
+  private readonly ends: EndSession;
+  private readonly roomEvents: LiveKitRoomEvents;
+  private readonly transitions: SessionTransitions;
+
+  constructor(deps: SessionServiceDeps) {
+    const context = { ...deps, now: deps.now ?? (() => new Date()) };
+    const reader = new SessionReader(context);
+    this.transitions = new SessionTransitions(context);
+    this.creates = new CreateSession(context, reader, this.transitions);
+    this.queries = new SessionQueries(context, reader);
+    this.ends = new EndSession(context, reader, this.transitions);
+    this.roomEvents = new LiveKitRoomEvents(context, this.transitions);
+  }
+
+  create(principal: Principal, idempotencyKey: string, body: SessionCreate): Promise<CreateResult> {
+    return this.creates.create(principal, idempotencyKey, body);
+  }
+
+  get(principal: Principal, sessionId: string): Promise<Session> {
+    return this.queries.get(principal, sessionId);
+  }
+
+  refreshToken(principal: Principal, sessionId: string): Promise<Session> {
+    return this.queries.refreshToken(principal, sessionId);
+  }
+
+  list(principal: Principal, query: Omit<ListQuery, "oldestCreatedMs">): Promise<{ items: SessionSummary[]; next: ListPosition | null }> {
+    return this.queries.list(principal, query);
+  }
+
+  end(principal: Principal, sessionId: string): Promise<Session> {
+    return this.ends.end(principal, sessionId);
+  }
+
+  onLiveKitEvent(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<void> {
+    return this.roomEvents.onLiveKitEvent(eventId, accountId, sessionId, event);
+  }
+
+  /** A timer is due (the sweeper): an event of the machine. */
+  async onTimer(due: DueTimer): Promise<void> {
+    await this.transitions.apply(due.accountId, due.sessionId, { type: due.timer });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * POST /livekit/webhook: LiveKit's signed events. Outside /v1 and its API keys; the signature over the
+ * raw body is the authentication (401 when it does not verify, and nothing changes). The signature's JWT
+ * is checked before the body is read, so an unsigned or forged delivery is refused without reading it.
+ * A refusal says only that the webhook was not verified; why is written to the request's log line. Events
+ * about rooms this service did not make are acknowledged and ignored.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { AppError } from "../../domain/app-error.js";
+import type { SessionService } from "../../domain/sessions/session-service.js";
+import { InconsistentRoomError, InvalidWebhookError, type LiveKitEventReceiver, sessionRoomEvent } from "../../livekit/event-receiver.js";
+import type { Metrics } from "../../metrics.js";
+import { setRefusalReason } from "../request-logger.js";
+import { exactRouter } from "./exact-router.js";
+
+export function livekitEventRoutes(
+  webhooks: LiveKitEventReceiver,
+  sessions: SessionService,
+  maxBodyBytes: number,
+  metrics?: Metrics,
+): Router {
+  const router = exactRouter();
+  const refuse = (res: Response, error: unknown): never => {
+    if (!(error instanceof InvalidWebhookError)) throw error;
+    metrics?.webhook("unknown", "rejected");
+    setRefusalReason(res, error.message);
+    throw new AppError("unauthorized", "Webhook not verified.");
+  };
+  const signed = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    await webhooks.checkAuthorization(req.get("Authorization")).catch((error: unknown) => refuse(res, error));
+    next();
+  };
+  // The signature covers the exact bytes, so the body is read raw whatever its content type.
+  router.post("/livekit/webhook", signed, express.raw({ type: () => true, limit: maxBodyBytes }), async (req, res) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
+    const event = await webhooks.verify(raw, req.get("Authorization")).catch((error: unknown) => refuse(res, error));
+    let roomEvent: ReturnType<typeof sessionRoomEvent>;
+    try {
+      roomEvent = sessionRoomEvent(event);
+    } catch (error) {
+      if (!(error instanceof InconsistentRoomError)) throw error;
+      // Signed, so LiveKit's secret made it: acknowledged (a retry would not change it), applied to no
+      // session, and said in the request's log line as a warning.
+      metrics?.webhook(event.event || "unknown", "rejected");
+      setRefusalReason(res, error.message);
+      res.json({ status: "ok" });
+      return;
+    }
+    if (roomEvent) await sessions.onLiveKitEvent(roomEvent.id, roomEvent.accountId, roomEvent.sessionId, roomEvent.event);
+    metrics?.webhook(event.event || "unknown", roomEvent ? "applied" : "ignored");
+    res.json({ status: "ok" });
+  });
+  return router;
+}

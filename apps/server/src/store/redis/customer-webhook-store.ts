@@ -1,0 +1,286 @@
+/**
+ * Customer webhooks on Redis (or Redis Cluster): endpoints, the delivery queue and the delivery logs, in
+ * each account's slot; the set of accounts with deliveries due in a slot of its own. Every step that must
+ * not interleave is one script (customer-webhook-scripts.ts). Errors are sorted as the session store sorts them.
+ */
+import type { WebhookDelivery } from "@dhs/contract";
+import type { Cluster, Redis } from "ioredis";
+import type {
+  AttemptRecord,
+  ClaimedAccount,
+  ClaimedDelivery,
+  DeliveryContext,
+  DeliveryLogPage,
+  DeliveryResolution,
+  EndpointHealth,
+  EndpointSecret,
+  OutboundEvent,
+  QueueStats,
+  WebhookEndpointRecord,
+  WebhookStore,
+} from "../../domain/customer-webhooks/ports.js";
+import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf, SHARDS, shardOf } from "./keys.js";
+import { RedisScripts } from "./session-scripts.js";
+import { guard } from "./session-store.js";
+
+export class RedisWebhookStore implements WebhookStore {
+  private readonly keys: Keyspace;
+  private readonly scripts: RedisScripts;
+
+  constructor(
+    private readonly redis: Redis | Cluster,
+    prefix = "dhs",
+  ) {
+    this.keys = keyspace(prefix);
+    this.scripts = new RedisScripts(redis);
+  }
+
+  createEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<boolean> {
+    const k = this.keys;
+    const { accountId, id } = endpoint;
+    return guard(async () => {
+      // First, so that the reconciliation knows every account that may ever have deliveries.
+      await this.redis.sadd(k.hookAccounts, accountId);
+      const fields: string[] = ["url", endpoint.url, "types", routeOf(endpoint.eventTypes), "status", endpoint.status];
+      fields.push("created", String(endpoint.createdAtMs), "secrets", JSON.stringify(endpoint.secrets));
+      if (endpoint.description !== null) fields.push("description", endpoint.description);
+      const stored = await this.scripts.run("createEndpoint", {
+        ids: k.hookEndpoints(accountId),
+        endpoint: k.hookEndpoint(accountId, id),
+        routes: k.hookRoutes(accountId),
+        id,
+        createdMs: endpoint.createdAtMs,
+        max,
+        fields,
+        types: routeOf(endpoint.eventTypes),
+      });
+      return stored === 1;
+    });
+  }
+
+  listEndpoints(accountId: string): Promise<WebhookEndpointRecord[]> {
+    return guard(async () => {
+      const ids = await this.redis.zrange(this.keys.hookEndpoints(accountId), "0", "-1");
+      const hashes = await Promise.all(ids.map((id) => this.redis.hgetall(this.keys.hookEndpoint(accountId, id))));
+      return ids.flatMap((id, i) => {
+        const hash = hashes[i];
+        return hash && Object.keys(hash).length > 0 ? [decodeEndpoint(accountId, id, hash)] : [];
+      });
+    });
+  }
+
+  getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined> {
+    return guard(async () => {
+      const hash = await this.redis.hgetall(this.keys.hookEndpoint(accountId, endpointId));
+      return Object.keys(hash).length === 0 ? undefined : decodeEndpoint(accountId, endpointId, hash);
+    });
+  }
+
+  deleteEndpoint(accountId: string, endpointId: string): Promise<boolean> {
+    const k = this.keys;
+    return guard(async () => {
+      const deleted = await this.scripts.run("deleteEndpoint", {
+        ids: k.hookEndpoints(accountId),
+        endpoint: k.hookEndpoint(accountId, endpointId),
+        routes: k.hookRoutes(accountId),
+        log: k.hookLog(accountId, endpointId),
+        id: endpointId,
+      });
+      return deleted === 1;
+    });
+  }
+
+  replaceSecrets(accountId: string, endpointId: string, expected: EndpointSecret[], secrets: EndpointSecret[]): Promise<boolean> {
+    return guard(async () => {
+      const replaced = await this.scripts.run("replaceSecrets", {
+        endpoint: this.keys.hookEndpoint(accountId, endpointId),
+        expected: JSON.stringify(expected),
+        secrets: JSON.stringify(secrets),
+      });
+      return replaced === 1;
+    });
+  }
+
+  enableEndpoint(accountId: string, endpointId: string): Promise<boolean> {
+    return guard(async () => {
+      const enabled = await this.scripts.run("enableEndpoint", {
+        endpoint: this.keys.hookEndpoint(accountId, endpointId),
+        routes: this.keys.hookRoutes(accountId),
+        id: endpointId,
+      });
+      return enabled === 1;
+    });
+  }
+
+  enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean> {
+    const k = this.keys;
+    return guard(async () => {
+      const queued = await this.scripts.run("enqueueFor", {
+        endpoint: k.hookEndpoint(accountId, endpointId),
+        due: k.hookDue(accountId),
+        pending: k.hookPending(accountId),
+        event: k.hookEvent(accountId, event.id),
+        member: deliveryMember(endpointId, event.id),
+        event_: event,
+      });
+      if (queued === 1) await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", event.createdAtMs, accountId);
+      return queued === 1;
+    });
+  }
+
+  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly string[]): Promise<ClaimedAccount[]> {
+    return guard(async () => {
+      const leaseUntilMs = nowMs + leaseMs;
+      // The shards of the accounts named, or every shard at once (one round trip, spread over the masters).
+      const shards = near ? [...new Set(near.map(shardOf))] : Array.from({ length: SHARDS }, (_, shard) => shard);
+      const perShard = Math.ceil(max / shards.length);
+      const claimed = await Promise.all(
+        shards.map((shard) => this.scripts.run("claimDue", { set: this.keys.hookAccountsDue(shard), nowMs, leaseUntilMs, max: perShard })),
+      );
+      return claimed.flat().map((accountId) => ({ accountId, claimedUntil: leaseUntilMs }));
+    });
+  }
+
+  claimDeliveries(
+    account: ClaimedAccount,
+    nowMs: number,
+    leaseMs: number,
+    limits: { max: number; perEndpoint: number; busy: ReadonlyMap<string, number> },
+  ): Promise<ClaimedDelivery[]> {
+    const { accountId } = account;
+    return guard(async () => {
+      const leaseUntilMs = nowMs + leaseMs;
+      const [next = "", ...members] = await this.scripts.run("claimDeliveries", {
+        due: this.keys.hookDue(accountId),
+        nowMs,
+        leaseUntilMs,
+        max: limits.max,
+        perEndpoint: limits.perEndpoint,
+        busy: [...limits.busy].flat(),
+      });
+      await this.scripts.run("releaseAccount", {
+        accounts: this.keys.hookAccountsDue(shardOf(accountId)),
+        account: accountId,
+        claimedUntil: account.claimedUntil,
+        next,
+      });
+      return members.map((member) => ({ accountId, ...parseDeliveryMember(member), claimedUntil: leaseUntilMs }));
+    });
+  }
+
+  loadDelivery(delivery: ClaimedDelivery): Promise<DeliveryContext> {
+    const { accountId, endpointId, eventId } = delivery;
+    return guard(async () => {
+      const [fields, body, attempts] = await this.scripts.run("loadDelivery", {
+        endpoint: this.keys.hookEndpoint(accountId, endpointId),
+        event: this.keys.hookEvent(accountId, eventId),
+        attempts: this.keys.hookAttempts(accountId),
+        member: deliveryMember(endpointId, eventId),
+      });
+      const hash: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) hash[fields[i] as string] = fields[i + 1] as string;
+      return {
+        endpoint: fields.length === 0 ? undefined : decodeEndpoint(accountId, endpointId, hash),
+        body: body ?? undefined,
+        attemptsMade: attempts === null ? 0 : Number(attempts),
+      };
+    });
+  }
+
+  finishDelivery(
+    delivery: ClaimedDelivery,
+    resolution: DeliveryResolution,
+    attempt: AttemptRecord | null,
+    health: EndpointHealth,
+    nowMs: number,
+  ): Promise<boolean> {
+    const { accountId, endpointId, eventId } = delivery;
+    const k = this.keys;
+    return guard(async () => {
+      const finished = await this.scripts.run("finishDelivery", {
+        due: k.hookDue(accountId),
+        pending: k.hookPending(accountId),
+        attempts: k.hookAttempts(accountId),
+        event: k.hookEvent(accountId, eventId),
+        log: k.hookLog(accountId, endpointId),
+        endpoint: k.hookEndpoint(accountId, endpointId),
+        routes: k.hookRoutes(accountId),
+        member: deliveryMember(endpointId, eventId),
+        lease: delivery.claimedUntil,
+        resolution: resolution.kind,
+        retryAtMs: resolution.kind === "retry" ? resolution.atMs : 0,
+        attemptsMade: attempt?.attempt ?? 0,
+        entry: attempt === null ? "" : JSON.stringify(attempt),
+        logMax: HOOK_LOG_MAX,
+        health: typeof health === "string" ? health : health.disable,
+        nowMs,
+        endpointId,
+      });
+      // The retry's time may come before the account's next due time as handed back at the claim.
+      if (finished === 1 && resolution.kind === "retry")
+        await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", resolution.atMs, accountId);
+      return finished === 1;
+    });
+  }
+
+  listDeliveries(accountId: string, endpointId: string, limit: number, after: string | undefined): Promise<DeliveryLogPage> {
+    return guard(async () => {
+      const entries = await this.redis.xrevrange(
+        this.keys.hookLog(accountId, endpointId),
+        after === undefined ? "+" : `(${after}`,
+        "-",
+        "COUNT",
+        limit + 1,
+      );
+      const page = entries.slice(0, limit);
+      return {
+        items: page.map(([id, fields]) => toDelivery(id, fields[1] as string)),
+        next: entries.length > limit ? (page.at(-1)?.[0] ?? null) : null,
+      };
+    });
+  }
+
+  reconcile(_nowMs: number): Promise<QueueStats> {
+    const k = this.keys;
+    return guard(async () => {
+      let pending = 0;
+      let oldest: number | null = null;
+      let cursor = "0";
+      do {
+        const [nextCursor, accounts] = await this.redis.sscan(k.hookAccounts, cursor, "COUNT", 200);
+        cursor = nextCursor;
+        for (const accountId of accounts) {
+          const [next, size, first] = await this.scripts.run("queueState", {
+            due: k.hookDue(accountId),
+            pending: k.hookPending(accountId),
+          });
+          pending += Number(size);
+          if (first !== "") oldest = Math.min(oldest ?? Number.POSITIVE_INFINITY, Number(first));
+          // A claimed delivery's lease end counts as its due time, so one whose holder died comes back.
+          if (next !== "") await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", Number(next), accountId);
+        }
+      } while (cursor !== "0");
+      return { pending, oldestCreatedAtMs: oldest };
+    });
+  }
+}
+
+function decodeEndpoint(accountId: string, id: string, hash: Record<string, string>): WebhookEndpointRecord {
+  return {
+    id,
+    accountId,
+    url: hash.url as string,
+    eventTypes: (hash.types as string).split(" ") as WebhookEndpointRecord["eventTypes"],
+    description: hash.description ?? null,
+    status: hash.status === "disabled" ? "disabled" : "enabled",
+    disabledReason: (hash.disabled_reason as WebhookEndpointRecord["disabledReason"] | undefined) ?? null,
+    createdAtMs: Number(hash.created),
+    secrets: JSON.parse(hash.secrets as string) as EndpointSecret[],
+    failingSinceMs: hash.failing_since === undefined ? null : Number(hash.failing_since),
+  };
+}
+
+/** A log entry as the contract shows it: the stream entry's id is the attempt's. */
+export function toDelivery(id: string, entry: string): WebhookDelivery {
+  return { id: `att_${id}`, ...(JSON.parse(entry) as AttemptRecord) };
+}

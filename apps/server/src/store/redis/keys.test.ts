@@ -1,0 +1,92 @@
+import calculateSlot from "cluster-key-slot";
+import { describe, expect, it } from "vitest";
+import { sessionRecord } from "../../../test/support/session-fixtures.js";
+import type { SessionRecord } from "../../domain/sessions/session.js";
+import { decodeSession, encodeSession, idempotencyRecord, keyspace, SHARDS, shardOf, shardTags } from "./keys.js";
+
+const base: SessionRecord = sessionRecord({ tags: ["t"], metadata: { nested: { a: [1, null] } }, created_at: "2026-11-22T09:15:00.000Z" });
+
+describe("encodeSession / decodeSession", () => {
+  it.each([
+    ["a new session", base],
+    [
+      "an ended session",
+      {
+        ...base,
+        status: "completed",
+        end_reason: "user_ended",
+        digital_human_joined_at: "2026-11-22T09:15:01.000Z",
+        started_at: "2026-11-22T09:15:02.000Z",
+        ended_at: "2026-11-22T09:20:00.000Z",
+      },
+    ],
+  ] as const)("round-trips %s exactly", (_name, record) => {
+    expect(decodeSession(encodeSession(record as SessionRecord), record.account_id, record.id)).toEqual(record);
+  });
+
+  it("stores neither what the key says nor nulls", () => {
+    const stored = JSON.parse(encodeSession(base)) as Record<string, unknown>;
+    expect(Object.keys(stored).sort()).toEqual([
+      "created_at",
+      "digital_human_id",
+      "metadata",
+      "participant_identity",
+      "status",
+      "tags",
+      "v",
+    ]);
+  });
+
+  it("refuses a record written in another format instead of misreading it", () => {
+    const other = JSON.stringify({ ...JSON.parse(encodeSession(base)), v: 2 });
+    expect(() => decodeSession(other, base.account_id, base.id)).toThrow(/format 2, this server reads 1/);
+    const unversioned = JSON.stringify({ ...JSON.parse(encodeSession(base)), v: undefined });
+    expect(() => decodeSession(unversioned, base.account_id, base.id)).toThrow(/format undefined/);
+  });
+});
+
+describe("shards", () => {
+  it("puts shard k in the k-th equal range of Redis Cluster's slots, so masters that own ranges share them evenly", () => {
+    const keys = keyspace("dhs");
+    for (let k = 0; k < SHARDS; k++) {
+      const slot = calculateSlot(keys.timers(k));
+      expect(slot).toBeGreaterThanOrEqual(Math.floor((k * 16_384) / SHARDS));
+      expect(slot).toBeLessThan(Math.floor(((k + 1) * 16_384) / SHARDS));
+      expect(calculateSlot(keys.hookAccountsDue(k))).toBe(slot);
+    }
+    // Three masters splitting the slots as redis-cli --cluster create does: 10 or 11 shards each.
+    const perMaster = [0, 0, 0];
+    for (let k = 0; k < SHARDS; k++) {
+      const master = Math.min(2, Math.floor(calculateSlot(keys.timers(k)) / 5461));
+      perMaster[master] = (perMaster[master] ?? 0) + 1;
+    }
+    for (const count of perMaster) expect(count).toBeGreaterThanOrEqual(10);
+    expect(new Set(shardTags(SHARDS)).size).toBe(SHARDS);
+  });
+
+  it("spreads random session ids over every shard about evenly", () => {
+    const counts = new Array<number>(SHARDS).fill(0);
+    const n = SHARDS * 500;
+    for (let i = 0; i < n; i++) {
+      const shard = shardOf(crypto.randomUUID());
+      counts[shard] = (counts[shard] ?? 0) + 1;
+    }
+    // 500 expected per shard; a shard off by more than a third would be a broken hash, not chance.
+    for (const count of counts) expect(Math.abs(count - 500)).toBeLessThan(167);
+    expect(shardOf("acct_a")).toBe(shardOf("acct_a"));
+  });
+});
+
+describe("idempotencyRecord", () => {
+  it.each([
+    ["a pending record", idempotencyRecord.pending("fp_1", "lock-1", "s-1"), { state: "p", fingerprint: "fp_1", sessionId: "s-1" }],
+    [
+      "a done record",
+      idempotencyRecord.done("fp_2", "3fa85f64-5717-4562-b3fc-2c963f66afa6"),
+      { state: "d", fingerprint: "fp_2", sessionId: "3fa85f64-5717-4562-b3fc-2c963f66afa6" },
+    ],
+    ["a failed create's record", idempotencyRecord.abandoned("fp_3", "s-3"), { state: "a", fingerprint: "fp_3", sessionId: "s-3" }],
+  ])("reads back %s as written", (_name, record, want) => {
+    expect(idempotencyRecord.parse(record)).toEqual(want);
+  });
+});
