@@ -22,7 +22,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: "api:redis",
-          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/redis/**/*.test.ts", "test/process/**/*.test.ts"],
+          include: [
+            "test/api/**/*.test.ts",
+            "test/model/**/*.test.ts",
+            "test/store/**/*.test.ts",
+            "test/redis/**/*.test.ts",
+            "test/process/**/*.test.ts",
+          ],
           env: { DHS_TEST_STORE: "redis" },
           globalSetup: ["test/support/global-setup.ts"],
         },
@@ -31,7 +37,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "api:cluster",
-          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/cluster/**/*.test.ts"],
+          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/store/**/*.test.ts", "test/cluster/**/*.test.ts"],
           env: { DHS_TEST_STORE: "cluster" },
           globalSetup: ["test/support/global-setup.ts"],
         },

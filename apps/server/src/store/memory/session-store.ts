@@ -1,9 +1,11 @@
 /**
  * The session store in process memory: the embedded default for development (REDIS_URL unset), refused
- * in production. It keeps the Redis store's semantics exactly (the same integration suite runs against
- * both), but only for one process: replicas would not share it.
+ * in production. Plain maps shaped like the domain: sessions by id, each account's idempotency keys,
+ * creates in flight and usage, timers by session. The same contract suites (store/contract) and HTTP
+ * suite run against it and against Redis, so it keeps their semantics, but only for one process:
+ * replicas would not share it.
  */
-import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
+import type { SessionStatus } from "@dhs/contract";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
 import type { BeginOutcome } from "../../domain/sessions/idempotency.js";
 import {
@@ -16,33 +18,68 @@ import {
   type Versioned,
 } from "../../domain/sessions/ports.js";
 import type { SessionRecord } from "../../domain/sessions/session.js";
-import type { ObligationTimer } from "../../domain/sessions/session-machine.js";
+import type { ObligationTimer, TimerKind } from "../../domain/sessions/session-machine.js";
 import type { UsageIncrement } from "../../domain/sessions/usage.js";
-import { idempotencyRecord, keys, parseTimerMember, TIMER_KINDS, timerMember } from "../redis/keys.js";
 import { MemoryWebhookStore } from "./customer-webhook-store.js";
-import { claimDue, entry } from "./maps.js";
+import { entry } from "./maps.js";
 
-interface Expiring {
-  value: string;
+/** A stored session: its JSON (so callers never share, and mutate, one object), and what lists read. */
+interface StoredSession {
+  json: string;
+  accountId: string;
+  status: SessionStatus;
+  createdAtMs: number;
+  /** When an ended session's retention ends (ms); undefined while it is open. */
+  expiresAt: number | undefined;
+}
+
+/** What an Idempotency-Key recorded: a create running (with its lock), done, or failed. */
+interface KeyRecord {
+  state: "running" | "done" | "failed";
+  fingerprint: string;
+  lock: string | undefined;
+  sessionId: string;
   expiresAt: number;
 }
 
+interface AccountState {
+  /** The account's sessions, by id. */
+  sessions: Set<string>;
+  /** Those of them open now (created or active): what the cap counts. */
+  open: Set<string>;
+  keys: Map<string, KeyRecord>;
+  /** Creates in flight: lock -> when it expires (ms); they count as open sessions. */
+  claims: Map<string, number>;
+  /** UTC day -> counter -> count. */
+  usage: Map<string, Map<string, number>>;
+}
+
+interface Timer {
+  accountId: string;
+  atMs: number;
+}
+
+/** The timers cancelTimers removes when a session ends (its room_deletion stays until the room is gone). */
+const LIFE_TIMERS: readonly TimerKind[] = [
+  "join_timeout",
+  "digital_human_timeout",
+  "max_duration",
+  "departure_timeout",
+  "digital_human_lost",
+  "dispatch_check",
+];
+const OPEN: ReadonlySet<SessionStatus> = new Set(["created", "active"]);
+
 export class MemorySessionStore implements SessionStore {
-  private readonly records = new Map<string, Expiring>();
-  private readonly sessions = new Map<string, string>();
-  /** session key -> when the ended session expires (ms). */
-  private readonly expiries = new Map<string, number>();
-  /** index key -> session id -> creation time (ms), as the Redis sorted sets. */
-  private readonly indexes = new Map<string, Map<string, number>>();
-  private readonly timers = new Map<string, number>();
-  /** key -> expiry (ms). */
+  private readonly sessions = new Map<string, StoredSession>();
+  private readonly accounts = new Map<string, AccountState>();
+  /** session id -> its timers. */
+  private readonly timers = new Map<string, Map<TimerKind, Timer>>();
+  /** session id -> when endSession's mark expires (ms). */
   private readonly ending = new Map<string, number>();
-  private readonly events = new Map<string, number>();
+  /** LiveKit event id -> when it is forgotten (ms). */
+  private readonly livekitEvents = new Map<string, number>();
   private readonly leases = new Map<string, { holder: string; until: number }>();
-  /** account -> lock -> when it expires (ms): creates in flight, which count as open sessions. */
-  private readonly claims = new Map<string, Map<string, number>>();
-  /** usage key -> field -> count. */
-  private readonly counters = new Map<string, Map<string, number>>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
@@ -50,8 +87,8 @@ export class MemorySessionStore implements SessionStore {
     /** Where the events of a change are queued, in the same step as the change. */
     private readonly webhooks: MemoryWebhookStore = new MemoryWebhookStore(now),
   ) {
-    // Expired records are dropped on read; this bounds the memory of keys nobody asks for again, and of
-    // ending marks and webhook ids (which Redis would expire by itself).
+    // Expired entries are dropped on read; this bounds the memory of those nobody asks for again (which
+    // Redis would expire by itself).
     this.sweep = setInterval(() => this.dropExpired(), 60_000);
     this.sweep.unref();
   }
@@ -64,20 +101,20 @@ export class MemorySessionStore implements SessionStore {
     maxOpen: number,
     sessionId: string,
   ): Promise<BeginOutcome> {
-    const key = keys.idempotency(accountId, idempotencyKey);
-    const record = this.read(key);
-    const recorded = record === undefined ? undefined : idempotencyRecord.parse(record);
-    if (recorded && recorded.state !== "a") {
+    const account = this.account(accountId);
+    const recorded = this.keyRecord(account, idempotencyKey);
+    if (recorded && recorded.state !== "failed") {
       if (recorded.fingerprint !== print) return { kind: "reused" };
-      if (recorded.state === "p") return { kind: "in_progress" };
+      if (recorded.state === "running") return { kind: "in_progress" };
       return { kind: "replay", sessionId: recorded.sessionId };
     }
-    const open = this.open(accountId);
+    const open = this.open(account);
     if (open >= maxOpen) return { kind: "limit", open };
     const id = recorded?.fingerprint === print ? recorded.sessionId : sessionId;
     const lock = crypto.randomUUID();
-    this.records.set(key, { value: idempotencyRecord.pending(print, lock, id), expiresAt: this.now() + lockTtlMs });
-    this.claimsOf(accountId).set(lock, this.now() + lockTtlMs);
+    const expiresAt = this.now() + lockTtlMs;
+    account.keys.set(idempotencyKey, { state: "running", fingerprint: print, lock, sessionId: id, expiresAt });
+    account.claims.set(lock, expiresAt);
     return { kind: "acquired", lock, sessionId: id };
   }
 
@@ -90,14 +127,19 @@ export class MemorySessionStore implements SessionStore {
     events: readonly OutboundEvent[],
     usage: UsageIncrement | undefined,
   ): Promise<boolean> {
-    this.claimsOf(session.account_id).delete(lock);
-    const key = keys.idempotency(session.account_id, idempotencyKey);
-    const record = this.read(key);
-    if (record !== undefined && record !== idempotencyRecord.pending(print, lock, session.id)) return false;
-    this.sessions.set(keys.session(session.account_id, session.id), JSON.stringify(session));
-    this.records.set(key, { value: idempotencyRecord.done(print, session.id), expiresAt: this.now() + keyTtlMs });
-    this.index(keys.index(session.account_id, session.status)).set(session.id, Date.parse(session.created_at));
-    this.count(session.account_id, usage);
+    const account = this.account(session.account_id);
+    account.claims.delete(lock);
+    const recorded = this.keyRecord(account, idempotencyKey);
+    if (recorded !== undefined && !this.holds(recorded, print, lock, session.id)) return false;
+    this.store(session, undefined);
+    account.keys.set(idempotencyKey, {
+      state: "done",
+      fingerprint: print,
+      lock: undefined,
+      sessionId: session.id,
+      expiresAt: this.now() + keyTtlMs,
+    });
+    this.count(account, usage);
     this.webhooks.record(session.account_id, events);
     return true;
   }
@@ -110,124 +152,88 @@ export class MemorySessionStore implements SessionStore {
     sessionId: string,
     keepMs: number,
   ): Promise<void> {
-    this.claimsOf(accountId).delete(lock);
-    const key = keys.idempotency(accountId, idempotencyKey);
-    if (this.read(key) === idempotencyRecord.pending(print, lock, sessionId)) {
-      this.records.set(key, { value: idempotencyRecord.abandoned(print, sessionId), expiresAt: this.now() + keepMs });
+    const account = this.account(accountId);
+    account.claims.delete(lock);
+    const recorded = this.keyRecord(account, idempotencyKey);
+    if (recorded && this.holds(recorded, print, lock, sessionId)) {
+      account.keys.set(idempotencyKey, { state: "failed", fingerprint: print, lock: undefined, sessionId, expiresAt: this.now() + keepMs });
     }
   }
 
   async getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
-    // Stored as JSON, as in Redis, so callers never share (and mutate) one object.
-    const json = this.sessionJson(accountId, sessionId);
-    return json === undefined ? undefined : (JSON.parse(json) as SessionRecord);
+    const stored = this.stored(accountId, sessionId);
+    return stored === undefined ? undefined : (JSON.parse(stored.json) as SessionRecord);
   }
 
   async getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
-    const json = this.sessionJson(accountId, sessionId);
-    return json === undefined ? undefined : { record: JSON.parse(json) as SessionRecord, version: json };
-  }
-
-  /** The stored session, unless it has expired (it is then dropped with its index entries, as Redis would). */
-  private sessionJson(accountId: string, sessionId: string): string | undefined {
-    const key = keys.session(accountId, sessionId);
-    const expiresAt = this.expiries.get(key);
-    if (expiresAt !== undefined && expiresAt <= this.now()) {
-      this.sessions.delete(key);
-      this.expiries.delete(key);
-      for (const status of sessionStatusValues) this.index(keys.index(accountId, status)).delete(sessionId);
-      return undefined;
-    }
-    return this.sessions.get(key);
+    const stored = this.stored(accountId, sessionId);
+    return stored === undefined ? undefined : { record: JSON.parse(stored.json) as SessionRecord, version: stored.json };
   }
 
   async replaceSession(
     record: SessionRecord,
     version: string,
-    previousStatus: SessionStatus,
+    _previousStatus: SessionStatus,
     events: readonly OutboundEvent[],
     usage: UsageIncrement | undefined,
     expiresAtMs: number | undefined,
   ): Promise<boolean> {
-    const key = keys.session(record.account_id, record.id);
-    if (this.sessionJson(record.account_id, record.id) !== version) return false;
-    this.sessions.set(key, JSON.stringify(record));
-    if (expiresAtMs !== undefined) this.expiries.set(key, expiresAtMs);
-    if (previousStatus !== record.status) {
-      this.index(keys.index(record.account_id, previousStatus)).delete(record.id);
-      this.index(keys.index(record.account_id, record.status)).set(record.id, Date.parse(record.created_at));
-    }
-    this.count(record.account_id, usage);
+    if (this.stored(record.account_id, record.id)?.json !== version) return false;
+    this.store(record, expiresAtMs);
+    this.count(this.account(record.account_id), usage);
     this.webhooks.record(record.account_id, events);
     return true;
   }
 
   async openSessions(accountId: string): Promise<number> {
-    return this.open(accountId);
+    return this.open(this.account(accountId));
   }
 
   async usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]> {
-    return days.map((day) => {
-      const fields = this.counters.get(keys.usage(accountId, day)) ?? new Map<string, number>();
-      return Object.fromEntries([...fields].map(([field, n]) => [field, String(n)]));
-    });
-  }
-
-  /** Created and active sessions, and creates in flight (their locks not yet expired). */
-  private open(accountId: string): number {
-    const claims = this.claimsOf(accountId);
-    for (const [lock, expiresAt] of claims) if (expiresAt <= this.now()) claims.delete(lock);
-    return this.index(keys.index(accountId, "created")).size + this.index(keys.index(accountId, "active")).size + claims.size;
-  }
-
-  private claimsOf(accountId: string): Map<string, number> {
-    return entry(this.claims, accountId, () => new Map());
-  }
-
-  /** Usage counters live as long as this process (the 400-day retention is the Redis store's). */
-  private count(accountId: string, usage: UsageIncrement | undefined): void {
-    if (!usage) return;
-    const key = keys.usage(accountId, usage.day);
-    const fields = this.counters.get(key) ?? new Map<string, number>();
-    for (const [field, by] of usage.fields) fields.set(field, (fields.get(field) ?? 0) + by);
-    this.counters.set(key, fields);
+    const { usage } = this.account(accountId);
+    return days.map((day) => Object.fromEntries([...(usage.get(day) ?? [])].map(([field, n]) => [field, String(n)])));
   }
 
   async listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
-    const statuses = query.status ? [query.status] : sessionStatusValues;
-    return statuses
-      .flatMap((status) => [...this.index(keys.index(accountId, status))].map(([id, createdAtMs]) => ({ id, createdAtMs })))
-      .filter((entry) => isAfterCursor(entry, query.after))
-      .sort(newestFirst)
-      .flatMap(({ id }) => {
-        const json = this.sessionJson(accountId, id);
-        return json === undefined ? [] : [JSON.parse(json) as SessionRecord];
+    const found: SessionRecord[] = [];
+    const positions = [...this.account(accountId).sessions]
+      .flatMap((id) => {
+        const stored = this.stored(accountId, id);
+        return stored && (query.status === undefined || stored.status === query.status) ? [{ id, createdAtMs: stored.createdAtMs }] : [];
       })
+      .filter((position) => isAfterCursor(position, query.after))
+      .sort(newestFirst)
       .slice(0, query.limit + 1);
+    for (const { id } of positions) found.push(JSON.parse((this.sessions.get(id) as StoredSession).json) as SessionRecord);
+    return found;
   }
 
   async scheduleTimers(accountId: string, sessionId: string, timers: readonly ScheduledTimer[]): Promise<void> {
-    for (const { timer, atMs } of timers) this.timers.set(timerMember(accountId, sessionId, timer), atMs);
+    const own = entry(this.timers, sessionId, () => new Map<TimerKind, Timer>());
+    for (const { timer, atMs } of timers) own.set(timer, { accountId, atMs });
   }
 
-  async cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void> {
-    this.timers.delete(timerMember(accountId, sessionId, timer));
+  async cancelTimer(_accountId: string, sessionId: string, timer: ObligationTimer): Promise<void> {
+    this.dropTimer(sessionId, timer);
   }
 
-  async cancelTimers(accountId: string, sessionId: string): Promise<void> {
-    for (const timer of TIMER_KINDS) this.timers.delete(timerMember(accountId, sessionId, timer));
+  async cancelTimers(_accountId: string, sessionId: string): Promise<void> {
+    for (const timer of LIFE_TIMERS) this.dropTimer(sessionId, timer);
   }
 
   async claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
-    return claimDue(this.timers, nowMs, leaseMs, max).map((member) => ({
-      ...(parseTimerMember(member) as Pick<DueTimer, "accountId" | "sessionId" | "timer">),
-      claimedUntil: nowMs + leaseMs,
-    }));
+    const due: (Timer & { sessionId: string; timer: TimerKind })[] = [];
+    for (const [sessionId, own] of this.timers) {
+      for (const [timer, at] of own) if (at.atMs <= nowMs) due.push({ ...at, sessionId, timer });
+    }
+    const claimed = due.sort((a, b) => a.atMs - b.atMs).slice(0, max);
+    const claimedUntil = nowMs + leaseMs;
+    for (const { sessionId, timer, accountId } of claimed) this.timers.get(sessionId)?.set(timer, { accountId, atMs: claimedUntil });
+    return claimed.map(({ accountId, sessionId, timer }) => ({ accountId, sessionId, timer, claimedUntil }));
   }
 
   async completeTimer(due: DueTimer): Promise<void> {
-    const member = timerMember(due.accountId, due.sessionId, due.timer);
-    if (this.timers.get(member) === due.claimedUntil) this.timers.delete(member);
+    if (this.timers.get(due.sessionId)?.get(due.timer)?.atMs === due.claimedUntil) this.dropTimer(due.sessionId, due.timer);
   }
 
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
@@ -237,58 +243,108 @@ export class MemorySessionStore implements SessionStore {
     return true;
   }
 
-  async markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {
-    this.ending.set(keys.ending(accountId, sessionId), this.now() + ttlMs);
+  async markEnding(_accountId: string, sessionId: string, ttlMs: number): Promise<void> {
+    this.ending.set(sessionId, this.now() + ttlMs);
   }
 
-  async isEnding(accountId: string, sessionId: string): Promise<boolean> {
-    return (this.ending.get(keys.ending(accountId, sessionId)) ?? 0) > this.now();
+  async isEnding(_accountId: string, sessionId: string): Promise<boolean> {
+    return (this.ending.get(sessionId) ?? 0) > this.now();
   }
 
-  async clearEnding(accountId: string, sessionId: string): Promise<void> {
-    this.ending.delete(keys.ending(accountId, sessionId));
+  async clearEnding(_accountId: string, sessionId: string): Promise<void> {
+    this.ending.delete(sessionId);
   }
 
   async markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
-    const expiresAt = this.events.get(eventId);
-    if (expiresAt !== undefined && expiresAt > this.now()) return false;
-    this.events.set(eventId, this.now() + ttlMs);
+    if ((this.livekitEvents.get(eventId) ?? 0) > this.now()) return false;
+    this.livekitEvents.set(eventId, this.now() + ttlMs);
     return true;
   }
 
   async forgetEvent(eventId: string): Promise<void> {
-    this.events.delete(eventId);
+    this.livekitEvents.delete(eventId);
   }
 
   async ping(): Promise<void> {}
-
-  private index(key: string): Map<string, number> {
-    return entry(this.indexes, key, () => new Map());
-  }
 
   async close(): Promise<void> {
     clearInterval(this.sweep);
   }
 
-  private read(key: string): string | undefined {
-    const entry = this.records.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.records.delete(key);
+  private account(accountId: string): AccountState {
+    return entry(this.accounts, accountId, () => ({
+      sessions: new Set(),
+      open: new Set(),
+      keys: new Map(),
+      claims: new Map(),
+      usage: new Map(),
+    }));
+  }
+
+  /**
+   * The session, if it is this account's and its retention has not ended: another account's session is
+   * not found, whatever its id (sessions are kept by id alone, so the check is explicit).
+   */
+  private stored(accountId: string, sessionId: string): StoredSession | undefined {
+    const stored = this.sessions.get(sessionId);
+    if (stored === undefined || stored.accountId !== accountId) return undefined;
+    if (stored.expiresAt !== undefined && stored.expiresAt <= this.now()) {
+      this.sessions.delete(sessionId);
+      const account = this.accounts.get(accountId);
+      account?.sessions.delete(sessionId);
+      account?.open.delete(sessionId);
       return undefined;
     }
-    return entry.value;
+    return stored;
+  }
+
+  private store(record: SessionRecord, expiresAt: number | undefined): void {
+    const { id, account_id: accountId, status } = record;
+    this.sessions.set(id, { json: JSON.stringify(record), accountId, status, createdAtMs: Date.parse(record.created_at), expiresAt });
+    const account = this.account(accountId);
+    account.sessions.add(id);
+    if (OPEN.has(status)) account.open.add(id);
+    else account.open.delete(id);
+  }
+
+  private keyRecord(account: AccountState, idempotencyKey: string): KeyRecord | undefined {
+    const recorded = account.keys.get(idempotencyKey);
+    if (recorded === undefined || recorded.expiresAt > this.now()) return recorded;
+    account.keys.delete(idempotencyKey);
+    return undefined;
+  }
+
+  /** Whether the key is still held by this request's claim (its lock, for this body and session). */
+  private holds(recorded: KeyRecord, print: string, lock: string, sessionId: string): boolean {
+    return recorded.state === "running" && recorded.fingerprint === print && recorded.lock === lock && recorded.sessionId === sessionId;
+  }
+
+  /** Created and active sessions, and creates in flight (their locks not yet expired). */
+  private open(account: AccountState): number {
+    for (const [lock, expiresAt] of account.claims) if (expiresAt <= this.now()) account.claims.delete(lock);
+    return account.open.size + account.claims.size;
+  }
+
+  /** Usage counters live as long as this process (the 400-day retention is the Redis store's). */
+  private count(account: AccountState, usage: UsageIncrement | undefined): void {
+    if (!usage) return;
+    const fields = entry(account.usage, usage.day, () => new Map<string, number>());
+    for (const [field, by] of usage.fields) fields.set(field, (fields.get(field) ?? 0) + by);
+  }
+
+  private dropTimer(sessionId: string, timer: TimerKind): void {
+    const own = this.timers.get(sessionId);
+    own?.delete(timer);
+    if (own?.size === 0) this.timers.delete(sessionId);
   }
 
   private dropExpired(): void {
     const now = this.now();
-    for (const [key, entry] of this.records) if (entry.expiresAt <= now) this.records.delete(key);
-    for (const [id, expiresAt] of this.events) if (expiresAt <= now) this.events.delete(id);
-    for (const [key, expiresAt] of this.ending) if (expiresAt <= now) this.ending.delete(key);
-    for (const [key, expiresAt] of this.expiries) {
-      if (expiresAt > now) continue;
-      const record = JSON.parse(this.sessions.get(key) as string) as SessionRecord;
-      this.sessionJson(record.account_id, record.id);
+    for (const [id, expiresAt] of this.livekitEvents) if (expiresAt <= now) this.livekitEvents.delete(id);
+    for (const [id, expiresAt] of this.ending) if (expiresAt <= now) this.ending.delete(id);
+    for (const [id, stored] of this.sessions) this.stored(stored.accountId, id);
+    for (const account of this.accounts.values()) {
+      for (const [key, recorded] of account.keys) if (recorded.expiresAt <= now) account.keys.delete(key);
     }
   }
 }

@@ -1,0 +1,318 @@
+/**
+ * What every adapter of the session store's ports must do (domain/sessions/ports.ts), one suite per port,
+ * run against the memory store (its unit test) and against Redis and Redis Cluster (test/store). Time is
+ * real: TTLs are short and the suites wait them out, so both adapters are held to the same clock.
+ */
+import { describe, expect, it } from "vitest";
+import type { SessionStore } from "../../src/domain/sessions/ports.js";
+import type { SessionRecord } from "../../src/domain/sessions/session.js";
+import { sessionRecord } from "../support/session-fixtures.js";
+
+export interface StoreUnderTest {
+  store: SessionStore;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const DAY_MS = 86_400_000;
+
+/** A new session of `accountId`, created `agoMs` before now. */
+function fresh(accountId: string, agoMs = 0, overrides: Partial<SessionRecord> = {}): SessionRecord {
+  const id = crypto.randomUUID();
+  return sessionRecord({ id, account_id: accountId, created_at: new Date(Date.now() - agoMs).toISOString(), ...overrides });
+}
+
+const listQuery = (
+  overrides: { status?: SessionRecord["status"]; limit?: number; after?: { createdAtMs: number; id: string } | undefined } = {},
+) => ({
+  limit: 50,
+  oldestCreatedMs: Date.now() - 40 * DAY_MS,
+  ...overrides,
+});
+
+/** Creates a session through the store's create steps (claim, then complete). */
+async function created(store: SessionStore, record: SessionRecord): Promise<SessionRecord> {
+  const key = crypto.randomUUID();
+  const begun = await store.beginCreate(record.account_id, key, "print", 10_000, 1000, record.id);
+  if (begun.kind !== "acquired") throw new Error(`expected an acquisition, got ${begun.kind}`);
+  expect(await store.completeCreate({ ...record, id: begun.sessionId }, key, "print", begun.lock, 60_000, [], undefined)).toBe(true);
+  return { ...record, id: begun.sessionId };
+}
+
+/** Moves a stored session to `changes` (compare-and-set from what is stored now). */
+async function changed(
+  store: SessionStore,
+  record: SessionRecord,
+  changes: Partial<SessionRecord>,
+  expiresAtMs?: number,
+): Promise<SessionRecord> {
+  const current = await store.getVersioned(record.account_id, record.id);
+  if (!current) throw new Error("no such session");
+  const next = { ...current.record, ...changes };
+  expect(await store.replaceSession(next, current.version, current.record.status, [], undefined, expiresAtMs)).toBe(true);
+  return next;
+}
+
+export function sessionStoreContract(adapter: string, make: () => Promise<StoreUnderTest>): void {
+  const withStore = (test: (store: SessionStore, account: string) => Promise<void>) => async () => {
+    const { store, close } = await make();
+    try {
+      await test(store, `acct_${crypto.randomUUID().slice(0, 8)}`);
+    } finally {
+      await close();
+    }
+  };
+
+  describe(`${adapter}: idempotent creates`, () => {
+    it(
+      "claims a new key for the session id given; the same body meanwhile is in progress, another body a reuse",
+      withStore(async (store, account) => {
+        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-1")).toMatchObject({ kind: "acquired", sessionId: "s-1" });
+        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-2")).toEqual({ kind: "in_progress" });
+        expect(await store.beginCreate(account, "k", "other", 10_000, 100, "s-2")).toEqual({ kind: "reused" });
+        // Keys are the account's: another account's same key is another key.
+        expect(await store.beginCreate(`${account}_other`, "k", "f", 10_000, 100, "s-3")).toMatchObject({ kind: "acquired" });
+      }),
+    );
+
+    it(
+      "lets a crashed create's lock expire after its TTL, and no later",
+      withStore(async (store, account) => {
+        expect(await store.beginCreate(account, "k", "f", 300, 100, "s-1")).toMatchObject({ kind: "acquired" });
+        await sleep(100);
+        expect(await store.beginCreate(account, "k", "f", 300, 100, "s-2")).toEqual({ kind: "in_progress" });
+        await sleep(300);
+        expect(await store.beginCreate(account, "k", "f", 300, 100, "s-2")).toMatchObject({ kind: "acquired" });
+      }),
+    );
+
+    it(
+      "stores the session and marks its key done: the key then replays that session",
+      withStore(async (store, account) => {
+        const session = await created(store, fresh(account));
+        expect(await store.getSession(account, session.id)).toEqual(session);
+        const key = crypto.randomUUID();
+        const begun = await store.beginCreate(account, key, "f", 10_000, 100, crypto.randomUUID());
+        if (begun.kind !== "acquired") throw new Error("expected an acquisition");
+        const second = fresh(account, 0, { id: begun.sessionId });
+        expect(await store.completeCreate(second, key, "f", begun.lock, 60_000, [], undefined)).toBe(true);
+        expect(await store.beginCreate(account, key, "f", 10_000, 100, "s-x")).toEqual({ kind: "replay", sessionId: second.id });
+      }),
+    );
+
+    it(
+      "keeps a failed create's session id for a retry with the same body; another body starts its own",
+      withStore(async (store, account) => {
+        const first = await store.beginCreate(account, "k", "f", 10_000, 100, "s-1");
+        if (first.kind !== "acquired") throw new Error("expected an acquisition");
+        await store.abandonCreate(account, "k", "f", first.lock, "s-1", 60_000);
+        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-2")).toMatchObject({ kind: "acquired", sessionId: "s-1" });
+        const again = await store.beginCreate(`${account}`, "k2", "f", 10_000, 100, "s-3");
+        if (again.kind !== "acquired") throw new Error("expected an acquisition");
+        await store.abandonCreate(account, "k2", "f", again.lock, "s-3", 60_000);
+        expect(await store.beginCreate(account, "k2", "another", 10_000, 100, "s-4")).toMatchObject({ kind: "acquired", sessionId: "s-4" });
+      }),
+    );
+
+    it(
+      "never lets a stale lock holder complete or release a key another request holds now",
+      withStore(async (store, account) => {
+        const stale = await store.beginCreate(account, "k", "f", 200, 100, "s-1");
+        await sleep(250);
+        const current = await store.beginCreate(account, "k", "f", 10_000, 100, "s-1");
+        if (stale.kind !== "acquired" || current.kind !== "acquired") throw new Error("expected two acquisitions");
+        expect(await store.completeCreate(fresh(account, 0, { id: "s-1" }), "k", "f", stale.lock, 60_000, [], undefined)).toBe(false);
+        expect(await store.getSession(account, "s-1")).toBeUndefined();
+        await store.abandonCreate(account, "k", "f", stale.lock, "s-1", 60_000);
+        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-1")).toEqual({ kind: "in_progress" });
+      }),
+    );
+
+    it(
+      "refuses a new create at the account's cap, counting creates in flight; a released claim frees its place",
+      withStore(async (store, account) => {
+        await created(store, fresh(account));
+        const inFlight = await store.beginCreate(account, "k1", "f", 10_000, 2, "s-1");
+        if (inFlight.kind !== "acquired") throw new Error("expected an acquisition");
+        expect(await store.beginCreate(account, "k2", "f", 10_000, 2, "s-2")).toEqual({ kind: "limit", open: 2 });
+        expect(await store.openSessions(account)).toBe(2);
+        await store.abandonCreate(account, "k1", "f", inFlight.lock, "s-1", 60_000);
+        expect(await store.beginCreate(account, "k2", "f", 10_000, 2, "s-2")).toMatchObject({ kind: "acquired" });
+      }),
+    );
+  });
+
+  describe(`${adapter}: session records`, () => {
+    it(
+      "never shows one account's session to another, whatever the id",
+      withStore(async (store, account) => {
+        const session = await created(store, fresh(account));
+        expect(await store.getSession(`${account}_other`, session.id)).toBeUndefined();
+        expect(await store.getVersioned(`${account}_other`, session.id)).toBeUndefined();
+        expect(await store.listSessions(`${account}_other`, listQuery())).toEqual([]);
+      }),
+    );
+
+    it(
+      "replaces a session only at the version it was read at",
+      withStore(async (store, account) => {
+        const session = await created(store, fresh(account));
+        const read = await store.getVersioned(account, session.id);
+        if (!read) throw new Error("no session");
+        const active = { ...read.record, status: "active" as const, started_at: new Date().toISOString() };
+        expect(await store.replaceSession(active, read.version, "created", [], undefined, undefined)).toBe(true);
+        const lost = {
+          ...read.record,
+          status: "cancelled" as const,
+          ended_at: new Date().toISOString(),
+          end_reason: "user_ended" as const,
+        };
+        expect(await store.replaceSession(lost, read.version, "created", [], undefined, Date.now() + DAY_MS)).toBe(false);
+        expect(await store.getSession(account, session.id)).toEqual(active);
+      }),
+    );
+
+    it(
+      "lists newest first, by status, in pages that neither skip nor repeat",
+      withStore(async (store, account) => {
+        const sessions: SessionRecord[] = [];
+        for (let i = 0; i < 7; i++) sessions.push(await created(store, fresh(account, (7 - i) * 1000)));
+        // Ended ones, one of them created days ago.
+        const old = await created(store, fresh(account, 3 * DAY_MS));
+        for (const ended of [sessions[1], sessions[4], old] as SessionRecord[]) {
+          const at = new Date().toISOString();
+          await changed(store, ended, { status: "cancelled", end_reason: "user_ended", ended_at: at }, Date.now() + DAY_MS);
+        }
+        const newestFirst = [...sessions].reverse().map((s) => s.id);
+        const all = await store.listSessions(account, listQuery());
+        expect(all.map((s) => s.id)).toEqual([...newestFirst, old.id]);
+        expect((await store.listSessions(account, listQuery({ status: "cancelled" }))).map((s) => s.id)).toEqual(
+          [sessions[4], sessions[1], old].map((s) => (s as SessionRecord).id),
+        );
+        expect((await store.listSessions(account, listQuery({ status: "created" }))).map((s) => s.status)).toEqual(
+          new Array(5).fill("created"),
+        );
+        const paged: string[] = [];
+        let after: { createdAtMs: number; id: string } | undefined;
+        for (;;) {
+          const page = await store.listSessions(account, listQuery({ limit: 3, after }));
+          paged.push(...page.slice(0, 3).map((s) => s.id));
+          if (page.length <= 3) break;
+          const last = page[2] as SessionRecord;
+          after = { createdAtMs: Date.parse(last.created_at), id: last.id };
+        }
+        expect(paged).toEqual([...newestFirst, old.id]);
+      }),
+    );
+
+    it(
+      "forgets an ended session when its retention ends, from reads and lists alike, and keeps the open ones",
+      withStore(async (store, account) => {
+        const open = await created(store, fresh(account, 2000));
+        const ended = await created(store, fresh(account, 1000));
+        await changed(
+          store,
+          ended,
+          { status: "cancelled", end_reason: "user_ended", ended_at: new Date().toISOString() },
+          Date.now() + 300,
+        );
+        expect(await store.getSession(account, ended.id)).toBeDefined();
+        await sleep(400);
+        expect(await store.getSession(account, ended.id)).toBeUndefined();
+        expect(await store.getVersioned(account, ended.id)).toBeUndefined();
+        expect((await store.listSessions(account, listQuery())).map((s) => s.id)).toEqual([open.id]);
+        expect(await store.listSessions(account, listQuery({ status: "cancelled" }))).toEqual([]);
+        expect(await store.openSessions(account)).toBe(1);
+      }),
+    );
+  });
+
+  describe(`${adapter}: timer queue`, () => {
+    it(
+      "hands each due timer to one claim while its lease lasts, and again once it has run out",
+      withStore(async (store, account) => {
+        const now = Date.now();
+        await store.scheduleTimers(account, "s-1", [
+          { timer: "join_timeout", atMs: now - 10 },
+          { timer: "dispatch_check", atMs: now + 60_000 },
+        ]);
+        const first = await store.claimDueTimers(now, 300, 10);
+        expect(first.map((t) => [t.accountId, t.sessionId, t.timer])).toEqual([[account, "s-1", "join_timeout"]]);
+        expect(await store.claimDueTimers(now + 100, 300, 10)).toEqual([]);
+        expect((await store.claimDueTimers(now + 301, 300, 10)).map((t) => t.timer)).toEqual(["join_timeout"]);
+      }),
+    );
+
+    it(
+      "removes a fired timer when told it is done, but not one scheduled again while it fired",
+      withStore(async (store, account) => {
+        const now = Date.now();
+        await store.scheduleTimers(account, "s-1", [
+          { timer: "join_timeout", atMs: now - 10 },
+          { timer: "dispatch_check", atMs: now - 10 },
+        ]);
+        const due = await store.claimDueTimers(now, 1000, 10);
+        expect(due).toHaveLength(2);
+        await store.scheduleTimers(account, "s-1", [{ timer: "dispatch_check", atMs: now + 5000 }]);
+        for (const timer of due) await store.completeTimer(timer);
+        expect((await store.claimDueTimers(now + 10_000, 1000, 10)).map((t) => t.timer)).toEqual(["dispatch_check"]);
+      }),
+    );
+
+    it(
+      "cancels one timer, or every timer of a session's life but its room's deletion",
+      withStore(async (store, account) => {
+        const at = Date.now() - 10;
+        await store.scheduleTimers(account, "s-1", [
+          { timer: "join_timeout", atMs: at },
+          { timer: "max_duration", atMs: at },
+          { timer: "room_deletion", atMs: at },
+        ]);
+        await store.scheduleTimers(account, "s-2", [{ timer: "departure_timeout", atMs: at }]);
+        await store.cancelTimers(account, "s-1");
+        await store.cancelTimer(account, "s-2", "departure_timeout");
+        expect((await store.claimDueTimers(Date.now(), 1000, 10)).map((t) => [t.sessionId, t.timer])).toEqual([["s-1", "room_deletion"]]);
+      }),
+    );
+  });
+
+  describe(`${adapter}: ending marks, LiveKit event log, leases`, () => {
+    it(
+      "keeps an ending mark until it expires or is cleared",
+      withStore(async (store, account) => {
+        await store.markEnding(account, "s-1", 300);
+        await store.markEnding(account, "s-2", 10_000);
+        expect([await store.isEnding(account, "s-1"), await store.isEnding(account, "s-3")]).toEqual([true, false]);
+        await store.clearEnding(account, "s-2");
+        await sleep(350);
+        expect([await store.isEnding(account, "s-1"), await store.isEnding(account, "s-2")]).toEqual([false, false]);
+      }),
+    );
+
+    it(
+      "says a LiveKit event id was seen within its window, not after it or once forgotten",
+      withStore(async (store) => {
+        const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+        expect(await store.markEventSeen(a, 300)).toBe(true);
+        expect(await store.markEventSeen(a, 300)).toBe(false);
+        expect(await store.markEventSeen(b, 10_000)).toBe(true);
+        await store.forgetEvent(b);
+        expect(await store.markEventSeen(b, 10_000)).toBe(true);
+        await sleep(350);
+        expect(await store.markEventSeen(a, 300)).toBe(true);
+      }),
+    );
+
+    it(
+      "gives a lease to one holder at a time, renewed by its holder, free once it runs out",
+      withStore(async (store) => {
+        const name = `lease-${crypto.randomUUID()}`;
+        expect(await store.acquireLease(name, "r1", 300)).toBe(true);
+        expect(await store.acquireLease(name, "r2", 300)).toBe(false);
+        expect(await store.acquireLease(name, "r1", 300)).toBe(true);
+        await sleep(350);
+        expect(await store.acquireLease(name, "r2", 300)).toBe(true);
+      }),
+    );
+  });
+}
