@@ -253,9 +253,9 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(info.match(/used_memory:(\d+)/)?.[1]);
 }
 
-/** Creates sessions through the service's own create path (store and tokens real, LiveKit a no-op). */
-async function seed(redis: Redis | Cluster, count: number, concurrency = 256): Promise<number> {
-  const sessions = new SessionService({
+/** The service's own session use cases on this Redis (store and tokens real, LiveKit a no-op). */
+function seedService(redis: Redis | Cluster) {
+  return new SessionService({
     store: new RedisSessionStore(redis),
     rooms: {
       createRoom: async () => {},
@@ -284,20 +284,33 @@ async function seed(redis: Redis | Cluster, count: number, concurrency = 256): P
       },
     },
   });
-  // An account of their own: the measured accounts stay under their cap of open sessions however many are stored.
-  const principal = { keyId: "key_stored", accountId: STORED_ACCOUNT, scopes: new Set(["sessions:read", "sessions:write"] as const) };
+}
+
+// An account of their own: the measured accounts stay under their cap of open sessions however many are stored.
+const STORED_PRINCIPAL = { keyId: "key_stored", accountId: STORED_ACCOUNT, scopes: new Set(["sessions:read", "sessions:write"] as const) };
+
+/** Runs `work` for 0..count-1 with `concurrency` at a time; returns how many a second it did. */
+async function inParallel(count: number, work: (i: number) => Promise<unknown>, concurrency = 256): Promise<number> {
   const started = Date.now();
   let next = 0;
-  const run = `seed-${Date.now()}`;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        await sessions.create(principal, `${run}-${i}`, { participant_identity: `seed-${i}`, tags: ["bench"] });
-      }
+      while (next < count) await work(next++);
     }),
   );
   return Math.round(count / ((Date.now() - started) / 1000));
+}
+
+/** Creates sessions through the service's own create path; returns the rate and their ids. */
+async function seed(redis: Redis | Cluster, count: number): Promise<{ rate: number; ids: string[] }> {
+  const sessions = seedService(redis);
+  const run = `seed-${Date.now()}`;
+  const ids: string[] = [];
+  const rate = await inParallel(count, async (i) => {
+    const { session } = await sessions.create(STORED_PRINCIPAL, `${run}-${i}`, { participant_identity: `seed-${i}`, tags: ["bench"] });
+    ids.push(session.id);
+  });
+  return { rate, ids };
 }
 
 function version(command: string, args: string[]): string {
@@ -433,7 +446,7 @@ async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ 
   for (const stored of STORED) {
     if (stored > have) {
       process.stdout.write(`bench: storing ${stored - have} more sessions... `);
-      process.stdout.write(`${await seed(stack.redis, stored - have)} creates/s in-process\n`);
+      process.stdout.write(`${(await seed(stack.redis, stored - have)).rate} creates/s in-process\n`);
       have = stored;
     }
     const ours = await bothOps(stack.serverUrl, sessionIds, { pid: stack.servicePid, nodes: stack.nodes, settle });
@@ -465,18 +478,68 @@ function shares(redis: RedisFigures | undefined): string {
   return redis ? `${redis.shares.map((share) => Math.round(share * 100)).join("/")}%` : "?";
 }
 
-/** Redis memory per session: sessions, their idempotency records, list indexes and timers, over many creates. */
-async function memoryPerSession(stack: Stack): Promise<{ bytes: number; keys: string; seedRate: number }> {
+interface MemoryFigures {
+  /** used_memory per session, while they are open and once they have all ended. */
+  bytes: number;
+  endedBytes: number;
+  keys: string;
+  seedRate: number;
+  /** MEMORY USAGE by kind of key, per session: open, then ended. */
+  byKey: { open: Record<string, number>; ended: Record<string, number> };
+}
+
+/** What each key of the layout is, for the per-key table (the prefix is the bench's default, `dhs`). */
+const KEY_KINDS: [string, RegExp][] = [
+  ["session record", /:session:/],
+  ["Idempotency-Key record", /:idem:/],
+  ["index of open sessions (per account)", /:index:(created|active)$/],
+  ["index of ended sessions (per account and day)", /:index:(completed|cancelled|failed):/],
+  ["timer shards (shared)", /:timers:/],
+  ["usage counters (per account and day)", /:usage:/],
+  ["endSession's mark (expires after 60 s)", /:ending:/],
+];
+
+/** MEMORY USAGE of every key, summed by kind and divided by `per`. */
+async function bytesByKey(nodes: readonly Redis[], per: number): Promise<Record<string, number>> {
+  const sums: Record<string, number> = {};
+  for (const node of nodes) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scan(cursor, "COUNT", 1000);
+      cursor = next;
+      const sizes = await Promise.all(keys.map((key) => node.memory("USAGE", key)));
+      keys.forEach((key, i) => {
+        const kind = KEY_KINDS.find(([, pattern]) => pattern.test(key))?.[0] ?? "other";
+        sums[kind] = (sums[kind] ?? 0) + Number(sizes[i] ?? 0);
+      });
+    } while (cursor !== "0");
+  }
+  return Object.fromEntries(Object.entries(sums).map(([kind, bytes]) => [kind, Math.round(bytes / per)]));
+}
+
+/**
+ * Redis memory per session over many creates through the service's create path (sessions, their
+ * idempotency records, indexes and timers), then again once every one of them has ended (what retention
+ * keeps), with what each kind of key holds.
+ */
+async function memoryPerSession(stack: Stack): Promise<MemoryFigures> {
   const { redis, nodes } = stack;
   const sum = async (read: (node: Redis) => Promise<number>) => (await Promise.all(nodes.map(read))).reduce((a, b) => a + b, 0);
   await Promise.all(nodes.map((node) => node.flushall()));
   const before = await sum(usedMemory);
-  const seedRate = await seed(redis, MEMORY_SESSIONS);
-  const after = await sum(usedMemory);
+  const { rate: seedRate, ids } = await seed(redis, MEMORY_SESSIONS);
+  const afterCreates = await sum(usedMemory);
+  const keys = ((await sum(async (node) => Number(await node.dbsize()))) / MEMORY_SESSIONS).toFixed(2);
+  const open = await bytesByKey(nodes, MEMORY_SESSIONS);
+  const sessions = seedService(redis);
+  await inParallel(ids.length, (i) => sessions.end(STORED_PRINCIPAL, ids[i] as string));
+  const afterEnds = await sum(usedMemory);
   return {
-    bytes: Math.round((after - before) / MEMORY_SESSIONS),
-    keys: ((await sum(async (node) => Number(await node.dbsize()))) / MEMORY_SESSIONS).toFixed(2),
+    bytes: Math.round((afterCreates - before) / MEMORY_SESSIONS),
+    endedBytes: Math.round((afterEnds - before) / MEMORY_SESSIONS),
+    keys,
     seedRate,
+    byKey: { open, ended: await bytesByKey(nodes, MEMORY_SESSIONS) },
   };
 }
 
@@ -600,13 +663,7 @@ function commit(): string {
   }
 }
 
-function report(
-  rows: string[][],
-  memory: { bytes: number; keys: string; seedRate: number },
-  rss: number,
-  hooks: WebhookFigures,
-  atLimit: Measured,
-): string {
+function report(rows: string[][], memory: MemoryFigures, rss: number, hooks: WebhookFigures, atLimit: Measured): string {
   const header = [
     "op",
     "stored sessions",
@@ -651,7 +708,15 @@ function report(
     "",
     "CPU µs/req: the service process alone (utime + stime from /proc) over the measurement, divided by the requests it answered; a create's counts until its session.created event has been delivered to the endpoint. Redis cmds/req and Redis CPU µs/req: every master's INFO commandstats calls and used_cpu_sys + used_cpu_user over the same span, summed, per request (replicas not counted); cmds per master: each master's share of those commands.",
     "",
-    `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process.`,
+    `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process. Once every one of them has ended (endSession), ${memory.endedBytes} bytes a session, which Redis keeps for SESSION_RETENTION_S and then expires by itself.`,
+    "",
+    "By key (MEMORY USAGE of every key, summed by kind, per session):",
+    "",
+    "| key | open | ended |",
+    "| --- | --- | --- |",
+    ...[...new Set([...Object.keys(memory.byKey.open), ...Object.keys(memory.byKey.ended)])].map(
+      (kind) => `| ${kind} | ${memory.byKey.open[kind] ?? 0} | ${memory.byKey.ended[kind] ?? 0} |`,
+    ),
     "",
     `Service RSS after the load: ${rss} MiB.`,
     "",
