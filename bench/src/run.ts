@@ -486,6 +486,8 @@ interface MemoryFigures {
   seedRate: number;
   /** MEMORY USAGE by kind of key, per session: open, then ended. */
   byKey: { open: Record<string, number>; ended: Record<string, number> };
+  /** Each master's share of the memory the open sessions added. */
+  shares: number[];
 }
 
 /** What each key of the layout is, for the per-key table (the prefix is the bench's default, `dhs`). */
@@ -526,9 +528,12 @@ async function memoryPerSession(stack: Stack): Promise<MemoryFigures> {
   const { redis, nodes } = stack;
   const sum = async (read: (node: Redis) => Promise<number>) => (await Promise.all(nodes.map(read))).reduce((a, b) => a + b, 0);
   await Promise.all(nodes.map((node) => node.flushall()));
-  const before = await sum(usedMemory);
+  const perNode = () => Promise.all(nodes.map(usedMemory));
+  const beforeByNode = await perNode();
+  const before = beforeByNode.reduce((a, b) => a + b, 0);
   const { rate: seedRate, ids } = await seed(redis, MEMORY_SESSIONS);
-  const afterCreates = await sum(usedMemory);
+  const addedByNode = (await perNode()).map((bytes, i) => bytes - (beforeByNode[i] ?? 0));
+  const afterCreates = before + addedByNode.reduce((a, b) => a + b, 0);
   const keys = ((await sum(async (node) => Number(await node.dbsize()))) / MEMORY_SESSIONS).toFixed(2);
   const open = await bytesByKey(nodes, MEMORY_SESSIONS);
   const sessions = seedService(redis);
@@ -540,6 +545,7 @@ async function memoryPerSession(stack: Stack): Promise<MemoryFigures> {
     keys,
     seedRate,
     byKey: { open, ended: await bytesByKey(nodes, MEMORY_SESSIONS) },
+    shares: addedByNode.map((bytes) => bytes / Math.max(1, afterCreates - before)),
   };
 }
 
@@ -708,7 +714,7 @@ function report(rows: string[][], memory: MemoryFigures, rss: number, hooks: Web
     "",
     "CPU µs/req: the service process alone (utime + stime from /proc) over the measurement, divided by the requests it answered; a create's counts until its session.created event has been delivered to the endpoint. Redis cmds/req and Redis CPU µs/req: every master's INFO commandstats calls and used_cpu_sys + used_cpu_user over the same span, summed, per request (replicas not counted); cmds per master: each master's share of those commands.",
     "",
-    `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process. Once every one of them has ended (endSession), ${memory.endedBytes} bytes a session, which Redis keeps for SESSION_RETENTION_S and then expires by itself.`,
+    `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process. Once every one of them has ended (endSession), ${memory.endedBytes} bytes a session, which Redis keeps for SESSION_RETENTION_S and then expires by itself. Each master's share of the memory the open sessions added: ${memory.shares.map((share) => `${Math.round(share * 100)}%`).join(" / ")} (the sessions are one account's).`,
     "",
     "By key (MEMORY USAGE of every key, summed by kind, per session):",
     "",
