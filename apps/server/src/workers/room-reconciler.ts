@@ -3,7 +3,7 @@
  * (the state machine's `room_deletion` timer retries it until LiveKit confirms), but some rooms no
  * session knows of: a CreateRoom that timed out yet happened, for a create nobody retried; an
  * obligation lost with a process killed between storing the end and scheduling the retry; a session
- * purged while LiveKit was still down. Every interval, one replica at a time (a lease in the store) lists
+ * whose retention ended while LiveKit was still down. Every interval, one replica at a time (a lease in the store) lists
  * LiveKit's rooms of this deployment and deletes each whose session is terminal, or missing once the
  * room is older than the grace period: a create in flight has made its room but not stored its session
  * yet, and the grace outlasts any create (it holds its key at most the idempotency lock's TTL).

@@ -19,7 +19,7 @@ export const SHARDS = 32;
 /**
  * A hash tag for each shard, chosen so that shard k hashes to a slot in the k-th of SHARDS equal ranges
  * of Redis Cluster's 16 384 slots: masters own slots in ranges, so each master gets the shards of its
- * share of the slot space, not the luck of 64 random slots.
+ * share of the slot space, not the luck of 32 random slots.
  */
 export function shardTags(count: number): string[] {
   const tags: string[] = [];

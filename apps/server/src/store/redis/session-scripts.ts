@@ -4,8 +4,8 @@
  * positional values. Each script runs atomically in Redis; every key it touches is one account's (one
  * hash tag) or one shard's, so they run on Redis Cluster too. The number of keys is passed per call.
  *
- * Idempotency records are `p|<fingerprint>|<lock>` while the first request runs and
- * `d|<fingerprint>|<session id>` once it is done (keys.ts writes them, begin-create reads them here).
+ * Idempotency records are small strings, written by keys.ts (idempotencyRecord, which says what each
+ * state holds) and read by beginCreate here alike.
  */
 import type { Cluster, Redis } from "ioredis";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";

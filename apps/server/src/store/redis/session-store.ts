@@ -1,7 +1,7 @@
 /**
  * The session store on Redis (or Redis Cluster). Each step that must not interleave with another is one
  * Lua script (session-scripts.ts): an idempotent create's begin, complete and abandon, a session's
- * compare-and-set and deletion, and the timers' claim and completion. Redis unreachable becomes
+ * compare-and-set (which also gives an ended one its expiry), and the timers' claim and completion. Redis unreachable becomes
  * DependencyUnavailableError (503); anything else, a refused command or a record that cannot be read,
  * DependencyFaultError (500).
  */
