@@ -38,6 +38,14 @@ describe("Admission", () => {
     expect(subject.decide("j5", ["j1", "j2", "j3", "j4"])).toEqual({ accept: false, reason: "full" });
   });
 
+  it("stops counting a job as starting once it was seen running, even after it ended before the next request", () => {
+    const { subject } = admission();
+    subject.decide("j1", []);
+    // The worker's look while j1 ran; by the next request j1 has ended.
+    subject.observe(["j1"]);
+    expect(subject.decide("j2", [])).toEqual({ accept: true });
+  });
+
   it("stops counting a job as starting once startTimeoutMs passed (its process never came)", () => {
     const { subject, clock } = admission();
     subject.decide("j1", []);

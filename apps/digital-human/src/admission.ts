@@ -58,6 +58,15 @@ export class Admission {
     return Math.min(1, Math.max((this.limits.threshold * jobs) / this.limits.maxJobs, this.cpu()));
   }
 
+  /**
+   * Takes note of the jobs running now (the worker looks every few hundred milliseconds): a job counts as
+   * starting only until it is first seen running. A short job could otherwise run and end between two
+   * requests unseen, and go on counting as starting, refusing every new job, until startTimeoutMs.
+   */
+  observe(running: readonly string[]): void {
+    this.startingCount(running);
+  }
+
   private startingCount(running: readonly string[]): number {
     const now = this.now();
     for (const [id, acceptedAt] of this.starting) {

@@ -46,6 +46,8 @@ env.DHS_VOICE_URL = await new Promise<string>((resolve, reject) => {
 const servers = agentNames.map((agentName, i) => {
   const admission = new Admission({ maxJobs, threshold: loadThreshold, startTimeoutMs: initializeTimeoutMs }, () => hostCpu.load);
   const running = (server: AgentServer) => server.activeJobs.map((info) => info.job.id);
+  const observing = setInterval(() => admission.observe(running(server)), 250);
+  observing.unref();
   const server: AgentServer = new AgentServer(
     new ServerOptions({
       agent: fileURLToPath(new URL("./agent.js", import.meta.url)),
