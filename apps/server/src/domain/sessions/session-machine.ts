@@ -50,6 +50,15 @@ export type LifecycleTimer =
   | "departure_timeout"
   | "digital_human_lost"
   | "dispatch_check";
+/** Every lifecycle timer: what `cancel_timers` removes when a session ends. */
+export const LIFECYCLE_TIMERS = [
+  "join_timeout",
+  "digital_human_timeout",
+  "max_duration",
+  "departure_timeout",
+  "digital_human_lost",
+  "dispatch_check",
+] as const satisfies readonly LifecycleTimer[];
 /**
  * `room_deletion` is an ended session's obligation to delete its room: scheduled before the deletion is
  * tried and cancelled once LiveKit confirmed it, so a deletion that failed (LiveKit unreachable, this

@@ -7,12 +7,12 @@ import { AppError } from "../app-error.js";
 import { DependencyUnavailableError } from "../dependency-errors.js";
 import { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
 import type { RoomService, SessionStore } from "./ports.js";
-import { SessionService } from "./session-service.js";
+import { SessionService, type SessionSettings } from "./session-service.js";
 
 const principal: Principal = { keyId: "k", accountId: "acct_1", scopes: new Set(["sessions:read", "sessions:write"]) };
 const catalog = new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]);
 
-function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomService> } = {}) {
+function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomService>; settings?: Partial<SessionSettings> } = {}) {
   const memory = new MemorySessionStore();
   const store: SessionStore = Object.assign(Object.create(memory) as SessionStore, overrides.store);
   const rooms = {
@@ -30,7 +30,7 @@ function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomS
     tokens: { mint: async ({ identity }) => `token-for-${identity}` },
     catalog,
     accounts: new AccountLimits(1000),
-    settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
+    settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000, ...overrides.settings }),
     now: () => new Date("2026-11-22T10:00:00.000Z"),
   });
   return { service, rooms, abandon, memory };
@@ -154,22 +154,8 @@ describe("SessionService.create", () => {
 
 describe("SessionService.onLiveKitEvent", () => {
   it("remembers a LiveKit event id for the configured window, and no longer", async () => {
-    const memory = new MemorySessionStore();
+    const { service, memory } = setup({ settings: { livekitEventDedupeMs: 600_000 } });
     const seen = vi.spyOn(memory, "markEventSeen");
-    const service = new SessionService({
-      store: memory,
-      rooms: {
-        createRoom: async () => {},
-        deleteRoom: async () => {},
-        hasLiveAgentJob: async () => true,
-        dispatchAgent: async () => {},
-        listSessionRooms: async () => [],
-      },
-      tokens: { mint: async () => "t" },
-      catalog,
-      accounts: new AccountLimits(1000),
-      settings: sessionSettings({ livekitEventDedupeMs: 600_000 }),
-    });
     await service.onLiveKitEvent("EV_1", "acct_1", crypto.randomUUID(), { type: "room_finished" });
     expect(seen).toHaveBeenCalledWith("EV_1", 600_000);
   });

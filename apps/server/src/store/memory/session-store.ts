@@ -17,8 +17,8 @@ import {
   type SessionStore,
   type Versioned,
 } from "../../domain/sessions/ports.js";
-import type { SessionRecord } from "../../domain/sessions/session.js";
-import type { ObligationTimer, TimerKind } from "../../domain/sessions/session-machine.js";
+import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
+import { LIFECYCLE_TIMERS, type ObligationTimer, type TimerKind } from "../../domain/sessions/session-machine.js";
 import type { UsageIncrement } from "../../domain/sessions/usage.js";
 import { MemoryWebhookStore } from "./customer-webhook-store.js";
 import { entry } from "./maps.js";
@@ -58,17 +58,6 @@ interface Timer {
   accountId: string;
   atMs: number;
 }
-
-/** The timers cancelTimers removes when a session ends (its room_deletion stays until the room is gone). */
-const LIFE_TIMERS: readonly TimerKind[] = [
-  "join_timeout",
-  "digital_human_timeout",
-  "max_duration",
-  "departure_timeout",
-  "digital_human_lost",
-  "dispatch_check",
-];
-const OPEN: ReadonlySet<SessionStatus> = new Set(["created", "active"]);
 
 export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, StoredSession>();
@@ -218,7 +207,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async cancelTimers(_accountId: string, sessionId: string): Promise<void> {
-    for (const timer of LIFE_TIMERS) this.dropTimer(sessionId, timer);
+    for (const timer of LIFECYCLE_TIMERS) this.dropTimer(sessionId, timer);
   }
 
   async claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
@@ -303,7 +292,7 @@ export class MemorySessionStore implements SessionStore {
     this.sessions.set(id, { json: JSON.stringify(record), accountId, status, createdAtMs: Date.parse(record.created_at), expiresAt });
     const account = this.account(accountId);
     account.sessions.add(id);
-    if (OPEN.has(status)) account.open.add(id);
+    if (!TERMINAL.has(status)) account.open.add(id);
     else account.open.delete(id);
   }
 

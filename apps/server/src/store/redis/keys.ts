@@ -1,6 +1,5 @@
 import calculateSlot from "cluster-key-slot";
 import { roomNameFor, type SessionRecord } from "../../domain/sessions/session.js";
-import type { LifecycleTimer } from "../../domain/sessions/session-machine.js";
 
 /**
  * The version of the key layout below. A server finds it in `<prefix>:layout` and refuses to start
@@ -129,19 +128,6 @@ export function parseDeliveryMember(member: string): { endpointId: string; event
 
 /** An endpoint's event types as the routes hash holds them: space-separated, or `*`. */
 export const routeOf = (eventTypes: readonly string[]) => eventTypes.join(" ");
-
-/** The memory store's layout: one process, one keyspace. */
-export const keys = keyspace();
-
-/** The timers cancelTimers removes when a session ends (its room_deletion stays until the room is gone). */
-export const TIMER_KINDS = [
-  "join_timeout",
-  "digital_human_timeout",
-  "max_duration",
-  "departure_timeout",
-  "digital_human_lost",
-  "dispatch_check",
-] as const satisfies readonly LifecycleTimer[];
 
 export const timerMember = (accountId: string, sessionId: string, timer: string) => `${accountId}|${sessionId}|${timer}`;
 

@@ -21,8 +21,8 @@ import {
   type SessionStore,
   type Versioned,
 } from "../../domain/sessions/ports.js";
-import type { SessionRecord } from "../../domain/sessions/session.js";
-import type { ObligationTimer } from "../../domain/sessions/session-machine.js";
+import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
+import { LIFECYCLE_TIMERS, type ObligationTimer } from "../../domain/sessions/session-machine.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement } from "../../domain/sessions/usage.js";
 import {
   dayOf,
@@ -34,12 +34,10 @@ import {
   parseTimerMember,
   SHARDS,
   shardOf,
-  TIMER_KINDS,
   timerMember,
 } from "./keys.js";
 import { RedisScripts } from "./session-scripts.js";
 
-const OPEN: ReadonlySet<SessionStatus> = new Set(["created", "active"]);
 const DAY_MS = 86_400_000;
 const DAYS_PER_READ = 7;
 // Another replica's clock may be ahead: a list without a cursor starts from the day a minute from now.
@@ -184,7 +182,7 @@ export class RedisSessionStore implements SessionStore {
 
   /** The index a session is listed in with this status: its open status's, or its ended status's of its day. */
   private indexOf(record: SessionRecord, status: SessionStatus): string {
-    return OPEN.has(status)
+    return !TERMINAL.has(status)
       ? this.keys.index(record.account_id, status)
       : this.keys.endedIndex(record.account_id, status, record.created_at.slice(0, 10));
   }
@@ -266,8 +264,8 @@ export class RedisSessionStore implements SessionStore {
    */
   private async positions(accountId: string, query: ListQuery, after: ListPosition | undefined, want: number): Promise<ListPosition[]> {
     const statuses = query.status ? [query.status] : sessionStatusValues;
-    const open = statuses.filter((status) => OPEN.has(status));
-    const ended = statuses.filter((status) => !OPEN.has(status));
+    const open = statuses.filter((status) => !TERMINAL.has(status));
+    const ended = statuses.filter((status) => TERMINAL.has(status));
     const found = (await Promise.all(open.map((status) => this.indexPage(this.keys.index(accountId, status), after, want)))).flat();
     if (ended.length > 0) {
       const oldest = Date.parse(dayOf(query.oldestCreatedMs));
@@ -326,7 +324,10 @@ export class RedisSessionStore implements SessionStore {
 
   cancelTimers(accountId: string, sessionId: string): Promise<void> {
     return guard(async () => {
-      await this.redis.zrem(this.keys.timers(shardOf(sessionId)), ...TIMER_KINDS.map((timer) => timerMember(accountId, sessionId, timer)));
+      await this.redis.zrem(
+        this.keys.timers(shardOf(sessionId)),
+        ...LIFECYCLE_TIMERS.map((timer) => timerMember(accountId, sessionId, timer)),
+      );
     });
   }
 
