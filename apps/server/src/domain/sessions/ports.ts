@@ -140,7 +140,8 @@ export interface TimerQueue {
   cancelTimers(accountId: string, sessionId: string): Promise<void>;
   /**
    * Atomically claims up to `max` timers due by `nowMs` for `leaseMs`: no other replica gets them while
-   * the lease lasts, and a claim whose holder died is handed out again after it.
+   * the lease lasts, and a claim whose holder died is handed out again after it. A store that keeps its
+   * timers in several sets claims up to `max` from each, so fewer than `max` means none is left due.
    */
   claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]>;
   /**
