@@ -120,7 +120,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     accounts,
     settings: { ...sessionSettingsOf(config), eventRetainMs: hooks.eventRetainMs },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
-    onEventsQueued: (accountId) => hooks.dispatcher.nudge(accountId),
+    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
     metrics,
   });
   const sweeper = new TimerSweeper(store, sessions, {
@@ -250,7 +250,7 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
     store,
     urls: policy,
     settings: { eventRetainMs },
-    onQueued: (accountId) => dispatcher.nudge(accountId),
+    onQueued: (endpointId) => dispatcher.nudge(store.partitionOf(endpointId)),
   });
   return { dispatcher, endpoints, eventRetainMs, close: async () => undici?.close() };
 }

@@ -88,7 +88,7 @@ export const VARIABLES = {
     kind: "choice",
     default: "standalone",
     values: ["standalone", "cluster"],
-    description: "`cluster` for a Redis Cluster (every key of an account shares one hash slot).",
+    description: "`cluster` for a Redis Cluster (sessions spread over 32 shards, each in one hash slot; see *Redis keys*).",
   },
   REDIS_KEY_PREFIX: {
     kind: "text",

@@ -149,10 +149,10 @@ describe("CustomerWebhookDispatcher", () => {
     expect(new Set(sender.sent.map((s) => s.eventId)).size).toBe(50);
   });
 
-  it("looks only where the account nudged for keeps its deliveries, also while attempts end, and everywhere on its interval", async () => {
+  it("looks only in the partition nudged for, also while attempts from it end, and everywhere on its interval", async () => {
     const now = 1000;
     const store = new MemoryWebhookStore(() => now);
-    const looked: (readonly string[] | undefined)[] = [];
+    const looked: (readonly number[] | undefined)[] = [];
     const claim = store.claimDueAccounts.bind(store);
     store.claimDueAccounts = (nowMs, leaseMs, max, near) => {
       looked.push(near);
@@ -162,12 +162,12 @@ describe("CustomerWebhookDispatcher", () => {
     const sender = new FakeSender();
     const d = dispatcher(store, sender, () => now);
     for (let i = 0; i < 5; i++) await store.enqueueFor("acct_1", "we_000000000000000000000001", event(now));
-    d.nudge("acct_1");
-    d.nudge("acct_1");
+    d.nudge(0);
+    d.nudge(0);
     await d.idle();
     expect(sender.sent).toHaveLength(5);
     expect(looked.length).toBeGreaterThan(0);
-    expect(looked.every((near) => near?.length === 1 && near[0] === "acct_1")).toBe(true);
+    expect(looked.every((near) => near?.length === 1 && near[0] === 0)).toBe(true);
     d.nudge();
     await d.idle();
     expect(looked.at(-1)).toBeUndefined();

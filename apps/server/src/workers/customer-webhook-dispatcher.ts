@@ -68,9 +68,9 @@ export class CustomerWebhookDispatcher {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private again = false;
-  /** What the next sweep looks at: everywhere, or only where these accounts' deliveries are. */
+  /** What the next sweep looks at: everywhere, or only in these partitions of the queue. */
   private everywhere = false;
-  private readonly near = new Set<string>();
+  private readonly near = new Set<number>();
   private lookedEverywhereAt = Number.NEGATIVE_INFINITY;
   private stopped = false;
 
@@ -94,13 +94,13 @@ export class CustomerWebhookDispatcher {
   }
 
   /**
-   * Looks for due deliveries now: of this account (an event was queued for it, or an attempt to it
-   * finished), or of every account (the interval's sweep, a place freed while the replica was full).
+   * Looks for due deliveries now: in one partition of the queue (an event was queued there, or an
+   * attempt from it finished), or everywhere (the interval's sweep, a place freed while the replica was full).
    */
-  nudge(accountId?: string): void {
+  nudge(partition?: number): void {
     if (this.stopped) return;
-    if (accountId === undefined) this.everywhere = true;
-    else this.near.add(accountId);
+    if (partition === undefined) this.everywhere = true;
+    else this.near.add(partition);
     this.startSweep();
   }
 
@@ -186,7 +186,7 @@ export class CustomerWebhookDispatcher {
         else this.perEndpoint.set(key, left);
         // The account's next deliveries may be due now; a replica that was full may take anyone's.
         const anyone = wasFull && this.now() - this.lookedEverywhereAt >= EVERYWHERE_GAP_MS;
-        this.nudge(anyone ? undefined : claim.accountId);
+        this.nudge(anyone ? undefined : claim.partition);
       });
     this.inFlight.add(running);
   }

@@ -101,7 +101,12 @@ describe("POST /v1/sessions, a lock left by a request that died", () => {
     const idempotencyKey = crypto.randomUUID();
     const body = {};
     // What a process killed between claiming the key and finishing leaves behind.
-    await h.composed.store.beginCreate("acct_a", idempotencyKey, fingerprint(body), 1000, 100_000, crypto.randomUUID());
+    await h.composed.store.beginCreate("acct_a", idempotencyKey, fingerprint(body), {
+      lockTtlMs: 1000,
+      keyTtlMs: 60_000,
+      maxOpen: 100_000,
+      createdAtMs: Date.now(),
+    });
     await expectApiError(await h.create(body, { idempotencyKey }), 409, "idempotency_request_in_progress");
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const res = await h.create(body, { idempotencyKey });

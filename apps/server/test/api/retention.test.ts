@@ -6,7 +6,7 @@
 import type { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
-import { keyspace } from "../../src/store/redis/keys.js";
+import { keyspace, shardOf } from "../../src/store/redis/keys.js";
 import { expectApiError, type Harness, STORE, useHarness } from "../support/harness.js";
 
 const RETENTION_S = 172_800;
@@ -61,10 +61,10 @@ describe("an ended session", () => {
       const redis = (r.composed.store as unknown as { redis: Redis | Cluster }).redis;
       const ended = await endedSession();
       const retentionMs = RETENTION_S * 1000;
-      const ttl = await redis.pttl(keys.session("acct_a", ended.id));
+      const ttl = await redis.pttl(keys.session(ended.id));
       expect(ttl).toBeGreaterThan(retentionMs - 10_000);
       expect(ttl).toBeLessThanOrEqual(retentionMs);
-      const index = keys.endedIndex("acct_a", "cancelled", ended.created_at.slice(0, 10));
+      const index = keys.ended("acct_a", shardOf(ended.id), ended.created_at.slice(0, 10));
       expect(await redis.zscore(index, ended.id)).not.toBeNull();
       expect(await redis.pttl(index)).toBeGreaterThan(retentionMs - 10_000);
     });
@@ -76,7 +76,7 @@ describe("an ended session", () => {
       const expired = await endedSession();
       const newest = await endedSession();
       // What Redis does when the retention of `expired` ends; its index entry stays until the day's index expires.
-      await redis.pexpire(keys.session("acct_a", expired.id), 1);
+      await redis.pexpire(keys.session(expired.id), 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
 
       await expectApiError(await r.request("GET", `/v1/sessions/${expired.id}`), 404, "not_found");

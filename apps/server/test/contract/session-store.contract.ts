@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { SessionStore } from "../../src/domain/sessions/ports.js";
-import type { SessionRecord } from "../../src/domain/sessions/session.js";
+import { roomNameFor, type SessionRecord } from "../../src/domain/sessions/session.js";
 import { sessionRecord } from "../support/session-fixtures.js";
 
 export interface StoreUnderTest {
@@ -30,13 +30,19 @@ const listQuery = (
   ...overrides,
 });
 
+/** Claims an Idempotency-Key for a create, with a lock of `lockTtlMs` and a cap of `maxOpen`. */
+const begin = (store: SessionStore, account: string, key: string, print: string, lockTtlMs = 10_000, maxOpen = 100) =>
+  store.beginCreate(account, key, print, { lockTtlMs, keyTtlMs: 60_000, maxOpen, createdAtMs: Date.now() });
+
 /** Creates a session through the store's create steps (claim, then complete). */
 async function created(store: SessionStore, record: SessionRecord): Promise<SessionRecord> {
   const key = crypto.randomUUID();
-  const begun = await store.beginCreate(record.account_id, key, "print", 10_000, 1000, record.id);
+  const claim = { lockTtlMs: 10_000, keyTtlMs: 60_000, maxOpen: 1000, createdAtMs: Date.parse(record.created_at) };
+  const begun = await store.beginCreate(record.account_id, key, "print", claim);
   if (begun.kind !== "acquired") throw new Error(`expected an acquisition, got ${begun.kind}`);
-  expect(await store.completeCreate({ ...record, id: begun.sessionId }, key, "print", begun.lock, 60_000, [], undefined)).toBe(true);
-  return { ...record, id: begun.sessionId };
+  const session = { ...record, id: begun.sessionId, room_name: roomNameFor(begun.sessionId) };
+  expect(await store.completeCreate(session, key, "print", begun.lock, 60_000, [], undefined)).toBe(true);
+  return session;
 }
 
 /** Moves a stored session to `changes` (compare-and-set from what is stored now). */
@@ -65,24 +71,25 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
 
   describe(`${adapter}: idempotent creates`, () => {
     it(
-      "claims a new key for the session id given; the same body meanwhile is in progress, another body a reuse",
+      "claims a new key for a session the store names; the same body meanwhile is in progress, another body a reuse",
       withStore(async (store, account) => {
-        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-1")).toMatchObject({ kind: "acquired", sessionId: "s-1" });
-        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-2")).toEqual({ kind: "in_progress" });
-        expect(await store.beginCreate(account, "k", "other", 10_000, 100, "s-2")).toEqual({ kind: "reused" });
+        expect(await begin(store, account, "k", "f")).toMatchObject({ kind: "acquired", sessionId: expect.any(String) });
+        expect(await begin(store, account, "k", "f")).toEqual({ kind: "in_progress" });
+        expect(await begin(store, account, "k", "other")).toEqual({ kind: "reused" });
         // Keys are the account's: another account's same key is another key.
-        expect(await store.beginCreate(`${account}_other`, "k", "f", 10_000, 100, "s-3")).toMatchObject({ kind: "acquired" });
+        expect(await begin(store, `${account}_other`, "k", "f")).toMatchObject({ kind: "acquired" });
       }),
     );
 
     it(
-      "lets a crashed create's lock expire after its TTL, and no later",
+      "lets a crashed create's lock expire after its TTL, and no later; the retry continues its session",
       withStore(async (store, account) => {
-        expect(await store.beginCreate(account, "k", "f", 300, 100, "s-1")).toMatchObject({ kind: "acquired" });
+        const crashed = await begin(store, account, "k", "f", 300);
+        if (crashed.kind !== "acquired") throw new Error("expected an acquisition");
         await sleep(100);
-        expect(await store.beginCreate(account, "k", "f", 300, 100, "s-2")).toEqual({ kind: "in_progress" });
+        expect(await begin(store, account, "k", "f", 300)).toEqual({ kind: "in_progress" });
         await sleep(300);
-        expect(await store.beginCreate(account, "k", "f", 300, 100, "s-2")).toMatchObject({ kind: "acquired" });
+        expect(await begin(store, account, "k", "f", 300)).toMatchObject({ kind: "acquired", sessionId: crashed.sessionId });
       }),
     );
 
@@ -92,39 +99,59 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
         const session = await created(store, fresh(account));
         expect(await store.getSession(account, session.id)).toEqual(session);
         const key = crypto.randomUUID();
-        const begun = await store.beginCreate(account, key, "f", 10_000, 100, crypto.randomUUID());
+        const begun = await begin(store, account, key, "f");
         if (begun.kind !== "acquired") throw new Error("expected an acquisition");
-        const second = fresh(account, 0, { id: begun.sessionId });
+        const second = fresh(account, 0, { id: begun.sessionId, room_name: roomNameFor(begun.sessionId) });
         expect(await store.completeCreate(second, key, "f", begun.lock, 60_000, [], undefined)).toBe(true);
-        expect(await store.beginCreate(account, key, "f", 10_000, 100, "s-x")).toEqual({ kind: "replay", sessionId: second.id });
+        expect(await begin(store, account, key, "f")).toEqual({ kind: "replay", sessionId: second.id });
       }),
     );
 
     it(
       "keeps a failed create's session id for a retry with the same body; another body starts its own",
       withStore(async (store, account) => {
-        const first = await store.beginCreate(account, "k", "f", 10_000, 100, "s-1");
+        const first = await begin(store, account, "k", "f");
         if (first.kind !== "acquired") throw new Error("expected an acquisition");
-        await store.abandonCreate(account, "k", "f", first.lock, "s-1", 60_000);
-        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-2")).toMatchObject({ kind: "acquired", sessionId: "s-1" });
-        const again = await store.beginCreate(`${account}`, "k2", "f", 10_000, 100, "s-3");
+        await store.abandonCreate(account, "k", "f", first.lock, first.sessionId, 60_000);
+        expect(await begin(store, account, "k", "f")).toMatchObject({ kind: "acquired", sessionId: first.sessionId });
+        const again = await begin(store, account, "k2", "f");
         if (again.kind !== "acquired") throw new Error("expected an acquisition");
-        await store.abandonCreate(account, "k2", "f", again.lock, "s-3", 60_000);
-        expect(await store.beginCreate(account, "k2", "another", 10_000, 100, "s-4")).toMatchObject({ kind: "acquired", sessionId: "s-4" });
+        await store.abandonCreate(account, "k2", "f", again.lock, again.sessionId, 60_000);
+        const another = await begin(store, account, "k2", "another");
+        expect(another).toMatchObject({ kind: "acquired" });
+        expect(another.kind === "acquired" && another.sessionId).not.toBe(again.sessionId);
       }),
     );
 
     it(
       "never lets a stale lock holder complete or release a key another request holds now",
       withStore(async (store, account) => {
-        const stale = await store.beginCreate(account, "k", "f", 200, 100, "s-1");
+        const stale = await begin(store, account, "k", "f", 200);
         await sleep(250);
-        const current = await store.beginCreate(account, "k", "f", 10_000, 100, "s-1");
+        const current = await begin(store, account, "k", "f");
         if (stale.kind !== "acquired" || current.kind !== "acquired") throw new Error("expected two acquisitions");
-        expect(await store.completeCreate(fresh(account, 0, { id: "s-1" }), "k", "f", stale.lock, 60_000, [], undefined)).toBe(false);
-        expect(await store.getSession(account, "s-1")).toBeUndefined();
-        await store.abandonCreate(account, "k", "f", stale.lock, "s-1", 60_000);
-        expect(await store.beginCreate(account, "k", "f", 10_000, 100, "s-1")).toEqual({ kind: "in_progress" });
+        expect(current.sessionId).toBe(stale.sessionId);
+        const id = stale.sessionId;
+        expect(await store.completeCreate(fresh(account, 0, { id }), "k", "f", stale.lock, 60_000, [], undefined)).toBe(false);
+        expect(await store.getSession(account, id)).toBeUndefined();
+        await store.abandonCreate(account, "k", "f", stale.lock, id, 60_000);
+        expect(await begin(store, account, "k", "f")).toEqual({ kind: "in_progress" });
+        // The stale holder gave back nothing of the current one's: its place is still held.
+        expect(await store.openSessions(account)).toBe(1);
+        expect(await store.completeCreate(fresh(account, 0, { id }), "k", "f", current.lock, 60_000, [], undefined)).toBe(true);
+      }),
+    );
+
+    it(
+      "lets no create complete once its own lock has expired, even when nobody took the key over",
+      withStore(async (store, account) => {
+        const slow = await begin(store, account, "k", "f", 200);
+        if (slow.kind !== "acquired") throw new Error("expected an acquisition");
+        await sleep(250);
+        expect(await store.completeCreate(fresh(account, 0, { id: slow.sessionId }), "k", "f", slow.lock, 60_000, [], undefined)).toBe(
+          false,
+        );
+        expect(await store.getSession(account, slow.sessionId)).toBeUndefined();
       }),
     );
 
@@ -132,12 +159,28 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
       "refuses a new create at the account's cap, counting creates in flight; a released claim frees its place",
       withStore(async (store, account) => {
         await created(store, fresh(account));
-        const inFlight = await store.beginCreate(account, "k1", "f", 10_000, 2, "s-1");
+        const inFlight = await begin(store, account, "k1", "f", 10_000, 2);
         if (inFlight.kind !== "acquired") throw new Error("expected an acquisition");
-        expect(await store.beginCreate(account, "k2", "f", 10_000, 2, "s-2")).toEqual({ kind: "limit", open: 2 });
+        expect(await begin(store, account, "k2", "f", 10_000, 2)).toEqual({ kind: "limit", open: 2 });
         expect(await store.openSessions(account)).toBe(2);
-        await store.abandonCreate(account, "k1", "f", inFlight.lock, "s-1", 60_000);
-        expect(await store.beginCreate(account, "k2", "f", 10_000, 2, "s-2")).toMatchObject({ kind: "acquired" });
+        await store.abandonCreate(account, "k1", "f", inFlight.lock, inFlight.sessionId, 60_000);
+        expect(await begin(store, account, "k2", "f", 10_000, 2)).toMatchObject({ kind: "acquired" });
+      }),
+    );
+
+    it(
+      "frees the place of an ended session at once",
+      withStore(async (store, account) => {
+        const session = await created(store, fresh(account));
+        expect(await begin(store, account, "k1", "f", 10_000, 1)).toEqual({ kind: "limit", open: 1 });
+        await changed(
+          store,
+          session,
+          { status: "cancelled", end_reason: "user_ended", ended_at: new Date().toISOString() },
+          Date.now() + DAY_MS,
+        );
+        expect(await store.openSessions(account)).toBe(0);
+        expect(await begin(store, account, "k1", "f", 10_000, 1)).toMatchObject({ kind: "acquired" });
       }),
     );
   });

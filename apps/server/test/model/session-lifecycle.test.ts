@@ -13,6 +13,11 @@
  * Runs on the store of the project (memory, or a real Redis). MODEL_SEED replays a run; MODEL_RUNS
  * changes how many sequences (each up to MAX_COMMANDS steps) are tried. Two runs each time: a fixed
  * seed, and a fresh one printed for replay.
+ *
+ * On Redis a session's end takes steps across slots (the session's, its account's): a step can make the
+ * replica handling the next end die right after storing it, before it gives back the session's place
+ * among the account's open sessions or carries out the end's effects; the sequence goes on as if another
+ * replica took over, and the account's count of open sessions and its usage must come right all the same.
  */
 import type { Session } from "@dhs/contract";
 import fc from "fast-check";
@@ -29,7 +34,7 @@ import { MemoryWebhookStore } from "../../src/store/memory/customer-webhook-stor
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
 import { connectRedis } from "../../src/store/redis/client.js";
 import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.js";
-import { RedisSessionStore } from "../../src/store/redis/session-store.js";
+import { RedisSessionStore, type StoreStep } from "../../src/store/redis/session-store.js";
 import { TimerSweeper } from "../../src/workers/timer-sweeper.js";
 import { sessionSettings } from "../support/session-fixtures.js";
 
@@ -252,11 +257,21 @@ class FakeRooms {
   }
 }
 
-/** What LiveKit being down does to a call: it fails with DependencyUnavailableError, nothing else. */
+/** A replica dying in the middle of a change (the store throws it at the step it dies after). */
+class Crash extends Error {}
+
+/** Whether an error is the replica's crash (the store's guard wraps it). */
+const isCrash = (error: unknown) => error instanceof Crash || (error instanceof Error && error.cause instanceof Crash);
+
+/**
+ * What LiveKit being down does to a call: it fails with DependencyUnavailableError, nothing else. A
+ * replica that died in the middle of it fails it too: the change it stored stands, its effects are owed.
+ */
 async function livekitMayFail(real: Real, call: () => Promise<unknown>): Promise<void> {
   try {
     await call();
   } catch (error) {
+    if (isCrash(error)) return;
     if (!(real.rooms.down && error instanceof DependencyUnavailableError)) throw error;
   }
 }
@@ -275,6 +290,8 @@ interface Real {
   hooks: WebhookStore;
   /** The webhook events drained from the queue so far: type and data. */
   delivered: { type: string; data: Record<string, any> }[];
+  /** The step after which the replica handling the next change dies, if one is to. */
+  crash: { at: StoreStep | null; happened: boolean };
 }
 
 /** Takes every queued webhook delivery off the real queue, as a dispatcher would, and keeps its event. */
@@ -319,6 +336,10 @@ async function check(model: Model, real: Real): Promise<void> {
   if (item?.digital_human_joined_at) expect(item.end_reason).not.toBe("digital_human_timeout");
   // The token is null exactly when the session is terminal.
   expect(view.participant_token === null).toBe(model.terminal);
+  // The account's count of open sessions and its usage agree with the session: at once, or, after a
+  // replica died in the middle of its end, once a timer of the ended session has fired (or the next
+  // create at the cap repairs the account).
+  if (!real.crash.happened) await expectAccountAgrees(model, real);
   if (model.terminal) {
     // ended_at is set once and never moves.
     real.endedAt ??= view.ended_at;
@@ -326,7 +347,8 @@ async function check(model: Model, real: Real): Promise<void> {
     expect(view.ended_at).not.toBeNull();
     // Every terminal session's room is gone: deleted by us, or closed by LiveKit itself. Once LiveKit
     // has been down, a deletion may be pending: eventuallyNoRoom checks it at the sequence's end.
-    if (!real.rooms.wasDown) expect(real.rooms.room.open, "the room of a terminal session is still open").toBe(false);
+    if (!real.rooms.wasDown && !real.crash.happened)
+      expect(real.rooms.room.open, "the room of a terminal session is still open").toBe(false);
   } else {
     expect(view.ended_at).toBeNull();
   }
@@ -338,6 +360,18 @@ async function check(model: Model, real: Real): Promise<void> {
   if (model.unservedSince !== null && real.clock.now - model.unservedSince >= MAX_DISPATCH_WAIT_MS) {
     expect(real.rooms.dispatches, "a missing digital human was not dispatched again").toBeGreaterThan(model.dispatchesThen);
   }
+}
+
+/** The account's open sessions and usage counters, as the model's one session says they must be. */
+async function expectAccountAgrees(model: Model, real: Real): Promise<void> {
+  expect(await real.store.openSessions(principal.accountId), "open sessions").toBe(model.terminal ? 0 : 1);
+  const days = [0, 1, 2].map((d) => new Date(Date.parse(real.session.created_at) + d * 86_400_000).toISOString().slice(0, 10));
+  const counters: Record<string, number> = {};
+  for (const day of await real.store.usage(principal.accountId, days)) {
+    for (const [field, n] of Object.entries(day))
+      if (field === "created" || field.startsWith("ended:")) counters[field] = (counters[field] ?? 0) + Number(n);
+  }
+  expect(counters, "usage").toEqual(model.terminal ? { created: 1, [`ended:${model.status}`]: 1 } : { created: 1 });
 }
 
 type Cmd = fc.AsyncCommand<Model, Real>;
@@ -429,7 +463,9 @@ const commands = [
         await expect(r.service.end(principal, r.session.id)).rejects.toBeInstanceOf(DependencyUnavailableError);
         return;
       }
-      await r.service.end(principal, r.session.id);
+      await r.service.end(principal, r.session.id).catch((error: unknown) => {
+        if (!isCrash(error)) throw error;
+      });
       m.endRequested();
     }),
   ),
@@ -471,6 +507,17 @@ const commands = [
     ),
 ];
 
+// On Redis, a replica can die between storing a session's end and what follows it.
+if (STORE !== "memory") {
+  commands.push(
+    fc.constant(
+      step("the replica handling the next end dies right after storing it", async (_m, r) => {
+        r.crash.at = "end:replaced";
+      }),
+    ),
+  );
+}
+
 describe(`the session lifecycle against its model (${STORE} store)`, () => {
   let redis: ReturnType<typeof connectRedis> | undefined;
   beforeAll(async () => {
@@ -489,7 +536,18 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     const prefix = `model${crypto.randomUUID().slice(0, 8)}`;
     const memoryHooks = new MemoryWebhookStore(now);
     const hooks: WebhookStore = redis ? new RedisWebhookStore(redis, prefix) : memoryHooks;
-    const store: SessionStore = redis ? new RedisSessionStore(redis, prefix) : new MemorySessionStore(now, memoryHooks);
+    const crash: Real["crash"] = { at: null, happened: false };
+    const store: SessionStore = redis
+      ? new RedisSessionStore(redis, {
+          prefix,
+          afterStep: (step) => {
+            if (step !== crash.at) return;
+            crash.at = null;
+            crash.happened = true;
+            throw new Crash(`the replica died after ${step}`);
+          },
+        })
+      : new MemorySessionStore(now, memoryHooks);
     await hooks.createEndpoint(
       {
         id: "we_000000000000000000000001",
@@ -530,8 +588,10 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       leaseMs: 30_000,
       batch: 100,
       now,
-      // A timer whose effects need LiveKit fails while it is down, and is tried again later.
+      // A timer whose effects need LiveKit fails while it is down, and is tried again later; one whose
+      // replica died after storing the change it made is left to its obligations.
       onError: (error) => {
+        if (isCrash(error)) return;
         if (!(rooms.down && error instanceof DependencyUnavailableError)) throw error;
       },
     });
@@ -548,6 +608,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       events: 0,
       hooks,
       delivered: [],
+      crash,
     };
     const model = new Model(clock.now);
     return { model: () => model, real: () => real };
@@ -568,6 +629,15 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     expect(real.rooms.room.open, "the room of a terminal session was never deleted").toBe(false);
   }
 
+  /** After a sequence: the account agrees with its session, whatever replica died on the way. */
+  async function accountAgrees(real: Real, model: Model): Promise<void> {
+    if (model.terminal) {
+      real.clock.now += 60 * 60_000;
+      await real.sweeper.sweep();
+    }
+    await expectAccountAgrees(model, real);
+  }
+
   /**
    * After a sequence: a terminal session has no timer left at all; nothing of it stays in the shared
    * timer sets (it expires with its retention by itself).
@@ -582,6 +652,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     const { model, real } = await setup();
     await fc.asyncModelRun(() => ({ model: model(), real: real() }), cmds);
     await eventuallyNoRoom(real(), model());
+    await accountAgrees(real(), model());
     await noTimersLeft(real(), model());
   });
 

@@ -10,6 +10,7 @@ import { freePort, startRedis } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
+import { LAYOUT_VERSION } from "../../src/store/redis/keys.js";
 import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 
@@ -164,7 +165,7 @@ describe("dist/main.js", () => {
 
   describe("the key layout Redis holds", () => {
     const refusal = (found: string) =>
-      `configuration error: Redis holds key layout ${found} under REDIS_KEY_PREFIX "dhs"; this server reads and writes layout 2. ` +
+      `configuration error: Redis holds key layout ${found} under REDIS_KEY_PREFIX "dhs"; this server reads and writes layout ${LAYOUT_VERSION}. ` +
       "Run the server version that wrote it, or give this one an empty Redis or another REDIS_KEY_PREFIX (see the README, Upgrades)\n";
 
     /** A Redis prepared by `write`, and a client of it. */
@@ -191,14 +192,15 @@ describe("dist/main.js", () => {
           proc.child.kill("SIGTERM");
           expect((await proc.exited)[0]).toBe(0);
         }
-        expect(await redis.client.get("dhs:layout")).toBe("2");
+        expect(await redis.client.get("dhs:layout")).toBe(String(LAYOUT_VERSION));
       } finally {
         await redis.stop();
       }
     });
 
     it.each([
-      ["another version's", "3", (c: Redis) => c.set("dhs:layout", "3")],
+      ["layout 2's, from before sessions spread by shard", "2", (c: Redis) => c.set("dhs:layout", "2")],
+      ["a newer version's", "4", (c: Redis) => c.set("dhs:layout", "4")],
       ["layout 1's (from before the version key)", "1", (c: Redis) => c.zadd("dhs:{timers}:due", 1, "acct|s|join_timeout")],
     ])("stops the start with one line and exit code 1 when it is %s, and writes nothing", async (_name, found, write) => {
       const redis = await redisWith(write);
@@ -218,11 +220,11 @@ describe("dist/main.js", () => {
       const port = await freePort();
       const proc = start({ REDIS_URL: `redis://127.0.0.1:${port}` });
       await proc.listening;
-      const redis = await redisWith((c) => c.set("dhs:layout", "3"), port);
+      const redis = await redisWith((c) => c.set("dhs:layout", "4"), port);
       try {
         const [code] = await proc.exited;
         expect(code).toBe(1);
-        expect(proc.output().stderr).toBe(refusal("3"));
+        expect(proc.output().stderr).toBe(refusal("4"));
       } finally {
         await redis.stop();
       }

@@ -23,7 +23,7 @@ afterAll(async () => {
 describe("a session record that cannot be decoded", () => {
   it("answers getSession 500 internal_error, logs the cause at error level and counts it", async () => {
     const session = await (await h.create({})).json();
-    await redis.set(keyspace(PREFIX).session("acct_a", session.id), "{not json");
+    await redis.set(keyspace(PREFIX).session(session.id), "{not json");
     const res = await h.request("GET", `/v1/sessions/${session.id}`);
     const error = await expectApiError(res, 500, "internal_error");
     expect(res.headers.get("Retry-After")).toBeNull();

@@ -25,7 +25,8 @@ export interface WebhookEndpointServiceDeps {
   settings: WebhookEndpointSettings;
   now?: () => Date;
   /** Called after an event was queued, so this replica delivers it without waiting for its next sweep. */
-  onQueued?: (accountId: string) => void;
+  /** A test event was queued for this endpoint. */
+  onQueued?: (endpointId: string) => void;
 }
 
 /** `whsec_` and 32 random bytes in base64, as Standard Webhooks defines a secret. */
@@ -104,7 +105,7 @@ export class WebhookEndpointService {
   async test(principal: Principal, endpointId: string): Promise<WebhookEvent> {
     const event = outboundEvent("webhook.test", this.now(), { endpoint_id: endpointId }, this.deps.settings.eventRetainMs);
     if (!(await this.deps.store.enqueueFor(principal.accountId, endpointId, event))) throw notFound(endpointId);
-    this.deps.onQueued?.(principal.accountId);
+    this.deps.onQueued?.(endpointId);
     return { id: event.id, ...(JSON.parse(event.body) as Omit<WebhookEvent, "id">) };
   }
 

@@ -44,6 +44,8 @@ export interface WebhookEndpointRecord {
 /** A delivery (one event to one endpoint) this replica holds until `claimedUntil` (ms). */
 export interface ClaimedDelivery {
   accountId: string;
+  /** The store's part of the account's queue that holds it (a shard of sessions; one part in memory). */
+  partition: number;
   endpointId: string;
   eventId: string;
   claimedUntil: number;
@@ -69,8 +71,10 @@ export type DeliveryResolution =
 /** What an attempt says about the endpoint's health. */
 export type EndpointHealth = "succeeded" | "failed" | { disable: DisabledReason } | "unchanged";
 
+/** An account's queue in one partition, claimed so that one replica looks at it at a time. */
 export interface ClaimedAccount {
   accountId: string;
+  partition: number;
   claimedUntil: number;
 }
 
@@ -98,16 +102,21 @@ export interface WebhookStore {
   replaceSecrets(accountId: string, endpointId: string, expected: EndpointSecret[], secrets: EndpointSecret[]): Promise<boolean>;
   /** Enables the endpoint (clears its disabled reason and failure streak); false when it does not exist. */
   enableEndpoint(accountId: string, endpointId: string): Promise<boolean>;
+  /**
+   * Where the deliveries caused by a session's change (or an endpoint's test event) are queued: the
+   * partition of that session's (or endpoint's) id.
+   */
+  partitionOf(subjectId: string): number;
   /** Queues an event for one endpoint only (webhook.test); false when the endpoint does not exist. */
   enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean>;
 
   /**
-   * Claims, for leaseMs, up to `max` accounts that have deliveries due by nowMs; with `near`, the store
-   * may look only where those accounts are kept (they just had events queued), which costs less.
+   * Claims, for leaseMs, up to `max` accounts' queues that have deliveries due by nowMs; with `near`, the
+   * store may look only in those partitions (they just had events queued), which costs less.
    */
-  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly string[]): Promise<ClaimedAccount[]>;
+  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly number[]): Promise<ClaimedAccount[]>;
   /**
-   * Claims, for leaseMs, up to `max` of the account's deliveries due by nowMs, at most `perEndpoint` to
+   * Claims, for leaseMs, up to `max` of the account's deliveries in the partition due by nowMs, at most `perEndpoint` to
    * any endpoint counting the attempts this replica has in flight to it (`busy`: endpoint id -> count),
    * and hands the account back: due again at its next pending delivery (a claimed one at its lease's
    * end), or forgotten when it has none.
@@ -120,8 +129,9 @@ export interface WebhookStore {
   ): Promise<ClaimedDelivery[]>;
   loadDelivery(delivery: ClaimedDelivery): Promise<DeliveryContext>;
   /**
-   * Atomically, if this replica still holds the delivery: logs the attempt (if any), resolves the
-   * delivery and records the endpoint's health. False when the lease was lost (nothing is written).
+   * If this replica still holds the delivery: resolves it, then logs the attempt (if any) and records the
+   * endpoint's health. False when the lease was lost (nothing is written). The log and the health live
+   * with the endpoint, apart from the queue: a crash between the two loses the attempt's log entry only.
    */
   finishDelivery(
     delivery: ClaimedDelivery,
@@ -133,8 +143,8 @@ export interface WebhookStore {
   /** The account's delivery log for one endpoint, newest first, after the attempt `after` (an id). */
   listDeliveries(accountId: string, endpointId: string, limit: number, after: string | undefined): Promise<DeliveryLogPage>;
   /**
-   * Makes sure every account with pending deliveries is due at its next one (repairs a hint lost to a
-   * crash between a change and its hint), and reports the queue's size.
+   * Makes sure every account's queue with pending deliveries is due at its next one (one whose claimer
+   * died), and reports the queue's size.
    */
   reconcile(nowMs: number): Promise<QueueStats>;
 }

@@ -3,7 +3,7 @@
  * earlier request with it left is answered), the room is created with the digital human's agent
  * dispatched, then the session is stored with its key marked done and its first timers scheduled.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { SessionCreate } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
@@ -47,9 +47,10 @@ export class CreateSession {
       throw new AppError("digital_human_not_found", `No digital human ${which}.`);
     }
     const print = fingerprint(body);
-    const claim = await this.claim(principal.accountId, idempotencyKey, print);
+    const createdAt = this.context.now();
+    const claim = await this.claim(principal.accountId, idempotencyKey, print, createdAt.getTime());
     if (claim.kind === "replay") return { session: await this.reader.view(claim.record), replayed: true };
-    const record = this.newRecord(claim.sessionId, principal.accountId, body, digitalHuman.id);
+    const record = this.newRecord(claim.sessionId, principal.accountId, body, digitalHuman.id, createdAt);
     await this.provision(record, agentJobOf(record, digitalHuman, this.context.settings.durations.maxDurationS), {
       idempotencyKey,
       print,
@@ -64,10 +65,16 @@ export class CreateSession {
     accountId: string,
     idempotencyKey: string,
     print: string,
+    createdAtMs: number,
   ): Promise<{ kind: "acquired"; lock: string; sessionId: string } | { kind: "replay"; record: SessionRecord }> {
     const { store, settings } = this.context;
     const limit = this.context.accounts.maxOpenSessions(accountId);
-    const begun = await store.beginCreate(accountId, idempotencyKey, print, settings.idempotencyLockTtlMs, limit, randomUUID());
+    const begun = await store.beginCreate(accountId, idempotencyKey, print, {
+      lockTtlMs: settings.idempotencyLockTtlMs,
+      keyTtlMs: settings.idempotencyKeyTtlMs,
+      maxOpen: limit,
+      createdAtMs,
+    });
     switch (begun.kind) {
       case "limit":
         // Nothing was claimed: no room is made and the key stays unused.
@@ -86,7 +93,7 @@ export class CreateSession {
     }
   }
 
-  private newRecord(id: string, accountId: string, body: SessionCreate, digitalHumanId: string): SessionRecord {
+  private newRecord(id: string, accountId: string, body: SessionCreate, digitalHumanId: string, createdAt: Date): SessionRecord {
     return {
       id,
       account_id: accountId,
@@ -101,7 +108,7 @@ export class CreateSession {
       digital_human_left_at: null,
       participant_sid: null,
       participant_left_at: null,
-      created_at: this.context.now().toISOString(),
+      created_at: createdAt.toISOString(),
       started_at: null,
       ended_at: null,
     };
@@ -172,7 +179,7 @@ export class CreateSession {
     if (timers.status === "rejected") this.context.onBackgroundError?.(timers.reason, "schedule join timer");
     // The lock expired and another request with this key took over: it creates the session, not us.
     if (!completed.value) throw inProgress();
-    this.context.onEventsQueued?.(record.account_id);
+    this.context.onEventsQueued?.(record.id);
   }
 }
 

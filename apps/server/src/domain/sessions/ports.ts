@@ -57,26 +57,31 @@ export interface DueTimer {
   claimedUntil: number;
 }
 
+/** What a create's claim is held to: its lock's TTL, how long a key is kept, the account's cap, its time. */
+export interface CreateClaim {
+  lockTtlMs: number;
+  keyTtlMs: number;
+  maxOpen: number;
+  createdAtMs: number;
+}
+
 /** Idempotent creates: the Idempotency-Key's claim, its completion with the new session, its release. */
 export interface IdempotentCreates {
   /**
-   * Atomically: records a lock for (account, key) when nothing is recorded (or only a failed create), or
-   * reports what is; a new create is refused (`limit`) when the account has `maxOpen` sessions open or
-   * being created. The lock expires after lockTtlMs, so a crashed request cannot wedge the key or hold a
-   * place. The session id acquired is `sessionId`, or the one a failed create of the same body began.
+   * Records a lock for (account, key) when nothing is recorded (or only a failed create, or a lock that
+   * expired), or reports what is; a new create is refused (`limit`) when the account has `maxOpen`
+   * sessions open or being created, and then nothing is claimed. The lock expires after lockTtlMs, so a
+   * crashed request cannot wedge the key; its place is given back once the store finds it died. The
+   * store names a new session (it may keep it beside its key); a retry of a failed or crashed create
+   * with the same body gets the same session id. `createdAtMs` is the new session's creation time.
    */
-  beginCreate(
-    accountId: string,
-    idempotencyKey: string,
-    fingerprint: string,
-    lockTtlMs: number,
-    maxOpen: number,
-    sessionId: string,
-  ): Promise<BeginOutcome>;
+  beginCreate(accountId: string, idempotencyKey: string, fingerprint: string, options: CreateClaim): Promise<BeginOutcome>;
   /**
-   * Atomically: stores the session, marks the key done (remembered keyTtlMs), counts `usage` and queues
-   * `events` for the account's webhook endpoints that take them, if the lock is still this request's. False when another
-   * request holds the key now; nothing is written then.
+   * Stores the session, marks the key done (remembered keyTtlMs), counts `usage` and queues `events` for
+   * the account's webhook endpoints that take them, if the lock is still this request's and has not
+   * expired. False when another request holds the key now, or the lock expired; no session is written
+   * then. The session, its key and its events are written in one step; the account's count of it may
+   * follow, and a crash between them is repaired by the store.
    */
   completeCreate(
     session: SessionRecord,
@@ -88,8 +93,8 @@ export interface IdempotentCreates {
     usage: UsageIncrement | undefined,
   ): Promise<boolean>;
   /**
-   * Releases this request's lock, so the key can be used again, remembering for keepMs the session id it
-   * was creating (a retry of the same body continues it).
+   * Releases this request's lock and its place among the open sessions, so the key can be used again,
+   * remembering for keepMs the session id it was creating (a retry of the same body continues it).
    */
   abandonCreate(
     accountId: string,
@@ -106,10 +111,12 @@ export interface SessionRecords {
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
   getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined>;
   /**
-   * Atomically: replaces the session if it is still at `version`, moves it between the per-status
-   * indexes, counts `usage` and queues `events` for the account's webhook endpoints. False when another
-   * writer got there first (read again and retry); nothing is written then. An ended session is given
-   * `expiresAtMs`: from then on it is gone, from reads and lists alike, with nothing left to delete it.
+   * Replaces the session if it is still at `version` and queues `events` for the account's webhook
+   * endpoints, in one step; false when another writer got there first (read again and retry), and the
+   * session is unchanged then. A session that ends is listed among the ended ones before, and gives back
+   * its place among the open ones and counts `usage` after (a crash between them is repaired by the
+   * store). An ended session is given `expiresAtMs`: from then on it is gone, from reads and lists alike,
+   * with nothing left to delete it.
    */
   replaceSession(
     record: SessionRecord,
@@ -119,7 +126,16 @@ export interface SessionRecords {
     usage: UsageIncrement | undefined,
     expiresAtMs: number | undefined,
   ): Promise<boolean>;
-  /** Sessions of the account open now (created or active) and creates in flight. */
+  /**
+   * An ended session that still holds its place among its account's open sessions (a replica died
+   * between storing its end and giving the place back) gives it back and counts its usage, once;
+   * nothing otherwise.
+   */
+  settleEnded(record: SessionRecord): Promise<void>;
+  /**
+   * Sessions of the account open now (created or active) and creates in flight; what a crash left
+   * counted (a create that died, an end whose place was not given back) is repaired first.
+   */
   openSessions(accountId: string): Promise<number>;
   /** Newest first; one more than asked tells whether there is a next page. Expired sessions are left out. */
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]>;

@@ -48,8 +48,8 @@ export interface SessionServiceDeps {
   metrics?: SessionMetrics;
   /** Failures that do not reach the caller (clean-ups), for logs. */
   onBackgroundError?: (error: unknown, what: string) => void;
-  /** Called after a change queued webhook events, so this replica delivers them without waiting. */
-  onEventsQueued?: (accountId: string) => void;
+  /** Called after a change of this session queued webhook events, so this replica delivers them without waiting. */
+  onEventsQueued?: (sessionId: string) => void;
 }
 
 /** The dependencies with the clock settled: what every use case is given. */

@@ -6,11 +6,13 @@
  */
 import type { DigitalHuman } from "../digital-humans/digital-human-catalog.js";
 import type { AgentJob, ScheduledTimer } from "./ports.js";
-import type { SessionRecord } from "./session.js";
+import { type SessionRecord, TERMINAL } from "./session.js";
 import type { SessionContext } from "./session-deps.js";
 import { sessionEvents } from "./session-events.js";
-import { type Effect, type SessionEvent, transition } from "./session-machine.js";
+import { type Effect, LIFECYCLE_TIMERS, type SessionEvent, transition } from "./session-machine.js";
 import { usageOf } from "./usage.js";
+
+const TIMERS = new Set<string>([...LIFECYCLE_TIMERS, "room_deletion"]);
 
 export class SessionTransitions {
   constructor(private readonly context: SessionContext) {}
@@ -34,17 +36,26 @@ export class SessionTransitions {
       const usage = result.changed ? usageOf(current.record, result.session) : undefined;
       const { ended_at } = result.session;
       const expiresAtMs = ended_at === null ? undefined : Date.parse(ended_at) + settings.durations.retentionS * 1000;
+      let effects = result.effects;
+      const owed = effects.find((e) => e.type === "schedule" && e.timer === "room_deletion");
+      if (result.changed && current.record.ended_at === null && owed?.type === "schedule") {
+        // The room's deletion is owed from the moment the session ends: scheduled before the end is
+        // stored, so a replica that dies right after storing it still leaves the obligation behind.
+        await store.scheduleTimers(accountId, sessionId, [{ timer: owed.timer, atMs: owed.at }]);
+        effects = effects.filter((e) => e !== owed);
+      }
       if (
         result.changed &&
         !(await store.replaceSession(result.session, current.version, current.record.status, events, usage, expiresAtMs))
       ) {
         continue;
       }
-      if (events.length > 0) this.context.onEventsQueued?.(accountId);
+      if (events.length > 0) this.context.onEventsQueued?.(sessionId);
       if (result.changed && result.session.end_reason !== null && current.record.end_reason === null) {
         this.context.metrics?.sessionEnded(result.session.status, result.session.end_reason);
       }
-      await this.runEffects(result.session, result.effects);
+      if (!result.changed && TERMINAL.has(current.record.status) && TIMERS.has(event.type)) await this.repairEnded(current.record);
+      await this.runEffects(result.session, effects);
       return { session: result.session, changed: result.changed };
     }
     throw new Error(`session ${sessionId}: too many concurrent updates`);
@@ -79,6 +90,16 @@ export class SessionTransitions {
           break;
       }
     }
+  }
+
+  /**
+   * A timer of an ended session: its end cancels them all (room_deletion aside), so only a replica that
+   * died between storing the end and carrying out its effects leaves one. Whatever that replica left
+   * undone besides is done now: the session's place among the open ones, its usage, its other timers.
+   */
+  private async repairEnded(record: SessionRecord): Promise<void> {
+    const { store } = this.context;
+    await Promise.all([store.settleEnded(record), store.cancelTimers(record.account_id, record.id)]);
   }
 
   /** Dispatches the session's digital human again unless LiveKit has a live job for it (never doubled). */

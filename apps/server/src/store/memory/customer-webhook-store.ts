@@ -105,9 +105,14 @@ export class MemoryWebhookStore implements WebhookStore {
     return true;
   }
 
-  /** One process keeps every account's deliveries in one place: `near` narrows nothing here. */
-  async claimDueAccounts(nowMs: number, leaseMs: number, max: number, _near?: readonly string[]): Promise<ClaimedAccount[]> {
-    return claimDue(this.accountsDue, nowMs, leaseMs, max).map((accountId) => ({ accountId, claimedUntil: nowMs + leaseMs }));
+  /** One process keeps each account's deliveries in one place: one partition, 0. */
+  partitionOf(_subjectId: string): number {
+    return 0;
+  }
+
+  /** `near` narrows nothing here: there is one partition. */
+  async claimDueAccounts(nowMs: number, leaseMs: number, max: number, _near?: readonly number[]): Promise<ClaimedAccount[]> {
+    return claimDue(this.accountsDue, nowMs, leaseMs, max).map((accountId) => ({ accountId, partition: 0, claimedUntil: nowMs + leaseMs }));
   }
 
   async claimDeliveries(
@@ -133,7 +138,12 @@ export class MemoryWebhookStore implements WebhookStore {
       if (queue.due.size === 0) this.accountsDue.delete(account.accountId);
       else this.accountsDue.set(account.accountId, next);
     }
-    return claimed.map((member) => ({ accountId: account.accountId, ...parseDeliveryMember(member), claimedUntil: nowMs + leaseMs }));
+    return claimed.map((member) => ({
+      accountId: account.accountId,
+      partition: 0,
+      ...parseDeliveryMember(member),
+      claimedUntil: nowMs + leaseMs,
+    }));
   }
 
   async loadDelivery(delivery: ClaimedDelivery): Promise<DeliveryContext> {

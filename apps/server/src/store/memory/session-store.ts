@@ -9,6 +9,7 @@ import type { SessionStatus } from "@dhs/contract";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
 import type { BeginOutcome } from "../../domain/sessions/idempotency.js";
 import {
+  type CreateClaim,
   type DueTimer,
   isAfterCursor,
   type ListQuery,
@@ -38,6 +39,8 @@ interface KeyRecord {
   state: "running" | "done" | "failed";
   fingerprint: string;
   lock: string | undefined;
+  /** When a running create's lock expires (ms): past it, the create may not complete, and the key is over. */
+  lockExpiresAt: number;
   sessionId: string;
   expiresAt: number;
 }
@@ -82,28 +85,31 @@ export class MemorySessionStore implements SessionStore {
     this.sweep.unref();
   }
 
-  async beginCreate(
-    accountId: string,
-    idempotencyKey: string,
-    print: string,
-    lockTtlMs: number,
-    maxOpen: number,
-    sessionId: string,
-  ): Promise<BeginOutcome> {
+  async beginCreate(accountId: string, idempotencyKey: string, print: string, claim: CreateClaim): Promise<BeginOutcome> {
     const account = this.account(accountId);
+    const now = this.now();
     const recorded = this.keyRecord(account, idempotencyKey);
-    if (recorded && recorded.state !== "failed") {
+    // A failed create, or one whose lock expired (it crashed), is over: the same body continues its session.
+    const over = recorded !== undefined && (recorded.state === "failed" || (recorded.state === "running" && recorded.lockExpiresAt <= now));
+    if (recorded && !over) {
       if (recorded.fingerprint !== print) return { kind: "reused" };
       if (recorded.state === "running") return { kind: "in_progress" };
       return { kind: "replay", sessionId: recorded.sessionId };
     }
     const open = this.open(account);
-    if (open >= maxOpen) return { kind: "limit", open };
-    const id = recorded?.fingerprint === print ? recorded.sessionId : sessionId;
+    if (open >= claim.maxOpen) return { kind: "limit", open };
+    const id = recorded?.fingerprint === print ? recorded.sessionId : crypto.randomUUID();
     const lock = crypto.randomUUID();
-    const expiresAt = this.now() + lockTtlMs;
-    account.keys.set(idempotencyKey, { state: "running", fingerprint: print, lock, sessionId: id, expiresAt });
-    account.claims.set(lock, expiresAt);
+    const lockExpiresAt = now + claim.lockTtlMs;
+    account.keys.set(idempotencyKey, {
+      state: "running",
+      fingerprint: print,
+      lock,
+      lockExpiresAt,
+      sessionId: id,
+      expiresAt: now + claim.keyTtlMs,
+    });
+    account.claims.set(lock, lockExpiresAt);
     return { kind: "acquired", lock, sessionId: id };
   }
 
@@ -125,6 +131,7 @@ export class MemorySessionStore implements SessionStore {
       state: "done",
       fingerprint: print,
       lock: undefined,
+      lockExpiresAt: 0,
       sessionId: session.id,
       expiresAt: this.now() + keyTtlMs,
     });
@@ -145,7 +152,14 @@ export class MemorySessionStore implements SessionStore {
     account.claims.delete(lock);
     const recorded = this.keyRecord(account, idempotencyKey);
     if (recorded && this.holds(recorded, print, lock, sessionId)) {
-      account.keys.set(idempotencyKey, { state: "failed", fingerprint: print, lock: undefined, sessionId, expiresAt: this.now() + keepMs });
+      account.keys.set(idempotencyKey, {
+        state: "failed",
+        fingerprint: print,
+        lock: undefined,
+        lockExpiresAt: 0,
+        sessionId,
+        expiresAt: this.now() + keepMs,
+      });
     }
   }
 
@@ -173,6 +187,9 @@ export class MemorySessionStore implements SessionStore {
     this.webhooks.record(record.account_id, events);
     return true;
   }
+
+  /** Nothing to repair: an end and its place's return are one step here. */
+  async settleEnded(_record: SessionRecord): Promise<void> {}
 
   async openSessions(accountId: string): Promise<number> {
     return this.open(this.account(accountId));
@@ -303,9 +320,15 @@ export class MemorySessionStore implements SessionStore {
     return undefined;
   }
 
-  /** Whether the key is still held by this request's claim (its lock, for this body and session). */
+  /** Whether the key is still held by this request's claim (its lock, unexpired, for this body and session). */
   private holds(recorded: KeyRecord, print: string, lock: string, sessionId: string): boolean {
-    return recorded.state === "running" && recorded.fingerprint === print && recorded.lock === lock && recorded.sessionId === sessionId;
+    return (
+      recorded.state === "running" &&
+      recorded.fingerprint === print &&
+      recorded.lock === lock &&
+      recorded.sessionId === sessionId &&
+      recorded.lockExpiresAt > this.now()
+    );
   }
 
   /** Created and active sessions, and creates in flight (their locks not yet expired). */

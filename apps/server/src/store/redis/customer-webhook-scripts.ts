@@ -1,7 +1,8 @@
 /**
- * The Lua of customer webhooks (contract guide, "Webhooks"), each in one account's slot except the two
- * on the accounts-due set. RECORD_EVENTS is shared: the session scripts (session-scripts.ts) include it, so
- * a session's change and the events it causes are one atomic step.
+ * The Lua of customer webhooks (contract guide, "Webhooks"): endpoints and delivery logs in the account's
+ * slot, deliveries in a shard's (the shard of the session that caused them). RECORD_EVENTS is shared:
+ * the session scripts (session-scripts.ts) include it, so a session's change and the events it causes are
+ * one atomic step.
  */
 
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
@@ -9,43 +10,59 @@ import { script } from "./script.js";
 
 /**
  * Records events for every enabled endpoint whose routes take them: a delivery per endpoint, due at
- * once, and the event's body with the number of deliveries pending. Reads `first` (KEYS index) as the
- * routes hash, then the due and pending sets, then one key per event; ARGV from `arg`: the events' retain
- * time (ms), then id, type, body and creation time (ms) per event. Returns the deliveries recorded.
+ * once, the event's body with the number of deliveries pending, and the account due in the shard at its
+ * first event. The routes come as arguments (they live in the account's slot, read before). Reads
+ * KEYS[first] as the account's due deliveries in the shard, then its pending ones, the shard's accounts
+ * due, then one key per event; ARGV from `arg`: the account, the number of routes, each route's endpoint
+ * and types, the events' retain time (ms), then id, type, body and creation time (ms) per event. Returns
+ * the deliveries recorded.
  */
 export const RECORD_EVENTS = `
 local function record_events(first, arg)
-  local routes = redis.call('HGETALL', KEYS[first])
-  if #routes == 0 then return 0 end
-  local recorded, a, k = 0, arg + 1, first + 3
+  local account, routes = ARGV[arg], tonumber(ARGV[arg + 1])
+  if routes == 0 then return 0 end
+  local retain = ARGV[arg + 2 + 2 * routes]
+  local recorded, earliest, a, k = 0, nil, arg + 3 + 2 * routes, first + 3
   while ARGV[a] do
     local id, kind, body, at = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
     local refs = 0
-    for i = 1, #routes, 2 do
-      local types = ' ' .. routes[i + 1] .. ' '
+    for r = arg + 2, arg + 2 * routes, 2 do
+      local types = ' ' .. ARGV[r + 1] .. ' '
       if types == ' * ' or string.find(types, ' ' .. kind .. ' ', 1, true) then
-        local member = routes[i] .. '|' .. id
+        local member = ARGV[r] .. '|' .. id
+        redis.call('ZADD', KEYS[first], at, member)
         redis.call('ZADD', KEYS[first + 1], at, member)
-        redis.call('ZADD', KEYS[first + 2], at, member)
         refs = refs + 1
       end
     end
     if refs > 0 then
       redis.call('HSET', KEYS[k], 'body', body, 'refs', refs)
-      redis.call('PEXPIRE', KEYS[k], ARGV[arg])
+      redis.call('PEXPIRE', KEYS[k], retain)
       recorded = recorded + refs
+      if earliest == nil or tonumber(at) < earliest then earliest = tonumber(at) end
     end
     a, k = a + 4, k + 1
   end
+  if earliest then redis.call('ZADD', KEYS[first + 2], 'LT', earliest, account) end
   return recorded
 end
 `;
 
-/** The keys RECORD_EVENTS reads after the routes, due and pending keys: one per event. */
-export const eventArgv = (events: readonly OutboundEvent[]): (string | number)[] => [
-  events[0]?.retainMs ?? 0,
-  ...events.flatMap((e) => [e.id, e.type, e.body, e.createdAtMs]),
-];
+/** RECORD_EVENTS' arguments: the account, its routes (endpoint id -> types), the events. */
+export const eventArgv = (
+  accountId: string,
+  routes: Readonly<Record<string, string>>,
+  events: readonly OutboundEvent[],
+): (string | number)[] => {
+  const pairs = Object.entries(routes);
+  return [
+    accountId,
+    pairs.length,
+    ...pairs.flat(),
+    events[0]?.retainMs ?? 0,
+    ...events.flatMap((e) => [e.id, e.type, e.body, e.createdAtMs]),
+  ];
+};
 
 export const WEBHOOK_SCRIPTS = {
   createEndpoint: script<
@@ -113,21 +130,25 @@ return 1
     argv: (a) => [a.id],
   }),
 
-  enqueueFor: script<{ endpoint: string; due: string; pending: string; event: string; member: string; event_: OutboundEvent }, number>({
+  enqueueFor: script<
+    { due: string; pending: string; accountsDue: string; event: string; member: string; account: string; event_: OutboundEvent },
+    number
+  >({
     lua: `
--- Queues an event for one endpoint (a test event), due at once.
--- KEYS[1] the endpoint, KEYS[2] the due deliveries, KEYS[3] the pending ones, KEYS[4] the event
--- ARGV[1] the delivery, ARGV[2] the event's creation time (ms), ARGV[3] its body, ARGV[4] its retain time (ms)
--- Returns 1, or 0 when there is no such endpoint.
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+-- Queues an event for one endpoint (a test event), due at once, and makes the account due in the shard.
+-- KEYS[1] the due deliveries, KEYS[2] the pending ones, KEYS[3] the shard's accounts due, KEYS[4] the event
+-- ARGV[1] the delivery, ARGV[2] the event's creation time (ms), ARGV[3] its body, ARGV[4] its retain
+-- time (ms), ARGV[5] the account
+-- Returns 1.
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[4], 'body', ARGV[3], 'refs', 1)
 redis.call('PEXPIRE', KEYS[4], ARGV[4])
+redis.call('ZADD', KEYS[3], 'LT', ARGV[2], ARGV[5])
 return 1
 `,
-    keys: (a) => [a.endpoint, a.due, a.pending, a.event],
-    argv: (a) => [a.member, a.event_.createdAtMs, a.event_.body, a.event_.retainMs],
+    keys: (a) => [a.due, a.pending, a.accountsDue, a.event],
+    argv: (a) => [a.member, a.event_.createdAtMs, a.event_.body, a.event_.retainMs, a.account],
   }),
 
   releaseAccount: script<{ accounts: string; account: string; claimedUntil: number; next: string }, number>({
@@ -151,13 +172,13 @@ return 1
     string[]
   >({
     lua: `
--- Claims up to ARGV[3] of an account's deliveries due by ARGV[1], pushing each to ARGV[2] (the lease's
+-- Claims up to ARGV[3] of an account's deliveries in a shard due by ARGV[1], pushing each to ARGV[2] (the lease's
 -- end), at most ARGV[4] per endpoint counting what the replica has in flight to it; looks at no more
 -- than 1000 due deliveries.
--- KEYS[1] the account's due deliveries (by due time, ms)
+-- KEYS[1] the account's due deliveries in the shard (by due time, ms)
 -- ARGV[1] now (ms), ARGV[2] the lease's end (ms), ARGV[3] the most to claim, ARGV[4] the most per endpoint,
 -- ARGV[5..] endpoint id, attempts in flight, for the endpoints the replica is busy with
--- Returns the account's next due time afterwards ('' when it has no delivery), then the claimed ones.
+-- Returns the account's next due time in the shard afterwards ('' when it has no delivery), then the claimed ones.
 local claimed, max, per, offset = {}, tonumber(ARGV[3]), tonumber(ARGV[4]), 0
 local taken = {}
 for i = 5, #ARGV, 2 do taken[ARGV[i]] = tonumber(ARGV[i + 1]) end
@@ -184,32 +205,64 @@ return reply
     argv: (a) => [a.nowMs, a.leaseUntilMs, a.max, a.perEndpoint, ...a.busy],
   }),
 
-  loadDelivery: script<{ endpoint: string; event: string; attempts: string; member: string }, [string[], string | null, string | null]>({
+  loadQueued: script<{ event: string; attempts: string; member: string }, [string | null, string | null]>({
     lua: `
--- What an attempt needs, in one round trip.
--- KEYS[1] the endpoint, KEYS[2] the event, KEYS[3] the attempts made per delivery
+-- What an attempt needs from the shard, in one round trip (the endpoint is read from the account's slot).
+-- KEYS[1] the event, KEYS[2] the attempts made per delivery
 -- ARGV[1] the delivery
--- Returns the endpoint's fields and values, the event's body (or nil), the attempts made (or nil).
-return { redis.call('HGETALL', KEYS[1]), redis.call('HGET', KEYS[2], 'body'), redis.call('HGET', KEYS[3], ARGV[1]) }
+-- Returns the event's body (or nil), the attempts made (or nil).
+return { redis.call('HGET', KEYS[1], 'body'), redis.call('HGET', KEYS[2], ARGV[1]) }
 `,
-    keys: (a) => [a.endpoint, a.event, a.attempts],
+    keys: (a) => [a.event, a.attempts],
     argv: (a) => [a.member],
   }),
 
-  finishDelivery: script<
+  resolveDelivery: script<
     {
       due: string;
       pending: string;
       attempts: string;
       event: string;
-      log: string;
-      endpoint: string;
-      routes: string;
+      accountsDue: string;
       member: string;
       lease: number;
       resolution: "done" | "retry";
       retryAtMs: number;
       attemptsMade: number;
+      account: string;
+    },
+    number
+  >({
+    lua: `
+-- After an attempt, if this replica still holds the delivery: resolves it (retry later, with the account
+-- due in the shard by then, or done: forgotten, and the event with its last delivery).
+-- KEYS[1] due, KEYS[2] pending, KEYS[3] attempts made, KEYS[4] the event, KEYS[5] the shard's accounts due
+-- ARGV[1] the delivery, ARGV[2] the lease's end (ms), ARGV[3] 'done' or 'retry', ARGV[4] the retry's time
+-- (ms), ARGV[5] attempts made, ARGV[6] the account
+-- Returns 1, or 0 when the lease was lost (nothing is written then).
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == 'retry' then
+  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[5])
+  redis.call('ZADD', KEYS[5], 'LT', ARGV[4], ARGV[6])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[3], ARGV[1])
+  if redis.call('HINCRBY', KEYS[4], 'refs', -1) <= 0 then redis.call('DEL', KEYS[4]) end
+end
+return 1
+`,
+    keys: (a) => [a.due, a.pending, a.attempts, a.event, a.accountsDue],
+    argv: (a) => [a.member, a.lease, a.resolution, a.retryAtMs, a.attemptsMade, a.account],
+  }),
+
+  recordAttempt: script<
+    {
+      log: string;
+      endpoint: string;
+      routes: string;
       entry: string;
       logMax: number;
       health: "succeeded" | "failed" | "gone" | "failing" | "unchanged";
@@ -219,49 +272,33 @@ return { redis.call('HGETALL', KEYS[1]), redis.call('HGET', KEYS[2], 'body'), re
     number
   >({
     lua: `
--- After an attempt, if this replica still holds the delivery: logs the attempt, resolves the delivery
--- (retry later, or done: forgotten, and the event with its last delivery) and records the endpoint's
--- health (a success ends its failure streak, a failure starts one, gone or failing disables it).
--- KEYS[1] due, KEYS[2] pending, KEYS[3] attempts made, KEYS[4] the event, KEYS[5] the endpoint's log,
--- KEYS[6] the endpoint, KEYS[7] the routes
--- ARGV[1] the delivery, ARGV[2] the lease's end (ms), ARGV[3] 'done' or 'retry', ARGV[4] the retry's time
--- (ms), ARGV[5] attempts made, ARGV[6] the log entry ('' for none), ARGV[7] the log's length,
--- ARGV[8] health: succeeded, failed, gone, failing or unchanged, ARGV[9] now (ms), ARGV[10] the endpoint's id
--- Returns 1, or 0 when the lease was lost (nothing is written then).
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
-local exists = redis.call('EXISTS', KEYS[6]) == 1
-if ARGV[6] ~= '' and exists then redis.call('XADD', KEYS[5], 'MAXLEN', ARGV[7], '*', 'a', ARGV[6]) end
-if ARGV[3] == 'retry' then
-  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[5])
-else
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('HDEL', KEYS[3], ARGV[1])
-  if redis.call('HINCRBY', KEYS[4], 'refs', -1) <= 0 then redis.call('DEL', KEYS[4]) end
-end
-if exists then
-  local health = ARGV[8]
-  if health == 'succeeded' then
-    redis.call('HDEL', KEYS[6], 'failing_since')
-  elseif health == 'failed' then
-    redis.call('HSETNX', KEYS[6], 'failing_since', ARGV[9])
-  elseif health == 'gone' or health == 'failing' then
-    redis.call('HSET', KEYS[6], 'status', 'disabled', 'disabled_reason', health)
-    redis.call('HDEL', KEYS[6], 'failing_since')
-    redis.call('HDEL', KEYS[7], ARGV[10])
-  end
+-- Logs an attempt of a resolved delivery and records the endpoint's health (a success ends its failure
+-- streak, a failure starts one, gone or failing disables it), if the endpoint still exists.
+-- KEYS[1] the endpoint's log, KEYS[2] the endpoint, KEYS[3] the routes
+-- ARGV[1] the log entry ('' for none), ARGV[2] the log's length, ARGV[3] health: succeeded, failed,
+-- gone, failing or unchanged, ARGV[4] now (ms), ARGV[5] the endpoint's id
+-- Returns 1, or 0 when the endpoint is gone.
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+if ARGV[1] ~= '' then redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'a', ARGV[1]) end
+local health = ARGV[3]
+if health == 'succeeded' then
+  redis.call('HDEL', KEYS[2], 'failing_since')
+elseif health == 'failed' then
+  redis.call('HSETNX', KEYS[2], 'failing_since', ARGV[4])
+elseif health == 'gone' or health == 'failing' then
+  redis.call('HSET', KEYS[2], 'status', 'disabled', 'disabled_reason', health)
+  redis.call('HDEL', KEYS[2], 'failing_since')
+  redis.call('HDEL', KEYS[3], ARGV[5])
 end
 return 1
 `,
-    keys: (a) => [a.due, a.pending, a.attempts, a.event, a.log, a.endpoint, a.routes],
-    argv: (a) => [a.member, a.lease, a.resolution, a.retryAtMs, a.attemptsMade, a.entry, a.logMax, a.health, a.nowMs, a.endpointId],
+    keys: (a) => [a.log, a.endpoint, a.routes],
+    argv: (a) => [a.entry, a.logMax, a.health, a.nowMs, a.endpointId],
   }),
 
   queueState: script<{ due: string; pending: string }, [string, number, string]>({
     lua: `
--- An account's queue, for the reconciliation: its next due time, its size, its oldest event's time.
+-- An account's queue in a shard, for the reconciliation: its next due time, its size, its oldest event's time.
 -- KEYS[1] due, KEYS[2] pending
 -- Returns { next due (ms) or '', pending deliveries, oldest event's creation (ms) or '' }.
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')

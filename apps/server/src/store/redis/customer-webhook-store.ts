@@ -1,7 +1,8 @@
 /**
- * Customer webhooks on Redis (or Redis Cluster): endpoints, the delivery queue and the delivery logs, in
- * each account's slot; the set of accounts with deliveries due in a slot of its own. Every step that must
- * not interleave is one script (customer-webhook-scripts.ts). Errors are sorted as the session store sorts them.
+ * Customer webhooks on Redis (or Redis Cluster): endpoints and delivery logs in each account's slot; an
+ * account's deliveries in the shard of the session that caused them (its queue has a part in each shard,
+ * the "partition" of the port), with the shard's accounts due beside them. Every step that must not
+ * interleave is one script (customer-webhook-scripts.ts). Errors are sorted as the session store sorts them.
  */
 import type { WebhookDelivery } from "@dhs/contract";
 import type { Cluster, Redis } from "ioredis";
@@ -112,32 +113,47 @@ export class RedisWebhookStore implements WebhookStore {
     });
   }
 
+  partitionOf(subjectId: string): number {
+    return shardOf(subjectId);
+  }
+
+  /** A test event is queued in its endpoint's shard (a deletion meanwhile drops it when it comes due). */
   enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean> {
     const k = this.keys;
+    const shard = shardOf(endpointId);
     return guard(async () => {
-      const queued = await this.scripts.run("enqueueFor", {
-        endpoint: k.hookEndpoint(accountId, endpointId),
-        due: k.hookDue(accountId),
-        pending: k.hookPending(accountId),
-        event: k.hookEvent(accountId, event.id),
+      if ((await this.redis.exists(k.hookEndpoint(accountId, endpointId))) === 0) return false;
+      await this.scripts.run("enqueueFor", {
+        due: k.hookDue(accountId, shard),
+        pending: k.hookPending(accountId, shard),
+        accountsDue: k.hookAccountsDue(shard),
+        event: k.hookEvent(accountId, shard, event.id),
         member: deliveryMember(endpointId, event.id),
+        account: accountId,
         event_: event,
       });
-      if (queued === 1) await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", event.createdAtMs, accountId);
-      return queued === 1;
+      return true;
     });
   }
 
-  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly string[]): Promise<ClaimedAccount[]> {
+  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly number[]): Promise<ClaimedAccount[]> {
     return guard(async () => {
       const leaseUntilMs = nowMs + leaseMs;
-      // The shards of the accounts named, or every shard at once (one round trip, spread over the masters).
-      const shards = near ? [...new Set(near.map(shardOf))] : Array.from({ length: SHARDS }, (_, shard) => shard);
+      // The shards named, or every shard at once (one round trip, spread over the masters).
+      const shards = near ? [...new Set(near)] : Array.from({ length: SHARDS }, (_, shard) => shard);
       const perShard = Math.ceil(max / shards.length);
       const claimed = await Promise.all(
-        shards.map((shard) => this.scripts.run("claimDue", { set: this.keys.hookAccountsDue(shard), nowMs, leaseUntilMs, max: perShard })),
+        shards.map(async (partition) => {
+          const accounts = await this.scripts.run("claimDue", {
+            set: this.keys.hookAccountsDue(partition),
+            nowMs,
+            leaseUntilMs,
+            max: perShard,
+          });
+          return accounts.map((accountId) => ({ accountId, partition, claimedUntil: leaseUntilMs }));
+        }),
       );
-      return claimed.flat().map((accountId) => ({ accountId, claimedUntil: leaseUntilMs }));
+      return claimed.flat();
     });
   }
 
@@ -147,11 +163,11 @@ export class RedisWebhookStore implements WebhookStore {
     leaseMs: number,
     limits: { max: number; perEndpoint: number; busy: ReadonlyMap<string, number> },
   ): Promise<ClaimedDelivery[]> {
-    const { accountId } = account;
+    const { accountId, partition } = account;
     return guard(async () => {
       const leaseUntilMs = nowMs + leaseMs;
       const [next = "", ...members] = await this.scripts.run("claimDeliveries", {
-        due: this.keys.hookDue(accountId),
+        due: this.keys.hookDue(accountId, partition),
         nowMs,
         leaseUntilMs,
         max: limits.max,
@@ -159,28 +175,29 @@ export class RedisWebhookStore implements WebhookStore {
         busy: [...limits.busy].flat(),
       });
       await this.scripts.run("releaseAccount", {
-        accounts: this.keys.hookAccountsDue(shardOf(accountId)),
+        accounts: this.keys.hookAccountsDue(partition),
         account: accountId,
         claimedUntil: account.claimedUntil,
         next,
       });
-      return members.map((member) => ({ accountId, ...parseDeliveryMember(member), claimedUntil: leaseUntilMs }));
+      return members.map((member) => ({ accountId, partition, ...parseDeliveryMember(member), claimedUntil: leaseUntilMs }));
     });
   }
 
   loadDelivery(delivery: ClaimedDelivery): Promise<DeliveryContext> {
-    const { accountId, endpointId, eventId } = delivery;
+    const { accountId, partition, endpointId, eventId } = delivery;
+    const k = this.keys;
     return guard(async () => {
-      const [fields, body, attempts] = await this.scripts.run("loadDelivery", {
-        endpoint: this.keys.hookEndpoint(accountId, endpointId),
-        event: this.keys.hookEvent(accountId, eventId),
-        attempts: this.keys.hookAttempts(accountId),
-        member: deliveryMember(endpointId, eventId),
-      });
-      const hash: Record<string, string> = {};
-      for (let i = 0; i < fields.length; i += 2) hash[fields[i] as string] = fields[i + 1] as string;
+      const [hash, [body, attempts]] = await Promise.all([
+        this.redis.hgetall(k.hookEndpoint(accountId, endpointId)),
+        this.scripts.run("loadQueued", {
+          event: k.hookEvent(accountId, partition, eventId),
+          attempts: k.hookAttempts(accountId, partition),
+          member: deliveryMember(endpointId, eventId),
+        }),
+      ]);
       return {
-        endpoint: fields.length === 0 ? undefined : decodeEndpoint(accountId, endpointId, hash),
+        endpoint: Object.keys(hash).length === 0 ? undefined : decodeEndpoint(accountId, endpointId, hash),
         body: body ?? undefined,
         attemptsMade: attempts === null ? 0 : Number(attempts),
       };
@@ -194,32 +211,36 @@ export class RedisWebhookStore implements WebhookStore {
     health: EndpointHealth,
     nowMs: number,
   ): Promise<boolean> {
-    const { accountId, endpointId, eventId } = delivery;
+    const { accountId, partition, endpointId, eventId } = delivery;
     const k = this.keys;
     return guard(async () => {
-      const finished = await this.scripts.run("finishDelivery", {
-        due: k.hookDue(accountId),
-        pending: k.hookPending(accountId),
-        attempts: k.hookAttempts(accountId),
-        event: k.hookEvent(accountId, eventId),
-        log: k.hookLog(accountId, endpointId),
-        endpoint: k.hookEndpoint(accountId, endpointId),
-        routes: k.hookRoutes(accountId),
+      const resolved = await this.scripts.run("resolveDelivery", {
+        due: k.hookDue(accountId, partition),
+        pending: k.hookPending(accountId, partition),
+        attempts: k.hookAttempts(accountId, partition),
+        event: k.hookEvent(accountId, partition, eventId),
+        accountsDue: k.hookAccountsDue(partition),
         member: deliveryMember(endpointId, eventId),
         lease: delivery.claimedUntil,
         resolution: resolution.kind,
         retryAtMs: resolution.kind === "retry" ? resolution.atMs : 0,
         attemptsMade: attempt?.attempt ?? 0,
-        entry: attempt === null ? "" : JSON.stringify(attempt),
-        logMax: HOOK_LOG_MAX,
-        health: typeof health === "string" ? health : health.disable,
-        nowMs,
-        endpointId,
+        account: accountId,
       });
-      // The retry's time may come before the account's next due time as handed back at the claim.
-      if (finished === 1 && resolution.kind === "retry")
-        await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", resolution.atMs, accountId);
-      return finished === 1;
+      if (resolved !== 1) return false;
+      if (attempt !== null || health !== "unchanged") {
+        await this.scripts.run("recordAttempt", {
+          log: k.hookLog(accountId, endpointId),
+          endpoint: k.hookEndpoint(accountId, endpointId),
+          routes: k.hookRoutes(accountId),
+          entry: attempt === null ? "" : JSON.stringify(attempt),
+          logMax: HOOK_LOG_MAX,
+          health: typeof health === "string" ? health : health.disable,
+          nowMs,
+          endpointId,
+        });
+      }
+      return true;
     });
   }
 
@@ -250,14 +271,19 @@ export class RedisWebhookStore implements WebhookStore {
         const [nextCursor, accounts] = await this.redis.sscan(k.hookAccounts, cursor, "COUNT", 200);
         cursor = nextCursor;
         for (const accountId of accounts) {
-          const [next, size, first] = await this.scripts.run("queueState", {
-            due: k.hookDue(accountId),
-            pending: k.hookPending(accountId),
-          });
-          pending += Number(size);
-          if (first !== "") oldest = Math.min(oldest ?? Number.POSITIVE_INFINITY, Number(first));
-          // A claimed delivery's lease end counts as its due time, so one whose holder died comes back.
-          if (next !== "") await this.redis.zadd(k.hookAccountsDue(shardOf(accountId)), "LT", Number(next), accountId);
+          // The account's queue in every shard at once.
+          await Promise.all(
+            Array.from({ length: SHARDS }, async (_, shard) => {
+              const [next, size, first] = await this.scripts.run("queueState", {
+                due: k.hookDue(accountId, shard),
+                pending: k.hookPending(accountId, shard),
+              });
+              pending += Number(size);
+              if (first !== "") oldest = Math.min(oldest ?? Number.POSITIVE_INFINITY, Number(first));
+              // A claimed delivery's lease end counts as its due time, so one whose holder died comes back.
+              if (next !== "") await this.redis.zadd(k.hookAccountsDue(shard), "LT", Number(next), accountId);
+            }),
+          );
         }
       } while (cursor !== "0");
       return { pending, oldestCreatedAtMs: oldest };

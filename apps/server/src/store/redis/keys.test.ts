@@ -2,7 +2,7 @@ import calculateSlot from "cluster-key-slot";
 import { describe, expect, it } from "vitest";
 import { sessionRecord } from "../../../test/support/session-fixtures.js";
 import type { SessionRecord } from "../../domain/sessions/session.js";
-import { decodeSession, encodeSession, idempotencyRecord, keyspace, SHARDS, shardOf, shardTags } from "./keys.js";
+import { decodeSession, encodeSession, idempotencyRecord, keyShardOf, keyspace, SHARDS, sessionIdIn, shardOf, shardTags } from "./keys.js";
 
 const base: SessionRecord = sessionRecord({ tags: ["t"], metadata: { nested: { a: [1, null] } }, created_at: "2026-11-22T09:15:00.000Z" });
 
@@ -21,12 +21,13 @@ describe("encodeSession / decodeSession", () => {
       },
     ],
   ] as const)("round-trips %s exactly", (_name, record) => {
-    expect(decodeSession(encodeSession(record as SessionRecord), record.account_id, record.id)).toEqual(record);
+    expect(decodeSession(encodeSession(record as SessionRecord), record.id)).toEqual(record);
   });
 
-  it("stores neither what the key says nor nulls", () => {
+  it("stores its account (sessions are kept by id, and reads check it), but neither what the key says nor nulls", () => {
     const stored = JSON.parse(encodeSession(base)) as Record<string, unknown>;
     expect(Object.keys(stored).sort()).toEqual([
+      "account_id",
       "created_at",
       "digital_human_id",
       "metadata",
@@ -38,10 +39,10 @@ describe("encodeSession / decodeSession", () => {
   });
 
   it("refuses a record written in another format instead of misreading it", () => {
-    const other = JSON.stringify({ ...JSON.parse(encodeSession(base)), v: 2 });
-    expect(() => decodeSession(other, base.account_id, base.id)).toThrow(/format 2, this server reads 1/);
+    const other = JSON.stringify({ ...JSON.parse(encodeSession(base)), v: 1 });
+    expect(() => decodeSession(other, base.id)).toThrow(/format 1, this server reads 2/);
     const unversioned = JSON.stringify({ ...JSON.parse(encodeSession(base)), v: undefined });
-    expect(() => decodeSession(unversioned, base.account_id, base.id)).toThrow(/format undefined/);
+    expect(() => decodeSession(unversioned, base.id)).toThrow(/format undefined/);
   });
 });
 
@@ -53,6 +54,7 @@ describe("shards", () => {
       expect(slot).toBeGreaterThanOrEqual(Math.floor((k * 16_384) / SHARDS));
       expect(slot).toBeLessThan(Math.floor(((k + 1) * 16_384) / SHARDS));
       expect(calculateSlot(keys.hookAccountsDue(k))).toBe(slot);
+      expect(calculateSlot(keys.hookDue("acct_a", k))).toBe(slot);
     }
     // Three masters splitting the slots as redis-cli --cluster create does: 10 or 11 shards each.
     const perMaster = [0, 0, 0];
@@ -75,11 +77,30 @@ describe("shards", () => {
     for (const count of counts) expect(Math.abs(count - 500)).toBeLessThan(167);
     expect(shardOf("acct_a")).toBe(shardOf("acct_a"));
   });
+
+  it("keeps a session with its timers, and names a key's session in the key's own shard, so one script writes both", () => {
+    const keys = keyspace("dhs");
+    for (let i = 0; i < 50; i++) {
+      const key = crypto.randomUUID();
+      const sessionId = sessionIdIn(keyShardOf("acct_a", key));
+      const slot = calculateSlot(keys.session(sessionId));
+      expect(calculateSlot(keys.idempotency("acct_a", key))).toBe(slot);
+      expect(calculateSlot(keys.timers(shardOf(sessionId)))).toBe(slot);
+      expect(calculateSlot(keys.ending(sessionId))).toBe(slot);
+    }
+    let draws = 0;
+    sessionIdIn(3, () => `id-${draws++}`);
+    expect(shardOf(`id-${draws - 1}`)).toBe(3);
+  });
 });
 
 describe("idempotencyRecord", () => {
   it.each([
-    ["a pending record", idempotencyRecord.pending("fp_1", "lock-1", "s-1"), { state: "p", fingerprint: "fp_1", sessionId: "s-1" }],
+    [
+      "a pending record",
+      idempotencyRecord.pending("fp_1", "lock-1", 1_700_000_000_000, "s-1"),
+      { state: "p", fingerprint: "fp_1", sessionId: "s-1" },
+    ],
     [
       "a done record",
       idempotencyRecord.done("fp_2", "3fa85f64-5717-4562-b3fc-2c963f66afa6"),

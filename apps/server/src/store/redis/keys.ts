@@ -6,12 +6,14 @@ import { roomNameFor, type SessionRecord } from "../../domain/sessions/session.j
  * against a Redis that holds another one (layout-version.ts); change it with every change of the layout
  * that an older or newer server would misread.
  */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 /**
- * How many sorted sets the session timers, and the accounts with webhook deliveries due, are spread over.
- * Fixed, so every replica sweeps the same sets; many, so that Redis Cluster spreads them over its
- * masters in about equal shares (see shardTags).
+ * How many shards sessions are spread over: a session, its timers, its ending mark, the idempotency
+ * record that created it and the customer webhook deliveries it causes live in its shard's slot, so one
+ * script changes them together. Fixed, so every replica sweeps the same timer sets; many, so that Redis
+ * Cluster spreads them over its masters in about equal shares (see shardTags). It is also the most
+ * masters sessions can spread over; raising it is a change of the layout.
  */
 export const SHARDS = 32;
 
@@ -39,7 +41,7 @@ export function shardTags(count: number): string[] {
 
 const SHARD_TAGS = shardTags(SHARDS);
 
-/** The shard of an id (a session's or an account's): FNV-1a, so every replica computes the same one. */
+/** The shard of an id (a session's, or an account's Idempotency-Key's): FNV-1a, the same on every replica. */
 export function shardOf(id: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
@@ -49,66 +51,96 @@ export function shardOf(id: string): number {
   return (hash >>> 0) % SHARDS;
 }
 
+/** The shard of an account's Idempotency-Key: the session it creates is named to live in the same one. */
+export const keyShardOf = (accountId: string, idempotencyKey: string) => shardOf(`${accountId}|${idempotencyKey}`);
+
+/** A new session id in the shard: random ids are drawn until one falls in it (32 draws on average). */
+export function sessionIdIn(shard: number, draw: () => string = () => crypto.randomUUID()): string {
+  for (;;) {
+    const id = draw();
+    if (shardOf(id) === shard) return id;
+  }
+}
+
 /** The UTC day (YYYY-MM-DD) of a time in ms: the unit of per-day keys. */
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * Redis key layout, under a prefix (REDIS_KEY_PREFIX, `dhs` by default) so several deployments or test
- * runs can share one Redis without seeing each other. An account's keys carry the account as their hash
- * tag, `{acct_1}`, so a session, the idempotency record that created it and its index entries live in one
- * Redis Cluster slot and one Lua script can write them together. Account isolation follows from the
- * layout: a session is only ever looked up under the caller's own account. What is not one account's
- * (the session timers, the accounts with webhook deliveries due) is spread over SHARDS sets, each under a
- * tag of its own; nothing global grows with sessions.
+ * runs can share one Redis without seeing each other.
+ *
+ * - A session's keys carry its shard's tag, `{7.3}`: its record, its ending mark, its timers, the
+ *   Idempotency-Key that created it (its id is drawn in the key's shard) and its account's customer
+ *   webhook deliveries in that shard. One account's sessions spread over every master.
+ * - What the account's concurrency cap needs, its usage counters and its webhook endpoints carry the
+ *   account as their tag, `{acct_1}`: small, and bounded by the cap and the endpoints' limit.
+ * - An account's ended sessions are listed in one index per creation day in each shard, beside the
+ *   sessions themselves: its history spreads over the masters as its sessions do, and expires day by day.
+ *
+ * Sessions are read by id alone, so account isolation is an explicit check: the record names its account
+ * and a session of another account is not found.
  */
 
 export function keyspace(prefix = "dhs") {
+  const shard = (id: string) => SHARD_TAGS[shardOf(id)] as string;
   return {
     /** The key layout's version (LAYOUT_VERSION). */
     layout: `${prefix}:layout`,
-    session: (accountId: string, sessionId: string) => `${prefix}:{${accountId}}:session:${sessionId}`,
-    idempotency: (accountId: string, idempotencyKey: string) => `${prefix}:{${accountId}}:idem:${idempotencyKey}`,
-    /** Creates in flight (their idempotency locks) by when their lock expires (ms): they count as open sessions. */
+    /** A session (its JSON, which names its account). */
+    session: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:session:${sessionId}`,
+    /** An account's Idempotency-Key (idempotencyRecord), in the shard of the session it creates. */
+    idempotency: (accountId: string, idempotencyKey: string) =>
+      `${prefix}:{${SHARD_TAGS[keyShardOf(accountId, idempotencyKey)]}}:idem:${accountId}:${idempotencyKey}`,
+    /** Set while endSession deletes the session's room (a short TTL). */
+    ending: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:ending:${sessionId}`,
+    /**
+     * The account's open sessions (created or active) and the creates it has in flight, by creation time
+     * (ms): what the concurrency cap counts and what lists of open sessions read.
+     */
+    open: (accountId: string) => `${prefix}:{${accountId}}:open`,
+    /**
+     * The UTC days the account created sessions on (members YYYY-MM-DD, scored by the day's start, ms):
+     * the days whose indexes of ended sessions a list reads; trimmed to the retention by lists.
+     */
+    days: (accountId: string) => `${prefix}:{${accountId}}:days`,
+    /** Creates in flight (session ids, in `open` too) by when their claim expires (ms). */
     claims: (accountId: string) => `${prefix}:{${accountId}}:claims`,
     /** The account's usage counters of one UTC day (a hash; kept USAGE_RETENTION_DAYS). */
     usage: (accountId: string, day: string) => `${prefix}:{${accountId}}:usage:${day}`,
-    /** Set while endSession deletes the session's room (a short TTL). */
-    ending: (accountId: string, sessionId: string) => `${prefix}:{${accountId}}:ending:${sessionId}`,
     /**
-     * Sorted sets of an account's session ids by creation time (ms): one per open status (created, active;
-     * as many entries as the account has sessions open, so bounded by its cap), and one per ended status
-     * and UTC day of creation, which expires whole once the last session in it has.
+     * The account's ended sessions in a shard created on a UTC day, by creation time (ms); expires with
+     * its last one.
      */
-    index: (accountId: string, status: string) => `${prefix}:{${accountId}}:index:${status}`,
-    endedIndex: (accountId: string, status: string, day: string) => `${prefix}:{${accountId}}:index:${status}:${day}`,
+    ended: (accountId: string, shardIndex: number, day: string) => `${prefix}:{${SHARD_TAGS[shardIndex]}}:ended:${accountId}:${day}`,
     /** The session timers of one shard by due time; members are `account|session|timer`. */
-    timers: (shard: number) => `${prefix}:timers:{${SHARD_TAGS[shard]}}`,
+    timers: (shardIndex: number) => `${prefix}:timers:{${SHARD_TAGS[shardIndex]}}`,
     /** A LiveKit event id already processed (expires after LIVEKIT_WEBHOOK_DEDUPE_S). */
     livekitEvent: (eventId: string) => `${prefix}:livekit-event:{${eventId}}`,
     /** A lease on work one replica at a time does (its holder, with a TTL). */
     lease: (name: string) => `${prefix}:lease:{${name}}`,
 
-    // Customer webhooks: an account's endpoints and its delivery queue live in its slot, so the change of
-    // a session and the events it causes are written by one script.
+    // Customer webhooks: an account's endpoints and delivery logs live in its slot; its deliveries in the
+    // shard of the session whose change caused them, so the change and its events are one script.
     /** An endpoint (a hash: url, types, description, status, disabled_reason, created, secrets, failing_since). */
     hookEndpoint: (accountId: string, endpointId: string) => `${prefix}:{${accountId}}:hook:endpoint:${endpointId}`,
     /** The account's endpoint ids by creation time (ms). */
     hookEndpoints: (accountId: string) => `${prefix}:{${accountId}}:hook:endpoints`,
     /** Enabled endpoints and the event types they take (a hash: id -> space-separated types, or `*`). */
     hookRoutes: (accountId: string) => `${prefix}:{${accountId}}:hook:routes`,
-    /** Deliveries (`endpoint|event`) by when they are due (ms; a claimed one by its lease's end). */
-    hookDue: (accountId: string) => `${prefix}:{${accountId}}:hook:due`,
+    /** An account's deliveries in a shard (`endpoint|event`) by when they are due (ms; a claimed one by its lease's end). */
+    hookDue: (accountId: string, shardIndex: number) => `${prefix}:{${SHARD_TAGS[shardIndex]}}:hook:${accountId}:due`,
     /** The same deliveries by their event's creation time (ms): the queue's size and its oldest event. */
-    hookPending: (accountId: string) => `${prefix}:{${accountId}}:hook:pending`,
+    hookPending: (accountId: string, shardIndex: number) => `${prefix}:{${SHARD_TAGS[shardIndex]}}:hook:${accountId}:pending`,
     /** Attempts made so far per delivery, for deliveries that failed at least once. */
-    hookAttempts: (accountId: string) => `${prefix}:{${accountId}}:hook:attempts`,
+    hookAttempts: (accountId: string, shardIndex: number) => `${prefix}:{${SHARD_TAGS[shardIndex]}}:hook:${accountId}:attempts`,
     /** An event's body and how many deliveries of it are pending (a hash: body, refs). */
-    hookEvent: (accountId: string, eventId: string) => `${prefix}:{${accountId}}:hook:event:${eventId}`,
+    hookEvent: (accountId: string, shardIndex: number, eventId: string) =>
+      `${prefix}:{${SHARD_TAGS[shardIndex]}}:hook:${accountId}:event:${eventId}`,
     /** An endpoint's recent attempts (a stream, trimmed to the newest HOOK_LOG_MAX). */
     hookLog: (accountId: string, endpointId: string) => `${prefix}:{${accountId}}:hook:log:${endpointId}`,
-    /** Accounts with deliveries due, by the time of their next one (ms), in the account's shard. */
-    hookAccountsDue: (shard: number) => `${prefix}:hooks-due:{${SHARD_TAGS[shard]}}`,
-    /** Every account that ever had an endpoint: what the reconciliation walks. */
+    /** Accounts with deliveries due in a shard, by the time of their next one there (ms). */
+    hookAccountsDue: (shardIndex: number) => `${prefix}:hooks-due:{${SHARD_TAGS[shardIndex]}}`,
+    /** Every account that ever had an endpoint: what the reconciliation walks (grows with accounts only). */
     hookAccounts: `${prefix}:{hooks}:accounts`,
   };
 }
@@ -137,14 +169,16 @@ export function parseTimerMember(member: string): { accountId: string; sessionId
 }
 
 /**
- * Idempotency records are small strings: `p|<fingerprint>|<lock>|<session id>` while a request creates,
- * `d|<fingerprint>|<session id>` once it is done, `a|<fingerprint>|<session id>` after a create that
- * failed (fingerprints are base64url: no `|`). The session id is fixed when the key is first claimed, so
- * a retry of a failed create continues the same session, with the room LiveKit may have made for it.
- * Written and read here; on Redis the beginCreate script reads them in Lua (session-scripts.ts) alike.
+ * Idempotency records are small strings: `p|<fingerprint>|<lock>|<lock's expiry, ms>|<session id>` while
+ * a request creates, `d|<fingerprint>|<session id>` once it is done, `a|<fingerprint>|<session id>` after
+ * a create that failed (fingerprints are base64url: no `|`). The session id is fixed when the key is first
+ * claimed, so a retry of a failed create, or one that takes over a crashed create's expired lock,
+ * continues the same session, with the room LiveKit may have made for it. Written and read here; on Redis
+ * the beginCreate script reads them in Lua (session-scripts.ts) alike.
  */
 export const idempotencyRecord = {
-  pending: (fingerprint: string, lock: string, sessionId: string) => `p|${fingerprint}|${lock}|${sessionId}`,
+  pending: (fingerprint: string, lock: string, expiresAtMs: number, sessionId: string) =>
+    `p|${fingerprint}|${lock}|${expiresAtMs}|${sessionId}`,
   done: (fingerprint: string, sessionId: string) => `d|${fingerprint}|${sessionId}`,
   abandoned: (fingerprint: string, sessionId: string) => `a|${fingerprint}|${sessionId}`,
   parse(record: string): { state: "p" | "d" | "a"; fingerprint: string; sessionId: string } {
@@ -154,9 +188,8 @@ export const idempotencyRecord = {
 };
 
 /**
- * A stored session leaves out what its key already says (the account in the hash tag, the id) or what
- * follows from it (the room name), and its fields that are still null. About 170 bytes a session, for
- * every session kept: the value fits a 256-byte allocation instead of 384.
+ * A stored session leaves out what its key already says (the id) or what follows from it (the room name),
+ * and its fields that are still null: the value fits a 256-byte allocation instead of 384.
  */
 const NULLABLE = [
   "end_reason",
@@ -172,15 +205,16 @@ const NULLABLE = [
  * The stored session's own format version, its `v` field: a record written in another format is refused
  * (a fault, 500) rather than misread. Raise it with any change of what a stored session holds.
  */
-export const SESSION_FORMAT = 1;
+export const SESSION_FORMAT = 2;
 
 export function encodeSession(record: SessionRecord): string {
-  const { account_id: _account, room_name: _room, id: _id, ...fields } = record;
+  const { room_name: _room, id: _id, ...fields } = record;
   for (const field of NULLABLE) if (fields[field] === null) delete fields[field];
   return JSON.stringify({ v: SESSION_FORMAT, ...fields });
 }
 
-export function decodeSession(json: string, accountId: string, sessionId: string): SessionRecord {
+/** The stored session, whichever account it is: callers compare its account_id with the caller's. */
+export function decodeSession(json: string, sessionId: string): SessionRecord {
   const { v, ...stored } = JSON.parse(json) as Partial<SessionRecord> & { v?: unknown };
   if (v !== SESSION_FORMAT) throw new Error(`stored session ${sessionId} has format ${String(v)}, this server reads ${SESSION_FORMAT}`);
   const record = {
@@ -193,5 +227,5 @@ export function decodeSession(json: string, accountId: string, sessionId: string
     ended_at: null,
     ...stored,
   };
-  return { ...record, id: sessionId, account_id: accountId, room_name: roomNameFor(sessionId) } as SessionRecord;
+  return { ...record, id: sessionId, room_name: roomNameFor(sessionId) } as SessionRecord;
 }

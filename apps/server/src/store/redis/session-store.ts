@@ -1,17 +1,32 @@
 /**
- * The session store on Redis (or Redis Cluster). Each step that must not interleave with another is one
- * Lua script (session-scripts.ts): an idempotent create's begin, complete and abandon, a session's
- * compare-and-set (which also gives an ended one its expiry), and the timers' claim and completion. Redis unreachable becomes
- * DependencyUnavailableError (503); anything else, a refused command or a record that cannot be read,
- * DependencyFaultError (500).
+ * The session store on Redis (or Redis Cluster). A session lives in its shard's slot with its timers, the
+ * Idempotency-Key that created it and the customer webhook deliveries it causes; its account keeps only
+ * what its concurrency cap needs and its usage; its ended sessions are listed per account and day. Each
+ * step within one slot is one Lua script (session-scripts.ts); the steps across slots are ordered so that
+ * a crash between any two of them leaves nothing a reader could misread, and what it leaves counted is
+ * repaired (repairAccount):
+ *
+ * - A create: the key is claimed (its shard) and a place held among the account's open sessions (its
+ *   slot) at once; the room is made; the session, its key's completion and its events are one script;
+ *   then the account counts it. A create that dies before storing its session leaves its claim, which
+ *   the retry with the same key continues (same session id, same room) or the repair gives back once it
+ *   has expired; a create never stores its session past its lock's expiry, so a place given back is
+ *   never taken after all.
+ * - An end: the session is changed (compare-and-set) and listed among its day's ended ones in one script,
+ *   then gives back its place and counts its usage. A crash between the two leaves the place held until
+ *   the repair (a timer of the ended session, or a create at the cap, runs it).
+ *
+ * Redis unreachable becomes DependencyUnavailableError (503); anything else, a refused command or a
+ * record that cannot be read, DependencyFaultError (500).
  */
 
-import { type SessionStatus, sessionStatusValues } from "@dhs/contract";
+import type { SessionStatus } from "@dhs/contract";
 import { type Cluster, type Redis, ReplyError } from "ioredis";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
 import { DependencyFaultError, DependencyUnavailableError } from "../../domain/dependency-errors.js";
 import type { BeginOutcome } from "../../domain/sessions/idempotency.js";
 import {
+  type CreateClaim,
   type DueTimer,
   isAfterCursor,
   type ListPosition,
@@ -23,76 +38,173 @@ import {
 } from "../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
 import { LIFECYCLE_TIMERS, type ObligationTimer } from "../../domain/sessions/session-machine.js";
-import { USAGE_RETENTION_DAYS, type UsageIncrement } from "../../domain/sessions/usage.js";
+import { USAGE_RETENTION_DAYS, type UsageIncrement, usageOf, utcDay } from "../../domain/sessions/usage.js";
 import {
   dayOf,
   decodeSession,
   encodeSession,
   idempotencyRecord,
   type Keyspace,
+  keyShardOf,
   keyspace,
   parseTimerMember,
   SHARDS,
+  sessionIdIn,
   shardOf,
   timerMember,
 } from "./keys.js";
 import { RedisScripts } from "./session-scripts.js";
 
 const DAY_MS = 86_400_000;
-const DAYS_PER_READ = 7;
+// Each day's ended sessions are in one index per shard: two days are 64 reads a round trip.
+const DAYS_PER_READ = 2;
+const USAGE_TTL_MS = USAGE_RETENTION_DAYS * DAY_MS;
+const SHARD_INDEXES = Array.from({ length: SHARDS }, (_, shard) => shard);
 // Another replica's clock may be ahead: a list without a cursor starts from the day a minute from now.
 const CLOCK_SKEW_MS = 60_000;
 
 // Replies that mean "not now" rather than "wrong": the server is loading, failing over or read-only.
 const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK)\b/;
 
+/** The steps of a create and of an end across slots, named for tests that stop the store between them. */
+export type StoreStep = "create:claimed" | "create:completing" | "create:stored" | "end:replaced";
+
+export interface RedisSessionStoreOptions {
+  prefix?: string;
+  /**
+   * How long after its lock expired a create's claim is taken for dead (ms): more than replicas' clocks
+   * may differ, since the create itself gives up at its lock's expiry by its own clock.
+   */
+  claimGraceMs?: number;
+  /** The least time between two repairs of one account by this replica (ms). */
+  repairIntervalMs?: number;
+  /** Called after each step of a create or an end; a test's crash is thrown from it. */
+  afterStep?: (step: StoreStep) => void | Promise<void>;
+}
+
+/** A lock as handed to the domain: its random part and its expiry (ms), which the claim's record holds. */
+const lockToken = (lock: string, expiryMs: number) => `${lock}.${expiryMs}`;
+const lockExpiry = (token: string) => Number(token.slice(token.lastIndexOf(".") + 1));
+
 export class RedisSessionStore implements SessionStore {
   private readonly keys: Keyspace;
   private readonly scripts: RedisScripts;
+  private readonly claimGraceMs: number;
+  private readonly repairIntervalMs: number;
+  private readonly afterStep: (step: StoreStep) => void | Promise<void>;
+  /** The webhook routes each create in flight read with its claim (by lock), for its completion. */
+  private readonly routesByLock = new Map<string, Record<string, string>>();
+  /** When this replica last repaired each account (ms). */
+  private readonly repairedAt = new Map<string, number>();
 
   constructor(
     private readonly redis: Redis | Cluster,
-    prefix = "dhs",
+    options: RedisSessionStoreOptions | string = {},
   ) {
+    const {
+      prefix = "dhs",
+      claimGraceMs = 30_000,
+      repairIntervalMs = 10_000,
+      afterStep = () => {},
+    } = typeof options === "string" ? { prefix: options } : options;
     this.keys = keyspace(prefix);
     this.scripts = new RedisScripts(redis);
+    this.claimGraceMs = claimGraceMs;
+    this.repairIntervalMs = repairIntervalMs;
+    this.afterStep = afterStep;
   }
 
-  beginCreate(
-    accountId: string,
-    idempotencyKey: string,
-    print: string,
-    lockTtlMs: number,
-    maxOpen: number,
-    sessionId: string,
-  ): Promise<BeginOutcome> {
-    const lock = crypto.randomUUID();
+  /**
+   * Claims the key and holds a place for a new session at once (two slots, one round trip). When the key
+   * continues an earlier create's session instead, or is not claimed, the place held for the new one is
+   * given back; at the cap, the account is repaired once and the place asked for again.
+   */
+  beginCreate(accountId: string, idempotencyKey: string, print: string, claim: CreateClaim): Promise<BeginOutcome> {
     return guard(async () => {
-      const [kind, detail] = await this.scripts.run("beginCreate", {
-        record: this.keys.idempotency(accountId, idempotencyKey),
-        created: this.keys.index(accountId, "created"),
-        active: this.keys.index(accountId, "active"),
-        claims: this.keys.claims(accountId),
-        fingerprint: print,
-        lockTtlMs,
-        maxOpen,
-        nowMs: Date.now(),
-        lock,
-        sessionId,
-      });
+      const nowMs = Date.now();
+      const proposed = sessionIdIn(keyShardOf(accountId, idempotencyKey));
+      const lock = crypto.randomUUID();
+      const expectedExpiry = nowMs + claim.lockTtlMs;
+      const [begun, held] = await Promise.all([
+        this.scripts.run("beginCreate", {
+          record: this.keys.idempotency(accountId, idempotencyKey),
+          fingerprint: print,
+          lockTtlMs: claim.lockTtlMs,
+          nowMs,
+          lock,
+          sessionId: proposed,
+          keyTtlMs: claim.keyTtlMs,
+        }),
+        this.reserve(accountId, proposed, claim.createdAtMs, expectedExpiry, claim.maxOpen),
+      ]);
+      const [kind, detail, expiry] = begun;
+      const sessionId = kind === "acquired" ? (detail as string) : undefined;
+      if (held.ok && sessionId !== proposed) await this.unreserve(accountId, proposed, expectedExpiry);
       switch (kind) {
-        case "acquired":
-          return { kind, lock, sessionId: detail as string };
         case "reused":
         case "in_progress":
           return { kind };
         case "replay":
           return { kind, sessionId: detail as string };
-        case "limit":
-          return { kind, open: Number(detail) };
+        case "acquired":
+          break;
         default:
           throw new Error(`unexpected begin reply ${kind}`);
       }
+      const id = sessionId as string;
+      const claimExpiry = Number(expiry);
+      let place = held.ok && id === proposed && claimExpiry === expectedExpiry ? held : undefined;
+      place ??= await this.reserve(accountId, id, claim.createdAtMs, claimExpiry, claim.maxOpen);
+      if (!place.ok && (await this.repairAccount(accountId, false))) {
+        place = await this.reserve(accountId, id, claim.createdAtMs, claimExpiry, claim.maxOpen);
+      }
+      const token = lockToken(lock, claimExpiry);
+      if (!place.ok) {
+        // Nothing is claimed at the cap: the key goes back to what it was for this body.
+        await this.scripts.run("abandonCreate", {
+          record: this.keys.idempotency(accountId, idempotencyKey),
+          pending: idempotencyRecord.pending(print, lock, claimExpiry, id),
+          abandoned: idempotencyRecord.abandoned(print, id),
+          keepMs: claim.keyTtlMs,
+        });
+        return { kind: "limit", open: place.open };
+      }
+      this.routesByLock.set(token, place.routes);
+      await this.afterStep("create:claimed");
+      return { kind: "acquired", lock: token, sessionId: id };
+    });
+  }
+
+  private async reserve(
+    accountId: string,
+    sessionId: string,
+    createdMs: number,
+    claimExpiryMs: number,
+    maxOpen: number,
+  ): Promise<{ ok: boolean; open: number; routes: Record<string, string> }> {
+    const [ok, open, ...flat] = await this.scripts.run("reserve", {
+      open: this.keys.open(accountId),
+      claims: this.keys.claims(accountId),
+      routes: this.keys.hookRoutes(accountId),
+      days: this.keys.days(accountId),
+      sessionId,
+      createdMs,
+      claimExpiryMs,
+      maxOpen,
+      day: dayOf(createdMs),
+      dayStartMs: Date.parse(dayOf(createdMs)),
+    });
+    const routes: Record<string, string> = {};
+    for (let i = 0; i < flat.length; i += 2) routes[flat[i] as string] = flat[i + 1] as string;
+    return { ok: ok === 1, open, routes };
+  }
+
+  private async unreserve(accountId: string, sessionId: string, claimExpiryMs: number): Promise<void> {
+    await this.scripts.run("unreserve", {
+      open: this.keys.open(accountId),
+      claims: this.keys.claims(accountId),
+      sessionId,
+      claimExpiryMs,
     });
   }
 
@@ -105,51 +217,68 @@ export class RedisSessionStore implements SessionStore {
     events: readonly OutboundEvent[],
     usage: UsageIncrement | undefined,
   ): Promise<boolean> {
+    const accountId = session.account_id;
     return guard(async () => {
-      const [written, recorded] = await this.scripts.run("completeCreate", {
-        record: this.keys.idempotency(session.account_id, idempotencyKey),
-        session: this.keys.session(session.account_id, session.id),
-        index: this.keys.index(session.account_id, session.status),
-        pending: idempotencyRecord.pending(print, lock, session.id),
+      await this.afterStep("create:completing");
+      const expiry = lockExpiry(lock);
+      const routes = this.routesByLock.get(lock) ?? (await this.redis.hgetall(this.keys.hookRoutes(accountId)));
+      this.routesByLock.delete(lock);
+      const [written] = await this.scripts.run("completeCreate", {
+        record: this.keys.idempotency(accountId, idempotencyKey),
+        session: this.keys.session(session.id),
+        pending: idempotencyRecord.pending(print, lock.slice(0, lock.lastIndexOf(".")), expiry, session.id),
         done: idempotencyRecord.done(print, session.id),
         keyTtlMs,
         json: encodeSession(session),
-        score: Date.parse(session.created_at),
-        id: session.id,
-        claims: this.keys.claims(session.account_id),
-        lock,
-        ...this.usageKeys(session.account_id, usage),
-        ...this.eventKeys(session.account_id, events),
+        nowMs: Date.now(),
+        lockExpiryMs: expiry,
+        ...this.eventKeys(accountId, session.id, routes, events),
       });
-      if (recorded > 0) await this.hint(session.account_id, events);
-      return written === 1;
+      if (written !== 1) return false;
+      await this.afterStep("create:stored");
+      // The session stands: should counting it fail, the repair counts it once its claim has expired.
+      await this.admit(accountId, session.id, usage).catch(() => undefined);
+      return true;
+    });
+  }
+
+  private async admit(accountId: string, sessionId: string, usage: UsageIncrement | undefined): Promise<void> {
+    await this.scripts.run("admit", {
+      claims: this.keys.claims(accountId),
+      usage: this.keys.usage(accountId, usage?.day ?? "none"),
+      sessionId,
+      increments: incrementsOf(usage),
+      usageTtlMs: USAGE_TTL_MS,
     });
   }
 
   abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string, sessionId: string, keepMs: number): Promise<void> {
     return guard(async () => {
-      await this.scripts.run("abandonCreate", {
-        record: this.keys.idempotency(accountId, idempotencyKey),
-        claims: this.keys.claims(accountId),
-        pending: idempotencyRecord.pending(print, lock, sessionId),
-        lock,
-        abandoned: idempotencyRecord.abandoned(print, sessionId),
-        keepMs,
-      });
+      this.routesByLock.delete(lock);
+      const expiry = lockExpiry(lock);
+      await Promise.all([
+        this.scripts.run("abandonCreate", {
+          record: this.keys.idempotency(accountId, idempotencyKey),
+          pending: idempotencyRecord.pending(print, lock.slice(0, lock.lastIndexOf(".")), expiry, sessionId),
+          abandoned: idempotencyRecord.abandoned(print, sessionId),
+          keepMs,
+        }),
+        this.unreserve(accountId, sessionId, expiry),
+      ]);
     });
   }
 
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
-    return guard(async () => {
-      const json = await this.redis.get(this.keys.session(accountId, sessionId));
-      return json === null ? undefined : decodeSession(json, accountId, sessionId);
-    });
+    return guard(async () => (await this.getVersioned(accountId, sessionId))?.record);
   }
 
+  /** The session if it is this account's: sessions are kept by id, so another account's is not found. */
   getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
     return guard(async () => {
-      const json = await this.redis.get(this.keys.session(accountId, sessionId));
-      return json === null ? undefined : { record: decodeSession(json, accountId, sessionId), version: json };
+      const json = await this.redis.get(this.keys.session(sessionId));
+      if (json === null) return undefined;
+      const record = decodeSession(json, sessionId);
+      return record.account_id === accountId ? { record, version: json } : undefined;
     });
   }
 
@@ -161,41 +290,126 @@ export class RedisSessionStore implements SessionStore {
     usage: UsageIncrement | undefined,
     expiresAtMs: number | undefined,
   ): Promise<boolean> {
+    const accountId = record.account_id;
+    const ends = TERMINAL.has(record.status) && !TERMINAL.has(previousStatus);
     return guard(async () => {
-      const [replaced, recorded] = await this.scripts.run("replaceSession", {
-        session: this.keys.session(record.account_id, record.id),
-        fromIndex: this.indexOf(record, previousStatus),
-        toIndex: this.indexOf(record, record.status),
+      const routes = events.length > 0 ? await this.redis.hgetall(this.keys.hookRoutes(accountId)) : {};
+      const createdMs = Date.parse(record.created_at);
+      const [replaced] = await this.scripts.run("replaceSession", {
+        session: this.keys.session(record.id),
+        ended: this.keys.ended(accountId, shardOf(record.id), dayOf(createdMs)),
         version,
         json: encodeSession(record),
         id: record.id,
-        score: Date.parse(record.created_at),
+        createdMs,
         expiresAtMs: expiresAtMs ?? "",
         nowMs: Date.now(),
-        ...this.usageKeys(record.account_id, usage),
-        ...this.eventKeys(record.account_id, events),
+        ...this.eventKeys(accountId, record.id, routes, events),
       });
-      if (recorded > 0) await this.hint(record.account_id, events);
-      return replaced === 1;
+      if (replaced !== 1) return false;
+      if (ends) {
+        await this.afterStep("end:replaced");
+        // The end stands: should giving back its place fail, the repair does it.
+        await this.settle(record, usage).catch(() => undefined);
+      }
+      return true;
     });
   }
 
-  /** The index a session is listed in with this status: its open status's, or its ended status's of its day. */
-  private indexOf(record: SessionRecord, status: SessionStatus): string {
-    return !TERMINAL.has(status)
-      ? this.keys.index(record.account_id, status)
-      : this.keys.endedIndex(record.account_id, status, record.created_at.slice(0, 10));
+  settleEnded(record: SessionRecord): Promise<void> {
+    return guard(async () => {
+      if (!TERMINAL.has(record.status)) return;
+      await this.settle(record, usageOf({ ...record, status: "active", ended_at: null }, record));
+    });
+  }
+
+  /** An ended session gives back its place and counts its usage (and its creation, if not counted yet). */
+  private async settle(record: SessionRecord, usage: UsageIncrement | undefined): Promise<boolean> {
+    const created = usageOf(undefined, record);
+    const settled = await this.scripts.run("settle", {
+      open: this.keys.open(record.account_id),
+      claims: this.keys.claims(record.account_id),
+      endedUsage: this.keys.usage(record.account_id, usage?.day ?? "none"),
+      createdUsage: this.keys.usage(record.account_id, created?.day ?? utcDay(record.created_at)),
+      sessionId: record.id,
+      endedIncrements: incrementsOf(usage),
+      createdIncrements: incrementsOf(created),
+      usageTtlMs: USAGE_TTL_MS,
+    });
+    return settled === 1;
+  }
+
+  /**
+   * Repairs what crashes left in the account's count of open sessions: a create whose claim expired
+   * (past the grace) is counted if its session was stored and given back otherwise; an ended session
+   * still holding its place gives it back and counts its usage. At most once per repairIntervalMs per
+   * account on this replica unless `force`d (the cost is a read of every open session: bounded by the
+   * cap). True when it ran.
+   */
+  async repairAccount(accountId: string, force: boolean): Promise<boolean> {
+    const nowMs = Date.now();
+    if (!force && nowMs - (this.repairedAt.get(accountId) ?? Number.NEGATIVE_INFINITY) < this.repairIntervalMs) return false;
+    this.repairedAt.set(accountId, nowMs);
+    const k = this.keys;
+    const [open, claims] = await Promise.all([
+      this.redis.zrange(k.open(accountId), "0", "-1"),
+      this.redis.zrange(k.claims(accountId), "0", "-1", "WITHSCORES"),
+    ]);
+    const claimed = new Map<string, number>();
+    for (let i = 0; i < claims.length; i += 2) claimed.set(claims[i] as string, Number(claims[i + 1]));
+    const records = await this.readAll(open);
+    await Promise.all(
+      open.map(async (sessionId, i) => {
+        const json = records[i];
+        const record = json ? decodeSession(json, sessionId) : undefined;
+        const claimExpiry = claimed.get(sessionId);
+        if (record && record.account_id === accountId) {
+          if (TERMINAL.has(record.status)) await this.settleEnded(record);
+          else if (claimExpiry !== undefined && claimExpiry + this.claimGraceMs < nowMs)
+            await this.admit(accountId, sessionId, usageOf(undefined, record));
+        } else if (claimExpiry === undefined || claimExpiry + this.claimGraceMs < nowMs) {
+          // No session, and no create that may still store it: a create that died, or an ended
+          // session whose retention ended before its place was given back.
+          await this.scripts.run("dropClaim", {
+            open: k.open(accountId),
+            claims: k.claims(accountId),
+            sessionId,
+            claimExpiryMs: claimExpiry ?? -1,
+          });
+          if (claimExpiry === undefined) await this.redis.zrem(k.open(accountId), sessionId);
+        }
+      }),
+    );
+    return true;
+  }
+
+  /** The JSON of each session (null when there is none), read by shard: one MGET per slot. */
+  private async readAll(sessionIds: readonly string[]): Promise<(string | null)[]> {
+    const byShard = new Map<number, number[]>();
+    sessionIds.forEach((id, i) => {
+      const shard = shardOf(id);
+      const list = byShard.get(shard);
+      if (list) list.push(i);
+      else byShard.set(shard, [i]);
+    });
+    const found: (string | null)[] = new Array(sessionIds.length).fill(null);
+    await Promise.all(
+      [...byShard.values()].map(async (indexes) => {
+        const jsons = await this.redis.mget(indexes.map((i) => this.keys.session(sessionIds[i] as string)));
+        indexes.forEach((i, j) => {
+          found[i] = jsons[j] ?? null;
+        });
+      }),
+    );
+    return found;
   }
 
   openSessions(accountId: string): Promise<number> {
     return guard(async () => {
       const k = this.keys;
-      const [created, active, inFlight] = await Promise.all([
-        this.redis.zcard(k.index(accountId, "created")),
-        this.redis.zcard(k.index(accountId, "active")),
-        this.redis.zcount(k.claims(accountId), Date.now(), "+inf"),
-      ]);
-      return created + active + inFlight;
+      const stale = await this.redis.zcount(k.claims(accountId), "-inf", Date.now() - this.claimGraceMs);
+      if (stale > 0) await this.repairAccount(accountId, false);
+      return this.redis.zcard(k.open(accountId));
     });
   }
 
@@ -203,52 +417,45 @@ export class RedisSessionStore implements SessionStore {
     return guard(async () => Promise.all(days.map((day) => this.redis.hgetall(this.keys.usage(accountId, day)))));
   }
 
-  /** The day's counters (any day's key when there is nothing to count: the script touches none). */
-  private usageKeys(accountId: string, usage: UsageIncrement | undefined) {
-    return {
-      usage: this.keys.usage(accountId, usage?.day ?? "none"),
-      increments: usage ? usage.fields.map(([field, by]) => `${field}=${by}`).join(" ") : "",
-      usageTtlMs: USAGE_RETENTION_DAYS * 86_400_000,
-    };
-  }
-
-  private eventKeys(accountId: string, events: readonly OutboundEvent[]) {
+  private eventKeys(accountId: string, sessionId: string, routes: Readonly<Record<string, string>>, events: readonly OutboundEvent[]) {
     const k = this.keys;
+    const shard = shardOf(sessionId);
     return {
-      routes: k.hookRoutes(accountId),
-      dueDeliveries: k.hookDue(accountId),
-      pendingDeliveries: k.hookPending(accountId),
-      eventKeys: events.map((event) => k.hookEvent(accountId, event.id)),
+      dueDeliveries: k.hookDue(accountId, shard),
+      pendingDeliveries: k.hookPending(accountId, shard),
+      accountsDue: k.hookAccountsDue(shard),
+      eventKeys: events.map((event) => k.hookEvent(accountId, shard, event.id)),
+      accountId,
+      routes,
       events,
     };
   }
 
   /**
-   * Makes the account due for delivery at its new events. A separate command (the accounts-due set has
-   * its own slot): should the process die between the two, the reconciliation finds the account.
-   */
-  private async hint(accountId: string, events: readonly OutboundEvent[]): Promise<void> {
-    const at = Math.min(...events.map((event) => event.createdAtMs));
-    await this.redis.zadd(this.keys.hookAccountsDue(shardOf(accountId)), "LT", at, accountId);
-  }
-
-  /**
-   * Newest first. Index entries whose session has expired meanwhile (its ended index lives until the last
-   * of its day's sessions has) are skipped, and the page is filled from further entries.
+   * Newest first. Open sessions come from the account's open sessions, ended ones from its per-day
+   * indexes; each entry is checked against its record, so an entry whose session expired meanwhile (a
+   * day's index lives until its last session has), is in the middle of ending (listed in both for a
+   * moment) or has another status than asked for is skipped, and the page is filled from further entries.
    */
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
     return guard(async () => {
       const want = query.limit + 1;
       const found: SessionRecord[] = [];
+      const seen = new Set<string>();
       let after = query.after;
       for (;;) {
         const need = want - found.length;
         const entries = await this.positions(accountId, query, after, need);
         if (entries.length === 0) break;
-        const jsons = await this.redis.mget(entries.map((entry) => this.keys.session(accountId, entry.id)));
+        const jsons = await this.readAll(entries.map((entry) => entry.id));
         entries.forEach((entry, i) => {
           const json = jsons[i];
-          if (json) found.push(decodeSession(json, accountId, entry.id));
+          if (!json || seen.has(entry.id)) return;
+          const record = decodeSession(json, entry.id);
+          if (record.account_id !== accountId || TERMINAL.has(record.status) !== entry.ended) return;
+          if (query.status !== undefined && record.status !== query.status) return;
+          seen.add(entry.id);
+          found.push(record);
         });
         if (entries.length < need || found.length >= want) break;
         after = entries.at(-1);
@@ -258,26 +465,41 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /**
-   * Up to `want` index entries after the cursor, newest first: the open statuses' indexes, then the
-   * ended statuses' per-day indexes from the cursor's day back to the oldest day that can still hold a
-   * session, a week of days per round trip, until no older day can hold a newer entry than those found.
+   * Up to `want` index entries after the cursor, newest first: the open sessions, then the ended ones'
+   * per-day indexes (one per shard) of the days the account created sessions on, from the cursor's day
+   * back to the oldest that can still hold a session, DAYS_PER_READ days per round trip, until no older
+   * day can hold a newer entry than those found.
    */
-  private async positions(accountId: string, query: ListQuery, after: ListPosition | undefined, want: number): Promise<ListPosition[]> {
-    const statuses = query.status ? [query.status] : sessionStatusValues;
-    const open = statuses.filter((status) => !TERMINAL.has(status));
-    const ended = statuses.filter((status) => TERMINAL.has(status));
-    const found = (await Promise.all(open.map((status) => this.indexPage(this.keys.index(accountId, status), after, want)))).flat();
-    if (ended.length > 0) {
+  private async positions(
+    accountId: string,
+    query: ListQuery,
+    after: ListPosition | undefined,
+    want: number,
+  ): Promise<(ListPosition & { ended: boolean })[]> {
+    const wantsOpen = query.status === undefined || !TERMINAL.has(query.status);
+    const wantsEnded = query.status === undefined || TERMINAL.has(query.status);
+    const found = wantsOpen
+      ? (await this.indexPage(this.keys.open(accountId), after, want)).map((entry) => ({ ...entry, ended: false }))
+      : [];
+    if (wantsEnded) {
+      // Only the days the account created sessions on, newest first, from the cursor's (or a minute
+      // from now: another replica's clock may be ahead) back to the oldest that can still hold one.
+      const k = this.keys;
       const oldest = Date.parse(dayOf(query.oldestCreatedMs));
-      for (let day = Date.parse(dayOf(after?.createdAtMs ?? Date.now() + CLOCK_SKEW_MS)); day >= oldest; day -= DAYS_PER_READ * DAY_MS) {
-        const days = Array.from({ length: DAYS_PER_READ }, (_, i) => day - i * DAY_MS).filter((d) => d >= oldest);
+      const from = Date.parse(dayOf(after?.createdAtMs ?? Date.now() + CLOCK_SKEW_MS));
+      const [days] = await Promise.all([
+        this.redis.zrevrangebyscore(k.days(accountId), from, oldest),
+        this.redis.zremrangebyscore(k.days(accountId), "-inf", `(${oldest}`),
+      ]);
+      for (let i = 0; i < days.length; i += DAYS_PER_READ) {
+        const batch = days.slice(i, i + DAYS_PER_READ);
         const pages = await Promise.all(
-          days.flatMap((d) => ended.map((status) => this.indexPage(this.keys.endedIndex(accountId, status, dayOf(d)), after, want))),
+          batch.flatMap((day) => SHARD_INDEXES.map((shard) => this.indexPage(k.ended(accountId, shard, day), after, want))),
         );
-        found.push(...pages.flat());
+        found.push(...pages.flat().map((entry) => ({ ...entry, ended: true })));
         found.sort(newestFirst);
         const last = found[want - 1];
-        if (last && last.createdAtMs >= (days.at(-1) as number)) break;
+        if (last && last.createdAtMs >= Date.parse(batch.at(-1) as string)) break;
       }
     }
     return found.sort(newestFirst).slice(0, want);
@@ -360,19 +582,20 @@ export class RedisSessionStore implements SessionStore {
     return guard(async () => (await this.scripts.run("acquireLease", { lease: this.keys.lease(name), holder, ttlMs })) === 1);
   }
 
-  markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void> {
+  // Ending marks are kept by session id: only a session's own account reaches it (through getSession).
+  markEnding(_accountId: string, sessionId: string, ttlMs: number): Promise<void> {
     return guard(async () => {
-      await this.redis.set(this.keys.ending(accountId, sessionId), "1", "PX", ttlMs);
+      await this.redis.set(this.keys.ending(sessionId), "1", "PX", ttlMs);
     });
   }
 
-  isEnding(accountId: string, sessionId: string): Promise<boolean> {
-    return guard(async () => (await this.redis.exists(this.keys.ending(accountId, sessionId))) === 1);
+  isEnding(_accountId: string, sessionId: string): Promise<boolean> {
+    return guard(async () => (await this.redis.exists(this.keys.ending(sessionId))) === 1);
   }
 
-  clearEnding(accountId: string, sessionId: string): Promise<void> {
+  clearEnding(_accountId: string, sessionId: string): Promise<void> {
     return guard(async () => {
-      await this.redis.del(this.keys.ending(accountId, sessionId));
+      await this.redis.del(this.keys.ending(sessionId));
     });
   }
 
@@ -422,4 +645,9 @@ export async function guard<T>(operation: () => Promise<T>): Promise<T> {
     if (isRedisUnavailable(error)) throw new DependencyUnavailableError("store", { cause: error });
     throw new DependencyFaultError("store", `Redis: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/** Usage increments as the scripts take them: `field=n`, space-separated ('' for none). */
+function incrementsOf(usage: UsageIncrement | undefined): string {
+  return usage ? usage.fields.map(([field, by]) => `${field}=${by}`).join(" ") : "";
 }
