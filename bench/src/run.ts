@@ -50,6 +50,7 @@ const WARMUP_S = 3;
 const CONNECTIONS = 32;
 const STORED = (process.env.BENCH_STORED ?? "1").split(",").map(Number);
 const MEMORY_SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 100_000);
+const GET_TARGETS = 64;
 const API_KEY = "dhs_bench_key";
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1);
 const CLUSTER = process.env.BENCH_REDIS === "cluster";
@@ -195,11 +196,11 @@ async function measure(
             path: `/v1/sessions/${sessionIds[0]}`,
             headers,
             setupRequest: (request) => {
-              const i = turn++ % keys.length;
+              const i = turn++ % sessionIds.length;
               return {
                 ...request,
                 path: `/v1/sessions/${sessionIds[i]}`,
-                headers: { ...request.headers, authorization: `Bearer ${keys[i]}` },
+                headers: { ...request.headers, authorization: `Bearer ${keys[i % keys.length]}` },
               };
             },
           },
@@ -427,12 +428,14 @@ async function connectBench(url: string): Promise<{ redis: Redis | Cluster; node
 
 /** Create and get on bare Express, then on the service with each number of stored sessions: the table's rows. */
 async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ rows: string[][]; bareCreate: Measured }> {
-  // One session per account for the gets, each read with its account's key.
+  // Sessions for the gets, each read with its account's key: at least one per account, and at least
+  // GET_TARGETS, so the reads spread over the shards as real ones do (one session would be one slot).
   const sessionIds: string[] = [];
-  for (const account of accounts) {
+  for (let i = 0; i < Math.max(GET_TARGETS, accounts.length); i++) {
+    const account = accounts[i % accounts.length] as (typeof accounts)[number];
     const made = await fetch(`${stack.serverUrl}/v1/sessions`, {
       method: "POST",
-      headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json", "idempotency-key": "bench-get-target" },
+      headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json", "idempotency-key": `bench-get-target-${i}` },
       body: "{}",
     });
     sessionIds.push(((await made.json()) as { id: string }).id);
@@ -486,19 +489,21 @@ interface MemoryFigures {
   seedRate: number;
   /** MEMORY USAGE by kind of key, per session: open, then ended. */
   byKey: { open: Record<string, number>; ended: Record<string, number> };
-  /** Each master's share of the memory the open sessions added. */
+  /** Each master's share of the memory the open sessions added, and of what the ended ones keep. */
   shares: number[];
+  endedShares: number[];
 }
 
 /** What each key of the layout is, for the per-key table (the prefix is the bench's default, `dhs`). */
 const KEY_KINDS: [string, RegExp][] = [
-  ["session record", /:session:/],
-  ["Idempotency-Key record", /:idem:/],
-  ["index of open sessions (per account)", /:index:(created|active)$/],
-  ["index of ended sessions (per account and day)", /:index:(completed|cancelled|failed):/],
-  ["timer shards (shared)", /:timers:/],
+  ["session record (its shard)", /:session:/],
+  ["Idempotency-Key record (its session's shard)", /:idem:/],
+  ["open sessions (per account, bounded by its cap)", /:open$/],
+  ["creates in flight (per account)", /:claims$/],
+  ["index of ended sessions (per account, shard and day)", /:ended:/],
+  ["timer sets (per shard)", /:timers:/],
   ["usage counters (per account and day)", /:usage:/],
-  ["endSession's mark (expires after 60 s)", /:ending:/],
+  ["endSession's mark (expires after 60 s; removed before the ended column)", /:ending:/],
 ];
 
 /** MEMORY USAGE of every key, summed by kind and divided by `per`. */
@@ -538,7 +543,15 @@ async function memoryPerSession(stack: Stack): Promise<MemoryFigures> {
   const open = await bytesByKey(nodes, MEMORY_SESSIONS);
   const sessions = seedService(redis);
   await inParallel(ids.length, (i) => sessions.end(STORED_PRINCIPAL, ids[i] as string));
-  const afterEnds = await sum(usedMemory);
+  // endSession's marks expire after 60 s: what retention keeps is measured without them.
+  await Promise.all(
+    nodes.map(async (node) => {
+      const marks = await node.keys("*:ending:*");
+      if (marks.length > 0) await Promise.all(marks.map((key) => node.unlink(key)));
+    }),
+  );
+  const endedByNode = (await perNode()).map((bytes, i) => bytes - (beforeByNode[i] ?? 0));
+  const afterEnds = before + endedByNode.reduce((a, b) => a + b, 0);
   return {
     bytes: Math.round((afterCreates - before) / MEMORY_SESSIONS),
     endedBytes: Math.round((afterEnds - before) / MEMORY_SESSIONS),
@@ -546,6 +559,7 @@ async function memoryPerSession(stack: Stack): Promise<MemoryFigures> {
     seedRate,
     byKey: { open, ended: await bytesByKey(nodes, MEMORY_SESSIONS) },
     shares: addedByNode.map((bytes) => bytes / Math.max(1, afterCreates - before)),
+    endedShares: endedByNode.map((bytes) => bytes / Math.max(1, afterEnds - before)),
   };
 }
 
@@ -714,7 +728,7 @@ function report(rows: string[][], memory: MemoryFigures, rss: number, hooks: Web
     "",
     "CPU µs/req: the service process alone (utime + stime from /proc) over the measurement, divided by the requests it answered; a create's counts until its session.created event has been delivered to the endpoint. Redis cmds/req and Redis CPU µs/req: every master's INFO commandstats calls and used_cpu_sys + used_cpu_user over the same span, summed, per request (replicas not counted); cmds per master: each master's share of those commands.",
     "",
-    `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus shared index and timer sets). Seeding ran at ${memory.seedRate} creates/s in-process. Once every one of them has ended (endSession), ${memory.endedBytes} bytes a session, which Redis keeps for SESSION_RETENTION_S and then expires by itself. Each master's share of the memory the open sessions added: ${memory.shares.map((share) => `${Math.round(share * 100)}%`).join(" / ")} (the sessions are one account's).`,
+    `Redis memory per session: ${memory.bytes} bytes (used_memory over ${MEMORY_SESSIONS} creates through the service's create path; ${memory.keys} keys per session: session, idempotency record, plus the account's open sessions and the shards' timer sets). Seeding ran at ${memory.seedRate} creates/s in-process. Once every one of them has ended (endSession), ${memory.endedBytes} bytes a session, which Redis keeps for SESSION_RETENTION_S and then expires by itself. Each master's share of the memory the open sessions added: ${memory.shares.map((share) => `${Math.round(share * 100)}%`).join(" / ")}; of what the ended ones keep: ${memory.endedShares.map((share) => `${Math.round(share * 100)}%`).join(" / ")} (the sessions are one account's).`,
     "",
     "By key (MEMORY USAGE of every key, summed by kind, per session):",
     "",
