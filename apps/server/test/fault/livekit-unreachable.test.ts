@@ -52,7 +52,7 @@ describe("when LiveKit's API is unreachable", () => {
     // Nothing kept but the key's record of the session id it was creating (its CreateRoom may have
     // happened unseen): no session, no index, and the session that could not end is as it was.
     const added = (await redisKeys()).filter((k) => !keysBefore.includes(k));
-    expect(added).toEqual([expect.stringMatching(new RegExp(`:idem:${key}$`))]);
+    expect(added).toEqual([expect.stringMatching(new RegExp(`:idem:acct_dev:${key}$`))]);
     const list = (await (await fetch(`${url}/v1/sessions`, { headers: { Authorization: `Bearer ${DEV_KEY}` } })).json()) as {
       data: { id: string }[];
     };
