@@ -1,12 +1,15 @@
 /**
- * LiveKit's webhooks: the signature (a JWT in Authorization whose sha256 claim is the body's hash) is
- * checked by livekit-server-sdk's WebhookReceiver on the raw body. A verified event is reduced to what
- * sessions care about: which session's room and what happened in it. The session is the one the room's
- * name was made for (the name is what the service chose and LiveKit keys rooms by); the room's metadata,
- * written at creation, adds the account and must name the same session.
+ * LiveKit's webhooks: the signature is a JWT in Authorization (verified by livekit-server-sdk's
+ * TokenVerifier, once, before the body is read) whose sha256 claim is the body's hash (checked once the
+ * body is read). A verified event is reduced to what sessions care about: which session's room and what
+ * happened in it, read from the protobuf JSON directly (five fields; the SDK's message classes would parse
+ * and keep everything). The session is the one the room's name was made for (the name is what the
+ * service chose and LiveKit keys rooms by); the room's metadata, written at creation, adds the account and
+ * must name the same session.
  */
+import { createHash } from "node:crypto";
 import { ParticipantInfo_Kind } from "@livekit/protocol";
-import { TokenVerifier, type WebhookEvent, WebhookReceiver } from "livekit-server-sdk";
+import { TokenVerifier } from "livekit-server-sdk";
 import { sessionIdOfRoom } from "../domain/sessions/session.js";
 import type { RoomEvent } from "../domain/sessions/session-service.js";
 
@@ -15,6 +18,15 @@ export interface SessionRoomEvent {
   accountId: string;
   sessionId: string;
   event: RoomEvent;
+}
+
+/** What the service reads of a LiveKit webhook event. */
+export interface LiveKitEvent {
+  /** The event's name (`participant_joined`, `room_finished`, ...), or "" when it has none. */
+  event: string;
+  id: string;
+  room: { name: string | undefined; metadata: string | undefined } | undefined;
+  participant: { identity: string; sid: string; isAgent: boolean } | undefined;
 }
 
 export class InvalidWebhookError extends Error {
@@ -27,43 +39,75 @@ export class InconsistentRoomError extends Error {
 }
 
 export class LiveKitEventReceiver {
-  private readonly receiver: WebhookReceiver;
   private readonly verifier: TokenVerifier;
 
   constructor(apiKey: string, apiSecret: string) {
-    this.receiver = new WebhookReceiver(apiKey, apiSecret);
     this.verifier = new TokenVerifier(apiKey, apiSecret);
   }
 
   /**
-   * Checks the signature's JWT alone (ours, unexpired), before the body is read, so a forged delivery
-   * costs a header, not 64 KiB; InvalidWebhookError when it does not verify. verify() checks it again
-   * with the body's hash.
+   * Verifies the signature's JWT (ours, unexpired) before the body is read, so a forged delivery costs a
+   * header, not 64 KiB; returns the body hash it signs. InvalidWebhookError when it does not verify.
    */
-  async checkAuthorization(authorization: string | undefined): Promise<void> {
+  async checkAuthorization(authorization: string | undefined): Promise<string> {
     if (!authorization) throw new InvalidWebhookError("authorization header is empty");
+    let sha256: unknown;
     try {
-      await this.verifier.verify(authorization);
+      ({ sha256 } = await this.verifier.verify(authorization));
     } catch (error) {
       throw new InvalidWebhookError(error instanceof Error ? error.message : String(error));
     }
+    // A token that signs no body (a participant's, say) matches none.
+    return typeof sha256 === "string" ? sha256 : "";
   }
 
-  /** Verifies and parses a delivery; InvalidWebhookError when it is unsigned, stale or tampered with. */
-  async verify(rawBody: string, authorization: string | undefined): Promise<WebhookEvent> {
-    try {
-      return await this.receiver.receive(rawBody, authorization);
-    } catch (error) {
-      throw new InvalidWebhookError(error instanceof Error ? error.message : String(error));
+  /**
+   * The body, if its hash is the one the verified token signs, reduced to what the service reads;
+   * InvalidWebhookError when it was tampered with or is not an event.
+   */
+  parse(rawBody: Buffer, signedSha256: string): LiveKitEvent {
+    if (signedSha256 === "" || createHash("sha256").update(rawBody).digest("base64") !== signedSha256) {
+      throw new InvalidWebhookError("sha256 checksum of body does not match");
     }
+    let json: unknown;
+    try {
+      json = JSON.parse(rawBody.toString("utf8"));
+    } catch (error) {
+      throw new InvalidWebhookError(`body is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) throw new InvalidWebhookError("body is not a JSON object");
+    return eventOf(json as Record<string, unknown>);
   }
+}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+const object = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+/** The fields of a WebhookEvent (protobuf JSON: enums by name, or by number) the service reads. */
+function eventOf(json: Record<string, unknown>): LiveKitEvent {
+  const room = object(json.room);
+  const participant = object(json.participant);
+  const kind = participant?.kind;
+  return {
+    event: text(json.event) ?? "",
+    id: text(json.id) ?? "",
+    room: room ? { name: text(room.name), metadata: text(room.metadata) } : undefined,
+    participant: participant
+      ? {
+          identity: text(participant.identity) ?? "",
+          sid: text(participant.sid) ?? "",
+          isAgent: kind === "AGENT" || kind === ParticipantInfo_Kind.AGENT,
+        }
+      : undefined,
+  };
 }
 
 /**
  * The session event inside a LiveKit event, or undefined for rooms and events sessions ignore;
  * InconsistentRoomError when the room's name and metadata disagree about whose room it is.
  */
-export function sessionRoomEvent(event: WebhookEvent): SessionRoomEvent | undefined {
+export function sessionRoomEvent(event: LiveKitEvent): SessionRoomEvent | undefined {
   const owner = roomOwner(event.room?.name, event.room?.metadata);
   if (!owner) return undefined;
   const base = { id: event.id, accountId: owner.accountId, sessionId: owner.sessionId };
@@ -77,7 +121,7 @@ export function sessionRoomEvent(event: WebhookEvent): SessionRoomEvent | undefi
           type: event.event,
           identity: event.participant.identity,
           sid: event.participant.sid,
-          isAgent: event.participant.kind === ParticipantInfo_Kind.AGENT,
+          isAgent: event.participant.isAgent,
         },
       };
     case "room_finished":

@@ -1,14 +1,21 @@
 /**
  * POST /livekit/webhook: LiveKit's signed events. Outside /v1 and its API keys; the signature over the
  * raw body is the authentication (401 when it does not verify, and nothing changes). The signature's JWT
- * is checked before the body is read, so an unsigned or forged delivery is refused without reading it.
+ * is checked once, before the body is read, so an unsigned or forged delivery is refused without reading
+ * it; the body's hash is then compared with the one it signs.
  * A refusal says only that the webhook was not verified; why is written to the request's log line. Events
  * about rooms this service did not make are acknowledged and ignored.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { AppError } from "../../domain/app-error.js";
 import type { SessionService } from "../../domain/sessions/session-service.js";
-import { InconsistentRoomError, InvalidWebhookError, type LiveKitEventReceiver, sessionRoomEvent } from "../../livekit/event-receiver.js";
+import {
+  InconsistentRoomError,
+  InvalidWebhookError,
+  type LiveKitEvent,
+  type LiveKitEventReceiver,
+  sessionRoomEvent,
+} from "../../livekit/event-receiver.js";
 import type { Metrics } from "../../metrics.js";
 import { setRefusalReason } from "../request-logger.js";
 import { exactRouter } from "./exact-router.js";
@@ -27,13 +34,18 @@ export function livekitEventRoutes(
     throw new AppError("unauthorized", "Webhook not verified.");
   };
   const signed = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    await webhooks.checkAuthorization(req.get("Authorization")).catch((error: unknown) => refuse(res, error));
+    res.locals.signedSha256 = await webhooks.checkAuthorization(req.get("Authorization")).catch((error: unknown) => refuse(res, error));
     next();
   };
   // The signature covers the exact bytes, so the body is read raw whatever its content type.
   router.post("/livekit/webhook", signed, express.raw({ type: () => true, limit: maxBodyBytes }), async (req, res) => {
-    const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
-    const event = await webhooks.verify(raw, req.get("Authorization")).catch((error: unknown) => refuse(res, error));
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let event: LiveKitEvent;
+    try {
+      event = webhooks.parse(raw, res.locals.signedSha256 as string);
+    } catch (error) {
+      return refuse(res, error);
+    }
     let roomEvent: ReturnType<typeof sessionRoomEvent>;
     try {
       roomEvent = sessionRoomEvent(event);
