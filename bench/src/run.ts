@@ -27,6 +27,7 @@
  * deliveries share the service's CPU.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
@@ -43,6 +44,7 @@ import { RedisSessionStore } from "@dhs/server/store/redis/session-store.js";
 import { freePort, startRedis, startRedisCluster, waitForOutput } from "@dhs/testkit";
 import autocannon from "autocannon";
 import { Cluster, Redis } from "ioredis";
+import { AccessToken } from "livekit-server-sdk";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -683,7 +685,14 @@ function commit(): string {
   }
 }
 
-function report(rows: string[][], memory: MemoryFigures, rss: number, hooks: WebhookFigures, atLimit: Measured): string {
+function report(
+  rows: string[][],
+  memory: MemoryFigures,
+  rss: number,
+  hooks: WebhookFigures,
+  atLimit: Measured,
+  events: EventFigures,
+): string {
   const header = [
     "op",
     "stored sessions",
@@ -762,7 +771,140 @@ function report(rows: string[][], memory: MemoryFigures, rss: number, hooks: Web
     "",
     `Deliveries: ${hooks.delivered} session.created events delivered for ${hooks.create.ok} creates autocannon counted (it does not count the creates still in flight when it stops), ${hooks.duplicates} delivered twice; ${hooks.duringLoadPerS}/s arrived during the load, ${hooks.backlogAtEnd} were still queued when it ended${hooks.drainPerS === null ? "" : `, and those drained at ${hooks.drainPerS}/s`}.`,
     "",
+    "## LiveKit's webhooks: a session's life after its create",
+    "",
+    `Signed LiveKit webhooks for ${events.sessions} sessions of the account, one kind at a time over 16 connections, in the order of a session's life; the CPU of each includes the customer webhook deliveries it causes (deliveries per event).`,
+    "",
+    "| event | events/s | CPU µs/event | Redis cmds/event | Redis CPU µs/event | cmds per master | deliveries per event |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...events.rows.map(
+      (row) =>
+        `| ${row.kind} | ${row.perS} | ${row.cpuUs} | ${row.redis.commandsPerRequest} | ${row.redis.cpuUsPerRequest} | ${shares(row.redis)} | ${row.deliveries} |`,
+    ),
+    "",
+    wholeLife(rows, events),
+    "",
   ].join("\n");
+}
+
+/**
+ * A whole session's service CPU: its create (with its session.created delivery) and the LiveKit events
+ * of a session that is joined, served and left (with their deliveries); not the duplicate nor the
+ * foreign room, which are LiveKit's and other rooms' costs.
+ */
+function wholeLife(rows: string[][], events: EventFigures): string {
+  const create = Number(rows.find((row) => row[0] === "create")?.[6]);
+  const life = events.rows.filter((row) => !/duplicate|not this service/.test(row.kind));
+  const eventsUs = life.reduce((sum, row) => sum + row.cpuUs, 0);
+  return `A whole session's life, per session: ${create + eventsUs} µs of the service's CPU: its create ${create} µs and its ${life.length} LiveKit events ${eventsUs} µs, each with the deliveries it causes.`;
+}
+
+/** What LiveKit's signed webhooks cost the service, by kind of event: a session's life after its create. */
+interface EventFigures {
+  rows: { kind: string; perS: number; cpuUs: number; redis: RedisFigures; deliveries: number }[];
+  sessions: number;
+}
+
+const EVENT_SESSIONS = Number(process.env.BENCH_EVENT_SESSIONS ?? 1000);
+
+/**
+ * Signed LiveKit webhooks, as LiveKit sends them (protobuf JSON, a JWT whose sha256 claim is the body's
+ * hash), for EVENT_SESSIONS sessions created for it, one kind at a time over 16 connections: each kind's
+ * service CPU, Redis commands and CPU per event, including the customer webhook deliveries it causes
+ * (measured once the receiver has been quiet for a second). The bodies are signed before the clock starts.
+ */
+async function measureLiveKitEvents(stack: Stack, receiver: Receiver): Promise<EventFigures> {
+  await quiet(receiver);
+  const sessions: { id: string; room_name: string }[] = [];
+  await inParallel(
+    EVENT_SESSIONS,
+    async (i) => {
+      const made = await fetch(`${stack.serverUrl}/v1/sessions`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${API_KEY}`,
+          "content-type": "application/json",
+          "idempotency-key": `bench-events-${Date.now()}-${i}`,
+        },
+        body: '{"participant_identity":"bench-user"}',
+      });
+      if (made.status !== 201) throw new Error(`create for the events answered ${made.status}`);
+      sessions.push((await made.json()) as { id: string; room_name: string });
+    },
+    16,
+  );
+  await quiet(receiver);
+  let serial = 0;
+  const event = (
+    kind: string,
+    session: { id: string; room_name: string },
+    participant?: { identity: string; kind: "STANDARD" | "AGENT" },
+  ) => ({
+    event: kind,
+    id: `EV_bench_${++serial}`,
+    createdAt: String(Math.floor(Date.now() / 1000)),
+    room: {
+      sid: `RM_${session.id}`,
+      name: session.room_name,
+      metadata: JSON.stringify({ session_id: session.id, account_id: ACCOUNT, deployment: "dhs" }),
+    },
+    ...(participant
+      ? { participant: { sid: `PA_${participant.identity}_${session.id}`, identity: participant.identity, kind: participant.kind } }
+      : {}),
+  });
+  const signed = async (body: string) => {
+    const token = new AccessToken(LIVEKIT.key, LIVEKIT.secret, { ttl: 600 });
+    token.sha256 = createHash("sha256").update(body).digest("base64");
+    return { body, authorization: await token.toJwt() };
+  };
+  const sign = (bodies: object[]) => Promise.all(bodies.map((body) => signed(JSON.stringify(body))));
+  const user = { identity: "bench-user", kind: "STANDARD" as const };
+  const agent = { identity: "agent-ava", kind: "AGENT" as const };
+  const joined = await sign(sessions.map((s) => event("participant_joined", s, user)));
+  const kinds: [string, { body: string; authorization: string }[]][] = [
+    ["participant joined (the session becomes active)", joined],
+    ["digital human joined", await sign(sessions.map((s) => event("participant_joined", s, agent)))],
+    ["a duplicate delivery (participant joined again, same event id)", joined],
+    [
+      "a room that is not this service's",
+      await sign(
+        sessions.map((s, i) => ({ ...event("participant_joined", s, user), room: { sid: `RM_other_${i}`, name: `other-room-${i}` } })),
+      ),
+    ],
+    ["participant left (the departure timer starts)", await sign(sessions.map((s) => event("participant_left", s, user)))],
+    ["room finished (the session ends)", await sign(sessions.map((s) => event("room_finished", s)))],
+  ];
+  const rows: EventFigures["rows"] = [];
+  for (const [kind, bodies] of kinds) {
+    const arrivedBefore = receiver.arrivals.length;
+    const redisBefore = await redisSnapshot(stack.nodes);
+    const cpuBefore = cpuUsOf(stack.servicePid);
+    const started = performance.now();
+    await inParallel(
+      bodies.length,
+      async (i) => {
+        const { body, authorization } = bodies[i] as { body: string; authorization: string };
+        const res = await fetch(`${stack.serverUrl}/livekit/webhook`, {
+          method: "POST",
+          headers: { authorization, "content-type": "application/webhook+json" },
+          body,
+        });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${kind}: LiveKit's webhook answered ${res.status}`);
+      },
+      16,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    await quiet(receiver);
+    rows.push({
+      kind,
+      perS: Math.round(bodies.length / seconds),
+      cpuUs: Math.round((cpuUsOf(stack.servicePid) - cpuBefore) / bodies.length),
+      redis: redisFigures(redisBefore, await redisSnapshot(stack.nodes), bodies.length),
+      deliveries: Number(((receiver.arrivals.length - arrivedBefore) / bodies.length).toFixed(2)),
+    });
+  }
+  return { rows, sessions: sessions.length };
 }
 
 async function main(): Promise<void> {
@@ -770,9 +912,11 @@ async function main(): Promise<void> {
   const receiver = await registerReceiver(stack);
   const { rows, bareCreate } = await measureAll(stack, () => quiet(receiver));
   const rss = rssMb(stack.servicePid);
+  // Before measureWebhooks, which closes the receiver: the events' deliveries are part of their cost.
+  const events = await measureLiveKitEvents(stack, receiver);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
-  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit);
+  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events);
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await Promise.all([stack.redis, ...stack.nodes].map((connection) => connection.quit().catch(() => undefined)));
