@@ -124,8 +124,9 @@ return reply
 
   unreserve: script<{ open: string; claims: string; sessionId: string; claimExpiryMs: number }, number>({
     lua: `
--- Gives back the place a create held, if its claim is still the one it made (another request may have
--- taken over the same session since).
+-- Gives back the place a create held, if its claim is still the one it made or found expired (another
+-- request may have taken over the same session since): a create that failed, or one that died before
+-- storing its session.
 -- KEYS[1] the open sessions, KEYS[2] the creates in flight
 -- ARGV[1] the session id, ARGV[2] the claim's expiry (ms) as made
 -- Returns 1 when given back, 0 otherwise.
@@ -229,22 +230,6 @@ return 1
 `,
     keys: (a) => [a.open, a.claims, a.endedUsage, a.createdUsage],
     argv: (a) => [a.sessionId, a.endedIncrements, a.createdIncrements, a.usageTtlMs],
-  }),
-
-  dropClaim: script<{ open: string; claims: string; sessionId: string; claimExpiryMs: number }, number>({
-    lua: `
--- Gives back the place of a create that died before storing its session, if its claim is still the one
--- found expired (a retry may have renewed it since).
--- KEYS[1] the open sessions, KEYS[2] the creates in flight
--- ARGV[1] the session id, ARGV[2] the claim's expiry (ms) as found
--- Returns 1 when given back, 0 otherwise.
-if tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1])) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[1], ARGV[1])
-return 1
-`,
-    keys: (a) => [a.open, a.claims],
-    argv: (a) => [a.sessionId, a.claimExpiryMs],
   }),
 
   replaceSession: script<

@@ -85,6 +85,9 @@ export interface RedisSessionStoreOptions {
 /** A lock as handed to the domain: its random part and its expiry (ms), which the claim's record holds. */
 const lockToken = (lock: string, expiryMs: number) => `${lock}.${expiryMs}`;
 const lockExpiry = (token: string) => Number(token.slice(token.lastIndexOf(".") + 1));
+/** The pending idempotency record a lock token's claim wrote. */
+const pendingRecord = (print: string, token: string, sessionId: string) =>
+  idempotencyRecord.pending(print, token.slice(0, token.lastIndexOf(".")), lockExpiry(token), sessionId);
 
 export class RedisSessionStore implements SessionStore {
   private readonly keys: Keyspace;
@@ -226,7 +229,7 @@ export class RedisSessionStore implements SessionStore {
       const [written] = await this.scripts.run("completeCreate", {
         record: this.keys.idempotency(accountId, idempotencyKey),
         session: this.keys.session(session.id),
-        pending: idempotencyRecord.pending(print, lock.slice(0, lock.lastIndexOf(".")), expiry, session.id),
+        pending: pendingRecord(print, lock, session.id),
         done: idempotencyRecord.done(print, session.id),
         keyTtlMs,
         json: encodeSession(session),
@@ -259,7 +262,7 @@ export class RedisSessionStore implements SessionStore {
       await Promise.all([
         this.scripts.run("abandonCreate", {
           record: this.keys.idempotency(accountId, idempotencyKey),
-          pending: idempotencyRecord.pending(print, lock.slice(0, lock.lastIndexOf(".")), expiry, sessionId),
+          pending: pendingRecord(print, lock, sessionId),
           abandoned: idempotencyRecord.abandoned(print, sessionId),
           keepMs,
         }),
@@ -370,13 +373,8 @@ export class RedisSessionStore implements SessionStore {
         } else if (claimExpiry === undefined || claimExpiry + this.claimGraceMs < nowMs) {
           // No session, and no create that may still store it: a create that died, or an ended
           // session whose retention ended before its place was given back.
-          await this.scripts.run("dropClaim", {
-            open: k.open(accountId),
-            claims: k.claims(accountId),
-            sessionId,
-            claimExpiryMs: claimExpiry ?? -1,
-          });
           if (claimExpiry === undefined) await this.redis.zrem(k.open(accountId), sessionId);
+          else await this.unreserve(accountId, sessionId, claimExpiry);
         }
       }),
     );
