@@ -3,13 +3,15 @@
  * a session causes, and their payloads. Pure: the session service records them with the change, in one
  * atomic step of the store.
  */
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { SessionEventData, WebhookEventType, WebhookPayload } from "@dhs/contract";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
 import { type SessionRecord, TERMINAL, toSessionSummary } from "./session.js";
 
+// randomUUID draws from a pooled entropy buffer; randomBytes(16) asks OpenSSL on every call, which the
+// LiveKit events' profile showed at about 28 µs an event.
 export function newEventId(): string {
-  return `evt_${randomBytes(16).toString("hex")}`;
+  return `evt_${randomUUID().replaceAll("-", "")}`;
 }
 
 /** The events a change from `before` (undefined: a new session) to `after` causes, at `now`. */
