@@ -4,7 +4,7 @@
  * real: TTLs are short and the suites wait them out, so both adapters are held to the same clock.
  */
 import { describe, expect, it } from "vitest";
-import type { SessionStore } from "../../src/domain/sessions/ports.js";
+import type { SessionChange, SessionSnapshot, SessionStore } from "../../src/domain/sessions/ports.js";
 import { roomNameFor, type SessionRecord } from "../../src/domain/sessions/session.js";
 import { sessionRecord } from "../support/session-fixtures.js";
 
@@ -52,12 +52,24 @@ async function changed(
   changes: Partial<SessionRecord>,
   expiresAtMs?: number,
 ): Promise<SessionRecord> {
-  const current = await store.getVersioned(record.account_id, record.id);
+  const current = await store.readForChange(record.account_id, record.id);
   if (!current) throw new Error("no such session");
   const next = { ...current.record, ...changes };
-  expect(await store.replaceSession(next, current.version, current.record.status, [], undefined, expiresAtMs)).toBe(true);
+  expect(await store.replaceSession(change(current, next, { expiresAtMs }))).toBe(true);
   return next;
 }
+
+/** A change of what `read` found to `next`: no events, no usage, no timers unless given. */
+const change = (read: SessionSnapshot, next: SessionRecord, more: Partial<SessionChange> = {}): SessionChange => ({
+  record: next,
+  version: read.version,
+  previousStatus: read.record.status,
+  events: [],
+  usage: undefined,
+  expiresAtMs: undefined,
+  timers: { schedule: [], cancel: [] },
+  ...more,
+});
 
 export function sessionStoreContract(adapter: string, make: () => Promise<StoreUnderTest>): void {
   const withStore = (test: (store: SessionStore, account: string) => Promise<void>) => async () => {
@@ -191,7 +203,7 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
       withStore(async (store, account) => {
         const session = await created(store, fresh(account));
         expect(await store.getSession(`${account}_other`, session.id)).toBeUndefined();
-        expect(await store.getVersioned(`${account}_other`, session.id)).toBeUndefined();
+        expect(await store.readForChange(`${account}_other`, session.id)).toBeUndefined();
         expect(await store.listSessions(`${account}_other`, listQuery())).toEqual([]);
       }),
     );
@@ -200,18 +212,74 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
       "replaces a session only at the version it was read at",
       withStore(async (store, account) => {
         const session = await created(store, fresh(account));
-        const read = await store.getVersioned(account, session.id);
+        const read = await store.readForChange(account, session.id);
         if (!read) throw new Error("no session");
         const active = { ...read.record, status: "active" as const, started_at: new Date().toISOString() };
-        expect(await store.replaceSession(active, read.version, "created", [], undefined, undefined)).toBe(true);
+        expect(await store.replaceSession(change(read, active))).toBe(true);
         const lost = {
           ...read.record,
           status: "cancelled" as const,
           ended_at: new Date().toISOString(),
           end_reason: "user_ended" as const,
         };
-        expect(await store.replaceSession(lost, read.version, "created", [], undefined, Date.now() + DAY_MS)).toBe(false);
+        // What a lost compare-and-set would have changed with the session does not change either.
+        const refused = change(read, lost, {
+          expiresAtMs: Date.now() + DAY_MS,
+          timers: { schedule: [{ timer: "room_deletion", atMs: Date.now() - 10 }], cancel: [] },
+          livekitEvent: { id: "EV_lost", ttlMs: 10_000 },
+        });
+        expect(await store.replaceSession(refused)).toBe(false);
         expect(await store.getSession(account, session.id)).toEqual(active);
+        expect(await store.claimDueTimers(Date.now(), 1000, 10)).toEqual([]);
+        expect((await store.readForChange(account, session.id, "EV_lost"))?.eventApplied).toBe(false);
+      }),
+    );
+
+    it(
+      "changes a session's timers with it: the cancelled go, the scheduled come or move",
+      withStore(async (store, account) => {
+        const session = await created(store, fresh(account));
+        const past = Date.now() - 10;
+        await store.scheduleTimers(account, session.id, [
+          { timer: "join_timeout", atMs: past },
+          { timer: "dispatch_check", atMs: Date.now() + 60_000 },
+        ]);
+        const read = await store.readForChange(account, session.id);
+        if (!read) throw new Error("no session");
+        const timers = {
+          schedule: [
+            { timer: "dispatch_check" as const, atMs: past },
+            { timer: "max_duration" as const, atMs: past },
+          ],
+          cancel: ["join_timeout" as const],
+        };
+        expect(await store.replaceSession(change(read, { ...read.record, status: "active" }, { timers }))).toBe(true);
+        const due = await store.claimDueTimers(Date.now(), 1000, 10);
+        expect(due.map((t) => [t.sessionId, t.timer]).sort()).toEqual([
+          [session.id, "dispatch_check"],
+          [session.id, "max_duration"],
+        ]);
+      }),
+    );
+
+    it(
+      "remembers a LiveKit event that reached a session, with its change or alone, for that session, within its window",
+      withStore(async (store, account) => {
+        const [session, other] = [await created(store, fresh(account)), await created(store, fresh(account))];
+        const read = await store.readForChange(account, session.id, "EV_1");
+        expect(read?.eventApplied).toBe(false);
+        if (!read) throw new Error("no session");
+        const livekitEvent = { id: "EV_1", ttlMs: 300 };
+        expect(await store.replaceSession(change(read, { ...read.record, status: "active" }, { livekitEvent }))).toBe(true);
+        expect((await store.readForChange(account, session.id, "EV_1"))?.eventApplied).toBe(true);
+        expect((await store.readForChange(account, session.id, "EV_2"))?.eventApplied).toBe(false);
+        expect((await store.readForChange(account, other.id, "EV_1"))?.eventApplied).toBe(false);
+        // One that changed nothing is remembered alone.
+        await store.rememberEvent(other.id, "EV_3", 300);
+        expect((await store.readForChange(account, other.id, "EV_3"))?.eventApplied).toBe(true);
+        await sleep(350);
+        expect((await store.readForChange(account, session.id, "EV_1"))?.eventApplied).toBe(false);
+        expect((await store.readForChange(account, other.id, "EV_3"))?.eventApplied).toBe(false);
       }),
     );
 
@@ -262,7 +330,7 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
         expect(await store.getSession(account, ended.id)).toBeDefined();
         await sleep(400);
         expect(await store.getSession(account, ended.id)).toBeUndefined();
-        expect(await store.getVersioned(account, ended.id)).toBeUndefined();
+        expect(await store.readForChange(account, ended.id)).toBeUndefined();
         expect((await store.listSessions(account, listQuery())).map((s) => s.id)).toEqual([open.id]);
         expect(await store.listSessions(account, listQuery({ status: "cancelled" }))).toEqual([]);
         expect(await store.openSessions(account)).toBe(1);
@@ -319,30 +387,22 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
     );
   });
 
-  describe(`${adapter}: ending marks, LiveKit event log, leases`, () => {
+  describe(`${adapter}: ending marks, leases`, () => {
     it(
-      "keeps an ending mark until it expires or is cleared",
+      "reads an ending mark with its session until it expires or is cleared",
       withStore(async (store, account) => {
-        await store.markEnding(account, "s-1", 300);
-        await store.markEnding(account, "s-2", 10_000);
-        expect([await store.isEnding(account, "s-1"), await store.isEnding(account, "s-3")]).toEqual([true, false]);
-        await store.clearEnding(account, "s-2");
+        const [one, two, three] = [
+          await created(store, fresh(account)),
+          await created(store, fresh(account)),
+          await created(store, fresh(account)),
+        ];
+        const ending = async (session: SessionRecord) => (await store.readForChange(account, session.id))?.ending;
+        await store.markEnding(account, one.id, 300);
+        await store.markEnding(account, two.id, 10_000);
+        expect([await ending(one), await ending(two), await ending(three)]).toEqual([true, true, false]);
+        await store.clearEnding(account, two.id);
         await sleep(350);
-        expect([await store.isEnding(account, "s-1"), await store.isEnding(account, "s-2")]).toEqual([false, false]);
-      }),
-    );
-
-    it(
-      "says a LiveKit event id was seen within its window, not after it or once forgotten",
-      withStore(async (store) => {
-        const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
-        expect(await store.markEventSeen(a, 300)).toBe(true);
-        expect(await store.markEventSeen(a, 300)).toBe(false);
-        expect(await store.markEventSeen(b, 10_000)).toBe(true);
-        await store.forgetEvent(b);
-        expect(await store.markEventSeen(b, 10_000)).toBe(true);
-        await sleep(350);
-        expect(await store.markEventSeen(a, 300)).toBe(true);
+        expect([await ending(one), await ending(two)]).toEqual([false, false]);
       }),
     );
 

@@ -10,10 +10,44 @@ import type { SessionRecord } from "./session.js";
 import type { ObligationTimer, TimerKind } from "./session-machine.js";
 import type { UsageIncrement } from "./usage.js";
 
-/** A stored session and the version it was read at, for compare-and-set. */
-export interface Versioned {
+declare const storeVersion: unique symbol;
+/** What a store compares a session with when it is replaced: opaque to the domain, handed back unchanged. */
+export type SessionVersion = { readonly [storeVersion]: true };
+
+/**
+ * A stored session read for a change: the record, its version for compare-and-set, and what a change
+ * caused by a LiveKit event needs to know, read in the same step.
+ */
+export interface SessionSnapshot {
   record: SessionRecord;
-  version: string;
+  version: SessionVersion;
+  /** endSession is deleting the session's room (EndingMarks). */
+  ending: boolean;
+  /** The LiveKit event asked about has already reached this session: a redelivery. */
+  eventApplied: boolean;
+}
+
+/** A session's timers that a change schedules and cancels with it. */
+export interface TimerChanges {
+  schedule: readonly ScheduledTimer[];
+  cancel: readonly TimerKind[];
+}
+
+/** A change of a stored session, made in one step or not at all. */
+export interface SessionChange {
+  /** The session as it is after the change. */
+  record: SessionRecord;
+  /** The version it was read at: the change is refused if it has changed since. */
+  version: SessionVersion;
+  previousStatus: SessionStatus;
+  /** Queued for the account's webhook endpoints. */
+  events: readonly OutboundEvent[];
+  usage: UsageIncrement | undefined;
+  /** An ended session is given its expiry: from then on it is gone, from reads and lists alike. */
+  expiresAtMs: number | undefined;
+  timers: TimerChanges;
+  /** The LiveKit event the change applies, remembered with it for ttlMs, so that its redelivery changes nothing. */
+  livekitEvent?: { id: string; ttlMs: number };
 }
 
 /** Where a page of a list starts: after the item with this creation time and id. */
@@ -109,23 +143,24 @@ export interface IdempotentCreates {
 /** Stored sessions: read, compare-and-set, listed, counted. */
 export interface SessionRecords {
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
-  getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined>;
   /**
-   * Replaces the session if it is still at `version` and queues `events` for the account's webhook
-   * endpoints, in one step; false when another writer got there first (read again and retry), and the
-   * session is unchanged then. A session that ends is listed among the ended ones before, and gives back
-   * its place among the open ones and counts `usage` after (a crash between them is repaired by the
-   * store). An ended session is given `expiresAtMs`: from then on it is gone, from reads and lists alike,
-   * with nothing left to delete it.
+   * The session, for a change, with its ending mark and whether the LiveKit event `livekitEventId` (if
+   * given) has already changed it, in one read.
    */
-  replaceSession(
-    record: SessionRecord,
-    version: string,
-    previousStatus: SessionStatus,
-    events: readonly OutboundEvent[],
-    usage: UsageIncrement | undefined,
-    expiresAtMs: number | undefined,
-  ): Promise<boolean>;
+  readForChange(accountId: string, sessionId: string, livekitEventId?: string): Promise<SessionSnapshot | undefined>;
+  /**
+   * Makes the change if the session is still at its version, in one step: the record, its timers, its
+   * webhook events, its LiveKit event id; false when another writer got there first (read again and
+   * retry), and nothing changed then. A session that ends is listed among the ended ones in that step,
+   * and gives back its place among the open ones and counts `usage` after it (a crash between them is
+   * repaired by the store).
+   */
+  replaceSession(change: SessionChange): Promise<boolean>;
+  /**
+   * Remembers for ttlMs a LiveKit event that reached the session and changed nothing, so that its
+   * redelivery after a later change is not taken for news (SessionSnapshot.eventApplied).
+   */
+  rememberEvent(sessionId: string, eventId: string, ttlMs: number): Promise<void>;
   /**
    * An ended session that still holds its place among its account's open sessions (a replica died
    * between storing its end and giving the place back) gives it back and counts its usage, once;
@@ -171,10 +206,10 @@ export interface TimerQueue {
 export interface EndingMarks {
   /**
    * endSession is deleting this session's room, for at most ttlMs: a room_finished event meanwhile is
-   * the consequence of that deletion, not LiveKit closing the room on its own.
+   * the consequence of that deletion, not LiveKit closing the room on its own. Read with the session
+   * (SessionSnapshot.ending).
    */
   markEnding(accountId: string, sessionId: string, ttlMs: number): Promise<void>;
-  isEnding(accountId: string, sessionId: string): Promise<boolean>;
   clearEnding(accountId: string, sessionId: string): Promise<void>;
 }
 
@@ -187,13 +222,6 @@ export interface Leases {
   acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
 }
 
-/** The LiveKit events already processed, so that a redelivery changes nothing. */
-export interface LiveKitEventLog {
-  /** Records a LiveKit event id for ttlMs; false when it was already recorded (a duplicate delivery). */
-  markEventSeen(eventId: string, ttlMs: number): Promise<boolean>;
-  forgetEvent(eventId: string): Promise<void>;
-}
-
 export interface StoreConnection {
   /** Resolves when the store answers; rejects with DependencyUnavailableError otherwise. */
   ping(): Promise<void>;
@@ -201,15 +229,7 @@ export interface StoreConnection {
 }
 
 /** Everything an adapter of the session store provides; each user takes only the parts it needs. */
-export interface SessionStore
-  extends IdempotentCreates,
-    SessionRecords,
-    UsageCounters,
-    TimerQueue,
-    EndingMarks,
-    Leases,
-    LiveKitEventLog,
-    StoreConnection {}
+export interface SessionStore extends IdempotentCreates, SessionRecords, UsageCounters, TimerQueue, EndingMarks, Leases, StoreConnection {}
 
 export interface CreateRoomRequest {
   name: string;

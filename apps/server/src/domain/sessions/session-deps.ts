@@ -6,16 +6,7 @@
 import type { Session } from "@dhs/contract";
 import type { AccountLimits } from "../accounts/account-limits.js";
 import type { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
-import type {
-  EndingMarks,
-  IdempotentCreates,
-  LiveKitEventLog,
-  RoomService,
-  SessionMetrics,
-  SessionRecords,
-  TimerQueue,
-  TokenIssuer,
-} from "./ports.js";
+import type { EndingMarks, IdempotentCreates, RoomService, SessionMetrics, SessionRecords, TimerQueue, TokenIssuer } from "./ports.js";
 import type { Durations } from "./session-machine.js";
 
 export interface SessionSettings {
@@ -38,7 +29,7 @@ export type RoomEvent =
   | { type: "room_finished" };
 
 export interface SessionServiceDeps {
-  store: IdempotentCreates & SessionRecords & TimerQueue & EndingMarks & LiveKitEventLog;
+  store: IdempotentCreates & SessionRecords & TimerQueue & EndingMarks;
   rooms: RoomService;
   tokens: TokenIssuer;
   catalog: DigitalHumanCatalog;

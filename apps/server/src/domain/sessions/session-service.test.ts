@@ -153,11 +153,39 @@ describe("SessionService.create", () => {
 });
 
 describe("SessionService.onLiveKitEvent", () => {
-  it("remembers a LiveKit event id for the configured window, and no longer", async () => {
+  it("remembers a LiveKit event id that changed the session for the configured window, with the change", async () => {
     const { service, memory } = setup({ settings: { livekitEventDedupeMs: 600_000 } });
-    const seen = vi.spyOn(memory, "markEventSeen");
-    await service.onLiveKitEvent("EV_1", "acct_1", crypto.randomUUID(), { type: "room_finished" });
-    expect(seen).toHaveBeenCalledWith("EV_1", 600_000);
+    const replace = vi.spyOn(memory, "replaceSession");
+    const { session } = await service.create(principal, "k9", { participant_identity: "u" });
+    const joined = { type: "participant_joined" as const, identity: "u", sid: "PA_1", isAgent: false };
+    await service.onLiveKitEvent("EV_1", "acct_1", session.id, joined);
+    expect(replace).toHaveBeenCalledOnce();
+    expect(replace.mock.calls[0]?.[0].livekitEvent).toEqual({ id: "EV_1", ttlMs: 600_000 });
+    // Redelivered after the session changed again: still nothing.
+    await service.onLiveKitEvent("EV_2", "acct_1", session.id, { ...joined, type: "participant_left" });
+    await service.onLiveKitEvent("EV_1", "acct_1", session.id, joined);
+    expect(replace).toHaveBeenCalledTimes(2);
+    expect((await memory.getSession("acct_1", session.id))?.participant_left_at).not.toBeNull();
+  });
+
+  it("does not take the redelivery of an event that changed nothing for news after a later change", async () => {
+    const { service, memory } = setup();
+    const { session } = await service.create(principal, "k11", { participant_identity: "u" });
+    const joined = { type: "participant_joined" as const, identity: "u", sid: "PA_1", isAgent: false };
+    await service.onLiveKitEvent("EV_1", "acct_1", session.id, joined);
+    // The same connection reported twice: the second changes nothing, and is remembered.
+    await service.onLiveKitEvent("EV_2", "acct_1", session.id, joined);
+    await service.onLiveKitEvent("EV_3", "acct_1", session.id, { ...joined, type: "participant_left" });
+    await service.onLiveKitEvent("EV_2", "acct_1", session.id, joined);
+    expect((await memory.getSession("acct_1", session.id))?.participant_left_at).not.toBeNull();
+  });
+
+  it("changes the timers a transition owes before its first call outside the store with the session", async () => {
+    const { service, memory } = setup();
+    const replace = vi.spyOn(memory, "replaceSession");
+    const { session } = await service.create(principal, "k10", { participant_identity: "u" });
+    await service.onLiveKitEvent("EV_3", "acct_1", session.id, { type: "participant_joined", identity: "u", sid: "PA_1", isAgent: false });
+    expect(replace.mock.calls[0]?.[0].timers.schedule.map((t) => t.timer)).toEqual(["max_duration", "digital_human_timeout"]);
   });
 
   it("gives the store an ended session's expiry: its end plus the retention", async () => {
@@ -168,6 +196,6 @@ describe("SessionService.onLiveKitEvent", () => {
     const { durations } = sessionSettings({});
     const ended = Date.parse("2026-11-22T10:00:00.000Z");
     expect(replace).toHaveBeenCalledOnce();
-    expect(replace.mock.calls[0]?.[5]).toBe(ended + durations.retentionS * 1000);
+    expect(replace.mock.calls[0]?.[0].expiresAtMs).toBe(ended + durations.retentionS * 1000);
   });
 });

@@ -30,7 +30,7 @@ export class SessionService {
     this.creates = new CreateSession(context, reader, this.transitions);
     this.queries = new SessionQueries(context, reader);
     this.ends = new EndSession(context, reader, this.transitions);
-    this.roomEvents = new LiveKitRoomEvents(context, this.transitions);
+    this.roomEvents = new LiveKitRoomEvents(this.transitions);
   }
 
   create(principal: Principal, idempotencyKey: string, body: SessionCreate): Promise<CreateResult> {

@@ -5,11 +5,11 @@
  * dispatched again, the room deleted.
  */
 import type { DigitalHuman } from "../digital-humans/digital-human-catalog.js";
-import type { AgentJob, ScheduledTimer } from "./ports.js";
+import type { AgentJob, ScheduledTimer, SessionSnapshot, TimerChanges } from "./ports.js";
 import { type SessionRecord, TERMINAL } from "./session.js";
 import type { SessionContext } from "./session-deps.js";
 import { sessionEvents } from "./session-events.js";
-import { type Effect, LIFECYCLE_TIMERS, type SessionEvent, transition } from "./session-machine.js";
+import { type Effect, LIFECYCLE_TIMERS, type SessionEvent, type TimerKind, transition } from "./session-machine.js";
 import { usageOf } from "./usage.js";
 
 const TIMERS = new Set<string>([...LIFECYCLE_TIMERS, "room_deletion"]);
@@ -19,44 +19,52 @@ export class SessionTransitions {
 
   /**
    * Runs an event through the state machine with compare-and-set, so concurrent events (webhooks,
-   * timers, replicas) never overwrite each other, then carries out the transition's effects.
+   * timers, replicas) never overwrite each other, then carries out the transition's effects. The timers
+   * the transition schedules and cancels before any call outside the store are changed with the session,
+   * in the same step. `event` may depend on what is read (a LiveKit event is told apart by the session's
+   * participant); undefined ignores it. With `livekitEventId`, a LiveKit event that already reached the
+   * session changes nothing again; one that changes it is remembered with the change.
    */
   async apply(
     accountId: string,
     sessionId: string,
-    event: SessionEvent,
+    event: SessionEvent | ((read: SessionSnapshot) => SessionEvent | undefined),
+    livekitEventId?: string,
   ): Promise<{ session: SessionRecord; changed: boolean } | undefined> {
     const { store, settings } = this.context;
     for (let attempt = 0; attempt < 10; attempt++) {
-      const current = await store.getVersioned(accountId, sessionId);
+      const current = await store.readForChange(accountId, sessionId, livekitEventId);
       if (!current) return undefined;
+      const sessionEvent = current.eventApplied ? undefined : typeof event === "function" ? event(current) : event;
+      if (!sessionEvent) return { session: current.record, changed: false };
       const now = this.context.now();
-      const result = transition(current.record, event, now, settings.durations);
-      const events = result.changed ? sessionEvents(current.record, result.session, now, settings.eventRetainMs) : [];
-      const usage = result.changed ? usageOf(current.record, result.session) : undefined;
+      const result = transition(current.record, sessionEvent, now, settings.durations);
+      if (!result.changed) {
+        if (livekitEventId !== undefined) await store.rememberEvent(sessionId, livekitEventId, settings.livekitEventDedupeMs);
+        if (TERMINAL.has(current.record.status) && TIMERS.has(sessionEvent.type)) await this.repairEnded(current.record);
+        await this.runEffects(result.session, result.effects);
+        return { session: result.session, changed: false };
+      }
+      const events = sessionEvents(current.record, result.session, now, settings.eventRetainMs);
       const { ended_at } = result.session;
-      const expiresAtMs = ended_at === null ? undefined : Date.parse(ended_at) + settings.durations.retentionS * 1000;
-      let effects = result.effects;
-      const owed = effects.find((e) => e.type === "schedule" && e.timer === "room_deletion");
-      if (result.changed && current.record.ended_at === null && owed?.type === "schedule") {
-        // The room's deletion is owed from the moment the session ends: scheduled before the end is
-        // stored, so a replica that dies right after storing it still leaves the obligation behind.
-        await store.scheduleTimers(accountId, sessionId, [{ timer: owed.timer, atMs: owed.at }]);
-        effects = effects.filter((e) => e !== owed);
-      }
-      if (
-        result.changed &&
-        !(await store.replaceSession(result.session, current.version, current.record.status, events, usage, expiresAtMs))
-      ) {
-        continue;
-      }
+      const { timers, rest } = timerChangesFirst(result.effects, TERMINAL.has(result.session.status));
+      const replaced = await store.replaceSession({
+        record: result.session,
+        version: current.version,
+        previousStatus: current.record.status,
+        events,
+        usage: usageOf(current.record, result.session),
+        expiresAtMs: ended_at === null ? undefined : Date.parse(ended_at) + settings.durations.retentionS * 1000,
+        timers,
+        ...(livekitEventId === undefined ? {} : { livekitEvent: { id: livekitEventId, ttlMs: settings.livekitEventDedupeMs } }),
+      });
+      if (!replaced) continue;
       if (events.length > 0) this.context.onEventsQueued?.(sessionId);
-      if (result.changed && result.session.end_reason !== null && current.record.end_reason === null) {
+      if (result.session.end_reason !== null && current.record.end_reason === null) {
         this.context.metrics?.sessionEnded(result.session.status, result.session.end_reason);
       }
-      if (!result.changed && TERMINAL.has(current.record.status) && TIMERS.has(event.type)) await this.repairEnded(current.record);
-      await this.runEffects(result.session, effects);
-      return { session: result.session, changed: result.changed };
+      await this.runEffects(result.session, rest);
+      return { session: result.session, changed: true };
     }
     throw new Error(`session ${sessionId}: too many concurrent updates`);
   }
@@ -123,4 +131,32 @@ export function agentJobOf(record: SessionRecord, digitalHuman: DigitalHuman, ma
     participantIdentity: record.participant_identity,
     maxDurationS,
   };
+}
+
+/**
+ * The timer effects a transition lists before its first call outside the store, netted (a later one
+ * wins), and the effects from that call on, in order. Those timers change with the session: an ended
+ * session's room_deletion obligation exists from the moment the end is stored, never after it. An end's
+ * cancelling of its life's timers (`ends`) waits until after the store gave its place back: should the
+ * replica die in between, those timers are what settles the session when they fire (repairEnded).
+ */
+export function timerChangesFirst(effects: readonly Effect[], ends = false): { timers: TimerChanges; rest: Effect[] } {
+  const due = new Map<TimerKind, number | null>();
+  const after: Effect[] = [];
+  let i = 0;
+  for (; i < effects.length; i++) {
+    const effect = effects[i] as Effect;
+    if (effect.type === "schedule") due.set(effect.timer, effect.at);
+    else if (effect.type === "cancel_timer") due.set(effect.timer, null);
+    else if (effect.type === "cancel_timers" && ends) after.push(effect);
+    else if (effect.type === "cancel_timers") for (const timer of LIFECYCLE_TIMERS) due.set(timer, null);
+    else break;
+  }
+  const schedule: ScheduledTimer[] = [];
+  const cancel: TimerKind[] = [];
+  for (const [timer, atMs] of due) {
+    if (atMs === null) cancel.push(timer);
+    else schedule.push({ timer, atMs });
+  }
+  return { timers: { schedule, cancel }, rest: [...after, ...effects.slice(i)] };
 }

@@ -15,8 +15,10 @@ import {
   type ListQuery,
   newestFirst,
   type ScheduledTimer,
+  type SessionChange,
+  type SessionSnapshot,
   type SessionStore,
-  type Versioned,
+  type SessionVersion,
 } from "../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
 import { LIFECYCLE_TIMERS, type ObligationTimer, type TimerKind } from "../../domain/sessions/session-machine.js";
@@ -69,7 +71,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly timers = new Map<string, Map<TimerKind, Timer>>();
   /** session id -> when endSession's mark expires (ms). */
   private readonly ending = new Map<string, number>();
-  /** LiveKit event id -> when it is forgotten (ms). */
+  /** (session id, id of a LiveKit event that reached it) -> when it is forgotten (ms). */
   private readonly livekitEvents = new Map<string, number>();
   private readonly leases = new Map<string, { holder: string; until: number }>();
   private readonly sweep: NodeJS.Timeout;
@@ -168,24 +170,32 @@ export class MemorySessionStore implements SessionStore {
     return stored === undefined ? undefined : (JSON.parse(stored.json) as SessionRecord);
   }
 
-  async getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
+  async readForChange(accountId: string, sessionId: string, livekitEventId?: string): Promise<SessionSnapshot | undefined> {
     const stored = this.stored(accountId, sessionId);
-    return stored === undefined ? undefined : { record: JSON.parse(stored.json) as SessionRecord, version: stored.json };
+    if (stored === undefined) return undefined;
+    const now = this.now();
+    return {
+      record: JSON.parse(stored.json) as SessionRecord,
+      version: stored.json as unknown as SessionVersion,
+      ending: (this.ending.get(sessionId) ?? 0) > now,
+      eventApplied: livekitEventId !== undefined && (this.livekitEvents.get(eventKey(sessionId, livekitEventId)) ?? 0) > now,
+    };
   }
 
-  async replaceSession(
-    record: SessionRecord,
-    version: string,
-    _previousStatus: SessionStatus,
-    events: readonly OutboundEvent[],
-    usage: UsageIncrement | undefined,
-    expiresAtMs: number | undefined,
-  ): Promise<boolean> {
-    if (this.stored(record.account_id, record.id)?.json !== version) return false;
-    this.store(record, expiresAtMs);
+  async replaceSession(change: SessionChange): Promise<boolean> {
+    const { record, events, usage, timers, livekitEvent } = change;
+    if (this.stored(record.account_id, record.id)?.json !== (change.version as unknown as string)) return false;
+    this.store(record, change.expiresAtMs);
     this.count(this.account(record.account_id), usage);
     this.webhooks.record(record.account_id, events);
+    for (const timer of timers.cancel) this.dropTimer(record.id, timer);
+    await this.scheduleTimers(record.account_id, record.id, timers.schedule);
+    if (livekitEvent) await this.rememberEvent(record.id, livekitEvent.id, livekitEvent.ttlMs);
     return true;
+  }
+
+  async rememberEvent(sessionId: string, eventId: string, ttlMs: number): Promise<void> {
+    this.livekitEvents.set(eventKey(sessionId, eventId), this.now() + ttlMs);
   }
 
   /** Nothing to repair: an end and its place's return are one step here. */
@@ -253,22 +263,8 @@ export class MemorySessionStore implements SessionStore {
     this.ending.set(sessionId, this.now() + ttlMs);
   }
 
-  async isEnding(_accountId: string, sessionId: string): Promise<boolean> {
-    return (this.ending.get(sessionId) ?? 0) > this.now();
-  }
-
   async clearEnding(_accountId: string, sessionId: string): Promise<void> {
     this.ending.delete(sessionId);
-  }
-
-  async markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
-    if ((this.livekitEvents.get(eventId) ?? 0) > this.now()) return false;
-    this.livekitEvents.set(eventId, this.now() + ttlMs);
-    return true;
-  }
-
-  async forgetEvent(eventId: string): Promise<void> {
-    this.livekitEvents.delete(eventId);
   }
 
   async ping(): Promise<void> {}
@@ -360,3 +356,5 @@ export class MemorySessionStore implements SessionStore {
     }
   }
 }
+
+const eventKey = (sessionId: string, eventId: string) => `${sessionId} ${eventId}`;

@@ -91,7 +91,7 @@ export function keyspace(prefix = "dhs") {
     /** An account's Idempotency-Key (idempotencyRecord), in the shard of the session it creates. */
     idempotency: (accountId: string, idempotencyKey: string) =>
       `${prefix}:{${SHARD_TAGS[keyShardOf(accountId, idempotencyKey)]}}:idem:${accountId}:${idempotencyKey}`,
-    /** Set while endSession deletes the session's room (a short TTL). */
+    /** Set while endSession deletes the session's room (a short TTL); read with the session. */
     ending: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:ending:${sessionId}`,
     /**
      * The account's open sessions (created or active) and the creates it has in flight, by creation time
@@ -114,8 +114,8 @@ export function keyspace(prefix = "dhs") {
     ended: (accountId: string, shardIndex: number, day: string) => `${prefix}:{${SHARD_TAGS[shardIndex]}}:ended:${accountId}:${day}`,
     /** The session timers of one shard by due time; members are `account|session|timer`. */
     timers: (shardIndex: number) => `${prefix}:timers:{${SHARD_TAGS[shardIndex]}}`,
-    /** A LiveKit event id already processed (expires after LIVEKIT_WEBHOOK_DEDUPE_S). */
-    livekitEvent: (eventId: string) => `${prefix}:livekit-event:{${eventId}}`,
+    /** The id of a LiveKit event that reached the session (expires after LIVEKIT_WEBHOOK_DEDUPE_S). */
+    livekitEvent: (sessionId: string, eventId: string) => `${prefix}:{${shard(sessionId)}}:livekit-event:${sessionId}:${eventId}`,
     /** A lease on work one replica at a time does (its holder, with a TTL). */
     lease: (name: string) => `${prefix}:lease:{${name}}`,
 

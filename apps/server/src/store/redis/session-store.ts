@@ -20,7 +20,6 @@
  * record that cannot be read, DependencyFaultError (500).
  */
 
-import type { SessionStatus } from "@dhs/contract";
 import { type Cluster, type Redis, ReplyError } from "ioredis";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
 import { DependencyFaultError, DependencyUnavailableError } from "../../domain/dependency-errors.js";
@@ -33,8 +32,10 @@ import {
   type ListQuery,
   newestFirst,
   type ScheduledTimer,
+  type SessionChange,
+  type SessionSnapshot,
   type SessionStore,
-  type Versioned,
+  type SessionVersion,
 } from "../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
 import { LIFECYCLE_TIMERS, type ObligationTimer } from "../../domain/sessions/session-machine.js";
@@ -271,51 +272,73 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
-    return guard(async () => (await this.getVersioned(accountId, sessionId))?.record);
-  }
-
   /** The session if it is this account's: sessions are kept by id, so another account's is not found. */
-  getVersioned(accountId: string, sessionId: string): Promise<Versioned | undefined> {
+  getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined> {
     return guard(async () => {
       const json = await this.redis.get(this.keys.session(sessionId));
-      if (json === null) return undefined;
-      const record = decodeSession(json, sessionId);
-      return record.account_id === accountId ? { record, version: json } : undefined;
+      return json === null ? undefined : ownSession(json, accountId, sessionId);
     });
   }
 
-  replaceSession(
-    record: SessionRecord,
-    version: string,
-    previousStatus: SessionStatus,
-    events: readonly OutboundEvent[],
-    usage: UsageIncrement | undefined,
-    expiresAtMs: number | undefined,
-  ): Promise<boolean> {
+  /**
+   * One round trip: the session with its ending mark and the LiveKit event's mark (one MGET in its shard)
+   * and, beside it, the account's webhook routes, which a change that causes events records them by.
+   */
+  readForChange(accountId: string, sessionId: string, livekitEventId?: string): Promise<SessionSnapshot | undefined> {
+    return guard(async () => {
+      const marks = [
+        this.keys.ending(sessionId),
+        ...(livekitEventId === undefined ? [] : [this.keys.livekitEvent(sessionId, livekitEventId)]),
+      ];
+      const [[json, ending, applied], routes] = await Promise.all([
+        this.redis.mget(this.keys.session(sessionId), ...marks),
+        this.redis.hgetall(this.keys.hookRoutes(accountId)),
+      ]);
+      if (json === null || json === undefined) return undefined;
+      const record = ownSession(json, accountId, sessionId);
+      if (!record) return undefined;
+      const version: RedisVersion = { json, routes };
+      return { record, version: version as unknown as SessionVersion, ending: ending !== null, eventApplied: applied != null };
+    });
+  }
+
+  replaceSession(change: SessionChange): Promise<boolean> {
+    const { record, previousStatus, events, timers, livekitEvent } = change;
+    const { json, routes } = change.version as unknown as RedisVersion;
     const accountId = record.account_id;
     const ends = TERMINAL.has(record.status) && !TERMINAL.has(previousStatus);
     return guard(async () => {
-      const routes = events.length > 0 ? await this.redis.hgetall(this.keys.hookRoutes(accountId)) : {};
       const createdMs = Date.parse(record.created_at);
+      const shard = shardOf(record.id);
       const [replaced] = await this.scripts.run("replaceSession", {
         session: this.keys.session(record.id),
-        ended: this.keys.ended(accountId, shardOf(record.id), dayOf(createdMs)),
-        version,
+        ended: this.keys.ended(accountId, shard, dayOf(createdMs)),
+        timers: this.keys.timers(shard),
+        livekitEvent: this.keys.livekitEvent(record.id, livekitEvent?.id ?? ""),
+        version: json,
         json: encodeSession(record),
         id: record.id,
         createdMs,
-        expiresAtMs: expiresAtMs ?? "",
+        expiresAtMs: change.expiresAtMs ?? "",
         nowMs: Date.now(),
+        livekitEventTtlMs: livekitEvent?.ttlMs ?? "",
+        cancel: timers.cancel.map((timer) => timerMember(accountId, record.id, timer)),
+        schedule: timers.schedule.flatMap(({ timer, atMs }) => [atMs, timerMember(accountId, record.id, timer)]),
         ...this.eventKeys(accountId, record.id, routes, events),
       });
       if (replaced !== 1) return false;
       if (ends) {
         await this.afterStep("end:replaced");
         // The end stands: should giving back its place fail, the repair does it.
-        await this.settle(record, usage).catch(() => undefined);
+        await this.settle(record, change.usage).catch(() => undefined);
       }
       return true;
+    });
+  }
+
+  rememberEvent(sessionId: string, eventId: string, ttlMs: number): Promise<void> {
+    return guard(async () => {
+      await this.redis.set(this.keys.livekitEvent(sessionId, eventId), "1", "PX", ttlMs);
     });
   }
 
@@ -587,23 +610,9 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  isEnding(_accountId: string, sessionId: string): Promise<boolean> {
-    return guard(async () => (await this.redis.exists(this.keys.ending(sessionId))) === 1);
-  }
-
   clearEnding(_accountId: string, sessionId: string): Promise<void> {
     return guard(async () => {
       await this.redis.del(this.keys.ending(sessionId));
-    });
-  }
-
-  markEventSeen(eventId: string, ttlMs: number): Promise<boolean> {
-    return guard(async () => (await this.redis.set(this.keys.livekitEvent(eventId), "1", "PX", ttlMs, "NX")) === "OK");
-  }
-
-  forgetEvent(eventId: string): Promise<void> {
-    return guard(async () => {
-      await this.redis.del(this.keys.livekitEvent(eventId));
     });
   }
 
@@ -648,4 +657,16 @@ export async function guard<T>(operation: () => Promise<T>): Promise<T> {
 /** Usage increments as the scripts take them: `field=n`, space-separated ('' for none). */
 function incrementsOf(usage: UsageIncrement | undefined): string {
   return usage ? usage.fields.map(([field, by]) => `${field}=${by}`).join(" ") : "";
+}
+
+/** A session's version here: the JSON it was read as, and the account's webhook routes read with it. */
+interface RedisVersion {
+  json: string;
+  routes: Record<string, string>;
+}
+
+/** The stored session if it is the account's (another account's is not found). */
+function ownSession(json: string, accountId: string, sessionId: string): SessionRecord | undefined {
+  const record = decodeSession(json, sessionId);
+  return record.account_id === accountId ? record : undefined;
 }
