@@ -12,10 +12,14 @@
  *   BENCH_DURATION_S (10)  BENCH_STORED (1; "1,10000,1000000" = pnpm bench:scale)  BENCH_MEMORY_SESSIONS (100000)
  *   BENCH_RESULTS (results.md; the file in bench/ the table is written to)
  *   BENCH_CPU_PROF (unset; a directory: the service runs under node --cpu-prof and writes its profile
- *   there on exit; summarize it with `tsx src/profile-summary.ts <file>`)
+ *   there on exit; summarize it with `tsx src/profile-summary.ts <file>`; with the LiveKit webhooks'
+ *   windows beside it, `... <file> 25 "<kind>"` shows one kind's load alone)
  *   BENCH_SERVER (apps/server/dist/main.js; another build of the service, e.g. an older commit's, to
  *   compare under the same load)
  *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)
+ *   BENCH_EVENT_SESSIONS (2000; sessions per account whose LiveKit webhooks are measured)
+ *   BENCH_ONLY (unset; "events": only LiveKit's webhooks, printed, no results file: quick, and a profile
+ *   of their path alone but for their sessions' creates)
  *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
  *   one session to get each: an account's keys share one hash slot, so one account loads one shard)
  *
@@ -58,6 +62,8 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1);
 const CLUSTER = process.env.BENCH_REDIS === "cluster";
 /** A key of an account whose limit of open sessions is 1: once it has one, every create is refused. */
 const CAPPED_KEY = "dhs_bench_capped_key";
+/** A key of an account with no webhook endpoint: what a LiveKit event costs without the deliveries it causes. */
+const QUIET = { key: "dhs_bench_quiet_key", accountId: "acct_bench_quiet" };
 const ACCOUNT = "acct_bench";
 const STORED_ACCOUNT = "acct_bench_stored";
 const LIVEKIT = { key: "bench-key", secret: "bench-secret-that-is-long-enough-for-hs256" };
@@ -368,7 +374,13 @@ async function startStack(): Promise<Stack> {
     scopes: ["sessions:write"],
     sha256: hashApiKey(CAPPED_KEY).toString("hex"),
   };
-  writeFileSync(keysFile, JSON.stringify({ keys: [...keys, capped], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
+  const quiet = {
+    id: "key_quiet",
+    account_id: QUIET.accountId,
+    scopes: ["sessions:read", "sessions:write"],
+    sha256: hashApiKey(QUIET.key).toString("hex"),
+  };
+  writeFileSync(keysFile, JSON.stringify({ keys: [...keys, capped, quiet], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
 
   const redisServer = CLUSTER ? await startRedisCluster(3) : await startRedis();
   stopRedis = () => redisServer.stop();
@@ -771,19 +783,25 @@ function report(
     "",
     `Deliveries: ${hooks.delivered} session.created events delivered for ${hooks.create.ok} creates autocannon counted (it does not count the creates still in flight when it stops), ${hooks.duplicates} delivered twice; ${hooks.duringLoadPerS}/s arrived during the load, ${hooks.backlogAtEnd} were still queued when it ended${hooks.drainPerS === null ? "" : `, and those drained at ${hooks.drainPerS}/s`}.`,
     "",
-    "## LiveKit's webhooks: a session's life after its create",
-    "",
-    `Signed LiveKit webhooks for ${events.sessions} sessions of the account, one kind at a time over 16 connections, in the order of a session's life; the CPU of each includes the customer webhook deliveries it causes (deliveries per event).`,
-    "",
-    "| event | events/s | CPU µs/event | Redis cmds/event | Redis CPU µs/event | cmds per master | deliveries per event |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
-    ...events.rows.map(
-      (row) =>
-        `| ${row.kind} | ${row.perS} | ${row.cpuUs} | ${row.redis.commandsPerRequest} | ${row.redis.cpuUsPerRequest} | ${shares(row.redis)} | ${row.deliveries} |`,
-    ),
+    eventsSection(events),
     "",
     wholeLife(rows, events),
     "",
+  ].join("\n");
+}
+
+function eventsSection(events: EventFigures): string {
+  return [
+    "## LiveKit's webhooks: a session's life after its create",
+    "",
+    `Signed LiveKit webhooks for ${events.sessions} sessions, one kind at a time over 16 connections, in the order of a session's life, after a round that warms their path up; each kind's CPU is the service's over its load and the quiet second after, less what the idle service spends over as long (${events.idleUsPerS} µs/s: its timer and delivery sweeps). First for sessions of an account without webhook endpoints: the event alone (events/s, CPU, Redis). Then for sessions of the account with the endpoint: the event with the customer webhook deliveries it causes (deliveries per event).`,
+    "",
+    "| event | events/s | CPU µs/event | Redis cmds/event | Redis CPU µs/event | cmds per master | with its deliveries: CPU µs/event | deliveries per event |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...events.rows.map(
+      (row) =>
+        `| ${row.kind} | ${row.perS} | ${row.cpuUs} | ${row.redis.commandsPerRequest} | ${row.redis.cpuUsPerRequest} | ${shares(row.redis)} | ${row.withDeliveriesUs} | ${row.deliveries} |`,
+    ),
   ].join("\n");
 }
 
@@ -795,34 +813,88 @@ function report(
 function wholeLife(rows: string[][], events: EventFigures): string {
   const create = Number(rows.find((row) => row[0] === "create")?.[6]);
   const life = events.rows.filter((row) => !/duplicate|not this service/.test(row.kind));
-  const eventsUs = life.reduce((sum, row) => sum + row.cpuUs, 0);
+  const eventsUs = life.reduce((sum, row) => sum + row.withDeliveriesUs, 0);
   return `A whole session's life, per session: ${create + eventsUs} µs of the service's CPU: its create ${create} µs and its ${life.length} LiveKit events ${eventsUs} µs, each with the deliveries it causes.`;
 }
 
 /** What LiveKit's signed webhooks cost the service, by kind of event: a session's life after its create. */
 interface EventFigures {
-  rows: { kind: string; perS: number; cpuUs: number; redis: RedisFigures; deliveries: number }[];
+  rows: {
+    kind: string;
+    perS: number;
+    /** The event alone: sessions of an account without webhook endpoints. */
+    cpuUs: number;
+    redis: RedisFigures;
+    /** The same event of a session whose account has an endpoint, with the deliveries it causes. */
+    withDeliveriesUs: number;
+    deliveries: number;
+  }[];
   sessions: number;
+  /** The service's CPU while idle (µs/s), taken off each kind's window. */
+  idleUsPerS: number;
 }
 
-const EVENT_SESSIONS = Number(process.env.BENCH_EVENT_SESSIONS ?? 1000);
+interface EventRound {
+  rows: { kind: string; perS: number; cpuUs: number; redis: RedisFigures; deliveries: number }[];
+}
+
+const EVENT_SESSIONS = Number(process.env.BENCH_EVENT_SESSIONS ?? 2000);
+/**
+ * When each kind's load ran, on the clock V8's CPU profiles use (CLOCK_MONOTONIC, µs): written beside the
+ * profile (BENCH_CPU_PROF) so that profile-summary can show one kind's samples alone.
+ */
+const profileWindows: { kind: string; events: number; fromUs: number; toUs: number }[] = [];
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Event ids: unique over the run, so no round's events are taken for another's duplicates. */
+let serial = 0;
 
 /**
  * Signed LiveKit webhooks, as LiveKit sends them (protobuf JSON, a JWT whose sha256 claim is the body's
- * hash), for EVENT_SESSIONS sessions created for it, one kind at a time over 16 connections: each kind's
- * service CPU, Redis commands and CPU per event, including the customer webhook deliveries it causes
- * (measured once the receiver has been quiet for a second). The bodies are signed before the clock starts.
+ * hash), for EVENT_SESSIONS sessions created for them, one kind at a time over 16 connections: each
+ * kind's service CPU, Redis commands and CPU per event, for sessions of an account without webhook
+ * endpoints (the event alone) and of one with an endpoint (with the deliveries it causes, measured once
+ * the receiver has been quiet for a second). The bodies are signed before the clock starts.
  */
 async function measureLiveKitEvents(stack: Stack, receiver: Receiver): Promise<EventFigures> {
+  // A first round, not measured, warms the event path up (in a full run the creates and gets before
+  // warm up only theirs): without it the first kinds measured pay for the JIT.
+  await liveKitEvents(stack, receiver, Math.min(EVENT_SESSIONS, 500), QUIET, 0);
+  // What the service spends doing nothing (its timer and delivery sweeps) is not the events': each
+  // kind's window (its load, then a quiet second at least) is charged that much less.
+  await quiet(receiver);
+  const idleBefore = cpuUsOf(stack.servicePid);
+  const idleStarted = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const idleUsPerS = (cpuUsOf(stack.servicePid) - idleBefore) / ((performance.now() - idleStarted) / 1000);
+  const alone = await liveKitEvents(stack, receiver, EVENT_SESSIONS, QUIET, idleUsPerS);
+  const delivered = await liveKitEvents(stack, receiver, EVENT_SESSIONS, { key: API_KEY, accountId: ACCOUNT }, idleUsPerS);
+  return {
+    idleUsPerS: Math.round(idleUsPerS),
+    rows: alone.rows.map((row, i) => {
+      const other = delivered.rows[i] as EventRound["rows"][number];
+      return { ...row, withDeliveriesUs: other.cpuUs, deliveries: other.deliveries };
+    }),
+    sessions: EVENT_SESSIONS,
+  };
+}
+
+async function liveKitEvents(
+  stack: Stack,
+  receiver: Receiver,
+  count: number,
+  account: { key: string; accountId: string },
+  idleUsPerS: number,
+): Promise<EventRound> {
   await quiet(receiver);
   const sessions: { id: string; room_name: string }[] = [];
   await inParallel(
-    EVENT_SESSIONS,
+    count,
     async (i) => {
       const made = await fetch(`${stack.serverUrl}/v1/sessions`, {
         method: "POST",
         headers: {
-          authorization: `Bearer ${API_KEY}`,
+          authorization: `Bearer ${account.key}`,
           "content-type": "application/json",
           "idempotency-key": `bench-events-${Date.now()}-${i}`,
         },
@@ -834,7 +906,6 @@ async function measureLiveKitEvents(stack: Stack, receiver: Receiver): Promise<E
     16,
   );
   await quiet(receiver);
-  let serial = 0;
   const event = (
     kind: string,
     session: { id: string; room_name: string },
@@ -846,7 +917,7 @@ async function measureLiveKitEvents(stack: Stack, receiver: Receiver): Promise<E
     room: {
       sid: `RM_${session.id}`,
       name: session.room_name,
-      metadata: JSON.stringify({ session_id: session.id, account_id: ACCOUNT, deployment: "dhs" }),
+      metadata: JSON.stringify({ session_id: session.id, account_id: account.accountId, deployment: "dhs" }),
     },
     ...(participant
       ? { participant: { sid: `PA_${participant.identity}_${session.id}`, identity: participant.identity, kind: participant.kind } }
@@ -874,12 +945,13 @@ async function measureLiveKitEvents(stack: Stack, receiver: Receiver): Promise<E
     ["participant left (the departure timer starts)", await sign(sessions.map((s) => event("participant_left", s, user)))],
     ["room finished (the session ends)", await sign(sessions.map((s) => event("room_finished", s)))],
   ];
-  const rows: EventFigures["rows"] = [];
+  const rows: EventRound["rows"] = [];
   for (const [kind, bodies] of kinds) {
     const arrivedBefore = receiver.arrivals.length;
     const redisBefore = await redisSnapshot(stack.nodes);
     const cpuBefore = cpuUsOf(stack.servicePid);
     const started = performance.now();
+    const fromUs = monotonicUs();
     await inParallel(
       bodies.length,
       async (i) => {
@@ -895,21 +967,30 @@ async function measureLiveKitEvents(stack: Stack, receiver: Receiver): Promise<E
       16,
     );
     const seconds = (performance.now() - started) / 1000;
+    profileWindows.push({ kind: `${account.accountId}: ${kind}`, events: bodies.length, fromUs, toUs: monotonicUs() });
     await quiet(receiver);
+    const windowS = (performance.now() - started) / 1000;
     rows.push({
       kind,
       perS: Math.round(bodies.length / seconds),
-      cpuUs: Math.round((cpuUsOf(stack.servicePid) - cpuBefore) / bodies.length),
+      cpuUs: Math.round((cpuUsOf(stack.servicePid) - cpuBefore - idleUsPerS * windowS) / bodies.length),
       redis: redisFigures(redisBefore, await redisSnapshot(stack.nodes), bodies.length),
       deliveries: Number(((receiver.arrivals.length - arrivedBefore) / bodies.length).toFixed(2)),
     });
   }
-  return { rows, sessions: sessions.length };
+  return { rows };
 }
 
 async function main(): Promise<void> {
   const stack = await startStack();
   const receiver = await registerReceiver(stack);
+  if (process.env.BENCH_ONLY === "events") {
+    // The LiveKit events alone (a profile of their path: BENCH_CPU_PROF), printed, no results file.
+    process.stdout.write(`\n${eventsSection(await measureLiveKitEvents(stack, receiver))}\n`);
+    receiver.close();
+    await Promise.all([stack.redis, ...stack.nodes].map((connection) => connection.quit().catch(() => undefined)));
+    return;
+  }
   const { rows, bareCreate } = await measureAll(stack, () => quiet(receiver));
   const rss = rssMb(stack.servicePid);
   // Before measureWebhooks, which closes the receiver: the events' deliveries are part of their cost.
@@ -927,6 +1008,7 @@ let stopRedis: () => Promise<void> = async () => {};
 try {
   await main();
 } finally {
+  if (process.env.BENCH_CPU_PROF) writeFileSync(join(process.env.BENCH_CPU_PROF, "windows.json"), JSON.stringify(profileWindows, null, 1));
   // SIGTERM lets the service exit cleanly, which is when --cpu-prof writes its profile.
   await Promise.all(
     children.map(
