@@ -17,12 +17,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DAY_MS = 86_400_000;
 
 /** A new session of `accountId`, created `agoMs` before now. */
-function fresh(accountId: string, agoMs = 0, overrides: Partial<SessionRecord> = {}): SessionRecord {
+export function fresh(accountId: string, agoMs = 0, overrides: Partial<SessionRecord> = {}): SessionRecord {
   const id = crypto.randomUUID();
   return sessionRecord({ id, account_id: accountId, created_at: new Date(Date.now() - agoMs).toISOString(), ...overrides });
 }
 
-const listQuery = (
+export const listQuery = (
   overrides: { status?: SessionRecord["status"]; limit?: number; after?: { createdAtMs: number; id: string } | undefined } = {},
 ) => ({
   limit: 50,
@@ -35,7 +35,7 @@ const begin = (store: SessionStore, account: string, key: string, print: string,
   store.beginCreate(account, key, print, { lockTtlMs, keyTtlMs: 60_000, maxOpen, createdAtMs: Date.now() });
 
 /** Creates a session through the store's create steps (claim, then complete). */
-async function created(store: SessionStore, record: SessionRecord): Promise<SessionRecord> {
+export async function created(store: SessionStore, record: SessionRecord): Promise<SessionRecord> {
   const key = crypto.randomUUID();
   const claim = { lockTtlMs: 10_000, keyTtlMs: 60_000, maxOpen: 1000, createdAtMs: Date.parse(record.created_at) };
   const begun = await store.beginCreate(record.account_id, key, "print", claim);
@@ -46,7 +46,7 @@ async function created(store: SessionStore, record: SessionRecord): Promise<Sess
 }
 
 /** Moves a stored session to `changes` (compare-and-set from what is stored now). */
-async function changed(
+export async function changed(
   store: SessionStore,
   record: SessionRecord,
   changes: Partial<SessionRecord>,

@@ -2,10 +2,10 @@
  * The session store's port contracts (test/contract) against the Redis adapter: on one Redis in the
  * api:redis project, on a Redis Cluster in api:cluster. Each test gets a key prefix of its own.
  */
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectRedis } from "../../src/store/redis/client.js";
 import { RedisSessionStore } from "../../src/store/redis/session-store.js";
-import { sessionStoreContract } from "../contract/session-store.contract.js";
+import { changed, created, fresh, listQuery, sessionStoreContract } from "../contract/session-store.contract.js";
 import { STORE } from "../support/harness.js";
 
 let redis: ReturnType<typeof connectRedis>;
@@ -23,3 +23,32 @@ sessionStoreContract(STORE === "cluster" ? "Redis Cluster" : "Redis", async () =
   // The connection is the file's; each store only has its own prefix.
   close: async () => {},
 }));
+
+describe(`the ${STORE === "cluster" ? "Redis Cluster" : "Redis"} store's list`, () => {
+  it("lists a session that ends between the list's index reads and its record reads once, ended", async () => {
+    const store = new RedisSessionStore(redis, `race${crypto.randomUUID().slice(0, 8)}`);
+    const account = "acct_race";
+    const older = await created(store, fresh(account, 2000));
+    const ending = await created(store, fresh(account, 1000));
+    // The indexes are read (the session is still among the open ones only), then it ends, then its record
+    // is read: what a list on a Cluster meets when an end runs in between.
+    const reads = store as unknown as { readAll(ids: readonly string[]): Promise<(string | null)[]> };
+    const readAll = reads.readAll.bind(store);
+    let ended = false;
+    reads.readAll = async (ids) => {
+      if (!ended) {
+        ended = true;
+        const endedAt = new Date().toISOString();
+        await changed(store, ending, { status: "cancelled", end_reason: "user_ended", ended_at: endedAt }, Date.now() + 60_000);
+      }
+      return readAll(ids);
+    };
+    const listed = await store.listSessions(account, listQuery());
+    expect(listed.map((s) => [s.id, s.status])).toEqual([
+      [ending.id, "cancelled"],
+      [older.id, "created"],
+    ]);
+    // Read again, it is found among the ended ones.
+    expect((await store.listSessions(account, listQuery())).map((s) => s.id)).toEqual([ending.id, older.id]);
+  });
+});

@@ -455,8 +455,10 @@ export class RedisSessionStore implements SessionStore {
   /**
    * Newest first. Open sessions come from the account's open sessions, ended ones from its per-day
    * indexes; each entry is checked against its record, so an entry whose session expired meanwhile (a
-   * day's index lives until its last session has), is in the middle of ending (listed in both for a
-   * moment) or has another status than asked for is skipped, and the page is filled from further entries.
+   * day's index lives until its last session has) or has another status than asked for is skipped, and
+   * the page is filled from further entries. A session that ends while the list is read may be found in
+   * both (its end lists it among the ended before it gives back its place) or only among the open ones
+   * (it ended after the ended indexes were read): it is listed once, as its record says, either way.
    */
   listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
     return guard(async () => {
@@ -473,7 +475,7 @@ export class RedisSessionStore implements SessionStore {
           const json = jsons[i];
           if (!json || seen.has(entry.id)) return;
           const record = decodeSession(json, entry.id);
-          if (record.account_id !== accountId || TERMINAL.has(record.status) !== entry.ended) return;
+          if (record.account_id !== accountId) return;
           if (query.status !== undefined && record.status !== query.status) return;
           seen.add(entry.id);
           found.push(record);
@@ -491,17 +493,10 @@ export class RedisSessionStore implements SessionStore {
    * back to the oldest that can still hold a session, DAYS_PER_READ days per round trip, until no older
    * day can hold a newer entry than those found.
    */
-  private async positions(
-    accountId: string,
-    query: ListQuery,
-    after: ListPosition | undefined,
-    want: number,
-  ): Promise<(ListPosition & { ended: boolean })[]> {
+  private async positions(accountId: string, query: ListQuery, after: ListPosition | undefined, want: number): Promise<ListPosition[]> {
     const wantsOpen = query.status === undefined || !TERMINAL.has(query.status);
     const wantsEnded = query.status === undefined || TERMINAL.has(query.status);
-    const found = wantsOpen
-      ? (await this.indexPage(this.keys.open(accountId), after, want)).map((entry) => ({ ...entry, ended: false }))
-      : [];
+    const found = wantsOpen ? await this.indexPage(this.keys.open(accountId), after, want) : [];
     if (wantsEnded) {
       // Only the days the account created sessions on, newest first, from the cursor's (or a minute
       // from now: another replica's clock may be ahead) back to the oldest that can still hold one.
@@ -517,7 +512,7 @@ export class RedisSessionStore implements SessionStore {
         const pages = await Promise.all(
           batch.flatMap((day) => SHARD_INDEXES.map((shard) => this.indexPage(k.ended(accountId, shard, day), after, want))),
         );
-        found.push(...pages.flat().map((entry) => ({ ...entry, ended: true })));
+        found.push(...pages.flat());
         found.sort(newestFirst);
         const last = found[want - 1];
         if (last && last.createdAtMs >= Date.parse(batch.at(-1) as string)) break;
