@@ -70,8 +70,9 @@ describe("the docs site", () => {
     await page.screenshot({ path: `${ARTIFACTS}docs.png` });
 
     for (const { operationId, summary, tags } of operations) {
-      // Redoc 3 addresses each operation as #/<tag>/<operationid> and renders its section on navigation.
-      const anchor = `/${tags[0]?.toLowerCase()}/${operationId.toLowerCase()}`;
+      // Redoc 3 addresses each operation as #/<tag, lower case, spaces as hyphens>/<operationid> and renders
+      // its section on navigation.
+      const anchor = `/${tags[0]?.toLowerCase().replaceAll(" ", "-")}/${operationId.toLowerCase()}`;
       await page.goto(`${baseUrl}/#${anchor}`);
       const heading = page.locator(`[data-section-id="${anchor}"] h2`).first();
       await expect.poll(() => heading.textContent(), { message: operationId }).toBe(summary);

@@ -64,6 +64,19 @@ describe("pnpm mock", () => {
     expect(await res.json()).toEqual(body);
   });
 
+  it("answers the test helper with its first example, and 403 test_key_required on request", async () => {
+    const path = `${base}/v1/test-helpers/sessions/${SESSION_ID}/events`;
+    const body = JSON.stringify({ type: "participant_joined" });
+    const res = await fetch(path, { method: "POST", headers: { ...auth, ...json }, body });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(example("SessionActive"));
+    const refused = await fetch(path, { method: "POST", headers: { ...auth, ...json, Prefer: "code=403" }, body });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual(example("TestKeyRequired"));
+    const invalid = await fetch(path, { method: "POST", headers: { ...auth, ...json }, body: JSON.stringify({ type: "meteor_strike" }) });
+    expect(invalid.status).toBe(422);
+  });
+
   it("answers 401 with the Unauthorized example when no API key is sent", async () => {
     const res = await fetch(`${base}/v1/sessions/${SESSION_ID}`);
     expect(res.status).toBe(401);

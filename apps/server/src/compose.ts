@@ -105,7 +105,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
   const apiKeys = new ApiKeyRing(config.apiKeys.records);
   const catalog = new DigitalHumanCatalog(config.digitalHumans.entries);
-  const accounts = new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts);
+  const accounts = new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts, config.testMaxOpenSessions);
   const accountService = new AccountService({
     store,
     catalog,
@@ -278,6 +278,7 @@ function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs
     idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
     idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
     livekitEventDedupeMs: config.livekit.webhookDedupeS * 1000,
+    testMaxDurationS: config.testSessionMaxDurationS,
     durations: {
       joinTimeoutS: config.sessionJoinTimeoutS,
       digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,

@@ -48,7 +48,10 @@ describe("loadConfig", () => {
       idempotencyLockTtlS: 10,
       validateResponses: false,
     });
-    expect(config.apiKeys.records).toEqual([expect.objectContaining({ id: "key_dev", account_id: "acct_dev" })]);
+    expect(config.apiKeys.records).toEqual([
+      expect.objectContaining({ id: "key_dev", account_id: "acct_dev", mode: "live" }),
+      expect.objectContaining({ id: "key_dev_test", account_id: "acct_dev", mode: "test" }),
+    ]);
     expect(config.digitalHumans.entries[0]).toMatchObject({ name: "Ava", agent_name: "ava" });
   });
 
@@ -186,6 +189,20 @@ describe("loadConfig", () => {
       "API_KEYS_FILE",
       { API_KEYS_FILE: file("scope.json", { keys: [{ id: "k", account_id: "a", scopes: ["admin"], sha256: "a".repeat(64) }] }) },
       "API_KEYS_FILE: keys[0].scopes must be a list of sessions:read, sessions:write",
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-modes.json", {
+          digital_humans: [{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava", modes: ["sandbox"] }],
+        }),
+      },
+      "DIGITAL_HUMANS_FILE: digital_humans[0].modes must be a list of live, test",
+    ],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("mode.json", { keys: [{ id: "k", account_id: "a", scopes: [], sha256: "a".repeat(64), mode: "sandbox" }] }) },
+      "API_KEYS_FILE: keys[0].mode must be one of live, test",
     ],
     [
       "API_KEYS_FILE",

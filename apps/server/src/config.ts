@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { scopeValues } from "@dhs/contract";
+import { type Mode, modeValues, scopeValues } from "@dhs/contract";
 import type { AccountRecord } from "./domain/accounts/account-limits.js";
 import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN } from "./domain/accounts/api-keys.js";
 import type { DigitalHuman } from "./domain/digital-humans/digital-human-catalog.js";
@@ -150,7 +150,7 @@ export const VARIABLES = {
     default: undefined,
     derived: "`config/digital-humans.json` (Ava)",
     description:
-      '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava","description":"...","accounts":["acct_1"]}]}`; `description` and `accounts` (who may use it; everyone when absent) are optional; the first an account may use is its default.',
+      '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava","description":"...","accounts":["acct_1"]}]}`; `description`, `accounts` (who may use it; everyone when absent) and `modes` (`["live"]`, `["test"]` or both, the default: which keys\' sessions get it) are optional; the first an account may use in a mode is its default there.',
   },
   ACCOUNT_MAX_OPEN_SESSIONS: {
     kind: "integer",
@@ -159,6 +159,14 @@ export const VARIABLES = {
     max: 100_000,
     description:
       'Sessions an account may have open (`created` or `active`) at once; beyond it a create is answered `429 concurrency_limit_exceeded`. Per account in the API keys file: `"accounts": [{"id": "acct_1", "max_open_sessions": 50}]`.',
+  },
+  TEST_MAX_OPEN_SESSIONS: {
+    kind: "integer",
+    default: 5,
+    min: 1,
+    max: 100_000,
+    description:
+      "Sessions an account's test keys may have open at once (their own, apart from the live ones); beyond it a test create is answered `429 concurrency_limit_exceeded`.",
   },
   PARTICIPANT_TOKEN_TTL_S: { kind: "integer", default: 600, min: 30, max: 86_400, description: "Lifetime of a participant token." },
   SESSION_JOIN_TIMEOUT_S: {
@@ -197,6 +205,14 @@ export const VARIABLES = {
     min: 1,
     max: 86_400,
     description: "An active session is completed this long after it started.",
+  },
+  TEST_SESSION_MAX_DURATION_S: {
+    kind: "integer",
+    default: 300,
+    min: 1,
+    max: 86_400,
+    description:
+      "A test session (made with a test key) is completed this long after it started, or at SESSION_MAX_DURATION_S if that is shorter.",
   },
   SESSION_RETENTION_S: {
     kind: "integer",
@@ -342,10 +358,13 @@ export interface Config {
   digitalHumans: { file: string; entries: [DigitalHuman, ...DigitalHuman[]] };
   /** Open sessions an account may have unless the keys file names another number for it. */
   accountMaxOpenSessions: number;
+  /** Open sessions an account's test keys may have (test data is apart from live data). */
+  testMaxOpenSessions: number;
   participantTokenTtlS: number;
   sessionJoinTimeoutS: number;
   digitalHumanJoinTimeoutS: number;
   sessionMaxDurationS: number;
+  testSessionMaxDurationS: number;
   sessionDepartureTimeoutS: number;
   digitalHumanRedispatchS: number;
   sessionRetentionS: number;
@@ -501,7 +520,9 @@ function parseKeys(name: string, keys: Record<string, unknown>[]): ApiKeyRecord[
     if (!Array.isArray(scopes) || scopes.some((s) => !(scopeValues as readonly unknown[]).includes(s))) {
       throw new ConfigError(`${at}.scopes must be a list of ${scopeValues.join(", ")}`);
     }
-    return { id: entry.id, account_id: entry.account_id, sha256: digest, scopes } as ApiKeyRecord;
+    const mode = entry.mode ?? "live";
+    if (!(modeValues as readonly unknown[]).includes(mode)) throw new ConfigError(`${at}.mode must be one of ${modeValues.join(", ")}`);
+    return { id: entry.id, account_id: entry.account_id, sha256: digest, scopes, mode } as ApiKeyRecord;
   });
 }
 
@@ -531,12 +552,17 @@ function parseDigitalHumans(name: string, file: string): [DigitalHuman, ...Digit
     ) {
       throw new ConfigError(`${at}.accounts must be a list of account ids`);
     }
+    const modes = entry.modes;
+    if (modes !== undefined && (!Array.isArray(modes) || modes.some((m) => !(modeValues as readonly unknown[]).includes(m)))) {
+      throw new ConfigError(`${at}.modes must be a list of ${modeValues.join(", ")}`);
+    }
     return {
       id: entry.id.toLowerCase(),
       name: entry.name,
       agent_name: entry.agent_name,
       description: (entry.description as string | undefined) ?? null,
       accounts: accounts as string[] | undefined,
+      modes: modes as Mode[] | undefined,
     };
   });
   return entries as [DigitalHuman, ...DigitalHuman[]];
@@ -622,10 +648,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     ...readOperatorFiles({ apiKeysFile: apiKeysFile ?? EMBEDDED.apiKeysFile, digitalHumansFile }),
     accountMaxOpenSessions: integer(env, "ACCOUNT_MAX_OPEN_SESSIONS"),
+    testMaxOpenSessions: integer(env, "TEST_MAX_OPEN_SESSIONS"),
     participantTokenTtlS: integer(env, "PARTICIPANT_TOKEN_TTL_S"),
     sessionJoinTimeoutS: integer(env, "SESSION_JOIN_TIMEOUT_S"),
     digitalHumanJoinTimeoutS: integer(env, "DIGITAL_HUMAN_JOIN_TIMEOUT_S"),
     sessionMaxDurationS: integer(env, "SESSION_MAX_DURATION_S"),
+    testSessionMaxDurationS: integer(env, "TEST_SESSION_MAX_DURATION_S"),
     sessionDepartureTimeoutS: integer(env, "SESSION_DEPARTURE_TIMEOUT_S"),
     digitalHumanRedispatchS: integer(env, "DIGITAL_HUMAN_REDISPATCH_S"),
     sessionRetentionS: integer(env, "SESSION_RETENTION_S"),

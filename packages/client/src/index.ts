@@ -16,6 +16,7 @@ import type {
   ListWebhookDeliveriesQuery,
   paths,
   SessionCreate,
+  TestSessionEvent,
   WebhookEndpointCreate,
 } from "@dhs/contract";
 import type { Client } from "openapi-fetch";
@@ -29,6 +30,7 @@ export type {
   DigitalHumanList,
   EndReason,
   ListSessionsQuery,
+  Mode,
   operations,
   Principal,
   paths,
@@ -39,6 +41,7 @@ export type {
   SessionList,
   SessionStatus,
   SessionSummary,
+  TestSessionEvent,
   Usage,
   UsageCounts,
   WebhookDelivery,
@@ -140,7 +143,19 @@ export function createClient(options: ClientOptions) {
       return raw.POST("/v1/sessions/{session_id}/end", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
     },
 
-    /** GET /v1/me: the API key, its account and scopes. */
+    /**
+     * POST /v1/test-helpers/sessions/{id}/events (test keys only): applies an event to a test session, as
+     * LiveKit or the passing of time would, and answers the session after it.
+     */
+    sendTestSessionEvent(sessionId: string, event: TestSessionEvent, opts: RequestOptions = {}) {
+      return raw.POST("/v1/test-helpers/sessions/{session_id}/events", {
+        ...sessionPath(sessionId),
+        body: event,
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** GET /v1/me: the API key, its account, mode and scopes. */
     getPrincipal(opts: RequestOptions = {}) {
       return raw.GET("/v1/me", signalOption(opts.signal));
     },

@@ -10,6 +10,7 @@ export type { components, operations, paths, webhooks } from "./generated/v1.js"
 export {
   endReasonValues,
   errorCodeValues,
+  modeValues,
   scopeValues,
   sessionStatusValues,
   webhookEventSelectorValues,
@@ -26,6 +27,8 @@ export type SessionList = Schemas["SessionList"];
 export type EndReason = Schemas["EndReason"];
 export type Principal = Schemas["Principal"];
 export type Scope = Schemas["Scope"];
+export type Mode = Schemas["Mode"];
+export type TestSessionEvent = Schemas["TestSessionEvent"];
 export type ApiError = Schemas["ApiError"];
 export type ErrorCode = Schemas["ErrorCode"];
 export type WebhookEventType = Schemas["WebhookEventType"];

@@ -4,6 +4,8 @@
  * we were asked for, so an edit that drifts from the specification fails here.
  */
 import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
@@ -16,6 +18,12 @@ function resolve(node: Json): Json {
   const path = (node.$ref as string).replace(/^#\//, "").split("/");
   return resolve(path.reduce<Json>((at, key) => at[key], doc));
 }
+
+/** Validates a value against one of the document's schemas, as JSON Schema 2020-12 (OpenAPI 3.1's dialect). */
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema(doc, "v1");
+const valid = (schema: string, value: unknown) => ajv.validate({ $ref: `v1#/components/schemas/${schema}` }, value);
 
 function operation(id: string): { method: string; path: string; op: Json } {
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
@@ -124,6 +132,16 @@ describe("the operations", () => {
         errors: ["401", "403", "422", "429", "503", "default"],
       },
     ],
+    [
+      "sendTestSessionEvent",
+      {
+        method: "post",
+        path: "/v1/test-helpers/sessions/{session_id}/events",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "413", "422", "429", "503", "default"],
+      },
+    ],
   ];
 
   it("has exactly these operations", () => {
@@ -224,9 +242,15 @@ describe("ApiError (spec 2.3)", () => {
   it("requires code, detail and request_id; detail is any JSON value", () => {
     const error = schemas.ApiError;
     expect([...error.required].sort()).toEqual(["code", "detail", "request_id"]);
-    // A string: one of ErrorCode, or a code added later (the specification's `code: string`).
+    // The specification's `code: string`: one of ErrorCode or a code added later. `type: string` beside the
+    // anyOf makes generators type the field as a string (without it, oapi-codegen makes a Go union type).
+    expect(error.properties.code.type).toBe("string");
     expect(error.properties.code.anyOf).toEqual([{ $ref: "#/components/schemas/ErrorCode" }, expect.objectContaining({ type: "string" })]);
     expect(schemas.ErrorCode.type).toBe("string");
+    const request_id = "req_8f14e45fceea167a5a36dedd4bea2543";
+    expect(valid("ApiError", { code: "validation_failed", detail: [], request_id })).toBe(true);
+    expect(valid("ApiError", { code: "a_code_added_later", detail: "x", request_id })).toBe(true);
+    expect(valid("ApiError", { code: "Not A Code", detail: "x", request_id })).toBe(false);
     expect(error.properties.request_id.type).toBe("string");
     expect(error.properties.detail.type).toBeUndefined();
   });
@@ -264,7 +288,42 @@ function webhookOperations(): [string, { method: string; path: string; scopes: s
   ];
 }
 
+describe("test mode", () => {
+  it("the test helpers are kept to test keys, and only they are", () => {
+    const keptToTest = Object.values<Json>(doc.paths)
+      .flatMap((item) => Object.values<Json>(item))
+      .filter((op) => op?.["x-key-modes"] !== undefined);
+    expect(keptToTest.map((op) => [op.operationId, op["x-key-modes"], op.tags])).toEqual([
+      ["sendTestSessionEvent", ["test"], ["Test helpers"]],
+    ]);
+  });
+
+  it("every key and every event says its mode", () => {
+    expect(schemas.Principal.required).toContain("mode");
+    expect(schemas.WebhookPayload.required).toContain("mode");
+    expect(schemas.Mode.enum).toEqual(["live", "test"]);
+  });
+});
+
 describe("webhook payloads", () => {
+  const payload = {
+    type: "webhook.test",
+    mode: "test",
+    timestamp: "2026-11-22T09:05:00.000Z",
+    data: { endpoint_id: "we_5f2b9c1e7a3d4f60b8e1c2d3" },
+  };
+  const id = "evt_0c9f2b7d1e4a4b6c8d3e5f7a9b1c2d3e";
+
+  it("WebhookEvent is a WebhookPayload and its id, referenced so that generators keep WebhookPayload, and closed", () => {
+    // oapi-codegen prunes schemas only the top-level `webhooks` section uses, while it still generates
+    // their request body type: WebhookPayload must be reachable from a path.
+    expect(schemas.WebhookEvent.allOf).toContainEqual({ $ref: "#/components/schemas/WebhookPayload" });
+    expect(valid("WebhookEvent", { id, ...payload })).toBe(true);
+    expect(valid("WebhookPayload", payload)).toBe(true);
+    expect(valid("WebhookEvent", { id, ...payload, token: "x" })).toBe(false);
+    expect(valid("WebhookEvent", payload)).toBe(false);
+  });
+
   it("never carry a token or a secret", () => {
     const walk = (node: Json, seen = new Set<Json>()): string[] => {
       if (node === null || typeof node !== "object" || seen.has(node)) return [];

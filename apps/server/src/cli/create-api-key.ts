@@ -2,17 +2,18 @@
  * Creates an API key: prints the secret once (it is not stored anywhere) and appends its SHA-256 to the
  * key file the server reads (API_KEYS_FILE).
  *
- *   node dist/cli/create-api-key.js --file keys.json --account acct_1 [--scopes sessions:read,sessions:write] [--id key_x]
+ *   node dist/cli/create-api-key.js --file keys.json --account acct_1 [--scopes sessions:read,sessions:write] [--id key_x] [--mode test]
  *
- * Without --scopes the key gets every scope (sessions and webhooks, read and write).
+ * Without --scopes the key gets every scope (sessions and webhooks, read and write); without --mode it is
+ * a live key (`dhs_live_...`); `--mode test` makes a test key (`dhs_test_...`), whose data is apart.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { scopeValues } from "@dhs/contract";
+import { type Mode, modeValues, scopeValues } from "@dhs/contract";
 import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey, KEY_ID_PATTERN } from "../domain/accounts/api-keys.js";
 
-const USAGE = `usage: create-api-key --file <keys.json> --account <account id> [--scopes ${scopeValues.join(",")}] [--id <key id>]`;
+const USAGE = `usage: create-api-key --file <keys.json> --account <account id> [--scopes ${scopeValues.join(",")}] [--id <key id>] [--mode ${modeValues.join("|")}]`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     account: { type: "string" },
     scopes: { type: "string", default: scopeValues.join(",") },
     id: { type: "string" },
+    mode: { type: "string", default: "live" },
   },
 });
 
@@ -37,24 +39,28 @@ const scopes = values.scopes
 const unknown = scopes.filter((s) => !(scopeValues as readonly string[]).includes(s));
 if (unknown.length > 0) fail(`unknown scope ${unknown.join(", ")}; known: ${scopeValues.join(", ")}`);
 
+if (!(modeValues as readonly string[]).includes(values.mode)) fail(`--mode must be one of ${modeValues.join(", ")}`);
+const mode = values.mode as Mode;
+
 const file = values.file;
 const existing: { keys: ApiKeyRecord[] } = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : { keys: [] };
 const id = values.id ?? `key_${randomBytes(6).toString("hex")}`;
 if (!KEY_ID_PATTERN.test(id)) fail("--id must be 1-64 characters of A-Z a-z 0-9 _ . : -");
 if (existing.keys.some((k) => k.id === id)) fail(`a key with id ${id} is already in ${file}`);
 
-const secret = generateApiKey();
+const secret = generateApiKey(mode);
 existing.keys.push({
   id,
   account_id: values.account,
   scopes: scopes as ApiKeyRecord["scopes"],
   sha256: hashApiKey(secret).toString("hex"),
+  mode,
 });
 // Write beside and rename, so a server reading the file never sees half of it.
 const temporary = `${file}.${process.pid}.tmp`;
 writeFileSync(temporary, `${JSON.stringify(existing, null, 2)}\n`, { mode: 0o600 });
 renameSync(temporary, file);
 
-process.stderr.write(`Added ${id} (account ${values.account}, scopes ${scopes.join(", ")}) to ${file}.\n`);
+process.stderr.write(`Added ${id} (account ${values.account}, ${mode}, scopes ${scopes.join(", ")}) to ${file}.\n`);
 process.stderr.write("The key is shown once; store it in your secret manager now:\n");
 process.stdout.write(`${secret}\n`);

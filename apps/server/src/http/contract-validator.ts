@@ -39,7 +39,14 @@ export interface MatchedOperation {
   expressRoute?: string;
   /** The same path as the contract spells it (`/v1/sessions/{session_id}`). */
   openApiRoute?: string;
-  schema?: { operationId?: string; security?: SecurityRequirement[]; requestBody?: unknown; parameters?: Parameter[] };
+  schema?: {
+    operationId?: string;
+    security?: SecurityRequirement[];
+    /** The key modes that may call the operation (the contract's `x-key-modes`); absent: every mode. */
+    "x-key-modes"?: readonly string[];
+    requestBody?: unknown;
+    parameters?: Parameter[];
+  };
 }
 
 /** The contract's operation matched for the request; undefined before `match`, or when none was. */

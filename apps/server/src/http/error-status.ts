@@ -9,6 +9,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   malformed_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  test_key_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

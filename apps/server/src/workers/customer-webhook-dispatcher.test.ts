@@ -53,7 +53,8 @@ function dispatcher(store: MemoryWebhookStore, sender: WebhookSender, now: () =>
   });
 }
 
-const event = (at = 1000) => outboundEvent("webhook.test", new Date(at), { endpoint_id: "we_000000000000000000000001" }, 86_400_000);
+const event = (at = 1000) =>
+  outboundEvent("webhook.test", "live", new Date(at), { endpoint_id: "we_000000000000000000000001" }, 86_400_000);
 
 describe("CustomerWebhookDispatcher", () => {
   it("signs with the current secret and a rotated-out one until it expires, never after", async () => {
@@ -85,7 +86,7 @@ describe("CustomerWebhookDispatcher", () => {
     await store.createEndpoint(endpoint({ status: "disabled", disabledReason: "gone" }), 10);
     const d = dispatcher(store, sender, () => now);
     d.start();
-    const ended = outboundEvent("session.ended", new Date(now), { endpoint_id: "x" }, 86_400_000);
+    const ended = outboundEvent("session.ended", "live", new Date(now), { endpoint_id: "x" }, 86_400_000);
     await store.enqueueFor("acct_1", "we_000000000000000000000001", ended);
     const test = event(now);
     await store.enqueueFor("acct_1", "we_000000000000000000000001", test);

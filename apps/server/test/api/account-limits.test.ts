@@ -102,6 +102,7 @@ describe("GET /v1/me", () => {
     expect(await me()).toEqual({
       key_id: "key_a",
       account_id: "acct_a",
+      mode: "live",
       scopes: ["sessions:read", "sessions:write"],
       limits: { open_sessions: 5, requests_per_second: 100, burst: 200 },
       usage: { open_sessions: 2 },

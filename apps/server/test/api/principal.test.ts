@@ -5,16 +5,16 @@ const h = useHarness();
 
 describe("GET /v1/me", () => {
   it.each([
-    ["a read-write key", KEYS.a, { key_id: "key_a", account_id: "acct_a", scopes: ["sessions:read", "sessions:write"] }],
-    ["a read-only key", KEYS.aRead, { key_id: "key_a_read", account_id: "acct_a", scopes: ["sessions:read"] }],
-    ["a write-only key", KEYS.aWrite, { key_id: "key_a_write", account_id: "acct_a", scopes: ["sessions:write"] }],
-    ["another account's key", KEYS.b, { key_id: "key_b", account_id: "acct_b", scopes: ["sessions:read", "sessions:write"] }],
+    ["a read-write key", KEYS.a, { key_id: "key_a", account_id: "acct_a", mode: "live", scopes: ["sessions:read", "sessions:write"] }],
+    ["a read-only key", KEYS.aRead, { key_id: "key_a_read", account_id: "acct_a", mode: "live", scopes: ["sessions:read"] }],
+    ["a write-only key", KEYS.aWrite, { key_id: "key_a_write", account_id: "acct_a", mode: "live", scopes: ["sessions:write"] }],
+    ["another account's key", KEYS.b, { key_id: "key_b", account_id: "acct_b", mode: "live", scopes: ["sessions:read", "sessions:write"] }],
   ])("with %s answers its key id, account and scopes, and the account's limits and use", async (_name, key, principal) => {
     const res = await h.request("GET", "/v1/me", { key });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject(principal);
-    expect(Object.keys(body).sort()).toEqual(["account_id", "key_id", "limits", "scopes", "usage"]);
+    expect(Object.keys(body).sort()).toEqual(["account_id", "key_id", "limits", "mode", "scopes", "usage"]);
     expect(body.limits).toEqual({ open_sessions: 100_000, requests_per_second: 100, burst: 200 });
     expect(body.usage).toEqual({ open_sessions: expect.any(Number) });
   });

@@ -4,7 +4,8 @@
  * request is sent on variants of its path: other letter case, a trailing slash, a doubled slash,
  * percent-encoded letters. Each goes out on the raw socket path (fetch would normalise some), with keys of
  * every scope set. A variant of the path's literal text is an unknown route (404) and reaches no handler;
- * on the exact path, a handler is reached only by a key that holds the operation's scopes.
+ * on the exact path, a handler is reached only by a key that holds the operation's scopes, and of a mode
+ * the operation allows (the contract's `x-key-modes`: the test helpers take test keys only).
  */
 
 import { readFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { DIGITAL_HUMANS, KEYS, useHarness } from "../support/harness.js";
 
-type Operation = { operationId: string; security?: Record<string, string[]>[] };
+type Operation = { operationId: string; security?: Record<string, string[]>[]; "x-key-modes"?: string[] };
 const contract = parse(readFileSync(openapiDocumentPath, "utf8")) as {
   security?: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation>>;
@@ -28,15 +29,22 @@ const operations = Object.entries(contract.paths).flatMap(([template, item]) =>
       method: method.toUpperCase(),
       template,
       scopes: (operation.security ?? contract.security ?? []).flatMap((requirement) => Object.values(requirement).flat()),
+      modes: operation["x-key-modes"] ?? ["live", "test"],
     })),
 );
 
 const KEY_SETS = [
-  { name: "read and write", key: KEYS.a, scopes: ["sessions:read", "sessions:write"] },
-  { name: "read only", key: KEYS.aRead, scopes: ["sessions:read"] },
-  { name: "write only", key: KEYS.aWrite, scopes: ["sessions:write"] },
-  { name: "webhooks read and write", key: KEYS.aHooks, scopes: ["webhooks:read", "webhooks:write"] },
-  { name: "webhooks read only", key: KEYS.aHooksRead, scopes: ["webhooks:read"] },
+  { name: "read and write", key: KEYS.a, scopes: ["sessions:read", "sessions:write"], mode: "live" },
+  { name: "read only", key: KEYS.aRead, scopes: ["sessions:read"], mode: "live" },
+  { name: "write only", key: KEYS.aWrite, scopes: ["sessions:write"], mode: "live" },
+  { name: "webhooks read and write", key: KEYS.aHooks, scopes: ["webhooks:read", "webhooks:write"], mode: "live" },
+  { name: "webhooks read only", key: KEYS.aHooksRead, scopes: ["webhooks:read"], mode: "live" },
+  {
+    name: "test mode, every scope",
+    key: KEYS.aTest,
+    scopes: ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"],
+    mode: "test",
+  },
 ];
 
 /** Variants of a path's literal text: none of them is the operation's path. */
@@ -118,17 +126,20 @@ describe.each(operations)("$id ($method $template)", (operation) => {
     expect(operation.scopes.every((scope) => /^[a-z]+:[a-z]+$/.test(scope))).toBe(true);
   });
 
-  it.each(KEY_SETS)("on the exact path with a $name key, reaches its handler only with its scopes", async ({ key, scopes }) => {
-    handlerCalls.length = 0;
-    const res = await rawRequest(h.url, operation.method, path(), key);
-    const allowed = operation.scopes.every((scope) => scopes.includes(scope));
-    if (allowed) {
-      expect(res.status, res.body).not.toBe(403);
-    } else {
-      expect(res.status, res.body).toBe(403);
-      expect(handlerCalls).toEqual([]);
-    }
-  });
+  it.each(KEY_SETS)(
+    "on the exact path with a $name key, reaches its handler only with its scopes and mode",
+    async ({ key, scopes, mode }) => {
+      handlerCalls.length = 0;
+      const res = await rawRequest(h.url, operation.method, path(), key);
+      const allowed = operation.scopes.every((scope) => scopes.includes(scope)) && operation.modes.includes(mode);
+      if (allowed) {
+        expect(res.status, res.body).not.toBe(403);
+      } else {
+        expect(res.status, res.body).toBe(403);
+        expect(handlerCalls).toEqual([]);
+      }
+    },
+  );
 
   it.each(KEY_SETS)("on every variant of its path with a $name key, answers 404 and reaches no handler", async ({ key }) => {
     const answers: string[] = [];

@@ -74,7 +74,8 @@ describe("a session's life, as the receiver sees it", () => {
     for (const delivery of got) {
       expect(delivery.verifiedWith, delivery.type).toBe(0);
       expect(delivery.raw).not.toMatch(/token|secret|whsec_/);
-      expect(Object.keys(delivery.body).sort()).toEqual(["data", "timestamp", "type"]);
+      expect(Object.keys(delivery.body).sort()).toEqual(["data", "mode", "timestamp", "type"]);
+      expect(delivery.body.mode).toBe("live");
       expect(delivery.id).toMatch(/^evt_[0-9a-f]{32}$/);
     }
     expect(new Set(got.map((r) => r.id)).size).toBe(4);

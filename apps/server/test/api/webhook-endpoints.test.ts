@@ -4,7 +4,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEYS, until, useHarness } from "../support/harness.js";
+import { ENDPOINT_OPERATIONS, KEYS, until, useHarness } from "../support/harness.js";
 import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 const h = useHarness({ WEBHOOK_RETRY_DELAYS_S: "1,1" });
@@ -108,14 +108,7 @@ describe("another account's endpoint", () => {
     const mine = await register();
     const unknown = "we_000000000000000000000000";
     for (const id of [mine.id, unknown, "not-an-id"]) {
-      for (const [method, suffix] of [
-        ["GET", ""],
-        ["DELETE", ""],
-        ["POST", "/rotate-secret"],
-        ["POST", "/enable"],
-        ["POST", "/test"],
-        ["GET", "/deliveries"],
-      ] as const) {
+      for (const [method, suffix] of ENDPOINT_OPERATIONS) {
         const res = await h.request(method, `/v1/webhook-endpoints/${id}${suffix}`, { key: KEYS.bHooks });
         expect(res.status, `${method} ${id}${suffix}`).toBe(404);
         expect((await json(res)).code).toBe("not_found");
@@ -153,7 +146,7 @@ describe("POST /v1/webhook-endpoints/{id}/test", () => {
     expect(event.id).toMatch(/^evt_[0-9a-f]{32}$/);
     const got = await until(() => receiver.received.find((r) => r.id === event.id));
     expect(got.verifiedWith).toBe(0);
-    expect(got.body).toEqual({ type: "webhook.test", timestamp: event.timestamp, data: { endpoint_id: endpoint.id } });
+    expect(got.body).toEqual({ type: "webhook.test", mode: "live", timestamp: event.timestamp, data: { endpoint_id: endpoint.id } });
     expect(Math.abs(got.timestamp - Date.now() / 1000)).toBeLessThan(10);
   });
 });

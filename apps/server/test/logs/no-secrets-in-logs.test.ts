@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { KEYS } from "../support/harness.js";
 import { LOG_DIR } from "../support/log-sink.js";
 
-const KNOWN_KEYS = [...Object.values(KEYS), "dhs_dev_insecure_local_key", "dhs_test_two_processes"];
+const KNOWN_KEYS = [...Object.values(KEYS), "dhs_dev_insecure_local_key", "dhs_test_dev_insecure_local_key", "dhs_test_two_processes"];
 
 describe("the logs of the whole test run", () => {
   it("hold no API key and no token, in any line", () => {

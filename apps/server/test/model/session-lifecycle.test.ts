@@ -14,16 +14,22 @@
  * changes how many sequences (each up to MAX_COMMANDS steps) are tried. Two runs each time: a fixed
  * seed, and a fresh one printed for replay.
  *
+ * The session is a test key's, so the sequences also drive it with the test helpers
+ * (sendTestSessionEvent): their events are the same events (a new connection joining, the session's
+ * connection leaving, the digital human, the room closed) and `time_passed` moves the session's deadlines
+ * as the clock would, without the clock; the model applies them with the same rules. A live key's
+ * session takes the same path: the mode only names whose data it is.
+ *
  * On Redis a session's end takes steps across slots (the session's, its account's): a step can make the
  * replica handling the next end die right after storing it, before it gives back the session's place
  * among the account's open sessions or carries out the end's effects; the sequence goes on as if another
  * replica took over, and the account's count of open sessions and its usage must come right all the same.
  */
-import type { Session } from "@dhs/contract";
+import type { Session, TestSessionEvent } from "@dhs/contract";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AccountLimits } from "../../src/domain/accounts/account-limits.js";
-import type { Principal } from "../../src/domain/accounts/api-keys.js";
+import { dataOwner, type Principal } from "../../src/domain/accounts/api-keys.js";
 import type { AppError } from "../../src/domain/app-error.js";
 import type { WebhookStore } from "../../src/domain/customer-webhooks/ports.js";
 import { DependencyUnavailableError } from "../../src/domain/dependency-errors.js";
@@ -50,7 +56,13 @@ const D = { join: 600, digitalHuman: 60, maxDuration: 1800, departure: 30, redis
 const MAX_DISPATCH_WAIT_MS = D.redispatch * 1000 + 60_000;
 const SIDS = ["PA_1", "PA_2", "PA_3"] as const;
 const PARTICIPANT = "user-1";
-const principal: Principal = { keyId: "key_m", accountId: "acct_model", scopes: new Set(["sessions:read", "sessions:write"]) };
+const principal: Principal = {
+  keyId: "key_m",
+  accountId: dataOwner("acct_model", "test"),
+  account: "acct_model",
+  mode: "test",
+  scopes: new Set(["sessions:read", "sessions:write"]),
+};
 
 type Status = "created" | "active" | "completed" | "cancelled" | "failed";
 
@@ -173,6 +185,14 @@ class Model {
 
   timerFired(reason: string): void {
     this.end(reason);
+  }
+
+  /** Time passed for this session alone (a test helper): its later deadlines come that much closer. */
+  deadlinesCloser(ms: number, now: number): void {
+    for (const key of Object.keys(this.deadlines) as (keyof Model["deadlines"])[]) {
+      const at = this.deadlines[key];
+      if (at !== null) this.deadlines[key] = Math.max(now, at - ms);
+    }
   }
 }
 
@@ -312,6 +332,11 @@ async function drainEvents(real: Real): Promise<void> {
  * A LiveKit webhook. One whose effects fail while LiveKit is down has still changed the session (the
  * change is stored first); its delivery fails, and LiveKit's redelivery changes nothing more.
  */
+/** A test helper's event (sendTestSessionEvent), as a test key sends it. */
+async function helper(real: Real, event: TestSessionEvent): Promise<void> {
+  await livekitMayFail(real, () => real.service.testEvent(principal, real.session.id, event));
+}
+
 async function webhook(real: Real, event: RoomEvent): Promise<void> {
   const id = `EV_${++real.events}_${real.session.id}`;
   real.lastEvent = { id, event };
@@ -506,6 +531,55 @@ const commands = [
       }),
     ),
 ];
+
+// The test helpers: the same events, sent by a test key instead of LiveKit, and time passing for the
+// session alone.
+let helperConnections = 0;
+commands.push(
+  fc.constant(
+    step("test helper: participant_joined (a new connection)", async (m, r) => {
+      await helper(r, { type: "participant_joined" });
+      m.participantJoined(`helper-${++helperConnections}`, r.clock.now);
+    }),
+  ),
+  fc.constant(
+    step("test helper: participant_left (the session's connection)", async (m, r) => {
+      await helper(r, { type: "participant_left" });
+      if (m.connection !== null) m.participantLeft(m.connection, r.clock.now);
+    }),
+  ),
+  fc.constant(
+    step("test helper: digital_human_joined", async (m, r) => {
+      await helper(r, { type: "digital_human_joined" });
+      m.digitalHumanJoins();
+    }),
+  ),
+  fc.constant(
+    step("test helper: digital_human_left", async (m, r) => {
+      await helper(r, { type: "digital_human_left" });
+      m.digitalHumanLeaves(r.clock.now);
+    }),
+  ),
+  fc.constant(
+    step("test helper: room_finished", async (m, r) => {
+      // The helper closes the room for real first; with LiveKit down it answers 503 and nothing changes.
+      const down = r.rooms.down && !m.terminal;
+      await helper(r, { type: "room_finished" });
+      if (!down) m.roomFinished(r.clock.now);
+    }),
+  ),
+  fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 5, max: 90 }), fc.integer({ min: 90, max: 2_000 })).map((seconds) =>
+    step(`test helper: time_passed ${seconds} s`, async (m, r) => {
+      const due = m.due(r.clock.now + seconds * 1000);
+      await helper(r, { type: "time_passed", seconds });
+      if (due.length === 0) return m.deadlinesCloser(seconds * 1000, r.clock.now);
+      // Deadlines on the same millisecond may fire in either order: take the one that did.
+      const tied = due.filter(([, at]) => at === (due[0] as [string, number])[1]).map(([reason]) => reason);
+      const [item] = (await r.service.list(principal, { limit: 100 })).items.filter((s) => s.id === r.session.id);
+      m.timerFired(tied.includes(item?.end_reason ?? "") ? (item?.end_reason as string) : (tied[0] as string));
+    }),
+  ),
+);
 
 // On Redis, a replica can die between storing a session's end and what follows it.
 if (STORE !== "memory") {

@@ -22,16 +22,28 @@ import { FakeLiveKit } from "./fake-livekit.js";
 import { logSink } from "./log-sink.js";
 
 export const KEYS = {
-  a: "dhs_test_account_a_read_write",
-  aRead: "dhs_test_account_a_read_only",
-  aWrite: "dhs_test_account_a_write_only",
-  aOther: "dhs_test_account_a_second_key",
-  b: "dhs_test_account_b_read_write",
+  a: "dhs_live_account_a_read_write",
+  aRead: "dhs_live_account_a_read_only",
+  aWrite: "dhs_live_account_a_write_only",
+  aOther: "dhs_live_account_a_second_key",
+  b: "dhs_live_account_b_read_write",
   /** Webhook scopes only: read and write, read only. */
-  aHooks: "dhs_test_account_a_webhooks",
-  aHooksRead: "dhs_test_account_a_webhooks_read",
-  bHooks: "dhs_test_account_b_webhooks",
+  aHooks: "dhs_live_account_a_webhooks",
+  aHooksRead: "dhs_live_account_a_webhooks_read",
+  bHooks: "dhs_live_account_b_webhooks",
+  /** Account A's test mode: every scope. */
+  aTest: "dhs_test_account_a_every_scope",
 } as const;
+
+/** Every operation on one webhook endpoint: method and the path after /v1/webhook-endpoints/{id}. */
+export const ENDPOINT_OPERATIONS = [
+  ["GET", ""],
+  ["DELETE", ""],
+  ["POST", "/rotate-secret"],
+  ["POST", "/enable"],
+  ["POST", "/test"],
+  ["GET", "/deliveries"],
+] as const;
 
 export const DIGITAL_HUMANS = [
   { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" },
@@ -48,11 +60,12 @@ export interface Fixtures {
 
 function writeFixtures(fixtures: Fixtures = {}): { apiKeysFile: string; digitalHumansFile: string } {
   const dir = mkdtempSync(join(tmpdir(), "dhs-test-"));
-  const key = (id: string, account_id: string, secret: string, scopes: string[]) => ({
+  const key = (id: string, account_id: string, secret: string, scopes: string[], mode: "live" | "test" = "live") => ({
     id,
     account_id,
     scopes,
     sha256: hashApiKey(secret).toString("hex"),
+    mode,
   });
   const rw = ["sessions:read", "sessions:write"];
   const apiKeysFile = join(dir, "api-keys.json");
@@ -68,6 +81,7 @@ function writeFixtures(fixtures: Fixtures = {}): { apiKeysFile: string; digitalH
         key("key_a_hooks", "acct_a", KEYS.aHooks, ["webhooks:read", "webhooks:write"]),
         key("key_a_hooks_read", "acct_a", KEYS.aHooksRead, ["webhooks:read"]),
         key("key_b_hooks", "acct_b", KEYS.bHooks, ["webhooks:read", "webhooks:write"]),
+        key("key_a_test", "acct_a", KEYS.aTest, [...rw, "webhooks:read", "webhooks:write"], "test"),
       ],
       ...(fixtures.accounts ? { accounts: fixtures.accounts } : {}),
     }),

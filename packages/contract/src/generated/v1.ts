@@ -127,6 +127,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test-helpers/sessions/{session_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drive a test session with an event
+         * @description Applies one event to a test session, as if LiveKit had reported it or time had passed, and answers
+         *     the session after the event and everything it caused. The event goes through the same lifecycle as
+         *     LiveKit's webhooks and the service's timers, and causes the same webhook events, so every status and
+         *     end reason (see [Session lifecycle](#section/session-lifecycle)) is a few calls away, without media:
+         *
+         *     | `type` | as if |
+         *     |---|---|
+         *     | `participant_joined` | your participant joined the room (a new connection) |
+         *     | `participant_left` | your participant's connection left the room |
+         *     | `digital_human_joined` | the digital human joined the room |
+         *     | `digital_human_left` | the digital human left the room |
+         *     | `room_finished` | LiveKit closed the room |
+         *     | `time_passed` | `seconds` passed: the session's join, departure, digital-human and maximum-duration timeouts due by then fire, in order, and the later ones come that much closer |
+         *
+         *     An event that changes nothing in the session's state (a second `participant_left`, any event on a
+         *     terminal session) answers the session as it is. Test keys only: a live key is answered
+         *     `403 test_key_required`.
+         *
+         *     Requires the `sessions:write` scope and a test key.
+         */
+        post: operations["sendTestSessionEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -630,6 +674,7 @@ export interface components {
              * @example acct_1
              */
             account_id: string;
+            mode: components["schemas"]["Mode"];
             /**
              * @description What the key may do.
              * @example [
@@ -791,7 +836,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
@@ -987,11 +1032,38 @@ export interface components {
             endpoint_id: string;
         };
         /**
+         * @description One event for a test session (see `sendTestSessionEvent`). `seconds` is required with `time_passed`
+         *     and refused with any other type (`422 validation_failed`, at `seconds`).
+         */
+        TestSessionEvent: {
+            /**
+             * @description What happens.
+             * @example participant_joined
+             * @enum {string}
+             */
+            type: "participant_joined" | "participant_left" | "digital_human_joined" | "digital_human_left" | "room_finished" | "time_passed";
+            /**
+             * Format: int32
+             * @description How many seconds pass (`time_passed` only).
+             * @example 600
+             */
+            seconds?: number;
+        };
+        /**
+         * @description `live` or `test`: the mode of the key, and of everything made with it. Test and live data never mix
+         *     (see *API keys and scopes*).
+         * @example live
+         * @enum {string}
+         */
+        Mode: "live" | "test";
+        /**
          * @description The body of every delivery. Its id is not in it: it is the `webhook-id` header, the same on every
-         *     retry.
+         *     retry. `WebhookEvent` extends it with that id, which is why this schema is not closed with
+         *     `additionalProperties: false`; deliveries carry exactly these four fields.
          */
         WebhookPayload: {
             type: components["schemas"]["WebhookEventType"];
+            mode: components["schemas"]["Mode"];
             /**
              * Format: date-time
              * @description When the event happened (not when this attempt was made).
@@ -1006,19 +1078,13 @@ export interface components {
          * @example evt_0c9f2b7d1e4a4b6c8d3e5f7a9b1c2d3e
          */
         WebhookEventId: string;
-        /** @description An event as queued for delivery: its id (the `webhook-id` header of every attempt) and the payload. */
+        /**
+         * @description An event as queued for delivery: its id (the `webhook-id` header of every attempt) and exactly the
+         *     fields of the `WebhookPayload` your endpoint receives.
+         */
         WebhookEvent: {
             id: components["schemas"]["WebhookEventId"];
-            type: components["schemas"]["WebhookEventType"];
-            /**
-             * Format: date-time
-             * @description When the event happened.
-             * @example 2026-11-22T09:05:00.000Z
-             */
-            timestamp: string;
-            /** @description The session (`session.*`), or the endpoint tested (`webhook.test`). */
-            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"];
-        };
+        } & components["schemas"]["WebhookPayload"];
         /** @description One attempt to deliver one event to one endpoint. */
         WebhookDelivery: {
             /**
@@ -1091,11 +1157,13 @@ export interface components {
          */
         ApiError: {
             /**
-             * @description Machine-readable error code, stable within `v1`: one of `ErrorCode` (see *Errors*). Codes added
-             *     in a later release of `v1` arrive as other strings; treat an unknown code by its HTTP status.
+             * @description Machine-readable error code, stable within `v1`: one of `ErrorCode` (see *Errors*), or a code
+             *     added in a later release of `v1`, which arrives as another string; treat an unknown code by its
+             *     HTTP status. The field is a string first (`type: string` beside the `anyOf`): generators such
+             *     as oapi-codegen then type it as a plain string, which reads codes they do not know.
              * @example validation_failed
              */
-            code: components["schemas"]["ErrorCode"] | string;
+            code: string | components["schemas"]["ErrorCode"];
             /** @description What went wrong, for people and logs. Any JSON value; its shape depends on `code`. */
             detail: unknown;
             /**
@@ -1557,6 +1625,60 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    sendTestSessionEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSessionEvent"];
+            };
+        };
+        responses: {
+            /** @description The session after the event and its consequences. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The key lacks `sessions:write` (`forbidden`), or is a live key (`test_key_required`). */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
@@ -2073,10 +2195,12 @@ type ReadonlyArray<T> = [
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
 export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "webhook.test"];
 export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
 export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
+export const testSessionEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionEvent"]["type"]> = ["participant_joined", "participant_left", "digital_human_joined", "digital_human_left", "room_finished", "time_passed"];
+export const modeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Mode"]> = ["live", "test"];
 export const webhookDeliveryOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["outcome"]> = ["succeeded", "failed"];
 export const webhookDeliveryErrorOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["error"]> = ["timeout", "dns_failed", "address_not_allowed", "connection_failed", "tls_failed"];

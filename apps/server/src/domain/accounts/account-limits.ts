@@ -1,8 +1,10 @@
 /**
  * How many sessions each account may have open at once (contract guide, "Accounts"): the deployment's
- * default (ACCOUNT_MAX_OPEN_SESSIONS) unless the operator's keys file names another for the account.
- * Replaced as a whole when the operator's files are reloaded.
+ * default (ACCOUNT_MAX_OPEN_SESSIONS) unless the operator's keys file names another for the account; an
+ * account's test side (its test keys' data) has TEST_MAX_OPEN_SESSIONS of its own. Replaced as a whole
+ * when the operator's files are reloaded.
  */
+import { modeOfOwner } from "./api-keys.js";
 
 export interface AccountRecord {
   id: string;
@@ -15,6 +17,7 @@ export class AccountLimits {
   constructor(
     private readonly defaultMaxOpen: number,
     accounts: readonly AccountRecord[] = [],
+    private readonly testMaxOpen = 5,
   ) {
     this.replace(accounts);
   }
@@ -25,7 +28,9 @@ export class AccountLimits {
     );
   }
 
-  maxOpenSessions(accountId: string): number {
-    return this.overrides.get(accountId) ?? this.defaultMaxOpen;
+  /** For an owner of data: an account, or its test side (api-keys.ts's dataOwner). */
+  maxOpenSessions(owner: string): number {
+    if (modeOfOwner(owner) === "test") return this.testMaxOpen;
+    return this.overrides.get(owner) ?? this.defaultMaxOpen;
   }
 }

@@ -7,7 +7,7 @@ import type { Principal } from "./api-keys.js";
 
 const AVA = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" };
 const LEO = { id: "0b8e4d1c-2a3f-4e5d-8c7b-9a0f1e2d3c4b", name: "Leo", agent_name: "leo" };
-const principal: Principal = { keyId: "k", accountId: "acct_1", scopes: new Set(["sessions:read"]) };
+const principal: Principal = { keyId: "k", accountId: "acct_1", account: "acct_1", mode: "live", scopes: new Set(["sessions:read"]) };
 
 describe("AccountService", () => {
   const catalog = new DigitalHumanCatalog([AVA, LEO]);

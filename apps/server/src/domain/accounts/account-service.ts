@@ -32,7 +32,8 @@ export class AccountService {
     const { accounts, rateLimit, store } = this.deps;
     return {
       key_id: principal.keyId,
-      account_id: principal.accountId,
+      account_id: principal.account,
+      mode: principal.mode,
       scopes: scopeValues.filter((scope) => principal.scopes.has(scope)),
       limits: {
         open_sessions: accounts.maxOpenSessions(principal.accountId),
@@ -45,7 +46,7 @@ export class AccountService {
 
   /** A page of the digital humans the account may use, in the catalog's order, after the id `after`. */
   digitalHumans(principal: Principal, limit: number, after: string | undefined): { items: DigitalHumanView[]; next: string | null } {
-    const all = this.deps.catalog.forAccount(principal.accountId);
+    const all = this.deps.catalog.forAccount(principal.account, principal.mode);
     // A cursor whose entry left the catalog since (a reload) ends the list rather than starting it again.
     const start = after === undefined ? 0 : all.findIndex((entry) => entry.id === after) + 1 || all.length;
     const page = all.slice(start, start + limit);
@@ -54,9 +55,9 @@ export class AccountService {
   }
 
   digitalHuman(principal: Principal, id: string): DigitalHumanView {
-    const entry = this.deps.catalog.resolve(id, principal.accountId);
+    const entry = this.deps.catalog.resolve(id, principal.account, principal.mode);
     if (!entry) throw new AppError("not_found", `No digital human ${id}.`);
-    return toView(entry, this.deps.catalog.forAccount(principal.accountId)[0]);
+    return toView(entry, this.deps.catalog.forAccount(principal.account, principal.mode)[0]);
   }
 
   /** Usage per UTC day from `from` to `to` (both included; the last 30 days by default; at most 92). */

@@ -103,7 +103,7 @@ export class WebhookEndpointService {
 
   /** Queues a webhook.test event for this endpoint alone. */
   async test(principal: Principal, endpointId: string): Promise<WebhookEvent> {
-    const event = outboundEvent("webhook.test", this.now(), { endpoint_id: endpointId }, this.deps.settings.eventRetainMs);
+    const event = outboundEvent("webhook.test", principal.mode, this.now(), { endpoint_id: endpointId }, this.deps.settings.eventRetainMs);
     if (!(await this.deps.store.enqueueFor(principal.accountId, endpointId, event))) throw notFound(endpointId);
     this.deps.onQueued?.(endpointId);
     return { id: event.id, ...(JSON.parse(event.body) as Omit<WebhookEvent, "id">) };

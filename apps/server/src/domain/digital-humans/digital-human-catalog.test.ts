@@ -19,6 +19,17 @@ describe("DigitalHumanCatalog", () => {
     expect(catalog.byIdAnyAccount(AVA.id)?.agent_name).toBe("ava");
   });
 
+  it("gives each mode the entries marked for it, both when unmarked; the first is that mode's default", () => {
+    const CHEAP = { id: "9d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a", name: "Cheap", agent_name: "cheap", modes: ["test"] as const };
+    const LIVE = { ...LEO, modes: ["live"] as const };
+    const both = new DigitalHumanCatalog([LIVE, CHEAP, { ...AVA, accounts: undefined }]);
+    expect(both.forAccount("acct_a", "live").map((d) => d.name)).toEqual(["Leo", "Ava"]);
+    expect(both.forAccount("acct_a", "test").map((d) => d.name)).toEqual(["Cheap", "Ava"]);
+    expect(both.resolve(undefined, "acct_a", "test")?.name).toBe("Cheap");
+    expect(both.resolve(LEO.id, "acct_a", "test")).toBeUndefined();
+    expect(both.resolve(CHEAP.id, "acct_a", "live")).toBeUndefined();
+  });
+
   it("is replaced as a whole on a reload", () => {
     const reloaded = new DigitalHumanCatalog([AVA, LEO]);
     reloaded.replace([LEO]);

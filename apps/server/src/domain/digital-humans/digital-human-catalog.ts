@@ -1,9 +1,12 @@
 /**
  * The catalog of digital humans (DIGITAL_HUMANS_FILE): which LiveKit agent to dispatch for a
- * `digital_human_id`, and which accounts may use each (contract guide, "Accounts"). An entry limited to
- * some accounts does not exist for the others. The first entry an account may use is its default.
+ * `digital_human_id`, and which accounts may use each (contract guide, "Accounts") and in which modes
+ * (live keys' sessions, test keys'). An entry limited to some accounts or modes does not exist for the
+ * others. The first entry an account may use in a mode is its default there.
  * Replaced as a whole when the operator's files are reloaded.
  */
+
+import type { Mode } from "../accounts/api-keys.js";
 
 export interface DigitalHuman {
   id: string;
@@ -12,6 +15,8 @@ export interface DigitalHuman {
   description?: string | null;
   /** The accounts that may use it; every account when absent. */
   accounts?: readonly string[] | undefined;
+  /** The modes whose sessions may get it; both when absent. */
+  modes?: readonly Mode[] | undefined;
 }
 
 export class DigitalHumanCatalog {
@@ -27,16 +32,16 @@ export class DigitalHumanCatalog {
     this.byId = new Map(entries.map((entry) => [entry.id.toLowerCase(), entry]));
   }
 
-  /** Every entry the account may use, in the catalog's order. */
-  forAccount(accountId: string): DigitalHuman[] {
-    return this.entries.filter((entry) => mayUse(entry, accountId));
+  /** Every entry the account may use in a mode, in the catalog's order. */
+  forAccount(accountId: string, mode: Mode = "live"): DigitalHuman[] {
+    return this.entries.filter((entry) => mayUse(entry, accountId, mode));
   }
 
-  /** The digital human with this id (or the account's default when none is given), if the account may use it. */
-  resolve(id: string | undefined, accountId: string): DigitalHuman | undefined {
-    if (id === undefined) return this.forAccount(accountId)[0];
+  /** The digital human with this id (or the default when none is given), if the account may use it in the mode. */
+  resolve(id: string | undefined, accountId: string, mode: Mode = "live"): DigitalHuman | undefined {
+    if (id === undefined) return this.forAccount(accountId, mode)[0];
     const entry = this.byId.get(id.toLowerCase());
-    return entry && mayUse(entry, accountId) ? entry : undefined;
+    return entry && mayUse(entry, accountId, mode) ? entry : undefined;
   }
 
   /** The entry with this id, whoever may use it (a session that has one keeps it). */
@@ -45,6 +50,6 @@ export class DigitalHumanCatalog {
   }
 }
 
-function mayUse(entry: DigitalHuman, accountId: string): boolean {
-  return entry.accounts === undefined || entry.accounts.includes(accountId);
+function mayUse(entry: DigitalHuman, accountId: string, mode: Mode): boolean {
+  return (entry.accounts === undefined || entry.accounts.includes(accountId)) && (entry.modes === undefined || entry.modes.includes(mode));
 }

@@ -10,7 +10,7 @@ import { AppError } from "../app-error.js";
 import { fingerprint } from "./idempotency.js";
 import type { AgentJob } from "./ports.js";
 import { roomNameFor, type SessionRecord } from "./session.js";
-import { background, type CreateResult, type SessionContext } from "./session-deps.js";
+import { background, type CreateResult, durationsFor, type SessionContext } from "./session-deps.js";
 import { sessionEvents } from "./session-events.js";
 import { timersOnCreate } from "./session-machine.js";
 import type { SessionReader } from "./session-reader.js";
@@ -41,7 +41,7 @@ export class CreateSession {
   ) {}
 
   async create(principal: Principal, idempotencyKey: string, body: SessionCreate): Promise<CreateResult> {
-    const digitalHuman = this.context.catalog.resolve(body.digital_human_id, principal.accountId);
+    const digitalHuman = this.context.catalog.resolve(body.digital_human_id, principal.account, principal.mode);
     if (!digitalHuman) {
       const which = body.digital_human_id ?? "(the account has none)";
       throw new AppError("digital_human_not_found", `No digital human ${which}.`);
@@ -51,7 +51,7 @@ export class CreateSession {
     const claim = await this.claim(principal.accountId, idempotencyKey, print, createdAt.getTime());
     if (claim.kind === "replay") return { session: await this.reader.view(claim.record), replayed: true };
     const record = this.newRecord(claim.sessionId, principal.accountId, body, digitalHuman.id, createdAt);
-    await this.provision(record, agentJobOf(record, digitalHuman, this.context.settings.durations.maxDurationS), {
+    await this.provision(record, agentJobOf(record, digitalHuman, durationsFor(this.context.settings, record.account_id).maxDurationS), {
       idempotencyKey,
       print,
       lock: claim.lock,

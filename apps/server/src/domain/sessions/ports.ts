@@ -189,6 +189,8 @@ export interface TimerQueue {
   cancelTimer(accountId: string, sessionId: string, timer: ObligationTimer): Promise<void>;
   /** Cancels every timer of the session's life (not its room_deletion obligation). */
   cancelTimers(accountId: string, sessionId: string): Promise<void>;
+  /** The session's scheduled timers and when each is due (a claimed one: when its lease ends). */
+  sessionTimers(accountId: string, sessionId: string): Promise<ScheduledTimer[]>;
   /**
    * Atomically claims up to `max` timers due by `nowMs` for `leaseMs`: no other replica gets them while
    * the lease lasts, and a claim whose holder died is handed out again after it. A store that keeps its

@@ -5,6 +5,7 @@
  */
 import type { Session } from "@dhs/contract";
 import type { AccountLimits } from "../accounts/account-limits.js";
+import { modeOfOwner } from "../accounts/api-keys.js";
 import type { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
 import type { EndingMarks, IdempotentCreates, RoomService, SessionMetrics, SessionRecords, TimerQueue, TokenIssuer } from "./ports.js";
 import type { Durations } from "./session-machine.js";
@@ -21,6 +22,15 @@ export interface SessionSettings {
   eventRetainMs: number;
   /** How long a LiveKit event id is remembered, so that LiveKit's redelivery of it changes nothing. */
   livekitEventDedupeMs: number;
+  /** A test session's longest life, if shorter than durations.maxDurationS (absent: the same). */
+  testMaxDurationS?: number;
+}
+
+/** The durations a session of `owner` lives by: a test session's maximum duration is its own. */
+export function durationsFor(settings: SessionSettings, owner: string): Durations {
+  const { durations, testMaxDurationS } = settings;
+  if (testMaxDurationS === undefined || modeOfOwner(owner) !== "test") return durations;
+  return { ...durations, maxDurationS: Math.min(durations.maxDurationS, testMaxDurationS) };
 }
 
 /** What LiveKit said happened in a session's room, as far as sessions care. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sessionRecord } from "../../../test/support/session-fixtures.js";
+import { dataOwner } from "../accounts/api-keys.js";
 import { activeSeconds, sessionEvents } from "./session-events.js";
 
 const now = new Date("2026-11-22T09:20:00.000Z");
@@ -29,15 +30,27 @@ describe("sessionEvents", () => {
     expect(typesOf(ended, { ...ended, participant_left_at: now.toISOString() })).toEqual([]);
   });
 
-  it("payloads are {type, timestamp, data} with the session summary and duration_seconds, never a token", () => {
+  it("payloads are {type, mode, timestamp, data} with the session summary and duration_seconds, never a token", () => {
     const ended = { ...active, status: "completed" as const, end_reason: "max_duration" as const, ended_at: "2026-11-22T09:15:17.413Z" };
     const [event] = sessionEvents(active, ended, now, 1000);
     const payload = JSON.parse(event?.body ?? "{}");
-    expect(Object.keys(payload).sort()).toEqual(["data", "timestamp", "type"]);
+    expect(Object.keys(payload).sort()).toEqual(["data", "mode", "timestamp", "type"]);
+    expect(payload.mode).toBe("live");
     expect(payload.timestamp).toBe(now.toISOString());
     expect(payload.data).toMatchObject({ id: ended.id, status: "completed", end_reason: "max_duration", duration_seconds: 11 });
     expect(event?.body).not.toMatch(/token|secret/);
     expect(event?.id).toMatch(/^evt_[0-9a-f]{32}$/);
+  });
+
+  it("say the mode of the session's owner: test for an account's test side", () => {
+    const ended = {
+      ...active,
+      account_id: dataOwner(active.account_id, "test"),
+      status: "completed" as const,
+      ended_at: now.toISOString(),
+    };
+    const [event] = sessionEvents(active, ended, now, 1000);
+    expect(JSON.parse(event?.body ?? "{}").mode).toBe("test");
   });
 });
 

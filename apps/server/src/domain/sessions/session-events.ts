@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { SessionEventData, WebhookEventType, WebhookPayload } from "@dhs/contract";
+import { type Mode, modeOfOwner } from "../accounts/api-keys.js";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
 import { type SessionRecord, TERMINAL, toSessionSummary } from "./session.js";
 
@@ -26,11 +27,12 @@ export function sessionEvents(before: SessionRecord | undefined, after: SessionR
   }
   if (types.length === 0) return [];
   const data = sessionEventData(after, now);
-  return types.map((type) => outboundEvent(type, now, data, retainMs));
+  const mode = modeOfOwner(after.account_id);
+  return types.map((type) => outboundEvent(type, mode, now, data, retainMs));
 }
 
-export function outboundEvent(type: WebhookEventType, at: Date, data: WebhookPayload["data"], retainMs: number): OutboundEvent {
-  const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
+export function outboundEvent(type: WebhookEventType, mode: Mode, at: Date, data: WebhookPayload["data"], retainMs: number): OutboundEvent {
+  const payload: WebhookPayload = { type, mode, timestamp: at.toISOString(), data };
   return { id: newEventId(), type, createdAtMs: at.getTime(), body: JSON.stringify(payload), retainMs };
 }
 

@@ -9,7 +9,13 @@ import { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js"
 import type { RoomService, SessionStore } from "./ports.js";
 import { SessionService, type SessionSettings } from "./session-service.js";
 
-const principal: Principal = { keyId: "k", accountId: "acct_1", scopes: new Set(["sessions:read", "sessions:write"]) };
+const principal: Principal = {
+  keyId: "k",
+  accountId: "acct_1",
+  account: "acct_1",
+  mode: "live",
+  scopes: new Set(["sessions:read", "sessions:write"]),
+};
 const catalog = new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]);
 
 function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomService>; settings?: Partial<SessionSettings> } = {}) {

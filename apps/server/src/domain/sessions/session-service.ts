@@ -3,7 +3,7 @@
  * get, refresh and list (session-queries.ts), end (end-session.ts), LiveKit's events
  * (livekit-room-events.ts) and timers, each change through the state machine (session-transitions.ts).
  */
-import type { Session, SessionCreate, SessionSummary } from "@dhs/contract";
+import type { Session, SessionCreate, SessionSummary, TestSessionEvent } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { CreateSession } from "./create-session.js";
 import { EndSession } from "./end-session.js";
@@ -13,6 +13,7 @@ import type { CreateResult, RoomEvent, SessionServiceDeps } from "./session-deps
 import { SessionQueries } from "./session-queries.js";
 import { SessionReader } from "./session-reader.js";
 import { SessionTransitions } from "./session-transitions.js";
+import { TestSessionEvents } from "./test-session-events.js";
 
 export type { CreateResult, RoomEvent, SessionServiceDeps, SessionSettings } from "./session-deps.js";
 
@@ -22,11 +23,15 @@ export class SessionService {
   private readonly ends: EndSession;
   private readonly roomEvents: LiveKitRoomEvents;
   private readonly transitions: SessionTransitions;
+  private readonly testEvents: TestSessionEvents;
+  private readonly reader: SessionReader;
 
   constructor(deps: SessionServiceDeps) {
     const context = { ...deps, now: deps.now ?? (() => new Date()) };
     const reader = new SessionReader(context);
+    this.reader = reader;
     this.transitions = new SessionTransitions(context);
+    this.testEvents = new TestSessionEvents(context, reader, this.transitions);
     this.creates = new CreateSession(context, reader, this.transitions);
     this.queries = new SessionQueries(context, reader);
     this.ends = new EndSession(context, reader, this.transitions);
@@ -51,6 +56,11 @@ export class SessionService {
 
   end(principal: Principal, sessionId: string): Promise<Session> {
     return this.ends.end(principal, sessionId);
+  }
+
+  /** A test helper's event for a test session (test keys only), and the session after it. */
+  async testEvent(principal: Principal, sessionId: string, event: TestSessionEvent): Promise<Session> {
+    return this.reader.view(await this.testEvents.apply(principal, sessionId, event));
   }
 
   onLiveKitEvent(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<void> {

@@ -7,7 +7,7 @@
 import type { DigitalHuman } from "../digital-humans/digital-human-catalog.js";
 import type { AgentJob, ScheduledTimer, SessionSnapshot, TimerChanges } from "./ports.js";
 import { type SessionRecord, TERMINAL } from "./session.js";
-import type { SessionContext } from "./session-deps.js";
+import { durationsFor, type SessionContext } from "./session-deps.js";
 import { sessionEvents } from "./session-events.js";
 import { type Effect, LIFECYCLE_TIMERS, type SessionEvent, type TimerKind, transition } from "./session-machine.js";
 import { usageOf } from "./usage.js";
@@ -38,7 +38,7 @@ export class SessionTransitions {
       const sessionEvent = current.eventApplied ? undefined : typeof event === "function" ? event(current) : event;
       if (!sessionEvent) return { session: current.record, changed: false };
       const now = this.context.now();
-      const result = transition(current.record, sessionEvent, now, settings.durations);
+      const result = transition(current.record, sessionEvent, now, durationsFor(settings, accountId));
       if (!result.changed) {
         if (livekitEventId !== undefined) await store.rememberEvent(sessionId, livekitEventId, settings.livekitEventDedupeMs);
         if (TERMINAL.has(current.record.status) && TIMERS.has(sessionEvent.type)) await this.repairEnded(current.record);
@@ -117,7 +117,7 @@ export class SessionTransitions {
     const digitalHuman = catalog.byIdAnyAccount(record.digital_human_id);
     if (digitalHuman === undefined) return;
     if (await rooms.hasLiveAgentJob(record.room_name, digitalHuman.agent_name)) return;
-    const agent = agentJobOf(record, digitalHuman, this.context.settings.durations.maxDurationS);
+    const agent = agentJobOf(record, digitalHuman, durationsFor(this.context.settings, record.account_id).maxDurationS);
     await rooms.dispatchAgent({ roomName: record.room_name, sessionId: record.id, accountId: record.account_id, agent });
     this.context.metrics?.agentRedispatched();
   }

@@ -1,7 +1,8 @@
 /**
- * The /v1/sessions operations: translate HTTP to SessionService calls and back, nothing more.
+ * The /v1/sessions operations, and the test helpers that drive a test session: translate HTTP to
+ * SessionService calls and back, nothing more.
  */
-import type { ListSessionsQuery, SessionCreate, SessionList } from "@dhs/contract";
+import type { ListSessionsQuery, SessionCreate, SessionList, TestSessionEvent } from "@dhs/contract";
 import type { SessionService } from "../../domain/sessions/session-service.js";
 import { principalOf } from "../authenticate.js";
 import { decodeCursor, encodeCursor } from "../cursor.js";
@@ -9,7 +10,10 @@ import type { OperationHandlers } from "../operations.js";
 
 export function sessionOperations(
   sessions: SessionService,
-): Pick<OperationHandlers, "createSession" | "listSessions" | "getSession" | "refreshSessionToken" | "endSession"> {
+): Pick<
+  OperationHandlers,
+  "createSession" | "listSessions" | "getSession" | "refreshSessionToken" | "endSession" | "sendTestSessionEvent"
+> {
   return {
     // POST /v1/sessions
     createSession: async (req, res) => {
@@ -45,6 +49,11 @@ export function sessionOperations(
     // POST /v1/sessions/{session_id}/end
     endSession: async (req, res) => {
       res.json(await sessions.end(principalOf(res), req.params.session_id as string));
+    },
+
+    // POST /v1/test-helpers/sessions/{session_id}/events
+    sendTestSessionEvent: async (req, res) => {
+      res.json(await sessions.testEvent(principalOf(res), req.params.session_id as string, req.body as TestSessionEvent));
     },
   };
 }

@@ -237,6 +237,10 @@ export class MemorySessionStore implements SessionStore {
     for (const timer of LIFECYCLE_TIMERS) this.dropTimer(sessionId, timer);
   }
 
+  async sessionTimers(_accountId: string, sessionId: string): Promise<ScheduledTimer[]> {
+    return [...(this.timers.get(sessionId) ?? [])].map(([timer, { atMs }]) => ({ timer, atMs }));
+  }
+
   async claimDueTimers(nowMs: number, leaseMs: number, max: number): Promise<DueTimer[]> {
     const due: (Timer & { sessionId: string; timer: TimerKind })[] = [];
     for (const [sessionId, own] of this.timers) {

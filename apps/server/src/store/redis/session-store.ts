@@ -38,7 +38,7 @@ import {
   type SessionVersion,
 } from "../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
-import { LIFECYCLE_TIMERS, type ObligationTimer } from "../../domain/sessions/session-machine.js";
+import { LIFECYCLE_TIMERS, type ObligationTimer, type TimerKind } from "../../domain/sessions/session-machine.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement, usageOf, utcDay } from "../../domain/sessions/usage.js";
 import {
   dayOf,
@@ -566,6 +566,18 @@ export class RedisSessionStore implements SessionStore {
         this.keys.timers(shardOf(sessionId)),
         ...LIFECYCLE_TIMERS.map((timer) => timerMember(accountId, sessionId, timer)),
       );
+    });
+  }
+
+  /** One ZMSCORE of the session's possible timers in its shard's set. */
+  sessionTimers(accountId: string, sessionId: string): Promise<ScheduledTimer[]> {
+    return guard(async () => {
+      const kinds: TimerKind[] = [...LIFECYCLE_TIMERS, "room_deletion"];
+      const scores = await this.redis.zmscore(
+        this.keys.timers(shardOf(sessionId)),
+        ...kinds.map((timer) => timerMember(accountId, sessionId, timer)),
+      );
+      return kinds.flatMap((timer, i) => (scores[i] === null || scores[i] === undefined ? [] : [{ timer, atMs: Number(scores[i]) }]));
     });
   }
 

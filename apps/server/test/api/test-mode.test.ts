@@ -1,0 +1,169 @@
+/**
+ * Test mode: an account's test keys and live keys share the account but never its data. Sessions,
+ * idempotency keys, webhook endpoints, usage and the limit of open sessions are each mode's own; the
+ * other mode's ids are answered 404, as another account's are; events go only to the endpoints of their
+ * mode and say it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dataOwner } from "../../src/domain/accounts/api-keys.js";
+import { ENDPOINT_OPERATIONS, expectApiError, KEYS, roomEvent, until, useHarness } from "../support/harness.js";
+import { WebhookReceiver } from "../support/webhook-receiver.js";
+
+const TEST_MAX_OPEN = 3;
+const h = useHarness({ TEST_MAX_OPEN_SESSIONS: String(TEST_MAX_OPEN), SWEEP_INTERVAL_MS: "100" });
+const live = { sessions: KEYS.a, hooks: KEYS.aHooks };
+const test = { sessions: KEYS.aTest, hooks: KEYS.aTest };
+const modes = [
+  ["test", test, live],
+  ["live", live, test],
+] as const;
+
+async function json(res: Response): Promise<any> {
+  expect(res.status, await res.clone().text()).toBeLessThan(300);
+  return res.json();
+}
+
+async function create(key: string, idempotencyKey?: string): Promise<{ id: string; room_name: string; participant_identity?: string }> {
+  const res = await h.create({ participant_identity: "user-1", tags: ["mode"] }, { key, ...(idempotencyKey ? { idempotencyKey } : {}) });
+  return json(res);
+}
+
+describe("GET /v1/me", () => {
+  it("says a test key's mode and its own limit of open sessions, in the same account", async () => {
+    expect(await json(await h.request("GET", "/v1/me", { key: KEYS.aTest }))).toMatchObject({
+      key_id: "key_a_test",
+      account_id: "acct_a",
+      mode: "test",
+      limits: { open_sessions: TEST_MAX_OPEN },
+    });
+    expect(await json(await h.request("GET", "/v1/me", { key: KEYS.a }))).toMatchObject({ account_id: "acct_a", mode: "live" });
+  });
+});
+
+describe.each(modes)("a %s session, seen with the other mode's key", (_mode, own, other) => {
+  it("is not found by get, end or token refresh (404), is not listed, and is untouched", async () => {
+    const session = await create(own.sessions);
+    for (const [method, path] of [
+      ["GET", `/v1/sessions/${session.id}`],
+      ["POST", `/v1/sessions/${session.id}/end`],
+      ["POST", `/v1/sessions/${session.id}/token`],
+    ] as const) {
+      await expectApiError(await h.request(method, path, { key: other.sessions }), 404, "not_found");
+    }
+    const listed = await json(await h.request("GET", "/v1/sessions?limit=100", { key: other.sessions }));
+    expect(listed.data.map((s: { id: string }) => s.id)).not.toContain(session.id);
+    expect((await json(await h.request("GET", `/v1/sessions/${session.id}`, { key: own.sessions }))).status).toBe("created");
+    const mine = await json(await h.request("GET", "/v1/sessions?limit=100", { key: own.sessions }));
+    expect(mine.data.map((s: { id: string }) => s.id)).toContain(session.id);
+    await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key: own.sessions }));
+  });
+});
+
+describe("POST /v1/sessions, with an Idempotency-Key used in the other mode", () => {
+  it("creates a session of its own mode instead of replaying the other's", async () => {
+    const key = crypto.randomUUID();
+    const first = await create(KEYS.aTest, key);
+    const second = await create(KEYS.a, key);
+    expect(second.id).not.toBe(first.id);
+    expect((await json(await h.request("GET", `/v1/sessions/${second.id}`, { key: KEYS.a }))).id).toBe(second.id);
+    for (const [session, owner] of [
+      [first, KEYS.aTest],
+      [second, KEYS.a],
+    ] as const) {
+      await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key: owner }));
+    }
+  });
+});
+
+describe.each(modes)("a webhook endpoint registered with a %s key, seen with the other mode's key", (_mode, own, other) => {
+  it("is not found by get, delete, rotate, enable, test or its deliveries (404), and is not listed", async () => {
+    const endpoint = await json(
+      await h.request("POST", "/v1/webhook-endpoints", { key: own.hooks, body: { url: "https://hooks.example.com/dhs" } }),
+    );
+    for (const [method, path] of ENDPOINT_OPERATIONS) {
+      await expectApiError(await h.request(method, `/v1/webhook-endpoints/${endpoint.id}${path}`, { key: other.hooks }), 404, "not_found");
+    }
+    const listed = await json(await h.request("GET", "/v1/webhook-endpoints", { key: other.hooks }));
+    expect(listed.data.map((e: { id: string }) => e.id)).not.toContain(endpoint.id);
+    await json(await h.request("DELETE", `/v1/webhook-endpoints/${endpoint.id}`, { key: own.hooks }));
+  });
+});
+
+describe("session events", () => {
+  const receivers = { test: new WebhookReceiver(), live: new WebhookReceiver() };
+  beforeAll(async () => {
+    await Promise.all(Object.values(receivers).map((r) => r.start()));
+  });
+  afterAll(async () => {
+    await Promise.all(Object.values(receivers).map((r) => r.stop()));
+  });
+
+  it("reach only the endpoints of their mode, and say it", async () => {
+    const endpoints: Record<string, string> = {};
+    for (const [mode, keys] of [
+      ["test", test],
+      ["live", live],
+    ] as const) {
+      const endpoint = await json(
+        await h.request("POST", "/v1/webhook-endpoints", { key: keys.hooks, body: { url: receivers[mode].url } }),
+      );
+      receivers[mode].secrets = [endpoint.secret];
+      endpoints[mode] = endpoint.id;
+    }
+    const testSession = await create(KEYS.aTest);
+    const liveSession = await create(KEYS.a);
+    // LiveKit's event for the test session's room: its metadata names the account's test side.
+    await h.webhook(roomEvent("participant_joined", testSession, { identity: "user-1" }, dataOwner("acct_a", "test")));
+    await json(await h.request("POST", `/v1/sessions/${testSession.id}/end`, { key: KEYS.aTest }));
+    await json(await h.request("POST", `/v1/sessions/${liveSession.id}/end`, { key: KEYS.a }));
+    const types = ["session.created", "session.active", "session.ended"];
+    const gotTest = await until(() => {
+      const mine = receivers.test.received.filter((r) => r.body.data?.id === testSession.id);
+      return types.every((type) => mine.some((r) => r.type === type)) ? mine : undefined;
+    });
+    const gotLive = await until(() => {
+      const mine = receivers.live.received.filter((r) => r.body.data?.id === liveSession.id);
+      return mine.some((r) => r.type === "session.ended") ? mine : undefined;
+    });
+    expect(gotTest.every((r) => r.body.mode === "test" && r.verifiedWith === 0)).toBe(true);
+    expect(gotLive.every((r) => r.body.mode === "live" && r.verifiedWith === 0)).toBe(true);
+    // Give a stray delivery time to arrive, then check that none crossed.
+    const testEvent = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoints.test}/test`, { key: KEYS.aTest }));
+    expect(testEvent.mode).toBe("test");
+    await until(() => receivers.test.received.some((r) => r.id === testEvent.id));
+    expect(receivers.live.received.filter((r) => r.body.data?.id === testSession.id || r.body.mode === "test")).toEqual([]);
+    expect(receivers.test.received.filter((r) => r.body.data?.id === liveSession.id || r.body.mode === "live")).toEqual([]);
+    for (const [mode, keys] of [
+      ["test", test],
+      ["live", live],
+    ] as const) {
+      await json(await h.request("DELETE", `/v1/webhook-endpoints/${endpoints[mode]}`, { key: keys.hooks }));
+    }
+  });
+});
+
+describe("GET /v1/usage", () => {
+  it("counts each mode apart: live usage never includes test sessions", async () => {
+    const usage = async (key: string) => (await json(await h.request("GET", "/v1/usage", { key }))).totals;
+    const before = { test: await usage(KEYS.aTest), live: await usage(KEYS.a) };
+    const session = await create(KEYS.aTest);
+    await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key: KEYS.aTest }));
+    const after = { test: await usage(KEYS.aTest), live: await usage(KEYS.a) };
+    expect(after.test.sessions_created).toBe(before.test.sessions_created + 1);
+    expect(after.live).toEqual(before.live);
+  });
+});
+
+describe("the limit of open sessions", () => {
+  it("is TEST_MAX_OPEN_SESSIONS for test keys, counted apart from live sessions", async () => {
+    const open = async (key: string) => (await json(await h.request("GET", "/v1/me", { key }))).usage.open_sessions as number;
+    const made: { id: string }[] = [];
+    while ((await open(KEYS.aTest)) < TEST_MAX_OPEN) made.push(await create(KEYS.aTest));
+    await expectApiError(await h.create({}, { key: KEYS.aTest }), 429, "concurrency_limit_exceeded");
+    // The live side of the same account still creates.
+    const liveSession = await create(KEYS.a);
+    for (const [session, key] of [...made.map((s) => [s, KEYS.aTest] as const), [liveSession, KEYS.a] as const]) {
+      await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key }));
+    }
+  });
+});
