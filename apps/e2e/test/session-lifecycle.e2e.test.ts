@@ -16,6 +16,7 @@ import { mean, readMediaProbe, SPEAKING_RMS, speakingAt, startMediaProbe } from 
 import {
   ARTIFACTS,
   DEV_API_KEY,
+  DEV_TEST_API_KEY,
   FACE,
   GHOST,
   LATE,
@@ -234,6 +235,38 @@ describe("a browser joining a session through the demo", () => {
     expect((await rooms.listRooms()).map((room) => room.name)).not.toContain(`dhs-${sessionId}`);
     const { data: after } = await api.getSession(sessionId);
     expect(after?.status).toBe("completed");
+    await page.close();
+  });
+});
+
+describe("a test session (test key)", () => {
+  it("is real: Chromium joins its room, LiveKit's events make it active, a live key cannot see it, and the helpers end it", async () => {
+    const test = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_TEST_API_KEY, maxRetries: 0 });
+    const { data: session } = await test.createSession({ participant_identity: "e2e-test-mode" });
+    if (!session?.participant_token) throw new Error("no test session");
+    const page = await browser.newPage();
+    await page.goto(`${stack.demoUrl}/`);
+    // The page's own livekit-client (the demo serves it), joined with the test session's token.
+    await page.evaluate(
+      async ([url, token]) => {
+        const { Room } = (window as unknown as { LivekitClient: { Room: new () => { connect(u: string, t: string): Promise<void> } } })
+          .LivekitClient;
+        const room = new Room();
+        (window as unknown as { testRoom: unknown }).testRoom = room;
+        await room.connect(url as string, token as string);
+      },
+      [session.rtc_url, session.participant_token],
+    );
+    // LiveKit's participant_joined webhook, not a helper, makes it active.
+    await until(async () => ((await test.getSession(session.id)).data?.status === "active" ? true : undefined), { timeoutMs: 20_000 });
+    expect((await api.getSession(session.id)).response.status).toBe(404);
+    const { data: ended } = await test.sendTestSessionEvent(session.id, { type: "room_finished" });
+    expect(ended).toMatchObject({ status: "completed", participant_token: null });
+    // The helper closed the room for real: the browser is disconnected.
+    await page.waitForFunction(() => (window as unknown as { testRoom: { state: string } }).testRoom.state === "disconnected", null, {
+      timeout: 15_000,
+    });
+    expect((await rooms.listRooms()).map((room) => room.name)).not.toContain(session.room_name);
     await page.close();
   });
 });

@@ -21,6 +21,8 @@ export const LOGS = join(ARTIFACTS, "e2e-logs/");
 export const LIVEKIT_KEY = "devkey";
 export const LIVEKIT_SECRET = "secret";
 export const DEV_API_KEY = "dhs_dev_insecure_local_key";
+/** The embedded development keys' test key (test mode: its own sessions, the test helpers). */
+export const DEV_TEST_API_KEY = "dhs_test_dev_insecure_local_key";
 export const AVA = { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" };
 /** The drawn face's frame and its mouth region (apps/digital-human's canvas-face.ts). */
 export const FACE: { size: { width: number; height: number }; mouth: Region } = {
@@ -115,7 +117,15 @@ async function stopAll(processes: Started[]): Promise<void> {
   }
 }
 
-export async function startStack(livekitServer: string, timeouts: typeof TIMEOUTS = TIMEOUTS): Promise<Stack> {
+/**
+ * Starts the stack. `parts: "api"` leaves out the digital human worker and the demo, for tests of the API
+ * alone (sessions are created, no agent joins them; workerPid is then 0).
+ */
+export async function startStack(
+  livekitServer: string,
+  timeouts: typeof TIMEOUTS = TIMEOUTS,
+  parts: "all" | "api" = "all",
+): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
   const [livekitPort, rtcTcpPort, apiPort, demoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -158,18 +168,20 @@ export async function startStack(livekitServer: string, timeouts: typeof TIMEOUT
         /"msg":"listening"/,
       ),
     );
-    // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
-    const warm = /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/;
-    processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, warm));
-    processes.push(
-      await start(
-        "demo",
-        process.execPath,
-        [root("apps/demo/dist/server.js")],
-        { DHS_URL: apiUrl, DHS_API_KEY: DEV_API_KEY, PORT: String(demoPort), HOST: "127.0.0.1" },
-        /demo listening/,
-      ),
-    );
+    if (parts === "all") {
+      // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
+      const warm = /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/;
+      processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, warm));
+      processes.push(
+        await start(
+          "demo",
+          process.execPath,
+          [root("apps/demo/dist/server.js")],
+          { DHS_URL: apiUrl, DHS_API_KEY: DEV_API_KEY, PORT: String(demoPort), HOST: "127.0.0.1" },
+          /demo listening/,
+        ),
+      );
+    }
   } catch (error) {
     for (const p of processes.reverse()) p.child.kill("SIGKILL");
     await redis.stop();
@@ -178,7 +190,7 @@ export async function startStack(livekitServer: string, timeouts: typeof TIMEOUT
 
   return {
     apiUrl,
-    workerPid: processes.find((p) => p.child.spawnargs.some((arg) => arg.endsWith("worker.js")))?.child.pid as number,
+    workerPid: processes.find((p) => p.child.spawnargs.some((arg) => arg.endsWith("worker.js")))?.child.pid ?? 0,
     startLateWorker: async () => {
       processes.push(await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, /registered worker/));
     },
