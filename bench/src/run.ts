@@ -296,7 +296,13 @@ function seedService(redis: Redis | Cluster) {
 }
 
 // An account of their own: the measured accounts stay under their cap of open sessions however many are stored.
-const STORED_PRINCIPAL = { keyId: "key_stored", accountId: STORED_ACCOUNT, scopes: new Set(["sessions:read", "sessions:write"] as const) };
+const STORED_PRINCIPAL = {
+  keyId: "key_stored",
+  accountId: STORED_ACCOUNT,
+  account: STORED_ACCOUNT,
+  mode: "live" as const,
+  scopes: new Set(["sessions:read", "sessions:write"] as const),
+};
 
 /** Runs `work` for 0..count-1 with `concurrency` at a time; returns how many a second it did. */
 async function inParallel(count: number, work: (i: number) => Promise<unknown>, concurrency = 256): Promise<number> {
