@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { WebhookDeliveryList, WebhookEndpoint, WebhookEndpointCreate, WebhookEvent, WebhookEventSelector } from "@dhs/contract";
+import type { Tracing } from "../../tracing/tracing.js";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import { outboundEvent } from "../sessions/session-events.js";
@@ -27,6 +28,8 @@ export interface WebhookEndpointServiceDeps {
   /** Called after an event was queued, so this replica delivers it without waiting for its next sweep. */
   /** A test event was queued for this endpoint. */
   onQueued?: (endpointId: string) => void;
+  /** The test event's delivery is linked to the request that queued it. */
+  tracing?: Tracing;
 }
 
 /** `whsec_` and 32 random bytes in base64, as Standard Webhooks defines a secret. */
@@ -103,7 +106,9 @@ export class WebhookEndpointService {
 
   /** Queues a webhook.test event for this endpoint alone. */
   async test(principal: Principal, endpointId: string): Promise<WebhookEvent> {
-    const event = outboundEvent("webhook.test", principal.mode, this.now(), { endpoint_id: endpointId }, this.deps.settings.eventRetainMs);
+    const traceparent = this.deps.tracing?.traceparent();
+    const data = { endpoint_id: endpointId };
+    const event = outboundEvent("webhook.test", principal.mode, this.now(), data, this.deps.settings.eventRetainMs, traceparent);
     if (!(await this.deps.store.enqueueFor(principal.accountId, endpointId, event))) throw notFound(endpointId);
     this.deps.onQueued?.(endpointId);
     return { id: event.id, ...(JSON.parse(event.body) as Omit<WebhookEvent, "id">) };

@@ -16,6 +16,8 @@ export interface OutboundEvent {
   body: string;
   /** How long the event is kept while deliveries of it are pending (the retry schedule, with margin). */
   retainMs: number;
+  /** The trace of the change that caused it (tracing on): each delivery attempt's span links to it. */
+  traceparent?: string;
 }
 
 export interface EndpointSecret {
@@ -56,6 +58,8 @@ export interface DeliveryContext {
   endpoint: WebhookEndpointRecord | undefined;
   body: string | undefined;
   attemptsMade: number;
+  /** The event's traceparent, when it was recorded with one. */
+  traceparent?: string | undefined;
 }
 
 /** An attempt as the deliveries log keeps it (its id is given by the log). */
@@ -155,7 +159,8 @@ export type SendResult =
   | { kind: "failed"; error: NonNullable<WebhookDelivery["error"]>; durationMs: number };
 
 export interface WebhookSender {
-  send(request: { url: string; eventId: string; body: string; secrets: string[] }): Promise<SendResult>;
+  /** `traceparent` (tracing on): the attempt's span, sent along so the endpoint's own trace can continue it. */
+  send(request: { url: string; eventId: string; body: string; secrets: string[]; traceparent?: string | undefined }): Promise<SendResult>;
 }
 
 /** Says whether a URL may be an endpoint: the reason it may not, or null. */

@@ -111,6 +111,8 @@ export class CreateSession {
       created_at: createdAt.toISOString(),
       started_at: null,
       ended_at: null,
+      // The create schedules the join timer: the timer's span is linked to this request.
+      ...traceOf(this.context.tracing.traceparent()),
     };
   }
 
@@ -162,7 +164,8 @@ export class CreateSession {
    */
   private async persist(record: SessionRecord, key: ClaimedKey): Promise<void> {
     const { store, settings } = this.context;
-    const events = sessionEvents(undefined, record, new Date(Date.parse(record.created_at)), settings.eventRetainMs);
+    const createdAt = new Date(Date.parse(record.created_at));
+    const events = sessionEvents(undefined, record, createdAt, settings.eventRetainMs, this.context.tracing.traceparent());
     const [completed, timers] = await Promise.allSettled([
       store.completeCreate(
         record,
@@ -190,3 +193,6 @@ function inProgress(): AppError {
     retryAfterSeconds: 1,
   });
 }
+
+const traceOf = (traceparent: string | undefined): { trace_parent?: string } =>
+  traceparent === undefined ? {} : { trace_parent: traceparent };

@@ -4,6 +4,7 @@
  * livekit-room-events.ts) takes the context; session-service.ts wires them.
  */
 import type { Session } from "@dhs/contract";
+import type { Tracing } from "../../tracing/tracing.js";
 import type { AccountLimits } from "../accounts/account-limits.js";
 import { modeOfOwner } from "../accounts/api-keys.js";
 import type { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
@@ -51,10 +52,12 @@ export interface SessionServiceDeps {
   onBackgroundError?: (error: unknown, what: string) => void;
   /** Called after a change of this session queued webhook events, so this replica delivers them without waiting. */
   onEventsQueued?: (sessionId: string) => void;
+  /** Spans of transitions and timers; none by default. */
+  tracing?: Tracing;
 }
 
-/** The dependencies with the clock settled: what every use case is given. */
-export type SessionContext = SessionServiceDeps & { now: () => Date };
+/** The dependencies with the clock and tracing settled: what every use case is given. */
+export type SessionContext = SessionServiceDeps & { now: () => Date; tracing: Tracing };
 
 export interface CreateResult {
   session: Session;

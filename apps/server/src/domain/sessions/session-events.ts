@@ -15,8 +15,17 @@ export function newEventId(): string {
   return `evt_${randomUUID().replaceAll("-", "")}`;
 }
 
-/** The events a change from `before` (undefined: a new session) to `after` causes, at `now`. */
-export function sessionEvents(before: SessionRecord | undefined, after: SessionRecord, now: Date, retainMs: number): OutboundEvent[] {
+/**
+ * The events a change from `before` (undefined: a new session) to `after` causes, at `now`; with the
+ * trace of the change (`traceparent`, tracing on) that their deliveries are linked to.
+ */
+export function sessionEvents(
+  before: SessionRecord | undefined,
+  after: SessionRecord,
+  now: Date,
+  retainMs: number,
+  traceparent?: string,
+): OutboundEvent[] {
   const types: WebhookEventType[] = [];
   if (before === undefined) types.push("session.created");
   else {
@@ -28,12 +37,21 @@ export function sessionEvents(before: SessionRecord | undefined, after: SessionR
   if (types.length === 0) return [];
   const data = sessionEventData(after, now);
   const mode = modeOfOwner(after.account_id);
-  return types.map((type) => outboundEvent(type, mode, now, data, retainMs));
+  return types.map((type) => outboundEvent(type, mode, now, data, retainMs, traceparent));
 }
 
-export function outboundEvent(type: WebhookEventType, mode: Mode, at: Date, data: WebhookPayload["data"], retainMs: number): OutboundEvent {
+export function outboundEvent(
+  type: WebhookEventType,
+  mode: Mode,
+  at: Date,
+  data: WebhookPayload["data"],
+  retainMs: number,
+  traceparent?: string,
+): OutboundEvent {
   const payload: WebhookPayload = { type, mode, timestamp: at.toISOString(), data };
-  return { id: newEventId(), type, createdAtMs: at.getTime(), body: JSON.stringify(payload), retainMs };
+  const event: OutboundEvent = { id: newEventId(), type, createdAtMs: at.getTime(), body: JSON.stringify(payload), retainMs };
+  if (traceparent !== undefined) event.traceparent = traceparent;
+  return event;
 }
 
 /** The session as listSessions shows it, and the whole seconds it has been active, rounded up. */

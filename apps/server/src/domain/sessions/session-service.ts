@@ -4,12 +4,13 @@
  * (livekit-room-events.ts) and timers, each change through the state machine (session-transitions.ts).
  */
 import type { Session, SessionCreate, SessionSummary, TestSessionEvent } from "@dhs/contract";
+import { NO_TRACING } from "../../tracing/tracing.js";
 import type { Principal } from "../accounts/api-keys.js";
 import { CreateSession } from "./create-session.js";
 import { EndSession } from "./end-session.js";
 import { LiveKitRoomEvents } from "./livekit-room-events.js";
 import type { DueTimer, ListPosition, ListQuery } from "./ports.js";
-import type { CreateResult, RoomEvent, SessionServiceDeps } from "./session-deps.js";
+import type { CreateResult, RoomEvent, SessionContext, SessionServiceDeps } from "./session-deps.js";
 import { SessionQueries } from "./session-queries.js";
 import { SessionReader } from "./session-reader.js";
 import { SessionTransitions } from "./session-transitions.js";
@@ -25,9 +26,11 @@ export class SessionService {
   private readonly transitions: SessionTransitions;
   private readonly testEvents: TestSessionEvents;
   private readonly reader: SessionReader;
+  private readonly context: SessionContext;
 
   constructor(deps: SessionServiceDeps) {
-    const context = { ...deps, now: deps.now ?? (() => new Date()) };
+    const context = { ...deps, now: deps.now ?? (() => new Date()), tracing: deps.tracing ?? NO_TRACING };
+    this.context = context;
     const reader = new SessionReader(context);
     this.reader = reader;
     this.transitions = new SessionTransitions(context);
@@ -69,6 +72,16 @@ export class SessionService {
 
   /** A timer is due (the sweeper): an event of the machine. */
   async onTimer(due: DueTimer): Promise<void> {
-    await this.transitions.apply(due.accountId, due.sessionId, { type: due.timer });
+    // A trace of its own, linked to the change that scheduled the timer (stored with the session).
+    await this.context.tracing.span(
+      "session.timer",
+      { "dhs.timer": due.timer, "dhs.session.id": due.sessionId, "dhs.account.id": due.accountId },
+      (span) =>
+        this.transitions.apply(due.accountId, due.sessionId, (read) => {
+          span.link(read.record.trace_parent);
+          return { type: due.timer };
+        }),
+      { root: true },
+    );
   }
 }

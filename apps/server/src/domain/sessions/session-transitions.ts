@@ -45,28 +45,60 @@ export class SessionTransitions {
         await this.runEffects(result.session, result.effects);
         return { session: result.session, changed: false };
       }
-      const events = sessionEvents(current.record, result.session, now, settings.eventRetainMs);
-      const { ended_at } = result.session;
-      const { timers, rest } = timerChangesFirst(result.effects, TERMINAL.has(result.session.status));
-      const replaced = await store.replaceSession({
-        record: result.session,
-        version: current.version,
-        previousStatus: current.record.status,
-        events,
-        usage: usageOf(current.record, result.session),
-        expiresAtMs: ended_at === null ? undefined : Date.parse(ended_at) + settings.durations.retentionS * 1000,
-        timers,
-        ...(livekitEventId === undefined ? {} : { livekitEvent: { id: livekitEventId, ttlMs: settings.livekitEventDedupeMs } }),
-      });
-      if (!replaced) continue;
-      if (events.length > 0) this.context.onEventsQueued?.(sessionId);
-      if (result.session.end_reason !== null && current.record.end_reason === null) {
-        this.context.metrics?.sessionEnded(result.session.status, result.session.end_reason);
-      }
-      await this.runEffects(result.session, rest);
-      return { session: result.session, changed: true };
+      const before = current.record;
+      const after = result.session;
+      const stored = await this.context.tracing.span(
+        "session.transition",
+        {
+          "dhs.session.id": sessionId,
+          "dhs.session.event": sessionEvent.type,
+          "dhs.session.from": before.status,
+          "dhs.session.to": after.status,
+          "dhs.session.end_reason": after.end_reason ?? undefined,
+        },
+        () => this.store(current, after, result.effects, now, livekitEventId),
+      );
+      if (stored) return { session: stored, changed: true };
     }
     throw new Error(`session ${sessionId}: too many concurrent updates`);
+  }
+
+  /**
+   * Stores a changed session with compare-and-set, with the webhook events and timers of its change,
+   * then carries out the rest of its effects. Undefined when another change came first.
+   */
+  private async store(
+    current: SessionSnapshot,
+    changed: SessionRecord,
+    effects: readonly Effect[],
+    now: Date,
+    livekitEventId: string | undefined,
+  ): Promise<SessionRecord | undefined> {
+    const { store, settings, tracing } = this.context;
+    const traceparent = tracing.traceparent();
+    const { timers, rest } = timerChangesFirst(effects, TERMINAL.has(changed.status));
+    // The timers this change sets fire later in a trace of their own, linked to this one.
+    const schedules = timers.schedule.length > 0 || rest.some((effect) => effect.type === "schedule");
+    const record = traceparent !== undefined && schedules ? { ...changed, trace_parent: traceparent } : changed;
+    const events = sessionEvents(current.record, record, now, settings.eventRetainMs, traceparent);
+    const { ended_at } = record;
+    const replaced = await store.replaceSession({
+      record,
+      version: current.version,
+      previousStatus: current.record.status,
+      events,
+      usage: usageOf(current.record, record),
+      expiresAtMs: ended_at === null ? undefined : Date.parse(ended_at) + settings.durations.retentionS * 1000,
+      timers,
+      ...(livekitEventId === undefined ? {} : { livekitEvent: { id: livekitEventId, ttlMs: settings.livekitEventDedupeMs } }),
+    });
+    if (!replaced) return undefined;
+    if (events.length > 0) this.context.onEventsQueued?.(record.id);
+    if (record.end_reason !== null && current.record.end_reason === null) {
+      this.context.metrics?.sessionEnded(record.status, record.end_reason);
+    }
+    await this.runEffects(record, rest);
+    return record;
   }
 
   async runEffects(record: SessionRecord, effects: readonly Effect[]): Promise<void> {

@@ -26,6 +26,11 @@ export interface SessionRecord {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  /**
+   * With tracing on: the W3C traceparent of the change that last scheduled the session's timers, so a
+   * timer that fires later is linked to the request or event that set it. Never shown to callers.
+   */
+  trace_parent?: string;
 }
 
 /** completed, cancelled and failed are terminal (and absorbing); created and active can be joined. */

@@ -28,7 +28,7 @@ interface AccountQueue {
   pending: Map<string, number>;
   attempts: Map<string, number>;
   /** event id -> body and deliveries pending. */
-  events: Map<string, { body: string; refs: number; expiresAt: number }>;
+  events: Map<string, { body: string; refs: number; expiresAt: number; traceparent: string | undefined }>;
 }
 
 export class MemoryWebhookStore implements WebhookStore {
@@ -54,7 +54,7 @@ export class MemoryWebhookStore implements WebhookStore {
         this.queue(accountId, e.id, event);
         refs++;
       }
-      if (refs > 0) this.queueOf(accountId).events.set(event.id, { body: event.body, refs, expiresAt: this.now() + event.retainMs });
+      if (refs > 0) this.queueOf(accountId).events.set(event.id, this.stored(event, refs));
       recorded += refs;
     }
     if (recorded > 0) this.hint(accountId, Math.min(...events.map((e) => e.createdAtMs)));
@@ -100,7 +100,7 @@ export class MemoryWebhookStore implements WebhookStore {
   async enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean> {
     if (!this.endpointsOf(accountId).has(endpointId)) return false;
     this.queue(accountId, endpointId, event);
-    this.queueOf(accountId).events.set(event.id, { body: event.body, refs: 1, expiresAt: this.now() + event.retainMs });
+    this.queueOf(accountId).events.set(event.id, this.stored(event, 1));
     this.hint(accountId, event.createdAtMs);
     return true;
   }
@@ -148,11 +148,13 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async loadDelivery(delivery: ClaimedDelivery): Promise<DeliveryContext> {
     const queue = this.queueOf(delivery.accountId);
-    const event = queue.events.get(delivery.eventId);
+    const stored = queue.events.get(delivery.eventId);
+    const event = stored && stored.expiresAt > this.now() ? stored : undefined;
     return {
       endpoint: await this.getEndpoint(delivery.accountId, delivery.endpointId),
-      body: event && event.expiresAt > this.now() ? event.body : undefined,
+      body: event?.body,
       attemptsMade: queue.attempts.get(deliveryMember(delivery.endpointId, delivery.eventId)) ?? 0,
+      traceparent: event?.traceparent,
     };
   }
 
@@ -253,6 +255,10 @@ export class MemoryWebhookStore implements WebhookStore {
 
   private endpointsOf(accountId: string): Map<string, string> {
     return entry(this.endpoints, accountId, () => new Map());
+  }
+
+  private stored(event: OutboundEvent, refs: number) {
+    return { body: event.body, refs, expiresAt: this.now() + event.retainMs, traceparent: event.traceparent };
   }
 
   private queueOf(accountId: string): AccountQueue {

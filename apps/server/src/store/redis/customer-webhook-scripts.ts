@@ -14,8 +14,8 @@ import { script } from "./script.js";
  * first event. The routes come as arguments (they live in the account's slot, read before). Reads
  * KEYS[first] as the account's due deliveries in the shard, then its pending ones, the shard's accounts
  * due, then one key per event; ARGV from `arg`: the account, the number of routes, each route's endpoint
- * and types, the events' retain time (ms), then id, type, body and creation time (ms) per event. Returns
- * the deliveries recorded.
+ * and types, the events' retain time (ms), then id, type, body, creation time (ms) and traceparent ('' for
+ * none) per event. Returns the deliveries recorded.
  */
 export const RECORD_EVENTS = `
 local function record_events(first, arg)
@@ -24,7 +24,7 @@ local function record_events(first, arg)
   local retain = ARGV[arg + 2 + 2 * routes]
   local recorded, earliest, a, k = 0, nil, arg + 3 + 2 * routes, first + 3
   while ARGV[a] do
-    local id, kind, body, at = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
+    local id, kind, body, at, trace = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
     local refs = 0
     for r = arg + 2, arg + 2 * routes, 2 do
       local types = ' ' .. ARGV[r + 1] .. ' '
@@ -37,11 +37,12 @@ local function record_events(first, arg)
     end
     if refs > 0 then
       redis.call('HSET', KEYS[k], 'body', body, 'refs', refs)
+      if trace ~= '' then redis.call('HSET', KEYS[k], 'trace', trace) end
       redis.call('PEXPIRE', KEYS[k], retain)
       recorded = recorded + refs
       if earliest == nil or tonumber(at) < earliest then earliest = tonumber(at) end
     end
-    a, k = a + 4, k + 1
+    a, k = a + 5, k + 1
   end
   if earliest then redis.call('ZADD', KEYS[first + 2], 'LT', earliest, account) end
   return recorded
@@ -60,7 +61,7 @@ export const eventArgv = (
     pairs.length,
     ...pairs.flat(),
     events[0]?.retainMs ?? 0,
-    ...events.flatMap((e) => [e.id, e.type, e.body, e.createdAtMs]),
+    ...events.flatMap((e) => [e.id, e.type, e.body, e.createdAtMs, e.traceparent ?? ""]),
   ];
 };
 
@@ -138,17 +139,18 @@ return 1
 -- Queues an event for one endpoint (a test event), due at once, and makes the account due in the shard.
 -- KEYS[1] the due deliveries, KEYS[2] the pending ones, KEYS[3] the shard's accounts due, KEYS[4] the event
 -- ARGV[1] the delivery, ARGV[2] the event's creation time (ms), ARGV[3] its body, ARGV[4] its retain
--- time (ms), ARGV[5] the account
+-- time (ms), ARGV[5] the account, ARGV[6] its traceparent ('' for none)
 -- Returns 1.
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[4], 'body', ARGV[3], 'refs', 1)
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], 'trace', ARGV[6]) end
 redis.call('PEXPIRE', KEYS[4], ARGV[4])
 redis.call('ZADD', KEYS[3], 'LT', ARGV[2], ARGV[5])
 return 1
 `,
     keys: (a) => [a.due, a.pending, a.accountsDue, a.event],
-    argv: (a) => [a.member, a.event_.createdAtMs, a.event_.body, a.event_.retainMs, a.account],
+    argv: (a) => [a.member, a.event_.createdAtMs, a.event_.body, a.event_.retainMs, a.account, a.event_.traceparent ?? ""],
   }),
 
   releaseAccount: script<{ accounts: string; account: string; claimedUntil: number; next: string }, number>({
@@ -205,13 +207,14 @@ return reply
     argv: (a) => [a.nowMs, a.leaseUntilMs, a.max, a.perEndpoint, ...a.busy],
   }),
 
-  loadQueued: script<{ event: string; attempts: string; member: string }, [string | null, string | null]>({
+  loadQueued: script<{ event: string; attempts: string; member: string }, [string | null, string | null, string | null]>({
     lua: `
 -- What an attempt needs from the shard, in one round trip (the endpoint is read from the account's slot).
 -- KEYS[1] the event, KEYS[2] the attempts made per delivery
 -- ARGV[1] the delivery
--- Returns the event's body (or nil), the attempts made (or nil).
-return { redis.call('HGET', KEYS[1], 'body'), redis.call('HGET', KEYS[2], ARGV[1]) }
+-- Returns the event's body (or nil), the attempts made (or nil), its traceparent (or nil).
+local event = redis.call('HMGET', KEYS[1], 'body', 'trace')
+return { event[1], redis.call('HGET', KEYS[2], ARGV[1]), event[2] }
 `,
     keys: (a) => [a.event, a.attempts],
     argv: (a) => [a.member],

@@ -20,6 +20,7 @@ import type {
   WebhookEndpointRecord,
   WebhookStore,
 } from "../../domain/customer-webhooks/ports.js";
+import type { Tracing } from "../../tracing/tracing.js";
 import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf, SHARDS, shardOf } from "./keys.js";
 import { RedisScripts } from "./session-scripts.js";
 import { guard } from "./session-store.js";
@@ -31,9 +32,10 @@ export class RedisWebhookStore implements WebhookStore {
   constructor(
     private readonly redis: Redis | Cluster,
     prefix = "dhs",
+    tracing?: Tracing,
   ) {
     this.keys = keyspace(prefix);
-    this.scripts = new RedisScripts(redis);
+    this.scripts = new RedisScripts(redis, tracing);
   }
 
   createEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<boolean> {
@@ -188,7 +190,7 @@ export class RedisWebhookStore implements WebhookStore {
     const { accountId, partition, endpointId, eventId } = delivery;
     const k = this.keys;
     return guard(async () => {
-      const [hash, [body, attempts]] = await Promise.all([
+      const [hash, [body, attempts, traceparent]] = await Promise.all([
         this.redis.hgetall(k.hookEndpoint(accountId, endpointId)),
         this.scripts.run("loadQueued", {
           event: k.hookEvent(accountId, partition, eventId),
@@ -200,6 +202,7 @@ export class RedisWebhookStore implements WebhookStore {
         endpoint: Object.keys(hash).length === 0 ? undefined : decodeEndpoint(accountId, endpointId, hash),
         body: body ?? undefined,
         attemptsMade: attempts === null ? 0 : Number(attempts),
+        traceparent: traceparent ?? undefined,
       };
     });
   }
