@@ -31,6 +31,7 @@ import { connectRedis } from "./store/redis/client.js";
 import { RedisWebhookStore } from "./store/redis/customer-webhook-store.js";
 import { claimLayout, layoutMismatch } from "./store/redis/layout-version.js";
 import { guard, RedisSessionStore } from "./store/redis/session-store.js";
+import type { Tracing } from "./tracing/tracing.js";
 import { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
 import { RoomReconciler } from "./workers/room-reconciler.js";
 import { TimerSweeper } from "./workers/timer-sweeper.js";
@@ -81,6 +82,8 @@ export interface ComposeOverrides {
   /** Resolves webhook hosts (tests give names their own addresses, without DNS). */
   resolver?: Resolver;
   webhookSender?: WebhookSender;
+  /** Spans (main.ts gives OpenTelemetry's when tracing is on); none by default. */
+  tracing?: Tracing;
 }
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
@@ -88,9 +91,15 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const redis = config.redisUrl ? connectLoggedRedis(config.redisUrl, config, logger, metrics) : undefined;
   // In memory, the session store queues webhook events in the webhook store's maps, in the same step.
   const memoryHooks = redis ? undefined : new MemoryWebhookStore();
-  const webhookStore: WebhookStore = redis ? new RedisWebhookStore(redis, config.redisKeyPrefix) : (memoryHooks as MemoryWebhookStore);
+  const { tracing } = overrides;
+  const webhookStore: WebhookStore = redis
+    ? new RedisWebhookStore(redis, config.redisKeyPrefix, tracing)
+    : (memoryHooks as MemoryWebhookStore);
   const store =
-    overrides.store ?? (redis ? new RedisSessionStore(redis, config.redisKeyPrefix) : new MemorySessionStore(Date.now, memoryHooks));
+    overrides.store ??
+    (redis
+      ? new RedisSessionStore(redis, { prefix: config.redisKeyPrefix, ...(tracing ? { tracing } : {}) })
+      : new MemorySessionStore(Date.now, memoryHooks));
   const rateLimiter = config.rateLimit.enabled
     ? new FlexibleRateLimiter(
         { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, keyPrefix: config.redisKeyPrefix },
@@ -98,7 +107,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       )
     : undefined;
   // A test's own RoomService has no credentials to check.
-  const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit }, config.redisKeyPrefix);
+  const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit }, config.redisKeyPrefix, tracing);
   const credentials = new LiveKitCredentialCheck(livekit, logger);
   const layout = new StoreLayout(redis, config.redisKeyPrefix);
 
@@ -122,6 +131,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
     metrics,
+    ...(tracing ? { tracing } : {}),
   });
   const sweeper = new TimerSweeper(store, sessions, {
     intervalMs: config.sweepIntervalMs,
@@ -245,11 +255,13 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
         "webhook attempt",
       ),
     onError: (err, what) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${what} failed`),
+    ...(overrides.tracing ? { tracing: overrides.tracing } : {}),
   });
   const endpoints = new WebhookEndpointService({
     store,
     urls: policy,
     settings: { eventRetainMs },
+    ...(overrides.tracing ? { tracing: overrides.tracing } : {}),
     onQueued: (endpointId) => dispatcher.nudge(store.partitionOf(endpointId)),
   });
   return { dispatcher, endpoints, eventRetainMs, close: async () => undici?.close() };

@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import type { SendResult, WebhookSender } from "../domain/customer-webhooks/ports.js";
 import { AddressNotAllowedError, type AddressPolicy, hostOf } from "./address-policy.js";
+import { WEBHOOK_USER_AGENT } from "./user-agent.js";
 
 // Keep-alive idle time: shorter than the idle timeout of most servers, so a pooled socket is not reused
 // just as the endpoint closes it.
@@ -32,7 +33,19 @@ export class UndiciWebhookSender implements WebhookSender {
     });
   }
 
-  async send({ url, eventId, body, secrets }: { url: string; eventId: string; body: string; secrets: string[] }): Promise<SendResult> {
+  async send({
+    url,
+    eventId,
+    body,
+    secrets,
+    traceparent,
+  }: {
+    url: string;
+    eventId: string;
+    body: string;
+    secrets: string[];
+    traceparent?: string | undefined;
+  }): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     try {
@@ -47,10 +60,11 @@ export class UndiciWebhookSender implements WebhookSender {
         signal,
         headers: {
           "content-type": "application/json",
-          "user-agent": "dhs-webhooks/1",
+          "user-agent": WEBHOOK_USER_AGENT,
           "webhook-id": eventId,
           "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
           "webhook-signature": secrets.map((secret) => this.signer(secret).sign(eventId, timestamp, body)).join(" "),
+          ...(traceparent === undefined ? {} : { traceparent }),
         },
         body,
       });

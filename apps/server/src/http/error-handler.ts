@@ -114,6 +114,7 @@ export function toAppError(error: unknown): AppError {
 export function sendError(res: Response, error: AppError): void {
   const body: ApiError = { code: error.code, detail: error.detail, request_id: requestIdOf(res) };
   const status = STATUS_OF[error.code];
+  res.locals.errorCode = error.code;
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   // A refused caller, or a request answered before its body arrived, gets no more of this connection:
   // Node would otherwise read and discard the rest of the body to keep the connection alive, which a
@@ -136,6 +137,7 @@ export function errorHandler(log: ErrorLogger) {
       log(failure, requestIdOf(res));
       if (res.headersSent) return void res.destroy();
       const body: ApiError = { code: "internal_error", detail: INTERNAL_DETAIL, request_id: requestIdOf(res) };
+      res.locals.errorCode = body.code;
       res.statusCode = 500;
       res.setHeader("Content-Type", "application/json; charset=utf-8");
       res.end(JSON.stringify(body));

@@ -26,7 +26,7 @@ function requestFor(operationId: string | undefined): Request {
   return {
     method: "GET",
     originalUrl: "/v1/somewhere?x=1",
-    openapi: operationId === undefined ? undefined : { schema: { operationId } },
+    openapi: operationId === undefined ? undefined : { schema: { operationId }, openApiRoute: "/v1/somewhere" },
   } as unknown as Request;
 }
 
@@ -46,11 +46,13 @@ describe("dispatch", () => {
   const called: string[] = [];
   const handlers = Object.fromEntries(contractOperationIds().map((id) => [id, () => void called.push(id)])) as unknown as OperationHandlers;
 
-  it("calls the handler of the operation the contract matched", () => {
+  it("calls the handler of the operation the contract matched, and names the operation for the request's span", () => {
     let error: unknown = "next not called";
-    dispatch(handlers)(requestFor("getSession"), {} as Response, ((e?: unknown) => (error = e)) as NextFunction);
+    const res = { locals: {} } as Response;
+    dispatch(handlers)(requestFor("getSession"), res, ((e?: unknown) => (error = e)) as NextFunction);
     expect(called).toEqual(["getSession"]);
     expect(error).toBe("next not called");
+    expect(res.locals).toEqual({ operationId: "getSession", route: "/v1/somewhere" });
   });
 
   it.each([

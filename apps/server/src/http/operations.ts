@@ -20,10 +20,13 @@ export type OperationHandlers = Record<ApiOperationId, OperationHandler>;
 export function dispatch(handlers: OperationHandlers): RequestHandler {
   const table = new Map<string, OperationHandler>(Object.entries(handlers));
   return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
-    const id = matchedOperation(req)?.schema?.operationId;
+    const operation = matchedOperation(req);
+    const id = operation?.schema?.operationId;
     const handler = id === undefined ? undefined : table.get(id);
     // Authorization refused every request without an operation already; this is the second lock.
     if (handler === undefined) return next(unknownRoute(req));
+    res.locals.operationId = id;
+    res.locals.route = operation?.openApiRoute;
     return handler(req, res);
   };
 }

@@ -8,6 +8,7 @@
 import { JobStatus } from "@livekit/protocol";
 import { DependencyFaultError, DependencyUnavailableError } from "../domain/dependency-errors.js";
 import type { AgentDispatchRequest, AgentJob, CreateRoomRequest, RoomService, SessionRoom } from "../domain/sessions/ports.js";
+import type { Tracing } from "../tracing/tracing.js";
 import { roomMetadata, roomOwner } from "./event-receiver.js";
 import { LiveKitApiError, TwirpClient } from "./twirp-client.js";
 
@@ -39,8 +40,9 @@ export class LiveKitRoomService implements RoomService {
   constructor(
     credentials: LiveKitCredentials,
     private readonly deployment: string,
+    tracing?: Tracing,
   ) {
-    this.twirp = new TwirpClient(credentials);
+    this.twirp = new TwirpClient({ ...credentials, ...(tracing ? { tracing } : {}) });
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import { AccessToken } from "livekit-server-sdk";
 import { Pool } from "undici";
+import { NO_TRACING, type Tracing } from "../tracing/tracing.js";
 
 /** An answer of LiveKit's other than 2xx, with Twirp's error code. */
 export class LiveKitApiError extends Error {
@@ -29,6 +30,8 @@ export interface TwirpClientOptions {
   timeoutMs: number;
   /** Connections kept to LiveKit. */
   connections?: number;
+  /** A client span per call, named by LiveKit's service and method. */
+  tracing?: Tracing;
 }
 
 /** How long a minted API token is used, and how long it is valid (the margin covers clock skew). */
@@ -56,7 +59,26 @@ export class TwirpClient {
    * LiveKit's roomAdmin grant, which is given for one room at a time: such calls (agent dispatches, a few
    * per session) get a token of their own.
    */
-  async call<T>(service: string, method: string, body: unknown, adminOf?: string): Promise<T> {
+  call<T>(service: string, method: string, body: unknown, adminOf?: string): Promise<T> {
+    const tracing = this.options.tracing ?? NO_TRACING;
+    if (!tracing.enabled) return this.post(service, method, body, adminOf);
+    return tracing.span(
+      `livekit.${service}/${method}`,
+      { "rpc.system": "twirp", "rpc.service": `livekit.${service}`, "rpc.method": method },
+      async (span) => {
+        try {
+          return await this.post<T>(service, method, body, adminOf);
+        } catch (error) {
+          if (error instanceof LiveKitApiError)
+            span.setAttributes({ "http.response.status_code": error.status, "rpc.twirp.code": error.code });
+          throw error;
+        }
+      },
+      { kind: "client" },
+    );
+  }
+
+  private async post<T>(service: string, method: string, body: unknown, adminOf?: string): Promise<T> {
     const token = adminOf === undefined ? await this.apiToken() : await this.roomAdminToken(adminOf);
     const {
       statusCode,

@@ -3,6 +3,7 @@ import type { SendResult, WebhookEndpointRecord, WebhookSender } from "../domain
 import { RetrySchedule } from "../domain/customer-webhooks/retry-schedule.js";
 import { outboundEvent } from "../domain/sessions/session-events.js";
 import { MemoryWebhookStore } from "../store/memory/customer-webhook-store.js";
+import type { ActiveSpan, SpanAttributes, SpanOptions, Tracing } from "../tracing/tracing.js";
 import { CustomerWebhookDispatcher } from "./customer-webhook-dispatcher.js";
 
 function endpoint(overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord {
@@ -23,14 +24,14 @@ function endpoint(overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpoi
 
 /** A sender that records what it was asked to send and answers as told; attempts may be held open. */
 class FakeSender implements WebhookSender {
-  readonly sent: { eventId: string; secrets: string[] }[] = [];
+  readonly sent: { eventId: string; secrets: string[]; traceparent?: string | undefined }[] = [];
   inFlight = 0;
   maxInFlight = 0;
   constructor(
     private readonly answer: () => Promise<SendResult> = async () => ({ kind: "answered", status: 200, retryAfterMs: null, durationMs: 1 }),
   ) {}
-  async send(request: { eventId: string; secrets: string[] }): Promise<SendResult> {
-    this.sent.push({ eventId: request.eventId, secrets: request.secrets });
+  async send(request: { eventId: string; secrets: string[]; traceparent?: string | undefined }): Promise<SendResult> {
+    this.sent.push({ eventId: request.eventId, secrets: request.secrets, traceparent: request.traceparent });
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -41,8 +42,30 @@ class FakeSender implements WebhookSender {
   }
 }
 
-function dispatcher(store: MemoryWebhookStore, sender: WebhookSender, now: () => number, concurrency = 8) {
+/** Records each span with its attributes, links and options; each span's traceparent is its own. */
+class RecordingTracing implements Tracing {
+  readonly enabled = true;
+  readonly spans: { name: string; attributes: SpanAttributes; links: string[]; options: SpanOptions | undefined }[] = [];
+  private active: string | undefined;
+  async span<T>(name: string, attributes: SpanAttributes, fn: (span: ActiveSpan) => Promise<T>, options?: SpanOptions) {
+    const span = { name, attributes: { ...attributes }, links: [] as string[], options };
+    this.spans.push(span);
+    const outer = this.active;
+    this.active = `00-${"a".repeat(32)}-${String(this.spans.length).padStart(16, "0")}-01`;
+    try {
+      return await fn({ setAttributes: (more) => Object.assign(span.attributes, more), link: (tp) => tp && span.links.push(tp) });
+    } finally {
+      this.active = outer;
+    }
+  }
+  traceparent = () => this.active;
+  logFields = () => ({});
+  outside = <T>(fn: () => T) => fn();
+}
+
+function dispatcher(store: MemoryWebhookStore, sender: WebhookSender, now: () => number, concurrency = 8, tracing?: Tracing) {
   return new CustomerWebhookDispatcher(store, sender, {
+    ...(tracing ? { tracing } : {}),
     intervalMs: 60_000,
     reconcileIntervalMs: 60_000,
     concurrency,
@@ -57,6 +80,39 @@ const event = (at = 1000) =>
   outboundEvent("webhook.test", "live", new Date(at), { endpoint_id: "we_000000000000000000000001" }, 86_400_000);
 
 describe("CustomerWebhookDispatcher", () => {
+  it("makes each attempt a root span linked to the trace its event was recorded in, and sends that span's traceparent", async () => {
+    const now = 1000;
+    const store = new MemoryWebhookStore(() => now);
+    const sender = new FakeSender(async () => ({ kind: "answered", status: 503, retryAfterMs: null, durationMs: 1 }));
+    const tracing = new RecordingTracing();
+    await store.createEndpoint(endpoint(), 10);
+    const d = dispatcher(store, sender, () => now, 8, tracing);
+    const cause = `00-${"c".repeat(32)}-${"d".repeat(16)}-01`;
+    const traced = outboundEvent("webhook.test", "live", new Date(now), { endpoint_id: "we_000000000000000000000001" }, 86_400_000, cause);
+    await store.enqueueFor("acct_1", "we_000000000000000000000001", traced);
+    d.nudge();
+    await d.idle();
+    await d.stop();
+    expect(tracing.spans).toEqual([
+      {
+        name: "webhook.attempt",
+        attributes: {
+          "dhs.account.id": "acct_1",
+          "dhs.webhook.endpoint_id": "we_000000000000000000000001",
+          "dhs.webhook.event_id": traced.id,
+          "dhs.webhook.event_type": "webhook.test",
+          "dhs.webhook.attempt": 1,
+          "dhs.webhook.outcome": "retry",
+          "http.response.status_code": 503,
+          "error.type": "503",
+        },
+        links: [cause],
+        options: { root: true, kind: "client" },
+      },
+    ]);
+    expect(sender.sent[0]?.traceparent).toBe(`00-${"a".repeat(32)}-${"1".padStart(16, "0")}-01`);
+  });
+
   it("signs with the current secret and a rotated-out one until it expires, never after", async () => {
     let now = 1000;
     const store = new MemoryWebhookStore(() => now);

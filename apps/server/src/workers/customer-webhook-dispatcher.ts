@@ -20,6 +20,7 @@ import type {
   WebhookStore,
 } from "../domain/customer-webhooks/ports.js";
 import type { RetrySchedule } from "../domain/customer-webhooks/retry-schedule.js";
+import { type ActiveSpan, NO_TRACING, type Tracing } from "../tracing/tracing.js";
 
 export interface DispatcherOptions {
   /** How often each replica looks for due deliveries (it also looks at once when told an event was queued). */
@@ -35,6 +36,8 @@ export interface DispatcherOptions {
   metrics?: WebhookMetrics;
   onAttempt?: (attempt: AttemptLog) => void;
   onError?: (error: unknown, what: string) => void;
+  /** A span per attempt, in a trace of its own linked to the change that caused the event. */
+  tracing?: Tracing;
 }
 
 /** One line of the log per attempt: never the secret or the payload. */
@@ -110,7 +113,10 @@ export class CustomerWebhookDispatcher {
       this.again = true;
       return;
     }
-    this.sweeping = this.sweep()
+    // A sweep is woken by a request's change but serves everyone's deliveries: no trace of that request.
+    const tracing = this.options.tracing ?? NO_TRACING;
+    this.sweeping = tracing
+      .outside(() => this.sweep())
       .catch((error: unknown) => this.options.onError?.(error, "webhook sweep"))
       .finally(() => {
         this.sweeping = undefined;
@@ -191,23 +197,36 @@ export class CustomerWebhookDispatcher {
     this.inFlight.add(running);
   }
 
-  private async deliver(claim: ClaimedDelivery): Promise<void> {
+  private deliver(claim: ClaimedDelivery): Promise<void> {
+    const tracing = this.options.tracing ?? NO_TRACING;
+    return tracing.span(
+      "webhook.attempt",
+      { "dhs.account.id": claim.accountId, "dhs.webhook.endpoint_id": claim.endpointId, "dhs.webhook.event_id": claim.eventId },
+      (span) => this.attempt(claim, span, tracing),
+      { root: true, kind: "client" },
+    );
+  }
+
+  private async attempt(claim: ClaimedDelivery, span: ActiveSpan, tracing: Tracing): Promise<void> {
     const { store, sender, options } = this;
     const { metrics } = options;
     const context = await store.loadDelivery(claim);
     const { endpoint, body } = context;
     const eventType = body === undefined ? "unknown" : (JSON.parse(body) as { type: string }).type;
+    span.link(context.traceparent);
+    span.setAttributes({ "dhs.webhook.event_type": eventType });
     // Deleted, or disabled (a test event still goes, so a fixed receiver can be checked before enabling it).
     if (!endpoint || body === undefined || (endpoint.status === "disabled" && eventType !== "webhook.test")) {
       await store.finishDelivery(claim, { kind: "done" }, null, "unchanged", this.now());
       metrics?.delivery(eventType, "dropped");
+      span.setAttributes({ "dhs.webhook.outcome": "dropped" });
       return;
     }
 
     const attempt = context.attemptsMade + 1;
     const startedAt = this.now();
     const secrets = endpoint.secrets.filter((s) => s.expiresAtMs === null || s.expiresAtMs > startedAt).map((s) => s.secret);
-    const result = await sender.send({ url: endpoint.url, eventId: claim.eventId, body, secrets });
+    const result = await sender.send({ url: endpoint.url, eventId: claim.eventId, body, secrets, traceparent: tracing.traceparent() });
     const now = this.now();
     const succeeded = result.kind === "answered" && result.status >= 200 && result.status < 300;
     const enabled = endpoint.status === "enabled";
@@ -242,6 +261,12 @@ export class CustomerWebhookDispatcher {
       duration_ms: Math.round(result.durationMs),
       next_attempt_at: resolution.kind === "retry" ? new Date(resolution.atMs).toISOString() : null,
     };
+    span.setAttributes({
+      "dhs.webhook.attempt": attempt,
+      "dhs.webhook.outcome": outcome ?? "retry",
+      "http.response.status_code": record.status_code ?? undefined,
+      "error.type": succeeded ? undefined : (record.error ?? String(record.status_code)),
+    });
     const held = await store.finishDelivery(claim, resolution, record, health, now);
     metrics?.attempt(eventType, record.outcome, result.durationMs / 1000);
     if (held && outcome !== undefined) metrics?.delivery(eventType, outcome);

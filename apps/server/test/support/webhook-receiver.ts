@@ -19,6 +19,8 @@ export interface Received {
   at: number;
   /** What the receiver answered (0: it hung or closed the connection). */
   status: number;
+  /** The W3C traceparent header the delivery carried, if any. */
+  traceparent: string | undefined;
 }
 
 export type Answer = { status: number; headers?: Record<string, string> } | "hang" | "close";
@@ -97,6 +99,7 @@ export class WebhookReceiver {
       verifiedWith,
       at: Date.now(),
       status: 0,
+      traceparent: req.headers.traceparent as string | undefined,
     };
     this.received.push(delivery);
     const answer = this.answer(delivery);

@@ -11,6 +11,7 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
+import { NO_TRACING, type Tracing } from "../../tracing/tracing.js";
 import { eventArgv, RECORD_EVENTS, WEBHOOK_SCRIPTS } from "./customer-webhook-scripts.js";
 import { type Script, script } from "./script.js";
 
@@ -352,13 +353,28 @@ type ReplyOf<N extends ScriptName> = (typeof SCRIPTS)[N] extends Script<unknown,
 
 type Invoke = (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<unknown>;
 
-/** The scripts registered on one ioredis client (EVALSHA, falling back to EVAL), called by name. */
+/**
+ * The scripts registered on one ioredis client (EVALSHA, falling back to EVAL), called by name. With
+ * tracing on, each call within a trace is a span named by its script (Redis itself only sees EVALSHA and a
+ * hash); its keys and arguments are not recorded.
+ */
 export class RedisScripts {
-  constructor(private readonly redis: Redis | Cluster) {
+  constructor(
+    private readonly redis: Redis | Cluster,
+    private readonly tracing: Tracing = NO_TRACING,
+  ) {
     for (const [name, { lua }] of Object.entries(SCRIPTS)) redis.defineCommand(commandOf(name), { lua });
   }
 
   run<N extends ScriptName>(name: N, args: ArgsOf<N>): Promise<ReplyOf<N>> {
+    if (!this.tracing.enabled) return this.invoke(name, args);
+    return this.tracing.span(`redis ${name}`, { "db.system.name": "redis", "db.operation.name": name }, () => this.invoke(name, args), {
+      kind: "client",
+      withinTrace: true,
+    });
+  }
+
+  private invoke<N extends ScriptName>(name: N, args: ArgsOf<N>): Promise<ReplyOf<N>> {
     const definition = SCRIPTS[name] as unknown as Script<ArgsOf<N>, ReplyOf<N>>;
     const keys = definition.keys(args);
     const invoke = (this.redis as unknown as Record<string, Invoke>)[commandOf(name)] as Invoke;

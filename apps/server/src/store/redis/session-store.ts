@@ -40,6 +40,7 @@ import {
 import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
 import { LIFECYCLE_TIMERS, type ObligationTimer, type TimerKind } from "../../domain/sessions/session-machine.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement, usageOf, utcDay } from "../../domain/sessions/usage.js";
+import type { Tracing } from "../../tracing/tracing.js";
 import {
   dayOf,
   decodeSession,
@@ -81,6 +82,8 @@ export interface RedisSessionStoreOptions {
   repairIntervalMs?: number;
   /** Called after each step of a create or an end; a test's crash is thrown from it. */
   afterStep?: (step: StoreStep) => void | Promise<void>;
+  /** Spans of its scripts, by name. */
+  tracing?: Tracing;
 }
 
 /** A lock as handed to the domain: its random part and its expiry (ms), which the claim's record holds. */
@@ -110,9 +113,10 @@ export class RedisSessionStore implements SessionStore {
       claimGraceMs = 30_000,
       repairIntervalMs = 10_000,
       afterStep = () => {},
+      tracing,
     } = typeof options === "string" ? { prefix: options } : options;
     this.keys = keyspace(prefix);
-    this.scripts = new RedisScripts(redis);
+    this.scripts = new RedisScripts(redis, tracing);
     this.claimGraceMs = claimGraceMs;
     this.repairIntervalMs = repairIntervalMs;
     this.afterStep = afterStep;
