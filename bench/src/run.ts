@@ -19,7 +19,8 @@
  *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)
  *   BENCH_EVENT_SESSIONS (2000; sessions per account whose LiveKit webhooks are measured)
  *   BENCH_ONLY (unset; "events": only LiveKit's webhooks, printed, no results file: quick, and a profile
- *   of their path alone but for their sessions' creates)
+ *   of their path alone but for their sessions' creates; "tracing": only create and get with tracing off
+ *   and on, printed)
  *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
  *   one session to get each: an account's keys share one hash slot, so one account loads one shard)
  *
@@ -361,6 +362,8 @@ interface Stack {
   /** One connection to each master, for Redis's own figures. */
   nodes: Redis[];
   servicePid: number;
+  /** How the service was started, so that another one can be started like it (tracing on). */
+  service: { args: string[]; env: Record<string, string>; dir: string };
 }
 
 /** Redis, the LiveKit stand-in, bare Express and the built service (production settings), each a process. */
@@ -395,39 +398,43 @@ async function startStack(): Promise<Stack> {
   await start(process.execPath, [...tsx, here("./bare-express.ts")], { PORT: String(barePort) }, /ready/);
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
   const serverUrl = `http://127.0.0.1:${serverPort}`;
-  const service = await startService(
-    [...profile, process.env.BENCH_SERVER ?? here("../../apps/server/dist/main.js")],
-    {
-      // Production's settings, each given here; not NODE_ENV=production itself, which (rightly) refuses a
-      // webhook endpoint on loopback, where the bench's receiver listens.
-      NODE_ENV: "bench",
-      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
-      // The benchmark's creates stay open: the cap far above them (its check still runs on every create).
-      ACCOUNT_MAX_OPEN_SESSIONS: "100000",
-      // A healthy digital human joins its room within a second or two and the first check on it never
-      // runs. The stand-in runs no agents, so with the default (5 s) every session's check would find none
-      // and dispatch it again, every few seconds for the rest of the run: work of a failing fleet, charged
-      // to whatever was being measured then. At its longest the first check comes after the run.
-      DIGITAL_HUMAN_REDISPATCH_S: "300",
-      HOST: "127.0.0.1",
-      PORT: String(serverPort),
-      METRICS_PORT: "0",
-      REDIS_URL: redisServer.url,
-      REDIS_MODE: CLUSTER ? "cluster" : "standalone",
-      LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
-      LIVEKIT_API_KEY: LIVEKIT.key,
-      LIVEKIT_API_SECRET: LIVEKIT.secret,
-      API_KEYS_FILE: keysFile,
-      RATE_LIMIT_ENABLED: "true",
-      RATE_LIMIT_PER_SECOND: "1000000",
-      RATE_LIMIT_BURST: "1000000",
-      LOG_LEVEL: "info",
-    },
-    join(dir, "service.log"),
-    serverUrl,
-  );
+  const serviceArgs = [...profile, process.env.BENCH_SERVER ?? here("../../apps/server/dist/main.js")];
+  const serviceEnv: Record<string, string> = {
+    // Production's settings, each given here; not NODE_ENV=production itself, which (rightly) refuses a
+    // webhook endpoint on loopback, where the bench's receiver listens.
+    NODE_ENV: "bench",
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    // The benchmark's creates stay open: the cap far above them (its check still runs on every create).
+    ACCOUNT_MAX_OPEN_SESSIONS: "100000",
+    // A healthy digital human joins its room within a second or two and the first check on it never
+    // runs. The stand-in runs no agents, so with the default (5 s) every session's check would find none
+    // and dispatch it again, every few seconds for the rest of the run: work of a failing fleet, charged
+    // to whatever was being measured then. At its longest the first check comes after the run.
+    DIGITAL_HUMAN_REDISPATCH_S: "300",
+    HOST: "127.0.0.1",
+    PORT: String(serverPort),
+    METRICS_PORT: "0",
+    REDIS_URL: redisServer.url,
+    REDIS_MODE: CLUSTER ? "cluster" : "standalone",
+    LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
+    LIVEKIT_API_KEY: LIVEKIT.key,
+    LIVEKIT_API_SECRET: LIVEKIT.secret,
+    API_KEYS_FILE: keysFile,
+    RATE_LIMIT_ENABLED: "true",
+    RATE_LIMIT_PER_SECOND: "1000000",
+    RATE_LIMIT_BURST: "1000000",
+    LOG_LEVEL: "info",
+  };
+  const service = await startService(serviceArgs, serviceEnv, join(dir, "service.log"), serverUrl);
   const { redis, nodes } = await connectBench(redisServer.url);
-  return { serverUrl, bareUrl: `http://127.0.0.1:${barePort}`, redis, nodes, servicePid: service.pid as number };
+  return {
+    serverUrl,
+    bareUrl: `http://127.0.0.1:${barePort}`,
+    redis,
+    nodes,
+    servicePid: service.pid as number,
+    service: { args: serviceArgs, env: serviceEnv, dir },
+  };
 }
 
 /** The bench's own connection (seeding, memory) and one to each master. */
@@ -446,10 +453,11 @@ async function connectBench(url: string): Promise<{ redis: Redis | Cluster; node
   return { redis: cluster, nodes: masters };
 }
 
-/** Create and get on bare Express, then on the service with each number of stored sessions: the table's rows. */
-async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ rows: string[][]; bareCreate: Measured }> {
-  // Sessions for the gets, each read with its account's key: at least one per account, and at least
-  // GET_TARGETS, so the reads spread over the shards as real ones do (one session would be one slot).
+/**
+ * Sessions for the gets, each read with its account's key: at least one per account, and at least
+ * GET_TARGETS, so the reads spread over the shards as real ones do (one session would be one slot).
+ */
+async function getTargets(stack: Stack): Promise<string[]> {
   const sessionIds: string[] = [];
   for (let i = 0; i < Math.max(GET_TARGETS, accounts.length); i++) {
     const account = accounts[i % accounts.length] as (typeof accounts)[number];
@@ -460,7 +468,15 @@ async function measureAll(stack: Stack, settle: () => Promise<void>): Promise<{ 
     });
     sessionIds.push(((await made.json()) as { id: string }).id);
   }
+  return sessionIds;
+}
 
+/** Create and get on bare Express, then on the service with each number of stored sessions: the table's rows. */
+async function measureAll(
+  stack: Stack,
+  sessionIds: readonly string[],
+  settle: () => Promise<void>,
+): Promise<{ rows: string[][]; bareCreate: Measured }> {
   process.stdout.write(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per measurement after ${WARMUP_S} s warm-up\n`);
   // Bare Express runs under tsx's launcher: its pid is not the server's, so its CPU is not read.
   const bare = await bothOps(stack.bareUrl, sessionIds);
@@ -710,6 +726,7 @@ function report(
   hooks: WebhookFigures,
   atLimit: Measured,
   events: EventFigures,
+  tracing: TracingFigures,
 ): string {
   const header = [
     "op",
@@ -793,6 +810,73 @@ function report(
     "",
     wholeLife(rows, events),
     "",
+    tracingSection(tracing),
+    "",
+  ].join("\n");
+}
+
+interface TracingFigures {
+  rows: { label: string; create: Measured; get: Measured }[];
+  exports: { requests: number; bytes: number };
+}
+
+/**
+ * Create and get on a new service process each (the same settings and Redis as the main one), with
+ * tracing off, then on (OTLP http/protobuf to a collector stand-in in this process that answers 200 and
+ * counts) sampling every trace, then one in ten.
+ */
+async function measureTracing(stack: Stack, sessionIds: readonly string[], settle: () => Promise<void>): Promise<TracingFigures> {
+  const exports = { requests: 0, bytes: 0 };
+  const collector = createServer((req, res) => {
+    req.on("data", (chunk: Buffer) => {
+      exports.bytes += chunk.length;
+    });
+    req.on("end", () => {
+      exports.requests++;
+      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+  const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+  const configs: [string, Record<string, string>][] = [
+    ["off", {}],
+    ["on, every trace sampled", { OTEL_TRACES_SAMPLER: "parentbased_always_on" }],
+    ["on, 10% sampled", { OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" }],
+  ];
+  const rows: TracingFigures["rows"] = [];
+  for (const [label, sampling] of configs) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const otel =
+      label === "off" ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", ...sampling };
+    const env = { ...stack.service.env, PORT: String(port), ...otel };
+    const child = await startService(stack.service.args, env, join(stack.service.dir, `service-tracing-${rows.length}.log`), url);
+    process.stdout.write(`bench: tracing ${label}\n`);
+    const measured = await bothOps(url, sessionIds, { pid: child.pid as number, nodes: stack.nodes, settle });
+    rows.push({ label, ...measured });
+    await new Promise((resolve) => {
+      child.once("exit", resolve);
+      child.kill("SIGTERM");
+    });
+  }
+  await new Promise((resolve) => collector.close(resolve));
+  return { rows, exports };
+}
+
+function tracingSection(tracing: TracingFigures): string {
+  return [
+    "## Tracing (OpenTelemetry)",
+    "",
+    "Create and get as above, each on a new service process with the same settings: tracing off (no OTEL_ variable), then on with OTLP http/protobuf to a collector stand-in in the load generator's process (it answers 200 at once), sampling every trace (OTEL_TRACES_SAMPLER=parentbased_always_on), then one in ten (parentbased_traceidratio, 0.1). A create's CPU includes its session.created delivery, as above.",
+    "",
+    "| tracing | create req/s | create p99 ms | create CPU µs/req | get req/s | get p99 ms | get CPU µs/req |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...tracing.rows.map(
+      ({ label, create, get }) =>
+        `| ${label} | ${create.rps} | ${create.p99} | ${create.cpuUsPerRequest} | ${get.rps} | ${get.p99} | ${get.cpuUsPerRequest} |`,
+    ),
+    "",
+    `The collector stand-in received ${tracing.exports.requests} export requests, ${Math.round(tracing.exports.bytes / 1024)} KiB in all.`,
   ].join("\n");
 }
 
@@ -997,13 +1081,22 @@ async function main(): Promise<void> {
     await Promise.all([stack.redis, ...stack.nodes].map((connection) => connection.quit().catch(() => undefined)));
     return;
   }
-  const { rows, bareCreate } = await measureAll(stack, () => quiet(receiver));
+  if (process.env.BENCH_ONLY === "tracing") {
+    const figures = await measureTracing(stack, await getTargets(stack), () => quiet(receiver));
+    process.stdout.write(`\n${tracingSection(figures)}\n`);
+    receiver.close();
+    await Promise.all([stack.redis, ...stack.nodes].map((connection) => connection.quit().catch(() => undefined)));
+    return;
+  }
+  const sessionIds = await getTargets(stack);
+  const { rows, bareCreate } = await measureAll(stack, sessionIds, () => quiet(receiver));
+  const tracing = await measureTracing(stack, sessionIds, () => quiet(receiver));
   const rss = rssMb(stack.servicePid);
   // Before measureWebhooks, which closes the receiver: the events' deliveries are part of their cost.
   const events = await measureLiveKitEvents(stack, receiver);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
-  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events);
+  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing);
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await Promise.all([stack.redis, ...stack.nodes].map((connection) => connection.quit().catch(() => undefined)));
