@@ -1,7 +1,7 @@
 /**
  * Process entry. Tracing starts first when it is on: OpenTelemetry's instrumentations must be in place
  * before http, express, ioredis and undici are loaded, so the service (serve.ts) is imported after it.
- * When it is off, no OpenTelemetry module is loaded at all.
+ * When it is off, none of OpenTelemetry's SDK, instrumentations or exporters is loaded.
  */
 import { tracingWanted } from "./tracing/tracing.js";
 

@@ -1,7 +1,7 @@
 /**
  * What the service asks of tracing, so that domain, store, LiveKit and workers name their spans without
- * knowing OpenTelemetry. When tracing is off the service runs with NO_TRACING and no OpenTelemetry module
- * is loaded at all (main.ts loads otel-sdk.ts only when an exporter is configured); each call then costs a
+ * knowing OpenTelemetry. When tracing is off the service runs with NO_TRACING and none of OpenTelemetry's
+ * SDK is loaded (main.ts loads otel-sdk.ts only when an exporter is configured); each call then costs a
  * function call. Attributes are ids, names, statuses and codes: never a key, a token, a secret or a
  * participant's metadata.
  */

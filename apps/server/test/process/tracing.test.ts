@@ -138,12 +138,14 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)", () => {
       "dhs.session.end_reason": "join_timeout",
     });
 
-    // The request's log line names its trace.
-    const requestLine = proc
-      .output()
-      .stdout.split("\n")
-      .find((line) => line.includes('"msg":"request"') && line.includes('"route":"/v1/sessions"') && line.includes('"POST"'));
+    // The request's log line names its trace, the delivery's line its attempt's.
+    const logLines = proc.output().stdout.split("\n");
+    const requestLine = logLines.find(
+      (line) => line.includes('"msg":"request"') && line.includes('"route":"/v1/sessions"') && line.includes('"POST"'),
+    );
     expect(JSON.parse(requestLine as string)).toMatchObject({ trace_id: CALLER_TRACE, span_id: request.spanId });
+    const attemptLine = logLines.find((line) => line.includes('"msg":"webhook attempt"') && line.includes(delivered.id));
+    expect(JSON.parse(attemptLine as string)).toMatchObject({ trace_id: attempt.traceId, span_id: attempt.spanId });
 
     // No attribute, name or link of any span holds a secret: the exports as written, line by line.
     const dir = mkdtempSync(join(tmpdir(), "dhs-otlp-"));
