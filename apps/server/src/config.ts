@@ -6,9 +6,9 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Mode, modeValues, scopeValues } from "@dhs/contract";
+import { modeValues, scopeValues } from "@dhs/contract";
 import type { AccountRecord } from "./domain/accounts/account-limits.js";
-import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN } from "./domain/accounts/api-keys.js";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, isMode, KEY_ID_PATTERN } from "./domain/accounts/api-keys.js";
 import type { DigitalHuman } from "./domain/digital-humans/digital-human-catalog.js";
 
 export class ConfigError extends Error {
@@ -521,7 +521,7 @@ function parseKeys(name: string, keys: Record<string, unknown>[]): ApiKeyRecord[
       throw new ConfigError(`${at}.scopes must be a list of ${scopeValues.join(", ")}`);
     }
     const mode = entry.mode ?? "live";
-    if (!(modeValues as readonly unknown[]).includes(mode)) throw new ConfigError(`${at}.mode must be one of ${modeValues.join(", ")}`);
+    if (!isMode(mode)) throw new ConfigError(`${at}.mode must be one of ${modeValues.join(", ")}`);
     return { id: entry.id, account_id: entry.account_id, sha256: digest, scopes, mode } as ApiKeyRecord;
   });
 }
@@ -553,7 +553,7 @@ function parseDigitalHumans(name: string, file: string): [DigitalHuman, ...Digit
       throw new ConfigError(`${at}.accounts must be a list of account ids`);
     }
     const modes = entry.modes;
-    if (modes !== undefined && (!Array.isArray(modes) || modes.some((m) => !(modeValues as readonly unknown[]).includes(m)))) {
+    if (modes !== undefined && (!Array.isArray(modes) || !modes.every(isMode))) {
       throw new ConfigError(`${at}.modes must be a list of ${modeValues.join(", ")}`);
     }
     return {
@@ -562,7 +562,7 @@ function parseDigitalHumans(name: string, file: string): [DigitalHuman, ...Digit
       agent_name: entry.agent_name,
       description: (entry.description as string | undefined) ?? null,
       accounts: accounts as string[] | undefined,
-      modes: modes as Mode[] | undefined,
+      modes,
     };
   });
   return entries as [DigitalHuman, ...DigitalHuman[]];

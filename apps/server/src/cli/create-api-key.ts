@@ -10,8 +10,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { type Mode, modeValues, scopeValues } from "@dhs/contract";
-import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey, KEY_ID_PATTERN } from "../domain/accounts/api-keys.js";
+import { modeValues, scopeValues } from "@dhs/contract";
+import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, generateApiKey, hashApiKey, isMode, KEY_ID_PATTERN } from "../domain/accounts/api-keys.js";
 
 const USAGE = `usage: create-api-key --file <keys.json> --account <account id> [--scopes ${scopeValues.join(",")}] [--id <key id>] [--mode ${modeValues.join("|")}]`;
 
@@ -39,8 +39,8 @@ const scopes = values.scopes
 const unknown = scopes.filter((s) => !(scopeValues as readonly string[]).includes(s));
 if (unknown.length > 0) fail(`unknown scope ${unknown.join(", ")}; known: ${scopeValues.join(", ")}`);
 
-if (!(modeValues as readonly string[]).includes(values.mode)) fail(`--mode must be one of ${modeValues.join(", ")}`);
-const mode = values.mode as Mode;
+const mode = values.mode;
+if (!isMode(mode)) fail(`--mode must be one of ${modeValues.join(", ")}`);
 
 const file = values.file;
 const existing: { keys: ApiKeyRecord[] } = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : { keys: [] };

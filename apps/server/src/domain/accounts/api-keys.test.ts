@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ACCOUNT_ID_PATTERN, API_KEY_PREFIX, ApiKeyRing, dataOwner, generateApiKey, hashApiKey, modeOfOwner } from "./api-keys.js";
+import { ACCOUNT_ID_PATTERN, API_KEY_PREFIX, ApiKeyRing, dataOwner, generateApiKey, hashApiKey, isMode, modeOfOwner } from "./api-keys.js";
 
 const secret = "dhs_unit_secret";
 const ring = new ApiKeyRing([
@@ -28,6 +28,17 @@ describe("test keys", () => {
     expect(testRing.authenticate("dhs_test_x")).toMatchObject({ account: "acct_1", mode: "test", accountId: dataOwner("acct_1", "test") });
     expect(testRing.authenticate("dhs_live_x")).toMatchObject({ account: "acct_1", mode: "live", accountId: "acct_1" });
     expect(dataOwner("acct_1", "test")).not.toBe("acct_1");
+  });
+
+  it.each([
+    ["live", true],
+    ["test", true],
+    ["Test", false],
+    ["", false],
+    [undefined, false],
+    [1, false],
+  ])("isMode(%o) is %s", (value, expected) => {
+    expect(isMode(value)).toBe(expected);
   });
 
   it("have an owner id that no account can have, and whose mode is read back", () => {

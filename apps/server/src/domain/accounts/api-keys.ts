@@ -6,9 +6,14 @@
  * accounts apart.
  */
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Mode, Scope } from "@dhs/contract";
+import { type Mode, modeValues, type Scope } from "@dhs/contract";
 
 export type { Mode };
+
+/** Whether a value read from a file or a command line is one of the contract's modes. */
+export function isMode(value: unknown): value is Mode {
+  return (modeValues as readonly unknown[]).includes(value);
+}
 
 export interface ApiKeyRecord {
   id: string;
