@@ -18,6 +18,7 @@ import { WebhookReceiver } from "../support/webhook-receiver.js";
 const KEY = "dhs_dev_insecure_local_key";
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
+const CALLER_TRACEPARENT = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
 
 let livekit: FakeLiveKit;
 let hooks: WebhookReceiver;
@@ -51,6 +52,10 @@ const api = (url: string, method: string, path: string, body?: unknown, headers:
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 
+/** A create as a caller in a trace of its own sends it. */
+const createInCallerTrace = (url: string) =>
+  api(url, "POST", "/v1/sessions", {}, { "Idempotency-Key": crypto.randomUUID(), traceparent: CALLER_TRACEPARENT });
+
 const named = (spans: ReceivedSpan[], name: string) => spans.filter((span) => span.name === name);
 
 describe("with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)", () => {
@@ -67,13 +72,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)", () => {
     const endpoint = (await (await api(url, "POST", "/v1/webhook-endpoints", { url: hooks.url })).json()) as { id: string; secret: string };
     hooks.secrets = [endpoint.secret];
 
-    const created = await api(
-      url,
-      "POST",
-      "/v1/sessions",
-      {},
-      { "Idempotency-Key": crypto.randomUUID(), traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
-    );
+    const created = await createInCallerTrace(url);
     expect(created.status).toBe(201);
     const session = (await created.json()) as { id: string; participant_token: string };
     // The answer names the trace (W3C traceresponse): the caller's trace, the service's span.
@@ -163,7 +162,7 @@ describe("with OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", () => {
       serverEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_BSP_SCHEDULE_DELAY: "100" }),
     );
     const { url } = await proc.listening;
-    const answer = await api(url, "GET", "/v1/me", undefined, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` });
+    const answer = await api(url, "GET", "/v1/me", undefined, { traceparent: CALLER_TRACEPARENT });
     expect(answer.status).toBe(200);
     const exported = await until(() =>
       otlp.requests.find((request) => request.contentType === "application/x-protobuf" && request.body.includes("getPrincipal")),
@@ -196,13 +195,7 @@ describe("with tracing off (no OTEL_ variable)", () => {
     );
     const proc = startServerProcess(serverEnv({ NODE_OPTIONS: `--require ${preload}` }));
     const { url } = await proc.listening;
-    const created = await api(
-      url,
-      "POST",
-      "/v1/sessions",
-      {},
-      { "Idempotency-Key": crypto.randomUUID(), traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
-    );
+    const created = await createInCallerTrace(url);
     expect(created.status).toBe(201);
     expect(created.headers.get("traceresponse")).toBeNull();
     proc.child.kill("SIGTERM");

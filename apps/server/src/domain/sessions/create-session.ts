@@ -165,7 +165,8 @@ export class CreateSession {
   private async persist(record: SessionRecord, key: ClaimedKey): Promise<void> {
     const { store, settings } = this.context;
     const createdAt = new Date(Date.parse(record.created_at));
-    const events = sessionEvents(undefined, record, createdAt, settings.eventRetainMs, this.context.tracing.traceparent());
+    // Its events are linked to the create, as its timers are: the trace the record names.
+    const events = sessionEvents(undefined, record, createdAt, settings.eventRetainMs, record.trace_parent);
     const [completed, timers] = await Promise.allSettled([
       store.completeCreate(
         record,
