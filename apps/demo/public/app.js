@@ -1,12 +1,13 @@
 // The browser side: ask our own backend for a session, join its room with livekit-client, show the
-// digital human's face and play its voice, and show the session's status as the service reports it.
+// digital human's face and play its voice, captions of what both of you say, and the session's status
+// as the service reports it.
 // No API key here: only rtc_url and participant_token.
 const { Room, RoomEvent, Track, createLocalVideoTrack, VideoPresets } = window.LivekitClient;
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 // Timings and state for whoever tests this page (performance.now() milliseconds).
-const demo = { state: "idle", times: {}, session: null, sessionStatus: null, endReason: null, remoteTracks: [] };
+const demo = { state: "idle", times: {}, session: null, sessionStatus: null, endReason: null, remoteTracks: [], captions: [] };
 window.demo = demo;
 
 $("name").value = params.get("identity") ?? localStorage.getItem("dhs-demo-name") ?? "";
@@ -60,6 +61,8 @@ async function join() {
   setState("creating");
   demo.times = { start: performance.now() };
   demo.remoteTracks = [];
+  demo.captions = [];
+  $("captions").replaceChildren();
   const identity = $("name").value.trim();
   localStorage.setItem("dhs-demo-name", identity);
   const response = await fetch("/api/sessions", {
@@ -101,6 +104,22 @@ async function join() {
       demo.remoteAudioTrack = track.mediaStreamTrack;
       document.body.append(element);
     }
+  });
+  // Live captions: the digital human publishes both sides' words as LiveKit text streams on the
+  // lk.transcription topic (as LiveKit's agents do); the transcribed track says whose words they are.
+  room.registerTextStreamHandler("lk.transcription", async (reader) => {
+    const text = (await reader.readAll()).trim();
+    if (!text) return;
+    const track = reader.info.attributes?.["lk.transcribed_track_id"];
+    const mine = [...room.localParticipant.trackPublications.values()].some((publication) => publication.trackSid === track);
+    const who = mine ? "you" : "digital_human";
+    demo.captions.push({ who, text, at: performance.now() });
+    const line = document.createElement("p");
+    const name = document.createElement("b");
+    name.textContent = mine ? "You" : ($("digital-human").selectedOptions[0]?.text.split(":")[0] ?? "Digital human");
+    line.append(name, text);
+    $("captions").append(line);
+    $("captions").scrollTop = $("captions").scrollHeight;
   });
   room.on(RoomEvent.Disconnected, (reason) => {
     demo.disconnectReason = reason;

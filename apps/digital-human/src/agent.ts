@@ -3,9 +3,11 @@
  * dispatched to: publish a face and a voice, greet the session's participant by name, acknowledge them
  * when they finish speaking, and take its leave when they go or the session's time runs out.
  *
- * The face (FaceRenderer), the voice (Voice) and the ears (Listener) are each behind an interface; this
- * file only wires them to the room. The ears load while the process waits for a job; the voice is the
- * worker's (voice-server.ts), shared by its jobs.
+ * The face (FaceRenderer), the voice (Voice), the ears (Listener) and the speech recognition
+ * (Transcriber) are each behind an interface; this file only wires them to the room. The ears load while
+ * the process waits for a job; the voice is the worker's (voice-server.ts), shared by its jobs. What
+ * either side says is published as a live caption (captions.ts): its own lines verbatim as they start to
+ * be heard, the participant's turns as the transcriber heard them.
  */
 import { defineAgent, type JobContext, type JobProcess, log } from "@livekit/agents";
 import {
@@ -25,12 +27,15 @@ import {
   VideoSource,
 } from "@livekit/rtc-node";
 import { CanvasFace } from "./canvas-face.js";
+import { publishCaption } from "./captions.js";
 import { parseJobMetadata } from "./job.js";
 import { acknowledgement, FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting, sentences } from "./lines.js";
 import type { Listener } from "./listener.js";
+import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
 import { RemoteVoice } from "./remote-voice.js";
 import { SileroListener } from "./silero-listener.js";
 import { SAMPLE_RATE, Speaker } from "./speaker.js";
+import type { Transcriber } from "./transcriber.js";
 import type { Speech, Voice } from "./voice.js";
 
 const FPS = 15;
@@ -45,6 +50,8 @@ type Line = { text: string; speech: Promise<Speech | undefined> }[];
 interface Loaded {
   voice: Voice;
   listener: Listener;
+  /** Undefined where none is installed: the job captions only its own lines (worker.ts said so once). */
+  transcriber: Transcriber | undefined;
 }
 
 export default defineAgent({
@@ -56,11 +63,13 @@ export default defineAgent({
     // One word through the voice while waiting for a job: the first request of a process (its HTTP client,
     // its connection) is not paid for by a participant's greeting.
     await voice.synthesize("Hello.").catch(() => undefined);
-    proc.userData.loaded = { voice, listener } satisfies Loaded;
+    const found = PocketSphinxTranscriber.find();
+    const transcriber = "transcriber" in found ? found.transcriber : undefined;
+    proc.userData.loaded = { voice, listener, transcriber } satisfies Loaded;
   },
 
   entry: async (ctx: JobContext) => {
-    const { voice, listener } = ctx.proc.userData.loaded as Loaded;
+    const { voice, listener, transcriber } = ctx.proc.userData.loaded as Loaded;
     const job = parseJobMetadata(ctx.job.metadata, ctx.job.agentName);
     const logger = log().child({ session_id: job.sessionId, digital_human: job.digitalHuman.name });
     // Each step of a session's start, for the end-to-end tier's timeline (README, "The digital human").
@@ -97,8 +106,21 @@ export default defineAgent({
     const face = new CanvasFace(job.digitalHuman.name, job.digitalHuman.id);
     const videoSource = new VideoSource(face.width, face.height);
     const audioSource = new AudioSource(SAMPLE_RATE, 1, AUDIO_QUEUE_MS);
-    // The line as it starts to be heard: tests match it against the audio the browser receives.
-    const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text) => logger.info({ text }, "saying"));
+    const voiceTrack = LocalAudioTrack.createAudioTrack("digital-human-voice", audioSource);
+    // Captions go out once connected; one that cannot be sent costs the caption, never the session.
+    const caption = (speakerIdentity: string, trackSid: string | undefined, text: string) => {
+      const local = ctx.room.localParticipant;
+      if (!local || !ctx.room.isConnected) return;
+      publishCaption(local, { speaker: speakerIdentity, trackSid, text }).catch((error: unknown) =>
+        logger.warn({ error: String(error) }, "could not publish a caption"),
+      );
+    };
+    // The line as it starts to be heard: tests match it against the audio the browser receives, and the
+    // page shows it as the digital human's caption.
+    const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text) => {
+      logger.info({ text }, "saying");
+      caption(ctx.room.localParticipant?.identity ?? "", voiceTrack.sid, text);
+    });
     const started = performance.now();
     const drawFrame = (mouth: number) =>
       videoSource.captureFrame(
@@ -112,7 +134,6 @@ export default defineAgent({
 
     // Both tracks at once, each a round trip to LiveKit, and a frame in the video source before anyone
     // subscribes: a subscriber's first frame is the next one encoded.
-    const voiceTrack = LocalAudioTrack.createAudioTrack("digital-human-voice", audioSource);
     drawFrame(0);
     await Promise.all([
       participant.publishTrack(
@@ -202,8 +223,16 @@ export default defineAgent({
       stopListening.push(
         listener.listen(audio, {
           speechStarted: () => logger.debug("participant started speaking"),
-          speechEnded: (durationS) => {
+          speechEnded: (durationS, speech) => {
             logger.info({ duration_s: durationS }, "participant stopped speaking");
+            transcriber
+              ?.transcribe(speech)
+              .then((text) => {
+                if (text === "") return;
+                logger.info({ text }, "participant said");
+                caption(p.identity, track.sid, text);
+              })
+              .catch((error: unknown) => logger.warn({ error: String(error) }, "could not transcribe a turn"));
             if (speaker.speaking) return;
             lastAcknowledgement = acknowledgement(lastAcknowledgement);
             say(lastAcknowledgement).catch(sayFailed);

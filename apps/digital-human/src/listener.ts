@@ -3,11 +3,12 @@
  * speaking. A team that brings speech recognition implements this (and gets the words too).
  */
 import type { AudioFrame } from "@livekit/rtc-node";
+import type { Speech } from "./voice.js";
 
 export interface ListenerEvents {
   speechStarted(): void;
-  /** They stopped, after speaking for `durationS` seconds. */
-  speechEnded(durationS: number): void;
+  /** They stopped, after speaking for `durationS` seconds; `speech` is what was heard, for a Transcriber. */
+  speechEnded(durationS: number, speech: Speech): void;
 }
 
 export interface Listener {

@@ -3,7 +3,8 @@ import { AudioFrame } from "@livekit/rtc-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ESpeakVoice } from "./espeak-voice.js";
 import { LoudnessGate, SileroListener, WAKE_RMS } from "./silero-listener.js";
-import { resample } from "./speaker.js";
+import { resample, rms } from "./speaker.js";
+import type { Speech } from "./voice.js";
 
 /** 10 ms frames at 16 kHz, in real time's order but as fast as they are read. */
 async function* framesOf(samples: Int16Array): AsyncGenerator<AudioFrame> {
@@ -17,7 +18,7 @@ async function* framesOf(samples: Int16Array): AsyncGenerator<AudioFrame> {
 beforeAll(() => initializeLogger({ pretty: false, level: "warn" }));
 
 describe("SileroListener", () => {
-  it("notices a person speaking and when they stop, and nothing in silence", async () => {
+  it("notices a person speaking and when they stop, with what it heard of the turn, and nothing in silence", async () => {
     const [listener, voice] = await Promise.all([SileroListener.load(), ESpeakVoice.load()]);
     const speech = await voice.synthesize("Could you tell me more about the weather in Lisbon this week?");
     const words = resample(speech.samples, speech.sampleRate, 16_000);
@@ -26,18 +27,27 @@ describe("SileroListener", () => {
     audio.set(words, silence.length);
 
     const events: string[] = [];
+    let turn: Speech | undefined;
+    let turnS = 0;
     let ended: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (ended = resolve));
     const stop = listener.listen(framesOf(audio), {
       speechStarted: () => events.push("started"),
-      speechEnded: (durationS) => {
+      speechEnded: (durationS, speech) => {
         events.push(`ended after ${durationS > 1 ? "more" : "less"} than 1 s`);
+        turn = speech;
+        turnS = durationS;
         ended();
       },
     });
     await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 20_000))]);
     stop();
     expect(events).toEqual(["started", "ended after more than 1 s"]);
+    // The turn's recording is the speech the VAD heard, as long as it says, at the stream's rate.
+    expect(turn?.sampleRate).toBe(16_000);
+    expect((turn?.samples.length ?? 0) / 16_000).toBeCloseTo(turnS, 2);
+    expect(turnS).toBeGreaterThan((words.length / 16_000) * 0.8);
+    expect(rms(turn?.samples ?? new Int16Array(0))).toBeGreaterThan(WAKE_RMS);
 
     const quiet: string[] = [];
     const stopQuiet = listener.listen(framesOf(new Int16Array(16_000 * 2)), {

@@ -13,6 +13,7 @@ import * as silero from "@livekit/agents-plugin-silero";
 import type { AudioFrame } from "@livekit/rtc-node";
 import type { Listener, ListenerEvents } from "./listener.js";
 import { rms } from "./speaker.js";
+import type { Speech } from "./voice.js";
 
 /** RMS of a 16-bit frame above which the room is not quiet (about -45 dBFS; a quiet room is below -55). */
 export const WAKE_RMS = 180;
@@ -49,7 +50,7 @@ export class SileroListener implements Listener {
           speaking = false;
           // The event carries the speech it heard (with some padding), not its duration.
           const heard = event.frames.reduce((s, frame) => s + frame.samplesPerChannel / frame.sampleRate, 0);
-          events.speechEnded(heard);
+          events.speechEnded(heard, turnSpeech(event.frames));
         }
       }
     })().catch(() => undefined);
@@ -58,6 +59,17 @@ export class SileroListener implements Listener {
       stream.close();
     };
   }
+}
+
+/** The frames of one turn as one mono recording (the listener's stream is mono at one rate). */
+export function turnSpeech(frames: AudioFrame[]): Speech {
+  const samples = new Int16Array(frames.reduce((n, frame) => n + frame.samplesPerChannel, 0));
+  let offset = 0;
+  for (const frame of frames) {
+    samples.set(frame.data.subarray(0, frame.samplesPerChannel), offset);
+    offset += frame.samplesPerChannel;
+  }
+  return { samples, sampleRate: frames[0]?.sampleRate ?? 16_000 };
 }
 
 /** Lets frames through while the room is not quiet; holds the last 300 ms while it is. */

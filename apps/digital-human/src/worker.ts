@@ -11,6 +11,7 @@ import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } fr
 import { Admission } from "./admission.js";
 import { HostCpu } from "./host-cpu.js";
 import { parseJobMetadata } from "./job.js";
+import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
 
 const env = process.env;
 const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
@@ -81,6 +82,10 @@ const servers = agentNames.map((agentName, i) => {
 });
 
 process.stdout.write(`${JSON.stringify({ msg: "digital human worker starting", agent_names: agentNames })}\n`);
+// Said once here, not by every job: without a transcriber the jobs caption only the digital human's lines.
+const transcriber = PocketSphinxTranscriber.find();
+if ("missing" in transcriber)
+  log().warn({ reason: transcriber.missing }, "no speech recognition: the participant's words are not transcribed");
 const stop = async () => {
   await Promise.allSettled(servers.map((server) => server.close()));
   hostCpu.stop();

@@ -4,10 +4,13 @@
  * (the agent worker) is dispatched and joins, and the session's state follows LiveKit's webhooks and the
  * timers. Everything is asserted through the public API, and through what the browser sees.
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createClient, type DhsClient, verifyWebhook, type WebhookPayload } from "@dhs/client";
+import { ESpeakVoice } from "@dhs/digital-human/espeak-voice";
+import { wavFile } from "@dhs/digital-human/pocketsphinx-transcriber";
+import { wordRecall } from "@dhs/digital-human/transcriber";
 import { chromiumLaunchOptions, scanForSecrets, until } from "@dhs/testkit";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -334,6 +337,58 @@ describe("the digital human in the browser", () => {
     expect(shotWhileSpeaking).toBe(true);
     await api.endSession(sessionId);
     await page.close();
+  });
+});
+
+describe("live captions", () => {
+  // Said by eSpeak NG into Chromium's fake microphone, then 4 s of silence, over and over.
+  const SAID = "Can you tell me what the weather will be like tomorrow morning?";
+
+  it("show both sides under the video: the digital human's greeting verbatim, and words of what the participant said", async () => {
+    const voice = await ESpeakVoice.load({ wordsPerMinute: 140 });
+    const speech = await voice.synthesize(SAID);
+    const recording = new Int16Array(speech.samples.length + speech.sampleRate * 4);
+    recording.set(speech.samples);
+    const wav = `${ARTIFACTS}e2e-participant-says.wav`;
+    writeFileSync(wav, wavFile(recording, speech.sampleRate));
+    const speaking = await chromium.launch(
+      chromiumLaunchOptions([
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        `--use-file-for-fake-audio-capture=${wav}`,
+        "--autoplay-policy=no-user-gesture-required",
+      ]),
+    );
+    try {
+      const page = await speaking.newPage({ viewport: { width: 1000, height: 700 } });
+      await page.goto(`${stack.demoUrl}/?identity=ada`);
+      await page.click("#join");
+      await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.session !== null, null, { timeout: 30_000 });
+      const sessionId = (await demoState(page)).session?.session_id as string;
+      opened.push({ page, sessionId });
+      type Caption = { who: string; text: string };
+      const captionsOf = () => page.evaluate(() => (window as unknown as { demo: { captions: Caption[] } }).demo.captions);
+      const captions = await until(
+        async () => {
+          const all = await captionsOf();
+          const heard = all.filter((c) => c.who === "you");
+          return all.some((c) => c.who === "digital_human") && heard.some((c) => wordRecall(SAID, c.text) > 0) ? all : undefined;
+        },
+        { what: "captions of the greeting and of words the participant said", timeoutMs: 60_000 },
+      );
+      await page.screenshot({ path: `${ARTIFACTS}e2e-captions.png`, fullPage: true });
+      const heard = captions.filter((c) => c.who === "you").map((c) => c.text);
+      const best = Math.max(...heard.map((text) => wordRecall(SAID, text)));
+      console.log(`captions: said "${SAID}"; heard ${JSON.stringify(heard)}; best word recall ${best.toFixed(2)}`);
+      // The greeting's first sentence, verbatim, as the digital human's; and the page shows what it got.
+      expect(captions.find((c) => c.who === "digital_human")?.text).toBe("Hello ada!");
+      const shown = await page.locator("#captions p").allTextContents();
+      expect(shown.some((line) => line.startsWith("Ava") && line.includes("Hello ada!"))).toBe(true);
+      expect(shown.some((line) => line.startsWith("You"))).toBe(true);
+      await api.endSession(sessionId);
+    } finally {
+      await speaking.close();
+    }
   });
 });
 

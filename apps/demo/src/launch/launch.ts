@@ -56,10 +56,10 @@ function freePort(): Promise<number> {
   });
 }
 
-/** livekit-server from PATH, else the build cached by scripts/livekit-server.sh (built there the first time). */
-function findLiveKitServer(): string {
+/** The program's path on PATH, or undefined. */
+function onPath(program: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    const candidate = join(dir, "livekit-server");
+    const candidate = join(dir, program);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -67,6 +67,13 @@ function findLiveKitServer(): string {
       // not here
     }
   }
+  return undefined;
+}
+
+/** livekit-server from PATH, else the build cached by scripts/livekit-server.sh (built there the first time). */
+function findLiveKitServer(): string {
+  const found = onPath("livekit-server");
+  if (found) return found;
   try {
     // Its progress ("building ... takes a few minutes") goes to the terminal.
     return execFileSync("bash", [join(ROOT, "scripts/livekit-server.sh")], {
@@ -131,6 +138,10 @@ async function main(): Promise<void> {
     );
 
     say("starting the digital human worker (it loads its voice and its listening model)");
+    if (!onPath("pocketsphinx_continuous")) {
+      say("  no speech recognition: captions will show the digital human's lines but not your words;");
+      say("  to caption them too: apt-get install pocketsphinx pocketsphinx-en-us (or bash scripts/bootstrap.sh)");
+    }
     await processes.start(
       "digital-human",
       process.execPath,
