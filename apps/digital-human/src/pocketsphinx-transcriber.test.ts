@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ESpeakVoice } from "./espeak-voice.js";
-import { PocketSphinxTranscriber, RECOGNITION_RATE, wavFile } from "./pocketsphinx-transcriber.js";
+import { PocketSphinxTranscriber, RECOGNITION_RATE } from "./pocketsphinx-transcriber.js";
 import { wordRecall, words } from "./transcriber.js";
 
 // Fixed sentences a participant might say, spoken by eSpeak NG (the digital human's own voice engine).
@@ -36,19 +36,6 @@ describe("wordRecall", () => {
   });
 });
 
-describe("wavFile", () => {
-  it("writes a 16-bit mono PCM header with the rate and length, then the samples little-endian", () => {
-    const samples = Int16Array.from({ length: 1600 }, (_, i) => Math.round(8000 * Math.sin(i / 5)));
-    const header = wavFile(samples, RECOGNITION_RATE);
-    expect(header.toString("ascii", 0, 4)).toBe("RIFF");
-    expect(header.readUInt32LE(24)).toBe(RECOGNITION_RATE);
-    expect(header.readUInt16LE(22)).toBe(1);
-    expect(header.readUInt16LE(34)).toBe(16);
-    expect(header.readUInt32LE(40)).toBe(samples.length * 2);
-    expect(header.readInt16LE(44 + 2 * 7)).toBe(samples[7]);
-  });
-});
-
 describe("PocketSphinxTranscriber.find", () => {
   it("says what is missing when the decoder is not on PATH", () => {
     const found = PocketSphinxTranscriber.find({ path: mkdtempSync(join(tmpdir(), "empty-path-")) });
@@ -59,6 +46,45 @@ describe("PocketSphinxTranscriber.find", () => {
     const found = PocketSphinxTranscriber.find({ modelDir: mkdtempSync(join(tmpdir(), "no-model-")) });
     // Without the decoder at all, that is said first; either way the worker learns what to install.
     expect(found).toEqual({ missing: expect.stringMatching(/is missing|is not on PATH/) });
+  });
+});
+
+describe("PocketSphinxTranscriber with a decoder that misbehaves", () => {
+  /** A PATH whose pocketsphinx_continuous is this script, and a model directory with the files named. */
+  function fakeDecoder(script: string) {
+    const bin = mkdtempSync(join(tmpdir(), "fake-decoder-"));
+    writeFileSync(join(bin, "pocketsphinx_continuous"), `#!/bin/sh\n${script}\n`);
+    chmodSync(join(bin, "pocketsphinx_continuous"), 0o755);
+    const model = mkdtempSync(join(tmpdir(), "fake-model-"));
+    for (const file of ["en-us", "en-us.lm.bin", "cmudict-en-us.dict"]) writeFileSync(join(model, file), "");
+    return { path: `${bin}:${process.env.PATH}`, modelDir: model };
+  }
+  const turn = { samples: new Int16Array(16_000).fill(1000), sampleRate: 16_000 };
+
+  it("reads the words the decoder prints for the audio on its standard input, fillers left out", async () => {
+    // Prints how many bytes of audio it was given, then a line with fillers.
+    const found = PocketSphinxTranscriber.find(
+      fakeDecoder('echo "got $(wc -c < /dev/stdin) bytes"; echo "<s> hello [noise] (2) there </s>"'),
+    );
+    if (!("transcriber" in found)) throw new Error(found.missing);
+    expect(await found.transcriber.transcribe(turn)).toBe("got 32000 bytes hello there");
+  });
+
+  it("rejects a turn whose decoder fails, and decodes the next one", async () => {
+    const { path, modelDir } = fakeDecoder('if [ "$(wc -c < /dev/stdin)" -gt 20000 ]; then exit 3; fi; echo ok');
+    const found = PocketSphinxTranscriber.find({ path, modelDir });
+    if (!("transcriber" in found)) throw new Error(found.missing);
+    await expect(found.transcriber.transcribe(turn)).rejects.toThrow("exited (3)");
+    expect(await found.transcriber.transcribe({ samples: new Int16Array(100), sampleRate: 16_000 })).toBe("ok");
+  });
+
+  it("gives up on a decoder that hangs, and kills it", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "hang-")), "pid");
+    const found = PocketSphinxTranscriber.find({ ...fakeDecoder(`echo $$ > ${marker}; exec sleep 60`), decodeTimeoutMs: 500 });
+    if (!("transcriber" in found)) throw new Error(found.missing);
+    await expect(found.transcriber.transcribe(turn)).rejects.toThrow("SIGKILL");
+    const pid = Number(readFileSync(marker, "utf8"));
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 });
 

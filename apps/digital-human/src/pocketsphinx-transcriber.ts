@@ -3,21 +3,17 @@
  * `pocketsphinx` and `pocketsphinx-en-us` packages. It runs on the machine with nothing downloaded at run
  * time, and its accuracy is modest (about half the words of clear speech; less for eSpeak's robotic
  * voice or a noisy microphone): enough for captions that show what was heard, not for a transcript a
- * business relies on. Each turn is one run of `pocketsphinx_continuous` on a 16 kHz WAV file: about half
- * a second of a core to load the model plus about a third of the turn's length to decode it. Turns are
- * decoded one at a time per job, so a talkative participant queues, never stacks, CPU.
+ * business relies on. Each turn is one run of `pocketsphinx_continuous`, its 16 kHz PCM piped to the
+ * decoder's standard input (a participant's voice is never written to disk): about half a second of a
+ * core to load the model plus about a fifth of the turn's length to decode it. Turns are decoded one at a
+ * time per job, so a talkative participant queues, never stacks, CPU.
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { resample } from "./speaker.js";
 import { type Transcriber, words } from "./transcriber.js";
 import type { Speech } from "./voice.js";
-
-const run = promisify(execFile);
 
 /** PocketSphinx's acoustic model takes 16 kHz mono. */
 export const RECOGNITION_RATE = 16_000;
@@ -34,13 +30,14 @@ export class PocketSphinxTranscriber implements Transcriber {
   private constructor(
     private readonly decoder: string,
     private readonly modelDir: string,
+    private readonly decodeTimeoutMs: number,
   ) {}
 
   /**
    * The transcriber, or what is missing for it (the decoder on PATH or the model's files): a worker
    * without them records only its own lines and says so once.
    */
-  static find(options: { modelDir?: string; path?: string } = {}): TranscriberLookup {
+  static find(options: { modelDir?: string; path?: string; decodeTimeoutMs?: number } = {}): TranscriberLookup {
     const modelDir = options.modelDir ?? DEFAULT_MODEL_DIR;
     const path = options.path ?? process.env.PATH ?? "";
     const decoder = path
@@ -51,7 +48,7 @@ export class PocketSphinxTranscriber implements Transcriber {
     if (decoder === undefined) return { missing: `${DECODER} is not on PATH (Debian: apt-get install pocketsphinx pocketsphinx-en-us)` };
     const missingModel = modelFiles(modelDir).find((file) => !existsSync(file));
     if (missingModel !== undefined) return { missing: `${missingModel} is missing (Debian: apt-get install pocketsphinx-en-us)` };
-    return { transcriber: new PocketSphinxTranscriber(decoder, modelDir) };
+    return { transcriber: new PocketSphinxTranscriber(decoder, modelDir, options.decodeTimeoutMs ?? DECODE_TIMEOUT_MS) };
   }
 
   transcribe(speech: Speech): Promise<string> {
@@ -62,45 +59,44 @@ export class PocketSphinxTranscriber implements Transcriber {
 
   private async decode(speech: Speech): Promise<string> {
     if (speech.samples.length === 0) return "";
-    const dir = await mkdtemp(join(tmpdir(), "dhs-turn-"));
-    try {
-      const wav = join(dir, "turn.wav");
-      await writeFile(wav, wavFile(resample(speech.samples, speech.sampleRate, RECOGNITION_RATE), RECOGNITION_RATE));
-      const [hmm, lm, dict] = modelFiles(this.modelDir);
-      const { stdout } = await run(
-        this.decoder,
-        ["-infile", wav, "-hmm", hmm as string, "-lm", lm as string, "-dict", dict as string, "-logfn", "/dev/null"],
-        { timeout: DECODE_TIMEOUT_MS, maxBuffer: 1024 * 1024 },
-      );
-      // One line per utterance PocketSphinx found in the turn; fillers it marks as such are dropped.
-      return words(stdout.replace(/<[^>]*>|\[[^\]]*\]|\([^)]*\)/g, " ")).join(" ");
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const pcm = resample(speech.samples, speech.sampleRate, RECOGNITION_RATE);
+    const [hmm, lm, dict] = modelFiles(this.modelDir) as [string, string, string];
+    // Raw 16-bit little-endian samples on stdin: the decoder takes a headerless file as such.
+    const args = ["-infile", "/dev/stdin", "-hmm", hmm, "-lm", lm, "-dict", dict, "-logfn", "/dev/null"];
+    const stdout = await new Promise<string>((resolve, reject) => {
+      // Node's stdio pipes are sockets, which the decoder cannot open as /dev/stdin: cat hands it a pipe.
+      // In a process group of its own, so a stuck decoder is killed with its shell and cat.
+      const decoder = spawn("sh", ["-c", 'cat | exec "$0" "$@"', this.decoder, ...args], {
+        stdio: ["pipe", "pipe", "ignore"],
+        detached: true,
+      });
+      const stuck = setTimeout(() => {
+        try {
+          if (decoder.pid !== undefined) process.kill(-decoder.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }, this.decodeTimeoutMs);
+      const out: Buffer[] = [];
+      decoder.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+      decoder.on("error", (error) => {
+        clearTimeout(stuck);
+        reject(error);
+      });
+      decoder.on("close", (code, signal) => {
+        clearTimeout(stuck);
+        if (code === 0) resolve(Buffer.concat(out).toString("utf8"));
+        else reject(new Error(`${DECODER} exited (${signal ?? code})`));
+      });
+      // A decoder that died early closes its stdin: the close above says why, not this write.
+      decoder.stdin.on("error", () => undefined);
+      decoder.stdin.end(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    });
+    // One line per utterance PocketSphinx found in the turn; fillers it marks as such are dropped.
+    return words(stdout.replace(/<[^>]*>|\[[^\]]*\]|\([^)]*\)/g, " ")).join(" ");
   }
 }
 
 function modelFiles(modelDir: string): string[] {
   return [join(modelDir, "en-us"), join(modelDir, "en-us.lm.bin"), join(modelDir, "cmudict-en-us.dict")];
-}
-
-/** A 16-bit mono PCM WAV file. */
-export function wavFile(samples: Int16Array, sampleRate: number): Buffer {
-  const data = samples.length * 2;
-  const out = Buffer.alloc(44 + data);
-  out.write("RIFF", 0, "ascii");
-  out.writeUInt32LE(36 + data, 4);
-  out.write("WAVE", 8, "ascii");
-  out.write("fmt ", 12, "ascii");
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20); // PCM
-  out.writeUInt16LE(1, 22); // mono
-  out.writeUInt32LE(sampleRate, 24);
-  out.writeUInt32LE(sampleRate * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write("data", 36, "ascii");
-  out.writeUInt32LE(data, 40);
-  for (let i = 0; i < samples.length; i++) out.writeInt16LE(samples[i] as number, 44 + i * 2);
-  return out;
 }
