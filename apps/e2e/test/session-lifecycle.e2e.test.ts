@@ -54,13 +54,7 @@ beforeAll(async () => {
   stack = await startStack(inject("livekitServer"));
   api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
   rooms = new RoomServiceClient(stack.livekitApiUrl, LIVEKIT_KEY, LIVEKIT_SECRET);
-  browser = await chromium.launch(
-    chromiumLaunchOptions([
-      "--use-fake-ui-for-media-stream",
-      "--use-fake-device-for-media-stream",
-      "--autoplay-policy=no-user-gesture-required",
-    ]),
-  );
+  browser = await launchBrowser();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
 
@@ -85,9 +79,21 @@ async function demoState(page: Page): Promise<DemoState> {
   return page.evaluate(() => (window as unknown as { demo: DemoState }).demo);
 }
 
+/** Headless Chromium with a fake camera and microphone (the microphone plays `microphoneWav` if given). */
+function launchBrowser(microphoneWav?: string): Promise<Browser> {
+  return chromium.launch(
+    chromiumLaunchOptions([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      ...(microphoneWav ? [`--use-file-for-fake-audio-capture=${microphoneWav}`] : []),
+      "--autoplay-policy=no-user-gesture-required",
+    ]),
+  );
+}
+
 /** Opens the demo and joins: the page asks its backend for a session and connects to the room. */
-async function joinThroughDemo(query = ""): Promise<{ page: Page; sessionId: string }> {
-  const page = await browser.newPage({ viewport: { width: 1000, height: 600 } });
+async function joinThroughDemo(query = "", from: Browser = browser): Promise<{ page: Page; sessionId: string }> {
+  const page = await from.newPage({ viewport: { width: 1000, height: 600 } });
   await page.goto(`${stack.demoUrl}/${query}`);
   await page.click("#join");
   await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.session !== null, null, { timeout: 30_000 });
@@ -351,21 +357,9 @@ describe("live captions", () => {
     recording.set(speech.samples);
     const wav = `${ARTIFACTS}e2e-participant-says.wav`;
     writeFileSync(wav, wavFile(recording, speech.sampleRate));
-    const speaking = await chromium.launch(
-      chromiumLaunchOptions([
-        "--use-fake-ui-for-media-stream",
-        "--use-fake-device-for-media-stream",
-        `--use-file-for-fake-audio-capture=${wav}`,
-        "--autoplay-policy=no-user-gesture-required",
-      ]),
-    );
+    const speaking = await launchBrowser(wav);
     try {
-      const page = await speaking.newPage({ viewport: { width: 1000, height: 700 } });
-      await page.goto(`${stack.demoUrl}/?identity=ada`);
-      await page.click("#join");
-      await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.session !== null, null, { timeout: 30_000 });
-      const sessionId = (await demoState(page)).session?.session_id as string;
-      opened.push({ page, sessionId });
+      const { page, sessionId } = await joinThroughDemo("?identity=ada", speaking);
       type Caption = { who: string; text: string };
       const captionsOf = () => page.evaluate(() => (window as unknown as { demo: { captions: Caption[] } }).demo.captions);
       const captions = await until(
