@@ -38,7 +38,8 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
     stderr += chunk;
     sink.write(chunk);
   });
-  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  // "close", not "exit": it comes once the pipes are drained, so output() then holds every line.
+  const exited = once(child, "close") as Promise<[number | null, NodeJS.Signals | null]>;
   void exited.then(() => {
     running.delete(child);
     sink.end();
