@@ -23,6 +23,7 @@ export default {
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1token/post/responses",
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1end/post/responses",
+        "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1transcript/delete/responses",
         "openapi/v1.yaml#/paths/~1v1~1me/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1digital-humans~1%7Bdigital_human_id%7D/get/responses",
@@ -35,9 +36,10 @@ export default {
       rules: { "owasp:api8:2023-define-error-validation": "off" },
     },
     {
-      // A 401 has no API key to count against: rate limits are per key and apply once a key is known.
-      // Floods of unauthenticated requests are for the edge in front of the service (load balancer, WAF).
-      files: ["openapi/v1.yaml#/components/responses/Unauthorized"],
+      // A 401 has no API key (or digital human token) to count against: rate limits are per key (or
+      // session) and apply once the caller is known. Floods of unauthenticated requests are for the edge
+      // in front of the service (load balancer, WAF).
+      files: ["openapi/v1.yaml#/components/responses/Unauthorized", "openapi/v1.yaml#/components/responses/DigitalHumanUnauthorized"],
       rules: { "owasp:api4:2023-rate-limit": "off" },
     },
   ],

@@ -13,6 +13,8 @@ export {
   modeValues,
   scopeValues,
   sessionStatusValues,
+  transcriptSpeakerValues,
+  transcriptStatusValues,
   webhookEventSelectorValues,
   webhookEventTypeValues,
 } from "./generated/v1.js";
@@ -52,6 +54,14 @@ export type UsageDay = Schemas["UsageDay"];
 export type ListDigitalHumansQuery = NonNullable<operations["listDigitalHumans"]["parameters"]["query"]>;
 export type GetUsageQuery = NonNullable<operations["getUsage"]["parameters"]["query"]>;
 export type ListSessionsQuery = NonNullable<operations["listSessions"]["parameters"]["query"]>;
+export type Transcript = Schemas["Transcript"];
+export type TranscriptStatus = Schemas["TranscriptStatus"];
+export type TranscriptSpeaker = Schemas["TranscriptSpeaker"];
+export type TranscriptSegment = Schemas["TranscriptSegment"];
+export type TranscriptSegmentsAppend = Schemas["TranscriptSegmentsAppend"];
+export type TranscriptSegmentsAppended = Schemas["TranscriptSegmentsAppended"];
+export type TranscriptReadyData = Schemas["TranscriptReadyData"];
+export type GetSessionTranscriptQuery = NonNullable<operations["getSessionTranscript"]["parameters"]["query"]>;
 export type OperationId = keyof operations;
 
 /** Absolute path of the OpenAPI document these types were generated from (shipped in dist/). */

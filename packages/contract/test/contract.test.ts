@@ -49,7 +49,8 @@ describe("document", () => {
 describe("the operations", () => {
   // The specification's statuses (getSession: four errors) plus our 429; `default` is the unexpected
   // failure (500 internal_error) of every operation, described once.
-  const table: [string, { method: string; path: string; scopes: string[]; success: string; errors: string[] }][] = [
+  // `scheme`: the security scheme, bearerAuth (API keys) unless said.
+  const table: [string, { method: string; path: string; scopes: string[]; success: string; errors: string[]; scheme?: string }][] = [
     [
       "createSession",
       {
@@ -142,6 +143,38 @@ describe("the operations", () => {
         errors: ["401", "403", "404", "413", "422", "429", "503", "default"],
       },
     ],
+    [
+      "getSessionTranscript",
+      {
+        method: "get",
+        path: "/v1/sessions/{session_id}/transcript",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "deleteSessionTranscript",
+      {
+        method: "delete",
+        path: "/v1/sessions/{session_id}/transcript",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      // The digital human's: its own token, never an API key, so no scope and no 403.
+      "appendTranscriptSegments",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/transcript/segments",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
   ];
 
   it("has exactly these operations", () => {
@@ -158,7 +191,7 @@ describe("the operations", () => {
     expect(method).toBe(want.method);
     expect(path).toBe(want.path);
     const security = op.security ?? doc.security;
-    expect(security).toEqual([{ bearerAuth: want.scopes }]);
+    expect(security).toEqual([{ [want.scheme ?? "bearerAuth"]: want.scopes }]);
     expect(Object.keys(op.responses).sort()).toEqual([want.success, ...want.errors].sort());
   });
 

@@ -127,6 +127,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a session's transcript
+         * @description Answers what was said in the session, one page of segments at a time, in the order they were
+         *     spoken (by `started_at`, then `id`), and whether the transcript is still growing (`in_progress`),
+         *     `complete`, or `deleted`. Page with `limit` and the `next_cursor` of the previous page; a page
+         *     read while the transcript is in progress may be followed by more segments later. See
+         *     [Transcripts](#section/transcripts).
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getSessionTranscript"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a session's transcript
+         * @description Erases the session's transcript now, without waiting for the session's retention: every segment
+         *     is deleted, the transcript answers `status: deleted` from then on, and the digital human's later
+         *     segments for the session are refused. The session itself, its usage and its events stay. Deleting
+         *     a deleted transcript changes nothing and answers it as it is, so the call is safe to retry. A
+         *     session whose transcript is deleted before it is complete gets no `session.transcript_ready`
+         *     event. Takes no body.
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        delete: operations["deleteSessionTranscript"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/transcript/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add segments to a session's transcript
+         * @description Called by the session's digital human, never by your backend: its worker posts each segment once
+         *     it is final (its own lines as they are heard, the participant's words as they are recognised),
+         *     and says `final: true` once it will send no more. Authenticated by a `digitalHumanToken` bound to
+         *     the session's room (see the security scheme), never by an API key: an API key is answered `401`.
+         *
+         *     - **Idempotent per segment**: a segment whose `id` the transcript already holds is not stored
+         *       again, whatever its text now (`duplicates` counts them), so a post that failed on the network
+         *       is retried as it was.
+         *     - **Rate limited** per session, with the limits of an API key (`429 rate_limited`, `Retry-After`).
+         *     - **Bounded**: at most 50 segments a post and 2 000 characters a segment (`422
+         *       validation_failed`), 64 KiB a body (`413 payload_too_large`), 1 000 segments a session (`409
+         *       transcript_limit_reached`; nothing of that post is stored).
+         *     - **Closed** once the transcript is deleted, once the digital human said `final`, or once the
+         *       session has been over for 60 seconds (`409 transcript_closed`). A post whose every segment is
+         *       already stored still answers `200` after `final` or the end's grace period, so a retry never
+         *       turns into an error.
+         */
+        post: operations["appendTranscriptSegments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test-helpers/sessions/{session_id}/events": {
         parameters: {
             query?: never;
@@ -801,6 +885,18 @@ export interface components {
              * @example 5412
              */
             active_seconds: number;
+            /**
+             * Format: int64
+             * @description Transcript segments stored (duplicates not counted), by the day they were stored.
+             * @example 310
+             */
+            transcript_segments: number;
+            /**
+             * Format: int64
+             * @description The characters of those segments' text (Unicode code points), summed.
+             * @example 18240
+             */
+            transcript_characters: number;
         };
         /** @description One UTC day of usage. */
         UsageDay: {
@@ -836,20 +932,20 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "transcript_closed" | "transcript_limit_reached" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "webhook.test";
+        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "webhook.test";
         /**
          * @description An event type an endpoint receives, or `*` for every event type, including types added later.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended";
+        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready";
         /** @description A webhook endpoint to register. No other fields are allowed. */
         WebhookEndpointCreate: {
             /**
@@ -1032,6 +1128,123 @@ export interface components {
             endpoint_id: string;
         };
         /**
+         * @description `in_progress` while segments may still come; `complete` once the session has ended and the digital
+         *     human said it sent its last segment, or 60 seconds after the end passed; `deleted` once
+         *     `deleteSessionTranscript` erased it. New values may be added; treat unknown ones like
+         *     `in_progress`.
+         * @example complete
+         * @enum {string}
+         */
+        TranscriptStatus: "in_progress" | "complete" | "deleted";
+        /**
+         * @description Who spoke. New values may be added; show unknown ones as they are.
+         * @example digital_human
+         * @enum {string}
+         */
+        TranscriptSpeaker: "participant" | "digital_human";
+        /** @description One stretch of speech by one speaker, as the digital human's worker sent it. */
+        TranscriptSegment: {
+            /**
+             * @description The worker's own id of the segment, unique within the session; a segment posted again with it is not stored twice.
+             * @example dh-3
+             */
+            id: string;
+            speaker: components["schemas"]["TranscriptSpeaker"];
+            /**
+             * @description What was said, as spoken by the digital human or as recognised from the participant's audio; not only white space.
+             * @example Hello Ada, I am Nova. How can I help you today?
+             */
+            text: string;
+            /**
+             * Format: date-time
+             * @description When the speech started.
+             * @example 2026-11-22T09:27:41.120Z
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description When the speech ended; never before `started_at`.
+             * @example 2026-11-22T09:27:44.870Z
+             */
+            ended_at: string;
+        };
+        /** @description A page of a session's transcript, and where the transcript stands. */
+        Transcript: {
+            /**
+             * Format: uuid
+             * @description The session the transcript belongs to.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            status: components["schemas"]["TranscriptStatus"];
+            /**
+             * Format: int32
+             * @description How many segments the transcript holds in all (`0` once deleted).
+             * @example 2
+             */
+            segment_count: number;
+            /** @description This page's segments, in the order they were spoken (`started_at`, then `id`). */
+            segments: components["schemas"]["TranscriptSegment"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page of what is stored now.
+             * @example null
+             */
+            next_cursor: string | null;
+            /**
+             * Format: date-time
+             * @description When `deleteSessionTranscript` erased it; `null` otherwise.
+             * @example null
+             */
+            deleted_at: string | null;
+        };
+        /** @description Segments to add to a session's transcript, and whether they are the digital human's last. */
+        TranscriptSegmentsAppend: {
+            /** @description Final segments, in any order; none is allowed with `final`. */
+            segments: components["schemas"]["TranscriptSegment"][];
+            /**
+             * @description The digital human will send no more segments for this session; once the session has ended, its transcript is complete.
+             * @default false
+             * @example false
+             */
+            final: boolean;
+        };
+        /** @description What a post added to the transcript. */
+        TranscriptSegmentsAppended: {
+            /**
+             * Format: int32
+             * @description Segments stored by this post.
+             * @example 2
+             */
+            accepted: number;
+            /**
+             * Format: int32
+             * @description Segments of this post the transcript already held (a retried post), left as they were.
+             * @example 0
+             */
+            duplicates: number;
+            /**
+             * Format: int32
+             * @description Segments the transcript holds now.
+             * @example 14
+             */
+            segment_count: number;
+        };
+        /** @description The `data` of a `session.transcript_ready` event; fetch the text with `getSessionTranscript`. */
+        TranscriptReadyData: {
+            /**
+             * Format: uuid
+             * @description The session whose transcript is complete.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            /**
+             * Format: int32
+             * @description How many segments the transcript holds.
+             * @example 14
+             */
+            segment_count: number;
+        };
+        /**
          * @description One event for a test session (see `sendTestSessionEvent`). `seconds` is required with `time_passed`
          *     and refused with any other type (`422 validation_failed`, at `seconds`).
          */
@@ -1070,8 +1283,8 @@ export interface components {
              * @example 2026-11-22T09:27:41.090Z
              */
             timestamp: string;
-            /** @description The session (`session.*`), or the endpoint tested (`webhook.test`). */
-            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"];
+            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"];
         };
         /**
          * @description An event's id, sent as the `webhook-id` header of every attempt to deliver it.
@@ -1176,6 +1389,16 @@ export interface components {
     responses: {
         /** @description The API key is missing, malformed or unknown (`unauthorized`). */
         Unauthorized: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The `digitalHumanToken` is missing, malformed, expired, not signed with this deployment's LiveKit secret, not an agent's, or for another room (`unauthorized`). */
+        DigitalHumanUnauthorized: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -1625,6 +1848,148 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getSessionTranscript: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The most segments to return on this page.
+                 * @example 100
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; a cursor that was not issued by this API is answered `422`.
+                 * @example eyJzIjoxNzk1ODY5MjYxMTIwLCJpIjoiZGgtMyJ9
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the session's transcript. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transcript"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    deleteSessionTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript, now deleted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transcript"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    appendTranscriptSegments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TranscriptSegmentsAppend"];
+            };
+        };
+        responses: {
+            /** @description What the post added to the transcript. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptSegmentsAppended"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description The transcript takes no more segments: it is deleted, the digital human said `final`, or the
+             *     session has been over for longer than the grace period (`transcript_closed`); or it holds
+             *     1 000 segments already (`transcript_limit_reached`). Nothing of the post was stored.
+             */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
@@ -2195,11 +2560,13 @@ type ReadonlyArray<T> = [
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
-export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "webhook.test"];
-export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "transcript_closed", "transcript_limit_reached", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "webhook.test"];
+export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
 export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
+export const transcriptStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptStatus"]> = ["in_progress", "complete", "deleted"];
+export const transcriptSpeakerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptSpeaker"]> = ["participant", "digital_human"];
 export const testSessionEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionEvent"]["type"]> = ["participant_joined", "participant_left", "digital_human_joined", "digital_human_left", "room_finished", "time_passed"];
 export const modeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Mode"]> = ["live", "test"];
 export const webhookDeliveryOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["outcome"]> = ["succeeded", "failed"];
