@@ -10,6 +10,7 @@
  */
 
 import type {
+  GetSessionTranscriptQuery,
   GetUsageQuery,
   ListDigitalHumansQuery,
   ListSessionsQuery,
@@ -42,6 +43,11 @@ export type {
   SessionStatus,
   SessionSummary,
   TestSessionEvent,
+  Transcript,
+  TranscriptReadyData,
+  TranscriptSegment,
+  TranscriptSpeaker,
+  TranscriptStatus,
   Usage,
   UsageCounts,
   WebhookDelivery,
@@ -141,6 +147,22 @@ export function createClient(options: ClientOptions) {
     /** POST /v1/sessions/{id}/end: ends the session and deletes its room; idempotent. */
     endSession(sessionId: string, opts: RequestOptions = {}) {
       return raw.POST("/v1/sessions/{session_id}/end", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /**
+     * GET /v1/sessions/{id}/transcript: a page of what was said, in spoken order, and whether the
+     * transcript is `in_progress`, `complete` or `deleted`; pass `next_cursor` back as `cursor`.
+     */
+    getSessionTranscript(sessionId: string, query: GetSessionTranscriptQuery = {}, opts: RequestOptions = {}) {
+      return raw.GET("/v1/sessions/{session_id}/transcript", {
+        params: { path: { session_id: sessionId }, query },
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** DELETE /v1/sessions/{id}/transcript: erases the transcript now and refuses later segments; idempotent. */
+    deleteSessionTranscript(sessionId: string, opts: RequestOptions = {}) {
+      return raw.DELETE("/v1/sessions/{session_id}/transcript", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
     },
 
     /**

@@ -21,6 +21,11 @@ describe("isSafeToRetry", () => {
     ],
     ["testWebhookEndpoint", { given: new Request("http://x/v1/webhook-endpoints/we_1/test", { method: "POST" }), want: false }],
     ["deleteWebhookEndpoint", { given: new Request("http://x/v1/webhook-endpoints/we_1", { method: "DELETE" }), want: false }],
+    ["deleteSessionTranscript", { given: new Request("http://x/v1/sessions/abc/transcript", { method: "DELETE" }), want: true }],
+    [
+      "appendTranscriptSegments (not the client's)",
+      { given: new Request("http://x/v1/sessions/abc/transcript/segments", { method: "POST" }), want: false },
+    ],
     ["a path that only ends like enable", { given: new Request("http://x/v1/sessions/abc/enable", { method: "POST" }), want: false }],
   ];
   it.each(cases)("%s", (_name, { given, want }) => {

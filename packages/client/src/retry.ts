@@ -7,8 +7,9 @@
  * create is still running). `429 concurrency_limit_exceeded` is not: the account must end a session
  * first, and no wait says when that will be. What is safe
  * to retry: by the contract, GETs, any request carrying an Idempotency-Key, and the naturally idempotent
- * `POST /v1/sessions/{id}/end` and `/token` and `POST /v1/webhook-endpoints/{id}/enable`. Everything else
- * (creating an endpoint, rotating its secret, a test event, a DELETE) is answered as it is.
+ * `POST /v1/sessions/{id}/end` and `/token`, `POST /v1/webhook-endpoints/{id}/enable` and
+ * `DELETE /v1/sessions/{id}/transcript`. Everything else (creating an endpoint, rotating its secret, a test
+ * event, deleting an endpoint) is answered as it is.
  */
 
 export type Fetch = (input: Request) => Promise<Response>;
@@ -28,10 +29,13 @@ export interface RetryOptions {
 
 const RETRYABLE_STATUSES = new Set([502, 503, 504]);
 const IDEMPOTENT_POST = /\/v1\/(sessions\/[^/]+\/(end|token)|webhook-endpoints\/[^/]+\/enable)$/;
+// Deleting a transcript twice answers it deleted, as the first did.
+const IDEMPOTENT_DELETE = /\/v1\/sessions\/[^/]+\/transcript$/;
 
 export function isSafeToRetry(request: Request): boolean {
   if (request.method === "GET" || request.method === "HEAD") return true;
   if (request.headers.has("Idempotency-Key")) return true;
+  if (request.method === "DELETE") return IDEMPOTENT_DELETE.test(new URL(request.url).pathname);
   return request.method === "POST" && IDEMPOTENT_POST.test(new URL(request.url).pathname);
 }
 

@@ -39,6 +39,16 @@ describe("each operation sends the request the contract describes", () => {
     ["listSessions without a query", { call: (c) => c.listSessions(), method: "GET", path: "/v1/sessions", search: "" }],
     ["refreshSessionToken", { call: (c) => c.refreshSessionToken(ID), method: "POST", path: `/v1/sessions/${ID}/token` }],
     ["endSession", { call: (c) => c.endSession(ID), method: "POST", path: `/v1/sessions/${ID}/end` }],
+    [
+      "getSessionTranscript",
+      {
+        call: (c) => c.getSessionTranscript(ID, { limit: 50, cursor: "abc" }),
+        method: "GET",
+        path: `/v1/sessions/${ID}/transcript`,
+        search: "?limit=50&cursor=abc",
+      },
+    ],
+    ["deleteSessionTranscript", { call: (c) => c.deleteSessionTranscript(ID), method: "DELETE", path: `/v1/sessions/${ID}/transcript` }],
     ["getPrincipal", { call: (c) => c.getPrincipal(), method: "GET", path: "/v1/me" }],
     [
       "listDigitalHumans",
@@ -237,6 +247,8 @@ describe("retries of transient failures", () => {
     ["getPrincipal", (c) => c.getPrincipal()],
     ["endSession", (c) => c.endSession(ID)],
     ["refreshSessionToken", (c) => c.refreshSessionToken(ID)],
+    ["getSessionTranscript", (c) => c.getSessionTranscript(ID)],
+    ["deleteSessionTranscript", (c) => c.deleteSessionTranscript(ID)],
   ])("retries %s, which is safe to repeat", async (_name, call) => {
     const { fetch, requests } = scriptedFetch(apiError(503, "service_unavailable"), json(200, session));
     const { data } = await settle(call(client(fetch)));
