@@ -18,23 +18,27 @@ import { DependencyFaultError, DependencyUnavailableError } from "./domain/depen
 import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catalog.js";
 import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
+import { TranscriptService } from "./domain/transcripts/transcript-service.js";
 import { createApp } from "./http/app.js";
 import type { ErrorLogger } from "./http/error-handler.js";
+import { DigitalHumanTokens } from "./livekit/digital-human-token.js";
 import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { Metrics } from "./metrics.js";
 import { MemoryWebhookStore } from "./store/memory/customer-webhook-store.js";
 import { MemorySessionStore } from "./store/memory/session-store.js";
+import { MemoryTranscriptStore } from "./store/memory/transcript-store.js";
 import { FlexibleRateLimiter } from "./store/rate-limiter.js";
 import { connectRedis } from "./store/redis/client.js";
 import { RedisWebhookStore } from "./store/redis/customer-webhook-store.js";
 import { claimLayout, layoutMismatch } from "./store/redis/layout-version.js";
 import { guard, RedisSessionStore } from "./store/redis/session-store.js";
+import { RedisTranscriptStore } from "./store/redis/transcript-store.js";
 import type { Tracing } from "./tracing/tracing.js";
 import { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
 import { RoomReconciler } from "./workers/room-reconciler.js";
-import { TimerSweeper } from "./workers/timer-sweeper.js";
+import { sessionTimers, TimerSweeper } from "./workers/timer-sweeper.js";
 
 export interface Composed {
   app: Express;
@@ -133,7 +137,15 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     metrics,
     ...(tracing ? { tracing } : {}),
   });
-  const sweeper = new TimerSweeper(store, sessions, {
+  const transcripts = new TranscriptService({
+    sessions: store,
+    transcripts: redis ? new RedisTranscriptStore(redis, config.redisKeyPrefix) : new MemoryTranscriptStore(),
+    durations: sessionSettingsOf(config).durations,
+    graceMs: config.transcriptGraceS * 1000,
+    eventRetainMs: hooks.eventRetainMs,
+    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+  });
+  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts), {
     intervalMs: config.sweepIntervalMs,
     leaseMs: 30_000,
     batch: 100,
@@ -152,6 +164,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
 
   const app = createApp({
     sessions,
+    transcripts,
+    digitalHumanTokens: new DigitalHumanTokens(config.livekit.apiKey, config.livekit.apiSecret),
     webhookEndpoints: hooks.endpoints,
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit
     // accepted our credentials.

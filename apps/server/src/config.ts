@@ -214,6 +214,14 @@ export const VARIABLES = {
     description:
       "A test session (made with a test key) is completed this long after it started, or at SESSION_MAX_DURATION_S if that is shorter.",
   },
+  TRANSCRIPT_GRACE_S: {
+    kind: "integer",
+    default: 60,
+    min: 1,
+    max: 3600,
+    description:
+      "How long after its session ended a transcript still takes the digital human's segments, unless it said `final` first; then the transcript is complete and `session.transcript_ready` is sent.",
+  },
   SESSION_RETENTION_S: {
     kind: "integer",
     default: 30 * 86_400,
@@ -368,6 +376,7 @@ export interface Config {
   sessionDepartureTimeoutS: number;
   digitalHumanRedispatchS: number;
   sessionRetentionS: number;
+  transcriptGraceS: number;
   idempotencyKeyTtlS: number;
   idempotencyLockTtlS: number;
   /** Per-API-key limits; enabled unless RATE_LIMIT_ENABLED=false. */
@@ -657,6 +666,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionDepartureTimeoutS: integer(env, "SESSION_DEPARTURE_TIMEOUT_S"),
     digitalHumanRedispatchS: integer(env, "DIGITAL_HUMAN_REDISPATCH_S"),
     sessionRetentionS: integer(env, "SESSION_RETENTION_S"),
+    transcriptGraceS: integer(env, "TRANSCRIPT_GRACE_S"),
     idempotencyKeyTtlS: integer(env, "IDEMPOTENCY_KEY_TTL_S"),
     idempotencyLockTtlS: integer(env, "IDEMPOTENCY_LOCK_TTL_S"),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS"),

@@ -15,6 +15,8 @@ import type { ApiKeyRing } from "../domain/accounts/api-keys.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
+import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
+import type { DigitalHumanTokens } from "../livekit/digital-human-token.js";
 import type { LiveKitEventReceiver } from "../livekit/event-receiver.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
@@ -32,12 +34,17 @@ import { livekitEventRoutes } from "./routes/livekit-events.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionOperations } from "./routes/sessions.js";
+import { transcriptSegmentRoutes } from "./routes/transcript-segments.js";
+import { transcriptOperations } from "./routes/transcripts.js";
 import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface AppDependencies {
   sessions: SessionService;
+  transcripts: TranscriptService;
+  /** Verifies the digital human's token for its session's transcript. */
+  digitalHumanTokens: DigitalHumanTokens;
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
@@ -85,6 +92,16 @@ export function createApp(deps: AppDependencies): Express {
     res.setHeader("Cache-Control", "no-store");
     next();
   };
+  // The digital human's own operation, ahead of the API keys' pipeline (transcript-segments.ts says why).
+  app.use(
+    transcriptSegmentRoutes({
+      transcripts: deps.transcripts,
+      tokens: deps.digitalHumanTokens,
+      validator,
+      rateLimiter: deps.rateLimiter,
+      maxBodyBytes: MAX_BODY_BYTES,
+    }),
+  );
   // The whole API is one layer of Express's router (pipeline.ts says why), its steps in this order.
   app.use(
     "/v1",
@@ -98,6 +115,7 @@ export function createApp(deps: AppDependencies): Express {
       ...validator.validate,
       dispatch({
         ...sessionOperations(deps.sessions),
+        ...transcriptOperations(deps.transcripts),
         ...webhookEndpointOperations(deps.webhookEndpoints),
         ...accountOperations(deps.accounts),
         ...principalOperations(deps.accounts),

@@ -16,6 +16,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   idempotency_key_reused: 409,
   idempotency_request_in_progress: 409,
   session_not_connectable: 409,
+  transcript_closed: 409,
+  transcript_limit_reached: 409,
   payload_too_large: 413,
   expectation_failed: 417,
   validation_failed: 422,

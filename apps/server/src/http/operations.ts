@@ -9,8 +9,11 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { matchedOperation } from "./contract-validator.js";
 import { unknownRoute } from "./error-handler.js";
 
-/** Every operation a client calls; `receiveSessionEvent` is the webhook this service sends, not one it answers. */
-export type ApiOperationId = Exclude<keyof operations, "receiveSessionEvent">;
+/**
+ * Every operation an API key calls: not `receiveSessionEvent` (the webhook this service sends), nor
+ * `appendTranscriptSegments` (the digital human's, answered ahead of this table: routes/transcript-segments.ts).
+ */
+export type ApiOperationId = Exclude<keyof operations, "receiveSessionEvent" | "appendTranscriptSegments">;
 
 /** Translates one operation's HTTP request to a call and its result back; path parameters are in req.params. */
 export type OperationHandler = (req: Request, res: Response) => void | Promise<void>;

@@ -5,9 +5,23 @@
  * (claimed with a lease), and a timer is marked done only after its effects succeeded, so a replica that
  * dies or a LiveKit that is down only delays a timer until its lease runs out.
  */
-import type { TimerQueue } from "../domain/sessions/ports.js";
-import type { SessionService } from "../domain/sessions/session-service.js";
+import type { DueTimer, TimerQueue } from "../domain/sessions/ports.js";
 import { RepeatingPass } from "./repeating-pass.js";
+
+/** Whoever fires a due timer. */
+export interface TimerHandler {
+  onTimer(due: DueTimer): Promise<void>;
+}
+
+/** The session machine fires its timers; the transcripts fire theirs (`transcript_ready`). */
+export function sessionTimers(
+  sessions: TimerHandler,
+  transcripts: { settle(accountId: string, sessionId: string): Promise<void> },
+): TimerHandler {
+  return {
+    onTimer: (due) => (due.timer === "transcript_ready" ? transcripts.settle(due.accountId, due.sessionId) : sessions.onTimer(due)),
+  };
+}
 
 export interface SweeperOptions {
   intervalMs: number;
@@ -23,7 +37,7 @@ export class TimerSweeper {
 
   constructor(
     private readonly store: TimerQueue,
-    private readonly sessions: SessionService,
+    private readonly sessions: TimerHandler,
     private readonly options: SweeperOptions,
   ) {
     this.repeating = new RepeatingPass(() => this.sweep(), options.intervalMs, options.onError);

@@ -1,20 +1,26 @@
 /**
  * An ended session is kept SESSION_RETENTION_S after it ended, then it is gone: not read, not listed,
  * with no timer or sweep to delete it (it expires by itself) and nothing of it left in the shared timer
- * sets. On Redis the keys carry the expiry; in memory a later clock shows it.
+ * sets once its transcript's grace period is over. On Redis the keys carry the expiry; in memory a later
+ * clock shows it.
  */
 import type { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
 import { keyspace, shardOf } from "../../src/store/redis/keys.js";
-import { expectApiError, type Harness, STORE, useHarness } from "../support/harness.js";
+import { expectApiError, type Harness, STORE, until, useHarness } from "../support/harness.js";
 
 const RETENTION_S = 172_800;
 const PREFIX = `ret${crypto.randomUUID().slice(0, 8)}`;
 const keys = keyspace(PREFIX);
 let shiftMs = 0;
 const r: Harness = useHarness(
-  { SESSION_RETENTION_S: String(RETENTION_S), ...(STORE === "memory" ? {} : { REDIS_KEY_PREFIX: PREFIX }) },
+  {
+    SESSION_RETENTION_S: String(RETENTION_S),
+    TRANSCRIPT_GRACE_S: "1",
+    SWEEP_INTERVAL_MS: "100",
+    ...(STORE === "memory" ? {} : { REDIS_KEY_PREFIX: PREFIX }),
+  },
   STORE === "memory" ? { store: new MemorySessionStore(() => Date.now() + shiftMs) } : {},
 );
 
@@ -28,9 +34,13 @@ async function endedSession(): Promise<{ id: string; created_at: string }> {
 }
 
 describe("an ended session", () => {
-  it("leaves no timer behind: nothing of it stays in the shared timer sets", async () => {
+  it("leaves no timer behind once its transcript's grace is over: nothing of it stays in the shared timer sets", async () => {
     const ended = await endedSession();
     const open = await (await r.create({})).json();
+    // The transcript's timer fires at the end and again when its grace (1 s here) is over, then is gone.
+    await until(async () => (await r.composed.store.sessionTimers("acct_a", ended.id)).length === 0, {
+      what: "the transcript's timer done",
+    });
     // Everything due within a year, claimed (this file's harness has its own keyspace).
     const due = await r.composed.store.claimDueTimers(Date.now() + 365 * 86_400_000, 1, 1000);
     expect(due.filter((t) => t.sessionId === ended.id)).toEqual([]);

@@ -39,6 +39,8 @@ describe("GET /v1/usage", () => {
       sessions_ended: { completed: 0, cancelled: 0, failed: 0 },
       end_reasons: {},
       active_seconds: 0,
+      transcript_segments: 0,
+      transcript_characters: 0,
     });
   });
 

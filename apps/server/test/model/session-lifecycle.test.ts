@@ -36,12 +36,15 @@ import { DependencyUnavailableError } from "../../src/domain/dependency-errors.j
 import { DigitalHumanCatalog } from "../../src/domain/digital-humans/digital-human-catalog.js";
 import type { CreateRoomRequest, SessionStore } from "../../src/domain/sessions/ports.js";
 import { type RoomEvent, SessionService } from "../../src/domain/sessions/session-service.js";
+import { TranscriptService } from "../../src/domain/transcripts/transcript-service.js";
 import { MemoryWebhookStore } from "../../src/store/memory/customer-webhook-store.js";
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
+import { MemoryTranscriptStore } from "../../src/store/memory/transcript-store.js";
 import { connectRedis } from "../../src/store/redis/client.js";
 import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.js";
 import { RedisSessionStore, type StoreStep } from "../../src/store/redis/session-store.js";
-import { TimerSweeper } from "../../src/workers/timer-sweeper.js";
+import { RedisTranscriptStore } from "../../src/store/redis/transcript-store.js";
+import { sessionTimers, TimerSweeper } from "../../src/workers/timer-sweeper.js";
 import { sessionSettings } from "../support/session-fixtures.js";
 
 const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis" | "cluster";
@@ -51,7 +54,7 @@ const MAX_COMMANDS = 40;
 const FIXED_SEED = 20261123;
 
 // Seconds, chosen apart so that two deadlines rarely fall on the same millisecond.
-const D = { join: 600, digitalHuman: 60, maxDuration: 1800, departure: 30, redispatch: 5, retention: 30 * 86_400 };
+const D = { join: 600, digitalHuman: 60, maxDuration: 1800, departure: 30, redispatch: 5, retention: 30 * 86_400, transcriptGrace: 60 };
 // The contract promises a check "after 5 s, then less and less often"; the service waits at most 60 s.
 const MAX_DISPATCH_WAIT_MS = D.redispatch * 1000 + 60_000;
 const SIDS = ["PA_1", "PA_2", "PA_3"] as const;
@@ -309,7 +312,7 @@ interface Real {
   events: number;
   hooks: WebhookStore;
   /** The webhook events drained from the queue so far: type and data. */
-  delivered: { type: string; data: Record<string, any> }[];
+  delivered: { type: string; timestamp: string; data: Record<string, any> }[];
   /** The step after which the replica handling the next change dies, if one is to. */
   crash: { at: StoreStep | null; happened: boolean };
 }
@@ -321,8 +324,8 @@ async function drainEvents(real: Real): Promise<void> {
     const claims = await real.hooks.claimDeliveries(account, far, 1, { max: 1000, perEndpoint: 1000, busy: new Map() });
     for (const claim of claims) {
       const { body } = await real.hooks.loadDelivery(claim);
-      const payload = JSON.parse(body ?? "{}") as { type: string; data: Record<string, any> };
-      if (payload.data?.id === real.session.id) real.delivered.push(payload);
+      const payload = JSON.parse(body ?? "{}") as { type: string; timestamp: string; data: Record<string, any> };
+      if (payload.data?.id === real.session.id || payload.data?.session_id === real.session.id) real.delivered.push(payload);
       await real.hooks.finishDelivery(claim, { kind: "done" }, null, "succeeded", far);
     }
   }
@@ -347,7 +350,12 @@ async function webhook(real: Real, event: RoomEvent): Promise<void> {
 async function check(model: Model, real: Real): Promise<void> {
   await drainEvents(real);
   // Each expected event exactly once; deliveries promise no order (events of one step may come either way).
-  expect(real.delivered.map((e) => e.type).sort()).toEqual([...model.events].sort());
+  const ready = real.delivered.filter((e) => e.type === "session.transcript_ready");
+  const lifecycle = real.delivered.filter((e) => e.type !== "session.transcript_ready");
+  expect(lifecycle.map((e) => e.type).sort()).toEqual([...model.events].sort());
+  // The transcript's event: at most once, only once the session ended and its grace passed (no `final`
+  // is ever said here); transcriptReadyOnce checks that it comes at all.
+  expect(ready.length).toBeLessThanOrEqual(1);
   const ended = real.delivered.find((e) => e.type === "session.ended");
   if (ended) {
     expect({ status: ended.data.status, end_reason: ended.data.end_reason }).toEqual({ status: model.status, end_reason: model.endReason });
@@ -370,12 +378,17 @@ async function check(model: Model, real: Real): Promise<void> {
     real.endedAt ??= view.ended_at;
     expect(view.ended_at).toBe(real.endedAt);
     expect(view.ended_at).not.toBeNull();
+    if (ready[0]) {
+      expect(Date.parse(ready[0].timestamp)).toBeGreaterThanOrEqual(Date.parse(view.ended_at as string) + D.transcriptGrace * 1000);
+      expect(ready[0].data).toEqual({ session_id: real.session.id, segment_count: 0 });
+    }
     // Every terminal session's room is gone: deleted by us, or closed by LiveKit itself. Once LiveKit
     // has been down, a deletion may be pending: eventuallyNoRoom checks it at the sequence's end.
     if (!real.rooms.wasDown && !real.crash.happened)
       expect(real.rooms.room.open, "the room of a terminal session is still open").toBe(false);
   } else {
     expect(view.ended_at).toBeNull();
+    expect(ready).toEqual([]);
   }
   // The digital human is never dispatched twice at once, and one that is missing with no job to bring
   // it is dispatched again within the checks' longest wait.
@@ -657,7 +670,24 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       }),
       now: () => new Date(clock.now),
     });
-    const sweeper = new TimerSweeper(store, service, {
+    // No digital human posts segments here: the transcript of every ended session is complete (empty)
+    // once the grace after its end passed, and session.transcript_ready is sent then, once.
+    const transcripts = new TranscriptService({
+      sessions: store,
+      transcripts: redis ? new RedisTranscriptStore(redis, prefix) : new MemoryTranscriptStore(now),
+      durations: {
+        joinTimeoutS: D.join,
+        digitalHumanJoinTimeoutS: D.digitalHuman,
+        maxDurationS: D.maxDuration,
+        departureTimeoutS: D.departure,
+        redispatchS: D.redispatch,
+        retentionS: D.retention,
+      },
+      graceMs: D.transcriptGrace * 1000,
+      eventRetainMs: 86_400_000,
+      now: () => new Date(clock.now),
+    });
+    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts), {
       intervalMs: 1000,
       leaseMs: 30_000,
       batch: 100,
@@ -712,6 +742,17 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     await expectAccountAgrees(model, real);
   }
 
+  /** After a sequence: an ended session's transcript was announced exactly once; an open one's never. */
+  async function transcriptReadyOnce(real: Real, model: Model): Promise<void> {
+    if (model.terminal) {
+      real.clock.now += (D.transcriptGrace + 1) * 1000;
+      await real.sweeper.sweep();
+      await real.sweeper.sweep();
+    }
+    await drainEvents(real);
+    expect(real.delivered.filter((e) => e.type === "session.transcript_ready")).toHaveLength(model.terminal ? 1 : 0);
+  }
+
   /**
    * After a sequence: a terminal session has no timer left at all; nothing of it stays in the shared
    * timer sets (it expires with its retention by itself).
@@ -727,6 +768,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     await fc.asyncModelRun(() => ({ model: model(), real: real() }), cmds);
     await eventuallyNoRoom(real(), model());
     await accountAgrees(real(), model());
+    await transcriptReadyOnce(real(), model());
     await noTimersLeft(real(), model());
   });
 

@@ -143,6 +143,8 @@ export interface IdempotentCreates {
 /** Stored sessions: read, compare-and-set, listed, counted. */
 export interface SessionRecords {
   getSession(accountId: string, sessionId: string): Promise<SessionRecord | undefined>;
+  /** The session whichever account it is: for callers that prove the session itself (its digital human's token). */
+  findSession(sessionId: string): Promise<SessionRecord | undefined>;
   /**
    * The session, for a change, with its ending mark and whether the LiveKit event `livekitEventId` (if
    * given) has already changed it, in one read.
@@ -180,6 +182,8 @@ export interface SessionRecords {
 export interface UsageCounters {
   /** The account's usage counters (field -> count) of each day asked for, in that order. */
   usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]>;
+  /** Adds to the account's counters of a day, apart from any change of a session (transcript segments). */
+  countUsage(accountId: string, increment: UsageIncrement): Promise<void>;
 }
 
 /** Session timers, fired once across replicas: each due timer is claimed by one replica with a lease. */

@@ -65,8 +65,11 @@ export const LIFECYCLE_TIMERS = [
  * replica gone) is tried again, by any replica, until it succeeds. It survives `cancel_timers`.
  */
 export type ObligationTimer = LifecycleTimer | "room_deletion";
-/** What the store's timers can hold: the machine's own; an ended session expires without one. */
-export type TimerKind = ObligationTimer;
+/**
+ * What the store's timers can hold: the machine's own, and `transcript_ready`, set when a session ends
+ * for the end of its transcript's grace period, which the transcripts fire (not the machine).
+ */
+export type TimerKind = ObligationTimer | "transcript_ready";
 
 export type Effect =
   /** Delete the LiveKit room, disconnecting whoever is in it. */

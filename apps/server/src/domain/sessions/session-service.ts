@@ -72,6 +72,9 @@ export class SessionService {
 
   /** A timer is due (the sweeper): an event of the machine. */
   async onTimer(due: DueTimer): Promise<void> {
+    const { timer } = due;
+    // The transcripts fire their own timer (compose.ts routes it); the machine never sees it.
+    if (timer === "transcript_ready") throw new Error("transcript_ready is not a timer of the session machine");
     // A trace of its own, linked to the change that scheduled the timer (stored with the session).
     await this.context.tracing.span(
       "session.timer",
@@ -79,7 +82,7 @@ export class SessionService {
       (span) =>
         this.transitions.apply(due.accountId, due.sessionId, (read) => {
           span.link(read.record.trace_parent);
-          return { type: due.timer };
+          return { type: timer };
         }),
       { root: true },
     );

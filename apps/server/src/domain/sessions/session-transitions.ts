@@ -76,7 +76,14 @@ export class SessionTransitions {
   ): Promise<SessionRecord | undefined> {
     const { store, settings, tracing } = this.context;
     const traceparent = tracing.traceparent();
-    const { timers, rest } = timerChangesFirst(effects, TERMINAL.has(changed.status));
+    const ends = TERMINAL.has(changed.status) && !TERMINAL.has(current.record.status);
+    const netted = timerChangesFirst(effects, TERMINAL.has(changed.status));
+    const { rest } = netted;
+    // An end is when its transcript may be complete: at once if the digital human said `final` before,
+    // else once the grace period is over, when the timer fires again (transcript-service.ts).
+    const timers = ends
+      ? { ...netted.timers, schedule: [...netted.timers.schedule, { timer: "transcript_ready" as const, atMs: now.getTime() }] }
+      : netted.timers;
     // The timers this change sets fire later in a trace of their own, linked to this one.
     const schedules = timers.schedule.length > 0 || rest.some((effect) => effect.type === "schedule");
     const record = traceparent !== undefined && schedules ? { ...changed, trace_parent: traceparent } : changed;

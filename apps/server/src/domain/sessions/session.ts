@@ -31,6 +31,8 @@ export interface SessionRecord {
    * timer that fires later is linked to the request or event that set it. Never shown to callers.
    */
   trace_parent?: string;
+  /** When the session's `session.transcript_ready` event was queued (once); never shown to callers. */
+  transcript_ready_at?: string;
 }
 
 /** completed, cancelled and failed are terminal (and absorbing); created and active can be joined. */

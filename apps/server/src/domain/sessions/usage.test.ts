@@ -42,8 +42,8 @@ describe("the usage report", () => {
   it("lists every day of the range, oldest first, and adds up the totals", () => {
     expect(daysBetween("2026-02-27", "2026-03-02")).toEqual(["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"]);
     const report = usageReport("2026-11-21", "2026-11-22", [
-      { created: "2", "ended:completed": "1", "reason:user_ended": "1", active_seconds: "40" },
-      { created: "1", "ended:failed": "1", "reason:digital_human_lost": "1", active_seconds: "7" },
+      { created: "2", "ended:completed": "1", "reason:user_ended": "1", active_seconds: "40", transcript_segments: "12" },
+      { created: "1", "ended:failed": "1", "reason:digital_human_lost": "1", active_seconds: "7", transcript_characters: "300" },
     ]);
     expect(report.days.map((d) => d.date)).toEqual(["2026-11-21", "2026-11-22"]);
     expect(report.totals).toEqual({
@@ -51,9 +51,11 @@ describe("the usage report", () => {
       sessions_ended: { completed: 1, cancelled: 0, failed: 1 },
       end_reasons: { user_ended: 1, digital_human_lost: 1 },
       active_seconds: 47,
+      transcript_segments: 12,
+      transcript_characters: 300,
     });
     expect(report.days[0]?.usage).toEqual(
-      countsOf({ created: "2", "ended:completed": "1", "reason:user_ended": "1", active_seconds: "40" }),
+      countsOf({ created: "2", "ended:completed": "1", "reason:user_ended": "1", active_seconds: "40", transcript_segments: "12" }),
     );
   });
 });

@@ -7,7 +7,10 @@ import type { Usage, UsageCounts } from "@dhs/contract";
 import { type SessionRecord, TERMINAL } from "./session.js";
 import { activeSeconds } from "./session-events.js";
 
-/** Counter fields: `created`, `ended:<status>`, `reason:<end reason>`, `active_seconds`. */
+/**
+ * Counter fields: `created`, `ended:<status>`, `reason:<end reason>`, `active_seconds`, and the
+ * transcripts' `transcript_segments` and `transcript_characters`.
+ */
 export interface UsageIncrement {
   day: string;
   fields: [field: string, by: number][];
@@ -39,7 +42,14 @@ export function daysBetween(from: string, to: string): string[] {
 }
 
 export function emptyCounts(): UsageCounts {
-  return { sessions_created: 0, sessions_ended: { completed: 0, cancelled: 0, failed: 0 }, end_reasons: {}, active_seconds: 0 };
+  return {
+    sessions_created: 0,
+    sessions_ended: { completed: 0, cancelled: 0, failed: 0 },
+    end_reasons: {},
+    active_seconds: 0,
+    transcript_segments: 0,
+    transcript_characters: 0,
+  };
 }
 
 /** The stored counters of one day (field -> count) as the contract shows them. */
@@ -49,6 +59,8 @@ export function countsOf(stored: Record<string, string>): UsageCounts {
     const n = Number(raw);
     if (field === "created") counts.sessions_created = n;
     else if (field === "active_seconds") counts.active_seconds = n;
+    else if (field === "transcript_segments") counts.transcript_segments = n;
+    else if (field === "transcript_characters") counts.transcript_characters = n;
     else if (field.startsWith("ended:")) {
       const status = field.slice(6) as keyof UsageCounts["sessions_ended"];
       if (status in counts.sessions_ended) counts.sessions_ended[status] = n;
@@ -60,6 +72,8 @@ export function countsOf(stored: Record<string, string>): UsageCounts {
 export function add(total: UsageCounts, day: UsageCounts): void {
   total.sessions_created += day.sessions_created;
   total.active_seconds += day.active_seconds;
+  total.transcript_segments += day.transcript_segments;
+  total.transcript_characters += day.transcript_characters;
   for (const status of ["completed", "cancelled", "failed"] as const) total.sessions_ended[status] += day.sessions_ended[status];
   for (const [reason, n] of Object.entries(day.end_reasons)) total.end_reasons[reason] = (total.end_reasons[reason] ?? 0) + n;
 }

@@ -170,6 +170,11 @@ export class MemorySessionStore implements SessionStore {
     return stored === undefined ? undefined : (JSON.parse(stored.json) as SessionRecord);
   }
 
+  async findSession(sessionId: string): Promise<SessionRecord | undefined> {
+    const accountId = this.sessions.get(sessionId)?.accountId;
+    return accountId === undefined ? undefined : this.getSession(accountId, sessionId);
+  }
+
   async readForChange(accountId: string, sessionId: string, livekitEventId?: string): Promise<SessionSnapshot | undefined> {
     const stored = this.stored(accountId, sessionId);
     if (stored === undefined) return undefined;
@@ -203,6 +208,10 @@ export class MemorySessionStore implements SessionStore {
 
   async openSessions(accountId: string): Promise<number> {
     return this.open(this.account(accountId));
+  }
+
+  async countUsage(accountId: string, increment: UsageIncrement): Promise<void> {
+    this.count(this.account(accountId), increment);
   }
 
   async usage(accountId: string, days: readonly string[]): Promise<Record<string, string>[]> {

@@ -114,6 +114,13 @@ export function keyspace(prefix = "dhs") {
     ended: (accountId: string, shardIndex: number, day: string) => `${prefix}:{${SHARD_TAGS[shardIndex]}}:ended:${accountId}:${day}`,
     /** The session timers of one shard by due time; members are `account|session|timer`. */
     timers: (shardIndex: number) => `${prefix}:timers:{${SHARD_TAGS[shardIndex]}}`,
+    /**
+     * A session's transcript (a hash): each segment's JSON under its id, and the transcript's own state
+     * under `!n` (segments), `!final` and `!deleted` (ms), which no segment id can be.
+     */
+    transcript: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:transcript:${sessionId}`,
+    /** The transcript's segment ids by start time (ms): its spoken order, ties by id. */
+    transcriptOrder: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:transcript-order:${sessionId}`,
     /** The id of a LiveKit event that reached the session (expires after LIVEKIT_WEBHOOK_DEDUPE_S). */
     livekitEvent: (sessionId: string, eventId: string) => `${prefix}:{${shard(sessionId)}}:livekit-event:${sessionId}:${eventId}`,
     /** A lease on work one replica at a time does (its holder, with a TTL). */

@@ -284,6 +284,13 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
+  findSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return guard(async () => {
+      const json = await this.redis.get(this.keys.session(sessionId));
+      return json === null ? undefined : decodeSession(json, sessionId);
+    });
+  }
+
   /**
    * One round trip: the session with its ending mark and the LiveKit event's mark (one MGET in its shard)
    * and, beside it, the account's webhook routes, which a change that causes events records them by.
@@ -442,6 +449,15 @@ export class RedisSessionStore implements SessionStore {
     return guard(async () => Promise.all(days.map((day) => this.redis.hgetall(this.keys.usage(accountId, day)))));
   }
 
+  countUsage(accountId: string, increment: UsageIncrement): Promise<void> {
+    const key = this.keys.usage(accountId, increment.day);
+    return guard(async () => {
+      const multi = this.redis.multi();
+      for (const [field, by] of increment.fields) multi.hincrby(key, field, by);
+      await multi.pexpire(key, USAGE_TTL_MS).exec();
+    });
+  }
+
   private eventKeys(accountId: string, sessionId: string, routes: Readonly<Record<string, string>>, events: readonly OutboundEvent[]) {
     const k = this.keys;
     const shard = shardOf(sessionId);
@@ -576,7 +592,7 @@ export class RedisSessionStore implements SessionStore {
   /** One ZMSCORE of the session's possible timers in its shard's set. */
   sessionTimers(accountId: string, sessionId: string): Promise<ScheduledTimer[]> {
     return guard(async () => {
-      const kinds: TimerKind[] = [...LIFECYCLE_TIMERS, "room_deletion"];
+      const kinds: TimerKind[] = [...LIFECYCLE_TIMERS, "room_deletion", "transcript_ready"];
       const scores = await this.redis.zmscore(
         this.keys.timers(shardOf(sessionId)),
         ...kinds.map((timer) => timerMember(accountId, sessionId, timer)),

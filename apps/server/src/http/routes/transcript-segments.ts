@@ -1,0 +1,81 @@
+/**
+ * POST /v1/sessions/{session_id}/transcript/segments (appendTranscriptSegments): the digital human's
+ * segments. Under /v1 and in the contract like every operation, but answered ahead of the API-key
+ * pipeline: its caller holds no API key but a LiveKit token bound to the session's room
+ * (livekit/digital-human-token.ts), checked before the body is read (401, and the connection learns
+ * nothing else), then the session's rate limit, the contract's match and validation, and the call.
+ */
+import type { TranscriptSegmentsAppend } from "@dhs/contract";
+import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
+import type { RateLimiter } from "../../domain/accounts/rate-limiter.js";
+import { AppError } from "../../domain/app-error.js";
+import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
+import { type DigitalHumanTokens, InvalidDigitalHumanTokenError } from "../../livekit/digital-human-token.js";
+import type { ContractValidator } from "../contract-validator.js";
+import { takesBody } from "../contract-validator.js";
+import { pipeline } from "../pipeline.js";
+import { rateLimit } from "../rate-limit.js";
+import { jsonBody } from "../request-guards.js";
+import { setRefusalReason } from "../request-logger.js";
+import { exactRouter } from "./exact-router.js";
+
+// Matched without a route parameter: the contract's match reads (and decodes) the session id, so a
+// malformed one is answered as everywhere else in /v1, never by Express's own parameter decoding.
+const TRANSCRIPT_SEGMENTS_PATH = /^\/v1\/sessions\/[^/]+\/transcript\/segments$/;
+
+export function transcriptSegmentRoutes(deps: {
+  transcripts: TranscriptService;
+  tokens: DigitalHumanTokens;
+  validator: ContractValidator;
+  /** Each session's digital human is limited as an API key is ("/" is in no key id, so no bucket is shared). */
+  rateLimiter: RateLimiter | undefined;
+  maxBodyBytes: number;
+}): Router {
+  const router = exactRouter();
+  const refuse = (res: Response, next: NextFunction, reason: string) => {
+    setRefusalReason(res, reason);
+    next(
+      new AppError(
+        "unauthorized",
+        "Missing or invalid digital human token. Send `Authorization: Bearer <LiveKit access token with an agent grant for the session's room>`.",
+        { headers: { "WWW-Authenticate": 'Bearer realm="dhs-digital-human"' } },
+      ),
+    );
+  };
+  const authenticate: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
+    res.setHeader("Cache-Control", "no-store");
+    try {
+      res.locals.transcriptSession = await deps.tokens.sessionOf(req.get("Authorization"));
+      next();
+    } catch (error) {
+      if (!(error instanceof InvalidDigitalHumanTokenError)) throw error;
+      refuse(res, next, error.message);
+    }
+  };
+  // The token is for one room: another session's path is not this token's to write (checked once the
+  // contract matched the path, before the body is read).
+  const ownSession: RequestHandler = (req, res, next) => {
+    if (String(req.params.session_id).toLowerCase() !== res.locals.transcriptSession) {
+      return refuse(res, next, "the token is for another session's room");
+    }
+    next();
+  };
+  const append: RequestHandler = async (req, res) => {
+    res.locals.operationId = "appendTranscriptSegments";
+    res.locals.route = "/v1/sessions/{session_id}/transcript/segments";
+    res.json(await deps.transcripts.append(res.locals.transcriptSession as string, req.body as TranscriptSegmentsAppend));
+  };
+  router.post(
+    TRANSCRIPT_SEGMENTS_PATH,
+    pipeline([
+      authenticate,
+      ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter, (res) => `session/${res.locals.transcriptSession as string}`)] : []),
+      ...deps.validator.match,
+      ownSession,
+      jsonBody(deps.maxBodyBytes, takesBody),
+      ...deps.validator.validate,
+      append,
+    ]),
+  );
+  return router;
+}

@@ -1,0 +1,303 @@
+/**
+ * Transcripts: the digital human posts segments with a LiveKit token bound to its session's room; API
+ * keys read and delete them with the session's isolation and scopes; `session.transcript_ready` is sent
+ * once, when the session has ended and the transcript is complete.
+ */
+import { AccessToken } from "livekit-server-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectApiError, KEYS, LIVEKIT, newSession, until, useHarness } from "../support/harness.js";
+import { WebhookReceiver } from "../support/webhook-receiver.js";
+
+const GRACE_S = 2;
+const h = useHarness({ TRANSCRIPT_GRACE_S: String(GRACE_S), SWEEP_INTERVAL_MS: "100", TEST_MAX_OPEN_SESSIONS: "100" });
+
+type Segment = { id: string; speaker: "participant" | "digital_human"; text: string; started_at: string; ended_at: string };
+
+const T0 = Date.parse("2026-11-22T09:27:41.000Z");
+function segment(id: string, startS: number, text = `line ${id}`, speaker: Segment["speaker"] = "digital_human"): Segment {
+  return {
+    id,
+    speaker,
+    text,
+    started_at: new Date(T0 + startS * 1000).toISOString(),
+    ended_at: new Date(T0 + startS * 1000 + 900).toISOString(),
+  };
+}
+
+/** A token as the digital human's worker mints it: an agent's grant for the session's room. */
+async function workerToken(
+  roomName: string,
+  options: { agent?: boolean; secret?: string; ttl?: number | string; apiKey?: string } = {},
+): Promise<string> {
+  const token = new AccessToken(options.apiKey ?? LIVEKIT.apiKey, options.secret ?? LIVEKIT.apiSecret, {
+    identity: "dh-worker",
+    ttl: options.ttl ?? 300,
+  });
+  token.addGrant({ room: roomName, roomJoin: true, ...(options.agent === false ? {} : { agent: true }) });
+  return token.toJwt();
+}
+
+async function post(session: { id: string; room_name: string }, body: unknown, authorization?: string | null): Promise<Response> {
+  const auth = authorization === undefined ? `Bearer ${await workerToken(session.room_name)}` : authorization;
+  return fetch(`${h.url}/v1/sessions/${session.id}/transcript/segments`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...(auth === null ? {} : { Authorization: auth }) },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+const read = async (id: string, query = "", key: string = KEYS.a) => h.request("GET", `/v1/sessions/${id}/transcript${query}`, { key });
+
+describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's token", () => {
+  it("stores the segments, and GET answers them in spoken order with the transcript in progress", async () => {
+    const session = await newSession(h);
+    const res = await post(session, { segments: [segment("p-1", 5, "what are your hours", "participant"), segment("dh-1", 0)] });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual({ accepted: 2, duplicates: 0, segment_count: 2 });
+    const transcript = await (await read(session.id)).json();
+    expect(transcript).toEqual({
+      session_id: session.id,
+      status: "in_progress",
+      segment_count: 2,
+      segments: [segment("dh-1", 0), segment("p-1", 5, "what are your hours", "participant")],
+      next_cursor: null,
+      deleted_at: null,
+    });
+  });
+
+  it("stores a retried post once: its segments count as duplicates, their first text stays", async () => {
+    const session = await newSession(h);
+    await post(session, { segments: [segment("dh-1", 0, "first")] });
+    const retried = await post(session, { segments: [segment("dh-1", 0, "changed"), segment("dh-2", 3)] });
+    expect(await retried.json()).toEqual({ accepted: 1, duplicates: 1, segment_count: 2 });
+    const { segments } = await (await read(session.id)).json();
+    expect(segments.map((s: Segment) => s.text)).toEqual(["first", "line dh-2"]);
+  });
+
+  it("answers 401 without a token, with an API key, a participant's token, another room's, another secret's, an expired one or another algorithm's, and stores nothing", async () => {
+    const session = await newSession(h);
+    const other = await newSession(h);
+    const body = { segments: [segment("x-1", 0)] };
+    const hs512 = new AccessToken(LIVEKIT.apiKey, LIVEKIT.apiSecret, { identity: "dh", ttl: 300 });
+    hs512.addGrant({ room: session.room_name, agent: true });
+    const refused = [
+      null,
+      `Bearer ${KEYS.a}`,
+      `Bearer ${await workerToken(session.room_name, { agent: false })}`,
+      `Bearer ${await workerToken(other.room_name)}`,
+      `Bearer ${await workerToken(session.room_name, { secret: "another-secret-of-the-same-length" })}`,
+      `Bearer ${await workerToken(session.room_name, { apiKey: "another-api-key" })}`,
+      `Bearer ${await workerToken(session.room_name, { ttl: -60 })}`,
+      `Bearer ${await new AccessToken(LIVEKIT.apiKey, LIVEKIT.apiSecret, { identity: "dh", ttl: 300 }).toJwt()}`,
+      `Bearer ${(await hs512.toJwt()).replace(/^[^.]+/, Buffer.from('{"alg":"none","typ":"JWT"}').toString("base64url"))}`,
+    ];
+    for (const authorization of refused) {
+      const res = await post(session, body, authorization);
+      const error = await expectApiError(res, 401, "unauthorized");
+      expect(error.detail).toMatch(/digital human token/);
+    }
+    expect((await (await read(session.id)).json()).segment_count).toBe(0);
+  });
+
+  it("answers 404 for a session that does not exist, with a token for its room", async () => {
+    const id = crypto.randomUUID();
+    await expectApiError(await post({ id, room_name: `dhs-${id}` }, { segments: [segment("a", 0)] }), 404, "not_found");
+  });
+
+  it("answers 422 for a segment too long, too many segments, one ending before it started, an id posted twice, or unknown fields", async () => {
+    const session = await newSession(h);
+    const cases: [unknown, string][] = [
+      [{ segments: [segment("a", 0, "x".repeat(2001))] }, "segments.0.text"],
+      [{ segments: Array.from({ length: 51 }, (_, i) => segment(`s${i}`, i)) }, "segments"],
+      [{ segments: [{ ...segment("a", 5), ended_at: segment("a", 0).started_at }] }, "segments.0.ended_at"],
+      [{ segments: [segment("a", 0), segment("a", 1)] }, "segments.1.id"],
+      [{ segments: [segment("a", 0)], extra: true }, "extra"],
+      [{ segments: [{ ...segment("a", 0), speaker: "narrator" }] }, "segments.0.speaker"],
+      [{ segments: [segment("a", 0, "   ")] }, "segments.0.text"],
+    ];
+    for (const [body, path] of cases) {
+      const error = await expectApiError(await post(session, body), 422, "validation_failed");
+      expect(JSON.stringify(error.detail), JSON.stringify(body).slice(0, 80)).toContain(path);
+    }
+    expect((await (await read(session.id)).json()).segment_count).toBe(0);
+  });
+
+  it("answers 413 for a body over 64 KiB", async () => {
+    const session = await newSession(h);
+    const body = JSON.stringify({ segments: [segment("a", 0)], pad: "x".repeat(70_000) });
+    await expectApiError(await post(session, body), 413, "payload_too_large");
+  });
+
+  it("answers 409 transcript_limit_reached for the post that would pass 1 000 segments, and stores none of it", async () => {
+    const session = await newSession(h);
+    for (let batch = 0; batch < 20; batch++) {
+      const segments = Array.from({ length: 50 }, (_, i) => segment(`s${batch * 50 + i}`, batch * 50 + i - 1, "ok"));
+      if (batch === 19) segments.pop();
+      expect((await post(session, { segments })).status).toBe(200);
+    }
+    const error = await expectApiError(
+      await post(session, { segments: [segment("y", 2000), segment("z", 2001)] }),
+      409,
+      "transcript_limit_reached",
+    );
+    expect(error.detail).toEqual({ limit: 1000, segment_count: 999, posted: 2 });
+    expect(await (await post(session, { segments: [segment("y", 2000)] })).json()).toMatchObject({ accepted: 1, segment_count: 1000 });
+    // A page of 500, then the rest: 1 000 in spoken order, each once.
+    const first = await (await read(session.id, "?limit=500")).json();
+    const second = await (await read(session.id, `?limit=500&cursor=${first.next_cursor}`)).json();
+    expect(second.next_cursor).toBeNull();
+    const ids = [...first.segments, ...second.segments].map((s: Segment) => s.id);
+    expect(new Set(ids).size).toBe(1000);
+    expect(ids[0]).toBe("s0");
+    expect(ids.at(-1)).toBe("y");
+  });
+});
+
+describe("GET /v1/sessions/{id}/transcript", () => {
+  it("pages in spoken order with limit and next_cursor, ties by id", async () => {
+    const session = await newSession(h);
+    await post(session, { segments: [segment("b", 1), segment("a", 1), segment("c", 0), segment("d", 2)] });
+    const pages: string[][] = [];
+    let cursor = "";
+    for (;;) {
+      const page = await (await read(session.id, `?limit=3${cursor}`)).json();
+      pages.push(page.segments.map((s: Segment) => s.id));
+      if (page.next_cursor === null) break;
+      cursor = `&cursor=${page.next_cursor}`;
+    }
+    expect(pages).toEqual([["c", "a", "b"], ["d"]]);
+  });
+
+  it("answers 422 for a cursor it did not issue, or a limit out of range", async () => {
+    const session = await newSession(h);
+    await expectApiError(await read(session.id, "?cursor=bm90LWEtY3Vyc29y"), 422, "validation_failed");
+    await expectApiError(await read(session.id, "?limit=501"), 422, "validation_failed");
+    await expectApiError(await read(session.id, "?limit=0"), 422, "validation_failed");
+  });
+
+  it("is another account's, or the other mode's, like an unknown session: 404; a write-only key gets 403", async () => {
+    const session = await newSession(h);
+    await post(session, { segments: [segment("a", 0)] });
+    await expectApiError(await read(session.id, "", KEYS.b), 404, "not_found");
+    await expectApiError(await read(session.id, "", KEYS.aTest), 404, "not_found");
+    await expectApiError(await h.request("DELETE", `/v1/sessions/${session.id}/transcript`, { key: KEYS.b }), 404, "not_found");
+    await expectApiError(await read(session.id, "", KEYS.aWrite), 403, "forbidden");
+    await expectApiError(await h.request("DELETE", `/v1/sessions/${session.id}/transcript`, { key: KEYS.aRead }), 403, "forbidden");
+    await expectApiError(await read(crypto.randomUUID()), 404, "not_found");
+    expect((await read(session.id, "", KEYS.aRead)).status).toBe(200);
+  });
+});
+
+describe("DELETE /v1/sessions/{id}/transcript", () => {
+  it("erases every segment at once, answers deleted, refuses later segments, and is safe to repeat", async () => {
+    const session = await newSession(h);
+    await post(session, { segments: [segment("a", 0), segment("b", 1)] });
+    const res = await h.request("DELETE", `/v1/sessions/${session.id}/transcript`, { key: KEYS.aWrite });
+    expect(res.status).toBe(200);
+    const deleted = await res.json();
+    expect(deleted).toMatchObject({ session_id: session.id, status: "deleted", segment_count: 0, segments: [], next_cursor: null });
+    expect(Date.parse(deleted.deleted_at)).toBeGreaterThan(Date.now() - 10_000);
+    expect(await (await read(session.id)).json()).toEqual(deleted);
+    await expectApiError(await post(session, { segments: [segment("a", 0)] }), 409, "transcript_closed");
+    await expectApiError(await post(session, { segments: [], final: true }), 409, "transcript_closed");
+    expect(await (await h.request("DELETE", `/v1/sessions/${session.id}/transcript`)).json()).toEqual(deleted);
+    // The session itself stays.
+    expect((await h.session(session.id)).id).toBe(session.id);
+  });
+});
+
+describe("the transcript's end", () => {
+  const receiver = new WebhookReceiver();
+  let endpointId = "";
+  beforeAll(async () => {
+    await receiver.start();
+    const endpoint = (await (
+      await h.request("POST", "/v1/webhook-endpoints", {
+        key: KEYS.aHooks,
+        body: { url: receiver.url, event_types: ["session.transcript_ready"] },
+      })
+    ).json()) as { id: string; secret: string };
+    endpointId = endpoint.id;
+    receiver.secrets = [endpoint.secret];
+  });
+  afterAll(async () => {
+    await h.request("DELETE", `/v1/webhook-endpoints/${endpointId}`, { key: KEYS.aHooks });
+    await receiver.stop();
+  });
+  const readyFor = (id: string) => receiver.received.filter((r) => r.type === "session.transcript_ready" && r.body.data?.session_id === id);
+
+  it("after the end, `final` completes it at once: one session.transcript_ready with the count; new segments are refused, a retried one is not", async () => {
+    const session = await newSession(h);
+    await post(session, { segments: [segment("a", 0), segment("b", 1)] });
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    expect((await (await read(session.id)).json()).status).toBe("in_progress");
+    expect((await post(session, { segments: [segment("c", 2)], final: true })).status).toBe(200);
+    expect((await (await read(session.id)).json()).status).toBe("complete");
+    const [event] = await until(() => (readyFor(session.id).length > 0 ? readyFor(session.id) : undefined));
+    expect(event?.body).toMatchObject({
+      type: "session.transcript_ready",
+      mode: "live",
+      data: { session_id: session.id, segment_count: 3 },
+    });
+    await expectApiError(await post(session, { segments: [segment("d", 3)] }), 409, "transcript_closed");
+    expect(await (await post(session, { segments: [segment("c", 2)], final: true })).json()).toEqual({
+      accepted: 0,
+      duplicates: 1,
+      segment_count: 3,
+    });
+    // The grace timer that follows finds the event sent: still one.
+    await new Promise((resolve) => setTimeout(resolve, GRACE_S * 1000 + 500));
+    expect(readyFor(session.id)).toHaveLength(1);
+  });
+
+  it("`final` before the end completes it at the end, and the event follows at once", async () => {
+    const session = await newSession(h);
+    await post(session, { segments: [segment("a", 0)], final: true });
+    expect((await (await read(session.id)).json()).status).toBe("in_progress");
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    expect((await (await read(session.id)).json()).status).toBe("complete");
+    const [event] = await until(() => (readyFor(session.id).length === 1 ? readyFor(session.id) : undefined), {
+      timeoutMs: (GRACE_S + 5) * 1000,
+    });
+    // Sent for the end itself, not for the grace period's end that followed it.
+    const { ended_at } = await h.session(session.id);
+    expect(Date.parse(event?.body.timestamp) - Date.parse(ended_at)).toBeLessThan(GRACE_S * 1000);
+  });
+
+  it("without `final`, it is complete once the grace after the end passed; segments are taken until then", async () => {
+    const session = await newSession(h);
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    expect((await post(session, { segments: [segment("late", 0)] })).status).toBe(200);
+    await until(() => readyFor(session.id).length === 1, { timeoutMs: (GRACE_S + 5) * 1000 });
+    expect(readyFor(session.id)[0]?.body.data).toEqual({ session_id: session.id, segment_count: 1 });
+    expect((await (await read(session.id)).json()).status).toBe("complete");
+    await expectApiError(await post(session, { segments: [segment("later", 1)] }), 409, "transcript_closed");
+  });
+
+  it("a transcript deleted before it was complete sends no session.transcript_ready", async () => {
+    const session = await newSession(h);
+    await post(session, { segments: [segment("a", 0)] });
+    await h.request("DELETE", `/v1/sessions/${session.id}/transcript`);
+    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await new Promise((resolve) => setTimeout(resolve, GRACE_S * 1000 + 1000));
+    expect(readyFor(session.id)).toHaveLength(0);
+    expect((await (await read(session.id)).json()).status).toBe("deleted");
+  });
+});
+
+describe("usage", () => {
+  it("counts the segments stored today and their characters in code points, duplicates not counted, test mode apart", async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const usage = async (key: string) =>
+      (await (await h.request("GET", `/v1/usage?from=${day}&to=${day}`, { key })).json()).totals as Record<string, number>;
+    const before = await usage(KEYS.a);
+    const beforeTest = await usage(KEYS.aTest);
+    const session = await newSession(h);
+    await post(session, { segments: [segment("a", 0, "héllo 👋"), segment("b", 1, "abc")] });
+    await post(session, { segments: [segment("a", 0, "héllo 👋")] });
+    const after = await usage(KEYS.a);
+    expect((after.transcript_segments ?? 0) - (before.transcript_segments ?? 0)).toBe(2);
+    expect((after.transcript_characters ?? 0) - (before.transcript_characters ?? 0)).toBe(10);
+    expect(await usage(KEYS.aTest)).toEqual(beforeTest);
+  });
+});
