@@ -7,7 +7,8 @@
  * (Transcriber) are each behind an interface; this file only wires them to the room. The ears load while
  * the process waits for a job; the voice is the worker's (voice-server.ts), shared by its jobs. What
  * either side says is published as a live caption (captions.ts): its own lines verbatim as they start to
- * be heard, the participant's turns as the transcriber heard them.
+ * be heard, the participant's turns as the transcriber heard them; and, where the service's address is
+ * known (DHS_API_URL), posted to the session's transcript (transcript-poster.ts) as well.
  */
 import { defineAgent, type JobContext, type JobProcess, log } from "@livekit/agents";
 import {
@@ -36,6 +37,7 @@ import { RemoteVoice } from "./remote-voice.js";
 import { SileroListener } from "./silero-listener.js";
 import { SAMPLE_RATE, Speaker } from "./speaker.js";
 import type { Transcriber } from "./transcriber.js";
+import { TranscriptPoster } from "./transcript-poster.js";
 import type { Speech, Voice } from "./voice.js";
 
 const FPS = 15;
@@ -117,9 +119,24 @@ export default defineAgent({
     };
     // The line as it starts to be heard: tests match it against the audio the browser receives, and the
     // page shows it as the digital human's caption.
-    const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text) => {
+    // The service's copy of what was said; none where the worker does not know the service (worker.ts).
+    const serviceUrl = process.env.DHS_API_URL;
+    const transcript =
+      serviceUrl === undefined || serviceUrl === "" || job.sessionId === undefined
+        ? undefined
+        : new TranscriptPoster({
+            serviceUrl: serviceUrl.replace(/\/+$/, ""),
+            sessionId: job.sessionId,
+            roomName: ctx.job.room?.name ?? `dhs-${job.sessionId}`,
+            apiKey: process.env.LIVEKIT_API_KEY ?? "",
+            apiSecret: process.env.LIVEKIT_API_SECRET ?? "",
+            onError: (message) => logger.warn(message),
+          });
+    const speaker = new Speaker(audioSource, AUDIO_QUEUE_MS / 20, (text, durationS) => {
       logger.info({ text }, "saying");
       caption(ctx.room.localParticipant?.identity ?? "", voiceTrack.sid, text);
+      const startedAt = new Date();
+      transcript?.add({ speaker: "digital_human", text, startedAt, endedAt: new Date(startedAt.getTime() + durationS * 1000) });
     });
     const started = performance.now();
     const drawFrame = (mouth: number) =>
@@ -225,12 +242,15 @@ export default defineAgent({
           speechStarted: () => logger.debug("participant started speaking"),
           speechEnded: (durationS, speech) => {
             logger.info({ duration_s: durationS }, "participant stopped speaking");
+            const endedAt = new Date();
+            const startedAt = new Date(endedAt.getTime() - durationS * 1000);
             transcriber
               ?.transcribe(speech)
               .then((text) => {
                 if (text === "") return;
                 logger.info({ text }, "participant said");
                 caption(p.identity, track.sid, text);
+                transcript?.add({ speaker: "participant", text, startedAt, endedAt });
               })
               .catch((error: unknown) => logger.warn({ error: String(error) }, "could not transcribe a turn"));
             if (speaker.speaking) return;
@@ -248,6 +268,8 @@ export default defineAgent({
       for (const stopOne of stopListening) stopOne();
       speaker.stop();
       await speaking.catch(() => undefined);
+      // A turn still being transcribed is lost with the job; what was said before it is sent, then `final`.
+      await transcript?.finish();
     };
     ctx.addShutdownCallback(stop);
     await new Promise<void>((resolve) => ctx.room.once(RoomEvent.Disconnected, () => resolve()));

@@ -40,12 +40,13 @@ export class Speaker {
   /**
    * @param latencyFrames frames the sink holds before they are heard (an AudioSource's queue), so the
    *   mouth opens when the sound is heard, not when it is queued
-   * @param onStart called as an utterance's first sound is sent: the agent logs what it says then
+   * @param onStart called as an utterance's first sound is sent, with how long it lasts: the agent logs
+   *   and captions what it says then, and puts it in the transcript
    */
   constructor(
     private readonly sink: AudioSink,
     private readonly latencyFrames = 5,
-    private readonly onStart: (text: string) => void = () => undefined,
+    private readonly onStart: (text: string, durationS: number) => void = () => undefined,
   ) {}
 
   /** Whether an utterance is playing or waiting to. */
@@ -110,7 +111,7 @@ export class Speaker {
     this.tail = this.latencyFrames + 10;
     if (!utterance.started) {
       utterance.started = true;
-      this.onStart(utterance.text);
+      this.onStart(utterance.text, utterance.samples.length / SAMPLE_RATE);
     }
     const frame = new Int16Array(FRAME_SAMPLES);
     frame.set(utterance.samples.subarray(utterance.offset, utterance.offset + FRAME_SAMPLES));

@@ -2,7 +2,8 @@
  * The agent worker: registers with LiveKit once for each agent name in the digital human catalog
  * (DIGITAL_HUMANS_FILE, the server's default catalog otherwise), so a session's explicit dispatch to
  * that name reaches it. LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET default to
- * `livekit-server --dev`'s, like the service's.
+ * `livekit-server --dev`'s, like the service's. DHS_API_URL, the service's address, is where its jobs
+ * post each session's transcript; without it they only caption.
  */
 import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -14,6 +15,11 @@ import { parseJobMetadata } from "./job.js";
 import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
 
 const env = process.env;
+// Set here, so the job processes, which inherit the environment, sign their transcript tokens alike.
+const apiKey = env.LIVEKIT_API_KEY ?? "devkey";
+const apiSecret = env.LIVEKIT_API_SECRET ?? "secret";
+env.LIVEKIT_API_KEY = apiKey;
+env.LIVEKIT_API_SECRET = apiSecret;
 const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
 const catalog = JSON.parse(readFileSync(catalogFile, "utf8")) as { digital_humans: { agent_name: string }[] };
 const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
@@ -54,8 +60,8 @@ const servers = agentNames.map((agentName, i) => {
       agent: fileURLToPath(new URL("./agent.js", import.meta.url)),
       agentName,
       wsURL: env.LIVEKIT_URL ?? "ws://localhost:7880",
-      apiKey: env.LIVEKIT_API_KEY ?? "devkey",
-      apiSecret: env.LIVEKIT_API_SECRET ?? "secret",
+      apiKey,
+      apiSecret,
       // Each worker serves its own health endpoint.
       host: httpHost,
       port: basePort + i,
@@ -86,6 +92,7 @@ process.stdout.write(`${JSON.stringify({ msg: "digital human worker starting", a
 const transcriber = PocketSphinxTranscriber.find();
 if ("missing" in transcriber)
   log().warn({ reason: transcriber.missing }, "no speech recognition: the participant's words are not transcribed");
+if (!env.DHS_API_URL) log().warn("DHS_API_URL is not set: transcripts are captioned in the room but not sent to the service");
 const stop = async () => {
   await Promise.allSettled(servers.map((server) => server.close()));
   hostCpu.stop();

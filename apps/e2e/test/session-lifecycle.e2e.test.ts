@@ -379,7 +379,28 @@ describe("live captions", () => {
       const shown = await page.locator("#captions p").allTextContents();
       expect(shown.some((line) => line.startsWith("Ava") && line.includes("Hello ada!"))).toBe(true);
       expect(shown.some((line) => line.startsWith("You"))).toBe(true);
+
+      // The same words in the service's transcript, posted by the digital human as they became final.
+      const stored = await until(
+        async () => {
+          const { data } = await api.getSessionTranscript(sessionId);
+          return data?.segments.some((s) => s.speaker === "participant") ? data : undefined;
+        },
+        { what: "the participant's words in the stored transcript", timeoutMs: 15_000 },
+      );
+      expect(stored.status).toBe("in_progress");
+      expect(stored.segments.find((s) => s.speaker === "digital_human")?.text).toBe("Hello ada!");
+      expect(heard.map((text) => text.trim())).toContain(stored.segments.find((s) => s.speaker === "participant")?.text);
       await api.endSession(sessionId);
+      // The digital human leaves with the room and says `final`: complete without waiting for the grace.
+      const complete = await until(
+        async () => {
+          const { data } = await api.getSessionTranscript(sessionId);
+          return data?.status === "complete" ? data : undefined;
+        },
+        { what: "the transcript complete", timeoutMs: 20_000 },
+      );
+      expect(complete.segment_count).toBeGreaterThanOrEqual(stored.segment_count);
     } finally {
       await speaking.close();
     }
@@ -422,8 +443,20 @@ describe("a customer's webhook receiver", () => {
       const ended = mine.find((r) => r.event.type === "session.ended")?.event.data as Record<string, unknown>;
       expect(ended).toMatchObject({ id: sessionId, status: "completed", end_reason: "user_ended" });
       expect(ended.duration_seconds).toEqual(expect.any(Number));
+      // Then the transcript, once the digital human said its last segment: the count, never the text.
+      const ready = await until(
+        () =>
+          received.find(
+            (r) => r.event.type === "session.transcript_ready" && (r.event.data as { session_id?: string }).session_id === sessionId,
+          ),
+        { timeoutMs: 30_000, what: "session.transcript_ready" },
+      );
+      const { data: transcript } = await api.getSessionTranscript(sessionId, { limit: 500 });
+      expect(transcript?.status).toBe("complete");
+      expect(ready.event.data).toEqual({ session_id: sessionId, segment_count: transcript?.segment_count });
+      expect(transcript?.segments.some((s) => s.speaker === "digital_human")).toBe(true);
       const { data: log } = await api.listWebhookDeliveries(endpoint?.id as string);
-      expect(log?.data.filter((d) => d.outcome === "succeeded").length).toBeGreaterThanOrEqual(4);
+      expect(log?.data.filter((d) => d.outcome === "succeeded").length).toBeGreaterThanOrEqual(5);
       await api.deleteWebhookEndpoint(endpoint?.id as string);
       await page.close();
     } finally {

@@ -58,6 +58,8 @@ describe("pnpm mock", () => {
     ["refreshSessionToken", "POST", `/v1/sessions/${SESSION_ID}/token`, 200, example("SessionActive")],
     ["endSession", "POST", `/v1/sessions/${SESSION_ID}/end`, 200, example("SessionCompleted")],
     ["getPrincipal", "GET", "/v1/me", 200, example("PrincipalReadWrite")],
+    ["getSessionTranscript", "GET", `/v1/sessions/${SESSION_ID}/transcript?limit=50`, 200, example("TranscriptComplete")],
+    ["deleteSessionTranscript", "DELETE", `/v1/sessions/${SESSION_ID}/transcript`, 200, example("TranscriptDeleted")],
   ])("answers %s with its first example", async (_name, method, path, status, body) => {
     const res = await fetch(`${base}${path}`, { method, headers: auth });
     expect(res.status).toBe(status);
@@ -74,6 +76,27 @@ describe("pnpm mock", () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual(example("TestKeyRequired"));
     const invalid = await fetch(path, { method: "POST", headers: { ...auth, ...json }, body: JSON.stringify({ type: "meteor_strike" }) });
+    expect(invalid.status).toBe(422);
+  });
+
+  it("answers the digital human's post of segments with its example, 409 on request, and 422 for a segment over 2 000 characters", async () => {
+    const path = `${base}/v1/sessions/${SESSION_ID}/transcript/segments`;
+    const token = { Authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln" };
+    const body = JSON.stringify(example("TranscriptSegmentsAppendLines"));
+    const res = await fetch(path, { method: "POST", headers: { ...token, ...json }, body });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(example("TranscriptSegmentsAppended"));
+    const closed = await fetch(path, { method: "POST", headers: { ...token, ...json, Prefer: "code=409" }, body });
+    expect(closed.status).toBe(409);
+    expect(await closed.json()).toEqual(example("TranscriptClosed"));
+    const segment = {
+      id: "a",
+      speaker: "participant",
+      text: "x".repeat(2001),
+      started_at: "2026-11-22T09:27:41.120Z",
+      ended_at: "2026-11-22T09:27:42.120Z",
+    };
+    const invalid = await fetch(path, { method: "POST", headers: { ...token, ...json }, body: JSON.stringify({ segments: [segment] }) });
     expect(invalid.status).toBe(422);
   });
 

@@ -146,7 +146,8 @@ async function main(): Promise<void> {
       "digital-human",
       process.execPath,
       [join(ROOT, "apps/digital-human/dist/worker.js")],
-      { ...process.env, ...livekitEnv, AGENT_HTTP_HOST: "127.0.0.1", AGENT_HTTP_PORT: String(await freePort()) },
+      // DHS_API_URL: where its jobs post each session's transcript.
+      { ...process.env, ...livekitEnv, DHS_API_URL: apiUrl, AGENT_HTTP_HOST: "127.0.0.1", AGENT_HTTP_PORT: String(await freePort()) },
       /registered worker/,
       120_000,
     );

@@ -94,13 +94,19 @@ function writeLiveKitConfig(file: string, ports: { livekit: number; rtcTcp: numb
 }
 
 /** A digital human worker serving the catalog's agent names, once `ready` shows in its output. */
-async function startWorker(name: string, catalogFile: string, livekitEnv: Record<string, string>, ready: RegExp): Promise<Started> {
+async function startWorker(
+  name: string,
+  catalogFile: string,
+  livekitEnv: Record<string, string>,
+  apiUrl: string,
+  ready: RegExp,
+): Promise<Started> {
   const agentHttpPort = await freePort();
   return start(
     name,
     process.execPath,
     [root("apps/digital-human/dist/worker.js")],
-    { ...livekitEnv, DIGITAL_HUMANS_FILE: catalogFile, AGENT_HTTP_PORT: String(agentHttpPort), LOG_LEVEL: "debug" },
+    { ...livekitEnv, DHS_API_URL: apiUrl, DIGITAL_HUMANS_FILE: catalogFile, AGENT_HTTP_PORT: String(agentHttpPort), LOG_LEVEL: "debug" },
     ready,
     120_000,
   );
@@ -171,7 +177,7 @@ export async function startStack(
     if (parts === "all") {
       // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
       const warm = /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/;
-      processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, warm));
+      processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, apiUrl, warm));
       processes.push(
         await start(
           "demo",
@@ -192,7 +198,9 @@ export async function startStack(
     apiUrl,
     workerPid: processes.find((p) => p.child.spawnargs.some((arg) => arg.endsWith("worker.js")))?.child.pid ?? 0,
     startLateWorker: async () => {
-      processes.push(await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, /registered worker/));
+      processes.push(
+        await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, apiUrl, /registered worker/),
+      );
     },
     demoUrl: `http://127.0.0.1:${demoPort}`,
     livekitUrl,

@@ -1,0 +1,95 @@
+import { TokenVerifier } from "livekit-server-sdk";
+import { describe, expect, it } from "vitest";
+import { TranscriptPoster } from "./transcript-poster.js";
+
+type Sent = { url: string; authorization: string; body: { segments: { id: string; speaker: string; text: string }[]; final: boolean } };
+
+function service(answers: (number | "network")[]) {
+  const sent: Sent[] = [];
+  const fetchImpl = (async (url: string, init: RequestInit) => {
+    sent.push({
+      url,
+      authorization: new Headers(init.headers).get("Authorization") ?? "",
+      body: JSON.parse(String(init.body)),
+    });
+    const answer = answers.shift() ?? 200;
+    if (answer === "network") throw new TypeError("fetch failed");
+    return new Response(JSON.stringify({}), { status: answer });
+  }) as unknown as typeof fetch;
+  return { sent, fetchImpl };
+}
+
+const SESSION = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
+const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 9, 0, s));
+
+function poster(fetchImpl: typeof fetch, errors: string[] = []) {
+  return new TranscriptPoster({
+    serviceUrl: "http://dhs.test",
+    sessionId: SESSION,
+    roomName: `dhs-${SESSION}`,
+    apiKey: "devkey",
+    apiSecret: "secret",
+    fetch: fetchImpl,
+    onError: (message) => errors.push(message),
+    retryBaseMs: 1,
+  });
+}
+
+describe("TranscriptPoster", () => {
+  it("posts each side's segments with ids of their own, then final, with an agent's token for the session's room", async () => {
+    const { sent, fetchImpl } = service([]);
+    const p = poster(fetchImpl);
+    p.add({ speaker: "digital_human", text: " Hello Ada. ", startedAt: at(0), endedAt: at(2) });
+    p.add({ speaker: "participant", text: "hi", startedAt: at(3), endedAt: at(4) });
+    p.add({ speaker: "participant", text: "   ", startedAt: at(5), endedAt: at(6) });
+    await p.finish();
+    const segments = sent.flatMap((s) => s.body.segments);
+    expect(segments.map((s) => [s.id, s.speaker, s.text])).toEqual([
+      ["dh-1", "digital_human", "Hello Ada."],
+      ["p-1", "participant", "hi"],
+    ]);
+    expect(sent.at(-1)?.body.final).toBe(true);
+    expect(sent.slice(0, -1).every((s) => !s.body.final)).toBe(true);
+    expect(sent[0]?.url).toBe(`http://dhs.test/v1/sessions/${SESSION}/transcript/segments`);
+    const claims = await new TokenVerifier("devkey", "secret").verify(sent[0]?.authorization.replace("Bearer ", "") ?? "");
+    expect(claims.video).toMatchObject({ agent: true, room: `dhs-${SESSION}` });
+  });
+
+  it("sends a post again as it was after a network failure or a 503, and gives up after five attempts, saying so", async () => {
+    const { sent, fetchImpl } = service(["network", 503]);
+    const errors: string[] = [];
+    const p = poster(fetchImpl, errors);
+    p.add({ speaker: "digital_human", text: "one", startedAt: at(0), endedAt: at(1) });
+    await p.finish();
+    expect(sent.slice(0, 3).map((s) => s.body.segments.map((x) => x.id))).toEqual([["dh-1"], ["dh-1"], ["dh-1"]]);
+    expect(errors).toEqual([]);
+
+    const down = service([503, 503, 503, 503, 503]);
+    const failed = poster(down.fetchImpl, errors);
+    failed.add({ speaker: "digital_human", text: "lost", startedAt: at(0), endedAt: at(1) });
+    await failed.finish();
+    expect(down.sent.filter((s) => s.body.segments.length > 0)).toHaveLength(5);
+    expect(errors[0]).toMatch(/^transcript segments not delivered: 503/);
+  });
+
+  it("stops posting once the service says the transcript is closed", async () => {
+    const { sent, fetchImpl } = service([409]);
+    const errors: string[] = [];
+    const p = poster(fetchImpl, errors);
+    p.add({ speaker: "digital_human", text: "one", startedAt: at(0), endedAt: at(1) });
+    p.add({ speaker: "digital_human", text: "two", startedAt: at(1), endedAt: at(2) });
+    await p.finish();
+    expect(sent).toHaveLength(1);
+    expect(errors).toHaveLength(1);
+  });
+
+  it("batches at most 50 segments a post and cuts a text to 2 000 characters", async () => {
+    const { sent, fetchImpl } = service([]);
+    const p = poster(fetchImpl);
+    for (let i = 0; i < 120; i++) p.add({ speaker: "participant", text: "x".repeat(2500), startedAt: at(i), endedAt: at(i) });
+    await p.finish();
+    expect(sent.every((s) => s.body.segments.length <= 50)).toBe(true);
+    expect(sent.flatMap((s) => s.body.segments)).toHaveLength(120);
+    expect(sent.flatMap((s) => s.body.segments).every((s) => s.text.length === 2000)).toBe(true);
+  });
+});
