@@ -14,6 +14,7 @@ import { defineAgent, type JobContext, type JobProcess, log } from "@livekit/age
 import {
   AudioSource,
   AudioStream,
+  DisconnectReason,
   LocalAudioTrack,
   LocalVideoTrack,
   ParticipantKind,
@@ -128,6 +129,7 @@ export default defineAgent({
             serviceUrl: serviceUrl.replace(/\/+$/, ""),
             sessionId: job.sessionId,
             roomName: ctx.job.room?.name ?? `dhs-${job.sessionId}`,
+            idPrefix: ctx.job.id,
             apiKey: process.env.LIVEKIT_API_KEY ?? "",
             apiSecret: process.env.LIVEKIT_API_SECRET ?? "",
             onError: (message) => logger.warn(message),
@@ -261,6 +263,8 @@ export default defineAgent({
       );
     });
 
+    // The room deleted or closed means the session ended: the transcript's last segment has been said.
+    let roomGone = false;
     const stop = async () => {
       clearInterval(video);
       clearTimeout(timeLimit);
@@ -268,11 +272,16 @@ export default defineAgent({
       for (const stopOne of stopListening) stopOne();
       speaker.stop();
       await speaking.catch(() => undefined);
-      // A turn still being transcribed is lost with the job; what was said before it is sent, then `final`.
-      await transcript?.finish();
+      // A turn still being transcribed is lost with the job; what was said before it is sent.
+      await transcript?.finish(roomGone);
     };
     ctx.addShutdownCallback(stop);
-    await new Promise<void>((resolve) => ctx.room.once(RoomEvent.Disconnected, () => resolve()));
+    await new Promise<void>((resolve) =>
+      ctx.room.once(RoomEvent.Disconnected, (reason: DisconnectReason) => {
+        roomGone = reason === DisconnectReason.ROOM_DELETED || reason === DisconnectReason.ROOM_CLOSED;
+        resolve();
+      }),
+    );
     await stop();
   },
 });

@@ -29,6 +29,7 @@ function poster(fetchImpl: typeof fetch, errors: string[] = []) {
     roomName: `dhs-${SESSION}`,
     apiKey: "devkey",
     apiSecret: "secret",
+    idPrefix: "AJ_1",
     fetch: fetchImpl,
     onError: (message) => errors.push(message),
     retryBaseMs: 1,
@@ -42,11 +43,11 @@ describe("TranscriptPoster", () => {
     p.add({ speaker: "digital_human", text: " Hello Ada. ", startedAt: at(0), endedAt: at(2) });
     p.add({ speaker: "participant", text: "hi", startedAt: at(3), endedAt: at(4) });
     p.add({ speaker: "participant", text: "   ", startedAt: at(5), endedAt: at(6) });
-    await p.finish();
+    await p.finish(true);
     const segments = sent.flatMap((s) => s.body.segments);
     expect(segments.map((s) => [s.id, s.speaker, s.text])).toEqual([
-      ["dh-1", "digital_human", "Hello Ada."],
-      ["p-1", "participant", "hi"],
+      ["AJ_1-dh-1", "digital_human", "Hello Ada."],
+      ["AJ_1-p-1", "participant", "hi"],
     ]);
     expect(sent.at(-1)?.body.final).toBe(true);
     expect(sent.slice(0, -1).every((s) => !s.body.final)).toBe(true);
@@ -60,14 +61,14 @@ describe("TranscriptPoster", () => {
     const errors: string[] = [];
     const p = poster(fetchImpl, errors);
     p.add({ speaker: "digital_human", text: "one", startedAt: at(0), endedAt: at(1) });
-    await p.finish();
-    expect(sent.slice(0, 3).map((s) => s.body.segments.map((x) => x.id))).toEqual([["dh-1"], ["dh-1"], ["dh-1"]]);
+    await p.finish(true);
+    expect(sent.slice(0, 3).map((s) => s.body.segments.map((x) => x.id))).toEqual([["AJ_1-dh-1"], ["AJ_1-dh-1"], ["AJ_1-dh-1"]]);
     expect(errors).toEqual([]);
 
     const down = service([503, 503, 503, 503, 503]);
     const failed = poster(down.fetchImpl, errors);
     failed.add({ speaker: "digital_human", text: "lost", startedAt: at(0), endedAt: at(1) });
-    await failed.finish();
+    await failed.finish(true);
     expect(down.sent.filter((s) => s.body.segments.length > 0)).toHaveLength(5);
     expect(errors[0]).toMatch(/^transcript segments not delivered: 503/);
   });
@@ -78,16 +79,29 @@ describe("TranscriptPoster", () => {
     const p = poster(fetchImpl, errors);
     p.add({ speaker: "digital_human", text: "one", startedAt: at(0), endedAt: at(1) });
     p.add({ speaker: "digital_human", text: "two", startedAt: at(1), endedAt: at(2) });
-    await p.finish();
+    await p.finish(true);
     expect(sent).toHaveLength(1);
     expect(errors).toHaveLength(1);
+  });
+
+  it("leaves the transcript open when the job stops while its session goes on", async () => {
+    const { sent, fetchImpl } = service([]);
+    const p = poster(fetchImpl);
+    p.add({ speaker: "digital_human", text: "one", startedAt: at(0), endedAt: at(1) });
+    await p.finish(false);
+    expect(sent.map((s) => s.body.final)).toEqual([false]);
+    expect(sent.flatMap((s) => s.body.segments)).toHaveLength(1);
+    // Learning afterwards that the room is gone still says it, once.
+    await p.finish(true);
+    await p.finish(true);
+    expect(sent.map((s) => s.body.final)).toEqual([false, true]);
   });
 
   it("batches at most 50 segments a post and cuts a text to 2 000 characters", async () => {
     const { sent, fetchImpl } = service([]);
     const p = poster(fetchImpl);
     for (let i = 0; i < 120; i++) p.add({ speaker: "participant", text: "x".repeat(2500), startedAt: at(i), endedAt: at(i) });
-    await p.finish();
+    await p.finish(true);
     expect(sent.every((s) => s.body.segments.length <= 50)).toBe(true);
     expect(sent.flatMap((s) => s.body.segments)).toHaveLength(120);
     expect(sent.flatMap((s) => s.body.segments).every((s) => s.text.length === 2000)).toBe(true);

@@ -23,6 +23,11 @@ export interface TranscriptPosterOptions {
   serviceUrl: string;
   sessionId: string;
   roomName: string;
+  /**
+   * Begins every segment id of this job (its LiveKit job id): a digital human dispatched again to the
+   * same session numbers its segments from 1 too, and must not have them taken for the first one's.
+   */
+  idPrefix: string;
   apiKey: string;
   apiSecret: string;
   fetch?: typeof fetch;
@@ -43,6 +48,7 @@ export class TranscriptPoster {
   private token: { jwt: string; expiresAtMs: number } | undefined;
   private refused = false;
   private finished = false;
+  private finalSaid = false;
 
   constructor(private readonly options: TranscriptPosterOptions) {}
 
@@ -53,7 +59,7 @@ export class TranscriptPoster {
     const n = ++this.counters[segment.speaker];
     const endedAt = new Date(Math.max(segment.endedAt.getTime(), segment.startedAt.getTime()));
     this.queue.push({
-      id: `${segment.speaker === "digital_human" ? "dh" : "p"}-${n}`,
+      id: `${this.options.idPrefix}-${segment.speaker === "digital_human" ? "dh" : "p"}-${n}`,
       speaker: segment.speaker,
       text,
       started_at: segment.startedAt.toISOString(),
@@ -62,11 +68,17 @@ export class TranscriptPoster {
     this.kick(false);
   }
 
-  /** Sends what is left and says `final`; resolves when done or given up. */
-  finish(): Promise<void> {
-    if (!this.finished) {
+  /**
+   * Sends what is left; with `final` (the session's room is gone: it ended), says so, which completes the
+   * transcript at once. A job that stops while its session goes on (its worker shutting down, its
+   * connection lost) leaves the transcript open for the digital human dispatched after it.
+   */
+  finish(final: boolean): Promise<void> {
+    // Asked again with `final` (the job's shutdown ran before it saw the room go): said then.
+    if (!this.finished || (final && !this.finalSaid)) {
       this.finished = true;
-      this.kick(true);
+      this.finalSaid ||= final;
+      this.kick(final);
     }
     return this.sending;
   }
@@ -76,6 +88,7 @@ export class TranscriptPoster {
       do {
         const batch = this.queue.splice(0, MAX_PER_POST);
         if (batch.length === 0 && !final) return;
+        // Said once, with the last batch.
         await this.post({ segments: batch, final: final && this.queue.length === 0 });
       } while (this.queue.length > 0);
     });
