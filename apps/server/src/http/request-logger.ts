@@ -46,7 +46,13 @@ export function requestLogger(logger: Logger, observe?: RequestObserver): Reques
     res.once("finish", () => {
       const status = res.statusCode;
       const principal = res.locals.principal as Principal | undefined;
-      const route: string | undefined = matchedOperation(req)?.openApiRoute ?? req.route?.path;
+      // The contract's template once matched; a route that names itself before (the digital human's, whose
+      // 401 comes first); Express's own path (the probes, LiveKit's webhooks).
+      const expressPath: unknown = req.route?.path;
+      const route: string | undefined =
+        matchedOperation(req)?.openApiRoute ??
+        (res.locals.route as string | undefined) ??
+        (typeof expressPath === "string" ? expressPath : undefined);
       const elapsed = performance.now() - started;
       // Unknown paths share one label, so a scanner cannot grow the metrics without bound.
       observe?.(route ?? "unmatched", req.method, status, elapsed / 1000);

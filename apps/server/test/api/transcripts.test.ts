@@ -97,6 +97,12 @@ describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's t
       expect(error.detail).toMatch(/digital human token/);
     }
     expect((await (await read(session.id)).json()).segment_count).toBe(0);
+    // Each refusal is logged under the operation's route, with why, and never the token.
+    const refusals = h.logs.filter(
+      (line) => line.includes('"route":"/v1/sessions/{session_id}/transcript/segments"') && line.includes('"status":401'),
+    );
+    expect(refusals.length).toBeGreaterThanOrEqual(refused.length);
+    expect(refusals.some((line) => line.includes("not an agent's"))).toBe(true);
   });
 
   it("answers 404 for a session that does not exist, with a token for its room", async () => {

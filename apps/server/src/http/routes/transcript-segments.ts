@@ -44,6 +44,9 @@ export function transcriptSegmentRoutes(deps: {
   };
   const authenticate: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     res.setHeader("Cache-Control", "no-store");
+    // Named from the start, so the request's log line, metrics and span say which operation a 401 refused.
+    res.locals.operationId = "appendTranscriptSegments";
+    res.locals.route = "/v1/sessions/{session_id}/transcript/segments";
     try {
       res.locals.transcriptSession = await deps.tokens.sessionOf(req.get("Authorization"));
       next();
@@ -61,8 +64,6 @@ export function transcriptSegmentRoutes(deps: {
     next();
   };
   const append: RequestHandler = async (req, res) => {
-    res.locals.operationId = "appendTranscriptSegments";
-    res.locals.route = "/v1/sessions/{session_id}/transcript/segments";
     res.json(await deps.transcripts.append(res.locals.transcriptSession as string, req.body as TranscriptSegmentsAppend));
   };
   router.post(
