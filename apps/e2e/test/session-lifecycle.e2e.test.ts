@@ -350,7 +350,7 @@ describe("live captions", () => {
   // Said by eSpeak NG into Chromium's fake microphone, then 4 s of silence, over and over.
   const SAID = "Can you tell me what the weather will be like tomorrow morning?";
 
-  it("show both sides under the video: the digital human's greeting verbatim, and words of what the participant said", async () => {
+  it("show both sides under the video (the greeting verbatim, words of what the participant said) and keep them in the session's transcript", async () => {
     const voice = await ESpeakVoice.load({ wordsPerMinute: 140 });
     const speech = await voice.synthesize(SAID);
     const recording = new Int16Array(speech.samples.length + speech.sampleRate * 4);
