@@ -24,7 +24,7 @@ export class DigitalHumanTokens {
   /** The session whose room the token names; InvalidDigitalHumanTokenError, saying why, otherwise. */
   async sessionOf(authorization: string | undefined): Promise<string> {
     const token = BEARER.exec(authorization ?? "")?.[1];
-    if (token === undefined) throw new InvalidDigitalHumanTokenError("no bearer token");
+    if (token === undefined) throw new InvalidDigitalHumanTokenError("no token in the Authorization header");
     if (algorithmOf(token) !== "HS256") throw new InvalidDigitalHumanTokenError("not an HS256 JWT");
     let video: { agent?: unknown; room?: unknown } | undefined;
     try {

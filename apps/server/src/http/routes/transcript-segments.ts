@@ -37,7 +37,7 @@ export function transcriptSegmentRoutes(deps: {
     next(
       new AppError(
         "unauthorized",
-        "Missing or invalid digital human token. Send `Authorization: Bearer <LiveKit access token with an agent grant for the session's room>`.",
+        "Missing or invalid digital human token: send a LiveKit access token with an agent grant for the session's room as the Authorization header's bearer token.",
         { headers: { "WWW-Authenticate": 'Bearer realm="dhs-digital-human"' } },
       ),
     );
