@@ -651,23 +651,22 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       10,
     );
     const rooms = new FakeRooms(clock);
+    // The model's own durations (D), spelled out: the reference computes its deadlines from them.
+    const durations = {
+      joinTimeoutS: D.join,
+      digitalHumanJoinTimeoutS: D.digitalHuman,
+      maxDurationS: D.maxDuration,
+      departureTimeoutS: D.departure,
+      redispatchS: D.redispatch,
+      retentionS: D.retention,
+    };
     const service = new SessionService({
       store,
       rooms: rooms as never,
       tokens: { mint: async ({ identity }) => `token-for-${identity}` },
       accounts: new AccountLimits(1000),
       catalog: new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]),
-      // The model's own durations (D), spelled out: the reference computes its deadlines from them.
-      settings: sessionSettings({
-        durations: {
-          joinTimeoutS: D.join,
-          digitalHumanJoinTimeoutS: D.digitalHuman,
-          maxDurationS: D.maxDuration,
-          departureTimeoutS: D.departure,
-          redispatchS: D.redispatch,
-          retentionS: D.retention,
-        },
-      }),
+      settings: sessionSettings({ durations }),
       now: () => new Date(clock.now),
     });
     // No digital human posts segments here: the transcript of every ended session is complete (empty)
@@ -675,14 +674,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     const transcripts = new TranscriptService({
       sessions: store,
       transcripts: redis ? new RedisTranscriptStore(redis, prefix) : new MemoryTranscriptStore(now),
-      durations: {
-        joinTimeoutS: D.join,
-        digitalHumanJoinTimeoutS: D.digitalHuman,
-        maxDurationS: D.maxDuration,
-        departureTimeoutS: D.departure,
-        redispatchS: D.redispatch,
-        retentionS: D.retention,
-      },
+      durations,
       graceMs: D.transcriptGrace * 1000,
       eventRetainMs: 86_400_000,
       now: () => new Date(clock.now),
