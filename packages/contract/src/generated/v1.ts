@@ -200,7 +200,7 @@ export interface paths {
          *       validation_failed`), 64 KiB a body (`413 payload_too_large`), 1 000 segments a session (`409
          *       transcript_limit_reached`; nothing of that post is stored).
          *     - **Closed** once the transcript is deleted, once the digital human said `final`, or once the
-         *       session has been over for 60 seconds (`409 transcript_closed`). A post whose every segment is
+         *       session has been over for the grace period, 60 seconds by default (`409 transcript_closed`). A post whose every segment is
          *       already stored still answers `200` after `final` or the end's grace period, so a retry never
          *       turns into an error.
          */
@@ -1129,7 +1129,7 @@ export interface components {
         };
         /**
          * @description `in_progress` while segments may still come; `complete` once the session has ended and the digital
-         *     human said it sent its last segment, or 60 seconds after the end passed; `deleted` once
+         *     human said it sent its last segment, or once the end's grace period (60 s by default) passed; `deleted` once
          *     `deleteSessionTranscript` erased it. New values may be added; treat unknown ones like
          *     `in_progress`.
          * @example complete
