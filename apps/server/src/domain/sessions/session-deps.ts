@@ -9,6 +9,7 @@ import type { AccountLimits } from "../accounts/account-limits.js";
 import { modeOfOwner } from "../accounts/api-keys.js";
 import type { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
 import type { EndingMarks, IdempotentCreates, RoomService, SessionMetrics, SessionRecords, TimerQueue, TokenIssuer } from "./ports.js";
+import type { SessionRecord } from "./session.js";
 import type { Durations } from "./session-machine.js";
 
 export interface SessionSettings {
@@ -32,6 +33,17 @@ export function durationsFor(settings: SessionSettings, owner: string): Duration
   const { durations, testMaxDurationS } = settings;
   if (testMaxDurationS === undefined || modeOfOwner(owner) !== "test") return durations;
   return { ...durations, maxDurationS: Math.min(durations.maxDurationS, testMaxDurationS) };
+}
+
+/** The longest a session can be kept from its creation: it lived its longest, then its retention. */
+export function longestKeptS(durations: Durations): number {
+  return durations.joinTimeoutS + durations.maxDurationS + durations.departureTimeoutS + durations.retentionS;
+}
+
+/** When a session expires: its retention after its end; while it runs, the latest that can be. */
+export function keptUntilMs(record: SessionRecord, durations: Durations): number {
+  if (record.ended_at !== null) return Date.parse(record.ended_at) + durations.retentionS * 1000;
+  return Date.parse(record.created_at) + longestKeptS(durations) * 1000;
 }
 
 /** What LiveKit said happened in a session's room, as far as sessions care. */

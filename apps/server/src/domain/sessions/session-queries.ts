@@ -4,7 +4,7 @@ import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import type { ListPosition, ListQuery } from "./ports.js";
 import { isConnectable, toSessionSummary } from "./session.js";
-import type { SessionContext } from "./session-deps.js";
+import { longestKeptS, type SessionContext } from "./session-deps.js";
 import type { SessionReader } from "./session-reader.js";
 
 export class SessionQueries {
@@ -33,7 +33,7 @@ export class SessionQueries {
   ): Promise<{ items: SessionSummary[]; next: ListPosition | null }> {
     const { durations } = this.context.settings;
     // The longest a session can have lived, plus its retention, plus a day for sweeps that ran late.
-    const keptS = durations.joinTimeoutS + durations.maxDurationS + durations.departureTimeoutS + durations.retentionS + 86_400;
+    const keptS = longestKeptS(durations) + 86_400;
     const records = await this.context.store.listSessions(principal.accountId, {
       ...query,
       oldestCreatedMs: this.context.now().getTime() - keptS * 1000,

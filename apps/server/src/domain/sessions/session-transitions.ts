@@ -7,7 +7,7 @@
 import type { DigitalHuman } from "../digital-humans/digital-human-catalog.js";
 import type { AgentJob, ScheduledTimer, SessionSnapshot, TimerChanges } from "./ports.js";
 import { type SessionRecord, TERMINAL } from "./session.js";
-import { durationsFor, type SessionContext } from "./session-deps.js";
+import { durationsFor, keptUntilMs, type SessionContext } from "./session-deps.js";
 import { sessionEvents } from "./session-events.js";
 import { type Effect, LIFECYCLE_TIMERS, type SessionEvent, type TimerKind, transition } from "./session-machine.js";
 import { usageOf } from "./usage.js";
@@ -88,14 +88,13 @@ export class SessionTransitions {
     const schedules = timers.schedule.length > 0 || rest.some((effect) => effect.type === "schedule");
     const record = traceparent !== undefined && schedules ? { ...changed, trace_parent: traceparent } : changed;
     const events = sessionEvents(current.record, record, now, settings.eventRetainMs, traceparent);
-    const { ended_at } = record;
     const replaced = await store.replaceSession({
       record,
       version: current.version,
       previousStatus: current.record.status,
       events,
       usage: usageOf(current.record, record),
-      expiresAtMs: ended_at === null ? undefined : Date.parse(ended_at) + settings.durations.retentionS * 1000,
+      expiresAtMs: record.ended_at === null ? undefined : keptUntilMs(record, settings.durations),
       timers,
       ...(livekitEventId === undefined ? {} : { livekitEvent: { id: livekitEventId, ttlMs: settings.livekitEventDedupeMs } }),
     });

@@ -11,8 +11,10 @@ import { modeOfOwner } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import type { SessionRecords, TimerQueue, UsageCounters } from "../sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
+import { keptUntilMs } from "../sessions/session-deps.js";
 import { outboundEvent } from "../sessions/session-events.js";
 import type { Durations } from "../sessions/session-machine.js";
+import { findOwnSession } from "../sessions/session-reader.js";
 import { utcDay } from "../sessions/usage.js";
 import type { TranscriptStore } from "./ports.js";
 import {
@@ -58,7 +60,7 @@ export class TranscriptService {
     sessionId: string,
     page: TranscriptPage,
   ): Promise<{ transcript: Transcript; next: SegmentPosition | null }> {
-    const session = await this.find(principal, sessionId);
+    const session = await findOwnSession(this.deps.sessions, principal, sessionId);
     const { state, segments } = await this.deps.transcripts.readSegments(session.id, page.after, page.limit + 1);
     const shown = state.deletedAtMs === null ? segments.slice(0, page.limit) : [];
     const last = shown.at(-1);
@@ -69,7 +71,7 @@ export class TranscriptService {
 
   /** DELETE /v1/sessions/{id}/transcript: erased now, refused from then on; safe to repeat. */
   async delete(principal: Principal, sessionId: string): Promise<Transcript> {
-    const session = await this.find(principal, sessionId);
+    const session = await findOwnSession(this.deps.sessions, principal, sessionId);
     const nowMs = this.now().getTime();
     const state = await this.deps.transcripts.deleteTranscript(session.id, nowMs, this.expiresAtMs(session));
     return transcriptView(session, state, [], null, nowMs, this.deps.graceMs);
@@ -153,17 +155,9 @@ export class TranscriptService {
     throw new Error(`session ${sessionId}: too many concurrent updates`);
   }
 
-  private async find(principal: Principal, sessionId: string): Promise<SessionRecord> {
-    const record = await this.deps.sessions.getSession(principal.accountId, sessionId.toLowerCase());
-    if (!record) throw new AppError("not_found", `No session ${sessionId}.`);
-    return record;
-  }
-
   /** The session's own expiry once it ended; before, the latest it can be (it may last its longest). */
   private expiresAtMs(session: SessionRecord): number {
-    const { joinTimeoutS, maxDurationS, departureTimeoutS, retentionS } = this.deps.durations;
-    if (session.ended_at !== null) return Date.parse(session.ended_at) + retentionS * 1000;
-    return Date.parse(session.created_at) + (joinTimeoutS + maxDurationS + departureTimeoutS + retentionS) * 1000;
+    return keptUntilMs(session, this.deps.durations);
   }
 }
 
