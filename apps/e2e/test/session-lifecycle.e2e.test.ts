@@ -430,6 +430,12 @@ describe("a customer's webhook receiver", () => {
       secret = endpoint?.secret as string;
       const { page, sessionId } = await joinThroughDemo();
       await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "talking", null, { timeout: 30_000 });
+      // Ended once the greeting was heard: a session ended before its digital human said a word has an
+      // empty transcript (CI ended one that early).
+      await until(async () => (await api.getSessionTranscript(sessionId)).data?.segments.some((s) => s.speaker === "digital_human"), {
+        what: "the greeting in the transcript",
+        timeoutMs: 20_000,
+      });
       await api.endSession(sessionId);
       const types = ["session.created", "session.digital_human_joined", "session.active", "session.ended"];
       const mine = await until(
