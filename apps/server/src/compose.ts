@@ -21,6 +21,7 @@ import { SessionService, type SessionSettings } from "./domain/sessions/session-
 import { TranscriptService } from "./domain/transcripts/transcript-service.js";
 import { createApp } from "./http/app.js";
 import type { ErrorLogger } from "./http/error-handler.js";
+import { LiveKitCredentialCheck } from "./livekit/credential-check.js";
 import { DigitalHumanTokens } from "./livekit/digital-human-token.js";
 import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
@@ -74,8 +75,6 @@ export interface Composed {
   /** Stops the sweeper, the reconciler and the dispatcher (waiting for work in flight) and closes the store. */
   close(): Promise<void>;
 }
-
-const LIVEKIT_RECHECK_MS = 2000;
 
 /** Logged whenever the keys in force become none: at start, or by a reload the file allowed. */
 export const NO_KEYS = "API_KEYS_FILE lists no keys: every request is refused 401 until keys are added";
@@ -378,44 +377,5 @@ class StoreLayout {
     const check = await guard(() => claimLayout(this.redis as NonNullable<typeof this.redis>, this.prefix));
     if (check.kind === "other") throw new ConfigError(layoutMismatch(check.found, this.prefix));
     this.confirmed = true;
-  }
-}
-
-/**
- * LiveKit's credentials, checked at start in production: verified until a check says otherwise; while
- * LiveKit cannot be reached the check is repeated, and the replica is unready until it answers.
- */
-class LiveKitCredentialCheck {
-  verified = true;
-  private recheck: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly livekit: LiveKitRoomService | undefined,
-    private readonly logger: Logger,
-  ) {}
-
-  async verify(): Promise<"ok" | "refused" | "unreachable"> {
-    const result = await this.check();
-    if (result !== "unreachable") return result;
-    this.verified = false;
-    this.recheck = setInterval(() => {
-      void this.check().then((now) => {
-        if (now === "unreachable") return;
-        clearInterval(this.recheck);
-        this.verified = now === "ok";
-        if (now === "refused") this.logger.error("LiveKit refused LIVEKIT_API_KEY and LIVEKIT_API_SECRET; staying unready");
-        else this.logger.info("LiveKit reachable, credentials accepted; ready");
-      });
-    }, LIVEKIT_RECHECK_MS);
-    this.recheck.unref();
-    return result;
-  }
-
-  stop(): void {
-    clearInterval(this.recheck);
-  }
-
-  private check(): Promise<"ok" | "refused" | "unreachable"> {
-    return this.livekit ? this.livekit.checkCredentials() : Promise.resolve("ok");
   }
 }
