@@ -1,10 +1,12 @@
 /**
- * The README's configuration reference, generated from VARIABLES in src/config.ts (the table the parsers
- * read their defaults and bounds from). `--write FILE` replaces the table between the markers in FILE;
- * `--check FILE` fails when it differs, which `pnpm lint` runs.
+ * The README's configuration reference, generated from VARIABLES (src/config/variables.ts, exported by
+ * src/config.ts: the declarations the parsers read their defaults and bounds from). `--write FILE`
+ * replaces the table between the markers in FILE; `--check FILE` fails when it differs, which `pnpm lint`
+ * runs.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { VARIABLES, type Variable } from "../src/config.js";
+import type { Variable } from "../src/config/parsers.js";
+import { VARIABLES } from "../src/config.js";
 
 const START = "<!-- config:start (generated from apps/server/src/config.ts: pnpm --filter @dhs/server docs:config) -->";
 const END = "<!-- config:end -->";

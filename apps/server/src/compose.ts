@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import type { Express } from "express";
 import type { Logger } from "pino";
-import { type Config, ConfigError, readOperatorFiles } from "./config.js";
+import { operatorFilesReloader } from "./config/operator-files.js";
+import { type Config, ConfigError } from "./config.js";
 import { AddressPolicy, type Resolver } from "./customer-webhooks/address-policy.js";
 import { UndiciWebhookSender } from "./customer-webhooks/webhook-sender.js";
 import { AccountLimits } from "./domain/accounts/account-limits.js";
@@ -75,9 +76,6 @@ export interface Composed {
   /** Stops the sweeper, the reconciler and the dispatcher (waiting for work in flight) and closes the store. */
   close(): Promise<void>;
 }
-
-/** Logged whenever the keys in force become none: at start, or by a reload the file allowed. */
-export const NO_KEYS = "API_KEYS_FILE lists no keys: every request is refused 401 until keys are added";
 
 export interface ComposeOverrides {
   rooms?: RoomService;
@@ -197,30 +195,11 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     // The rate limiter shares the Redis connection even when a test overrides the store.
     waitForStore: (timeoutMs, pollMs = 50) => waitFor(store, overrides.store ? redis : undefined, layout, timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
-    reloadOperatorFiles: () => {
-      try {
-        const files = readOperatorFiles({ apiKeysFile: config.apiKeys.file, digitalHumansFile: config.digitalHumans.file });
-        if (files.apiKeys.records.length === 0 && apiKeys.size > 0 && !files.apiKeys.allowNoKeys) {
-          throw new ConfigError(
-            `API_KEYS_FILE: ${config.apiKeys.file} lists no keys, which would refuse every request; to mean it, write "allow_no_keys": true beside "keys"`,
-          );
-        }
-        // All three at once, between two requests: none is served with half of the new files.
-        apiKeys.replace(files.apiKeys.records);
-        accounts.replace(files.apiKeys.accounts);
-        catalog.replace(files.digitalHumans.entries);
-        logger.info(
-          { api_keys: files.apiKeys.records.length, digital_humans: files.digitalHumans.entries.length },
-          "operator files reloaded",
-        );
-        if (files.apiKeys.records.length === 0) logger.error({ file: config.apiKeys.file }, NO_KEYS);
-        return undefined;
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        logger.error({ cause: error.message }, "operator files not reloaded; the previous ones stay in force");
-        return error;
-      }
-    },
+    reloadOperatorFiles: operatorFilesReloader(
+      { apiKeysFile: config.apiKeys.file, digitalHumansFile: config.digitalHumans.file },
+      { apiKeys, accounts, catalog },
+      logger,
+    ),
     close: async () => {
       credentials.stop();
       await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop()]);

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, LIVEKIT_DEV, loadConfig, VARIABLES } from "./config.js";
+import { ConfigError, loadConfig, VARIABLES } from "./config.js";
 
 const AVA_ID = "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f";
 
@@ -33,7 +33,7 @@ describe("loadConfig", () => {
       logLevel: "info",
       redisUrl: undefined,
       livekit: {
-        url: LIVEKIT_DEV.url,
+        url: "ws://localhost:7880",
         apiUrl: "http://localhost:7880",
         apiKey: "devkey",
         apiSecret: "secret",
@@ -283,6 +283,47 @@ describe("loadConfig", () => {
       "ACCOUNT_MAX_OPEN_SESSIONS",
       { ACCOUNT_MAX_OPEN_SESSIONS: "0" },
       'ACCOUNT_MAX_OPEN_SESSIONS must be an integer from 1 to 100000 (got "0")',
+    ],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("array.json", []) }, /^API_KEYS_FILE: .* must hold \{"keys": \[\.\.\.\]\}$/],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("allow.json", { keys: [], allow_no_keys: "yes" }) },
+      /^API_KEYS_FILE: "allow_no_keys" must be true or false$/,
+    ],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("acc-list.json", { keys: [], accounts: {} }) }, /^API_KEYS_FILE: "accounts" must be a list$/],
+    ["API_KEYS_FILE", { API_KEYS_FILE: file("entry.json", { keys: ["k"] }) }, /^API_KEYS_FILE: keys\[0\] must be an object$/],
+    [
+      "API_KEYS_FILE",
+      { API_KEYS_FILE: file("no-hash.json", { keys: [{ id: "k", account_id: "a", scopes: [] }] }) },
+      /^API_KEYS_FILE: keys\[0\]\.sha256 must be 64 hexadecimal characters$/,
+    ],
+    [
+      "API_KEYS_FILE",
+      {
+        API_KEYS_FILE: file("scope-item.json", {
+          keys: [{ id: "k", account_id: "a", scopes: ["sessions:read", 3], sha256: "a".repeat(64) }],
+        }),
+      },
+      /^API_KEYS_FILE: keys\[0\]\.scopes must be a list of sessions:read, sessions:write, webhooks:read, webhooks:write$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-name.json", { digital_humans: [{ id: AVA_ID, name: "", agent_name: "ava" }] }) },
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.name must be a non-empty string$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-agent.json", { digital_humans: [{ id: AVA_ID, name: "Ava" }] }) },
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.agent_name must be a non-empty string$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-description.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", description: "x".repeat(501) }],
+        }),
+      },
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.description must be a string of at most 500 characters$/,
     ],
   ])("refuses a bad %s with one line naming it", (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -4,12 +4,12 @@
  * main.ts starts it, after tracing when tracing is on.
  */
 import { pino } from "pino";
-import { compose, NO_KEYS } from "./compose.js";
+import { compose } from "./compose.js";
+import { NO_KEYS, watchOperatorFiles } from "./config/operator-files.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { metricsListener } from "./http/metrics-server.js";
 import { REDACT_PATHS } from "./http/request-logger.js";
 import { type RunningServer, startWebServer } from "./http/server.js";
-import { watchOperatorFiles } from "./operator-files.js";
 import type { Tracing } from "./tracing/tracing.js";
 
 export interface ServeOptions {

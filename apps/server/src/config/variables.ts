@@ -1,0 +1,192 @@
+/**
+ * Every environment variable the service reads, declared once: its default, what it accepts and what it
+ * does, and (by its kind, parsers.ts) how its value is read. The configuration's types are derived from
+ * here (`Settings`), and the README's configuration reference is generated from it (`pnpm --filter
+ * @dhs/server docs:config`; `pnpm lint` fails when it is stale). Development runs on embedded defaults
+ * (in-memory store, LiveKit's `--dev` credentials, a published development key); production refuses them.
+ */
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "./config-error.js";
+import { boolean, choice, file, integer, secondsList, text, url, urls, type Variable } from "./parsers.js";
+
+const embedded = (name: string) => fileURLToPath(new URL(`../../config/${name}`, import.meta.url));
+
+export const VARIABLES = {
+  NODE_ENV: text({ default: "development" }, "`production` refuses every default marked *dev*."),
+  PORT: integer({ default: 8080, min: 0, max: 65535 }, "Port to listen on (`0`: any free port)."),
+  HOST: text({ default: "0.0.0.0" }, "Address to listen on."),
+  METRICS_PORT: integer(
+    { default: 9464, min: 0, max: 65535 },
+    "Port of the Prometheus `GET /metrics` endpoint, served apart from the API so it never reaches the public ingress (`0`: any free port; the port is logged at start).",
+  ),
+  HEADERS_TIMEOUT_S: integer(
+    { default: 10, min: 1, max: 300 },
+    "A request whose headers have not all arrived by then is answered `408` and its connection closed.",
+  ),
+  REQUEST_TIMEOUT_S: integer(
+    { default: 30, min: 1, max: 3_600 },
+    "A request (headers and body) that has not all arrived by then is answered `408` and its connection closed; at least `HEADERS_TIMEOUT_S`.",
+  ),
+  MAX_CONNECTIONS: integer(
+    { default: 10_000, min: 1, max: 1_000_000 },
+    "Open connections one process accepts; beyond it new ones are closed at accept. Keep it below the process's open-file limit (`ulimit -n`) less a few hundred for Redis, LiveKit and logs.",
+  ),
+  LOG_LEVEL: choice(
+    { default: "info", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] },
+    "pino level; logs are JSON lines, one per request (request id, route, status, duration), never a key or token.",
+  ),
+  SHUTDOWN_GRACE_MS: integer(
+    { default: 10_000, min: 0, max: 600_000 },
+    "How long SIGTERM waits for requests in flight before closing their connections.",
+  ),
+  REDIS_URL: urls(
+    { dev: "in-memory store", refusedInProduction: "the in-memory store is for development only", protocols: ["redis:", "rediss:"] },
+    "Redis for sessions, idempotency records, timers and rate limits. With `REDIS_MODE=cluster`, a comma-separated list of seed nodes.",
+  ),
+  REDIS_MODE: choice(
+    { default: "standalone", values: ["standalone", "cluster"] },
+    "`cluster` for a Redis Cluster (sessions spread over 32 shards, each in one hash slot; see *Redis keys*).",
+  ),
+  REDIS_KEY_PREFIX: text(
+    // Braces would change the keys' Redis Cluster hash tags.
+    { default: "dhs", format: { pattern: /^[A-Za-z0-9_.:-]{1,32}$/, says: "1-32 characters of A-Z a-z 0-9 _ . : -" } },
+    "Prefix of every Redis key (1-32 of `A-Z a-z 0-9 _ . : -`), so deployments or test runs can share one Redis.",
+  ),
+  REDIS_COMMAND_TIMEOUT_MS: integer(
+    { default: 500, min: 50, max: 10_000 },
+    "A Redis command not answered by then fails its request with `503`.",
+  ),
+  LIVEKIT_URL: url(
+    {
+      default: "ws://localhost:7880",
+      dev: "`ws://localhost:7880`",
+      refusedInProduction: "browsers cannot reach the development default",
+      protocols: ["ws:", "wss:", "http:", "https:"],
+    },
+    "LiveKit's address as browsers reach it, returned as `rtc_url`.",
+  ),
+  LIVEKIT_API_URL: url(
+    { default: undefined, derived: "`LIVEKIT_URL` over http(s)", protocols: ["http:", "https:"] },
+    "Where this service calls LiveKit's API, when not at `LIVEKIT_URL` (a private address, say).",
+  ),
+  // What `livekit-server --dev` uses; production refuses them set or not (cross-variable-rules.ts).
+  LIVEKIT_API_KEY: text({ default: "devkey", dev: "`devkey`" }, "LiveKit API key: rooms, participant tokens, webhook verification."),
+  LIVEKIT_API_SECRET: text({ default: "secret", dev: "`secret`" }, "LiveKit API secret."),
+  LIVEKIT_TIMEOUT_MS: integer({ default: 800, min: 50, max: 30_000 }, "A LiveKit call not answered by then fails its request with `503`."),
+  LIVEKIT_WEBHOOK_DEDUPE_S: integer(
+    { default: 3600, min: 60, max: 86_400 },
+    "How long a LiveKit event's id is remembered, so that LiveKit's redelivery of it changes nothing (LiveKit retries a webhook for minutes).",
+  ),
+  API_KEYS_FILE: file(
+    {
+      default: embedded("dev-api-keys.json"),
+      dev: "`config/dev-api-keys.json`",
+      refusedInProduction: "the embedded development key is public",
+    },
+    "JSON file of API keys (ids, accounts, scopes, SHA-256 of the secret; made with `create-api-key`) and optional per-account limits. Reloaded on SIGHUP and when it changes: a revoked key is refused within seconds.",
+  ),
+  DIGITAL_HUMANS_FILE: file(
+    { default: embedded("digital-humans.json"), derived: "`config/digital-humans.json` (Ava)" },
+    '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava","description":"...","accounts":["acct_1"]}]}`; `description`, `accounts` (who may use it; everyone when absent) and `modes` (`["live"]`, `["test"]` or both, the default: which keys\' sessions get it) are optional; the first an account may use in a mode is its default there.',
+  ),
+  ACCOUNT_MAX_OPEN_SESSIONS: integer(
+    { default: 20, min: 1, max: 100_000 },
+    'Sessions an account may have open (`created` or `active`) at once; beyond it a create is answered `429 concurrency_limit_exceeded`. Per account in the API keys file: `"accounts": [{"id": "acct_1", "max_open_sessions": 50}]`.',
+  ),
+  TEST_MAX_OPEN_SESSIONS: integer(
+    { default: 5, min: 1, max: 100_000 },
+    "Sessions an account's test keys may have open at once (their own, apart from the live ones); beyond it a test create is answered `429 concurrency_limit_exceeded`.",
+  ),
+  PARTICIPANT_TOKEN_TTL_S: integer({ default: 600, min: 30, max: 86_400 }, "Lifetime of a participant token."),
+  SESSION_JOIN_TIMEOUT_S: integer(
+    { default: 600, min: 1, max: 86_400 },
+    "A session nobody joined by then is cancelled and its room deleted.",
+  ),
+  DIGITAL_HUMAN_JOIN_TIMEOUT_S: integer(
+    { default: 60, min: 1, max: 3_600 },
+    "An active session whose digital human has not joined by then fails.",
+  ),
+  DIGITAL_HUMAN_REDISPATCH_S: integer(
+    { default: 5, min: 1, max: 300 },
+    "While a session's digital human is absent (not joined yet, or left), LiveKit is asked this long after, then with backoff up to every 60 s, whether it still has a live job for it; if not, the agent is dispatched again.",
+  ),
+  SESSION_DEPARTURE_TIMEOUT_S: integer(
+    { default: 30, min: 1, max: 3_600 },
+    "An active session whose participant left and did not come back (same identity) by then is completed (`participant_left`) and its room deleted, releasing the digital human.",
+  ),
+  SESSION_MAX_DURATION_S: integer({ default: 1800, min: 1, max: 86_400 }, "An active session is completed this long after it started."),
+  TEST_SESSION_MAX_DURATION_S: integer(
+    { default: 300, min: 1, max: 86_400 },
+    "A test session (made with a test key) is completed this long after it started, or at SESSION_MAX_DURATION_S if that is shorter.",
+  ),
+  TRANSCRIPT_GRACE_S: integer(
+    { default: 60, min: 1, max: 3600 },
+    "How long after its session ended a transcript still takes the digital human's segments, unless it said `final` first; then the transcript is complete and `session.transcript_ready` is sent.",
+  ),
+  SESSION_RETENTION_S: integer(
+    { default: 30 * 86_400, min: 60, max: 400 * 86_400 },
+    "How long a session is kept after it ends (readable and listed); then it expires from Redis by itself, with no timer or sweep. At least `IDEMPOTENCY_KEY_TTL_S`.",
+  ),
+  IDEMPOTENCY_KEY_TTL_S: integer({ default: 86_400, min: 60, max: 30 * 86_400 }, "How long an `Idempotency-Key` is remembered."),
+  IDEMPOTENCY_LOCK_TTL_S: integer(
+    { default: 10, min: 1, max: 300 },
+    "How long a create that died can hold its key; must exceed `LIVEKIT_TIMEOUT_MS` plus two `REDIS_COMMAND_TIMEOUT_MS`.",
+  ),
+  SWEEP_INTERVAL_MS: integer(
+    { default: 1000, min: 50, max: 60_000 },
+    "How often each replica looks for due session timers and customer webhook deliveries; the delivery queue is reconciled every 30 of these.",
+  ),
+  ROOM_RECONCILE_INTERVAL_S: integer(
+    { default: 60, min: 1, max: 3600 },
+    "How often one replica lists LiveKit's rooms of this deployment and deletes those whose session is terminal, or missing once the room is older than twice `IDEMPOTENCY_LOCK_TTL_S` and 60 s (a CreateRoom that timed out but happened, for a create nobody retried).",
+  ),
+  RATE_LIMIT_ENABLED: boolean(true, "Per-API-key rate limits (rate-limiter-flexible, on Redis or in memory)."),
+  RATE_LIMIT_PER_SECOND: integer({ default: 100, min: 1, max: 1_000_000 }, "Steady requests per second per key."),
+  RATE_LIMIT_BURST: integer(
+    { default: 200, min: 1, max: 1_000_000 },
+    "Requests a key may make at once (at least `RATE_LIMIT_PER_SECOND`); the allowance refills over 10 s.",
+  ),
+  WEBHOOK_RETRY_DELAYS_S: secondsList(
+    { default: "5,300,1800,7200,18000,36000,36000", count: 20, min: 1, max: 86_400 },
+    "Customer webhooks: seconds between attempts after the first (which is at once), comma-separated, 1 to 20 delays of 1 s to 1 day; each varies by up to 20%. The default is Standard Webhooks' schedule.",
+  ),
+  WEBHOOK_ATTEMPT_TIMEOUT_S: integer(
+    { default: 10, min: 1, max: 60 },
+    "Customer webhooks: an attempt that has not been answered in full by then fails (`timeout`).",
+  ),
+  WEBHOOK_CONCURRENCY: integer(
+    { default: 50, min: 1, max: 10_000 },
+    "Customer webhooks: attempts in flight per replica; one endpoint gets at most a quarter of them.",
+  ),
+  WEBHOOK_DISABLE_AFTER_S: integer(
+    { default: 5 * 86_400, min: 1, max: 30 * 86_400 },
+    "Customer webhooks: an endpoint whose every attempt failed for this long is disabled (`failing`).",
+  ),
+  WEBHOOK_ALLOW_PRIVATE_URLS: boolean(
+    false,
+    "Customer webhooks: allow endpoints on loopback, private and other internal addresses (tests, local development); refused in production. Plain `http` endpoints are accepted outside production only.",
+  ),
+  VALIDATE_RESPONSES: boolean(false, "Check every response against the contract (the tests do; costs CPU)."),
+} satisfies Record<string, Variable>;
+
+type Name = keyof typeof VARIABLES;
+
+/** Each variable's value as its parser returns it: the types the configuration is made of. */
+export type Settings = { [N in Name]: ReturnType<(typeof VARIABLES)[N]["parse"]> };
+
+/**
+ * Reads every variable of the environment (blank counts as unset), refusing first, in production, each
+ * development default that must not reach it.
+ */
+export function readVariables(env: Record<string, string | undefined>): Settings {
+  const names = Object.keys(VARIABLES) as Name[];
+  const raw = new Map(names.map((name) => [name, env[name]?.trim() || undefined]));
+  const declared: Record<Name, Variable> = VARIABLES;
+  if (raw.get("NODE_ENV") === "production") {
+    for (const name of names) {
+      const why = declared[name].refusedInProduction;
+      if (why !== undefined && raw.get(name) === undefined) throw new ConfigError(`${name} must be set in production (${why})`);
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, declared[name].parse(raw.get(name), name)])) as Settings;
+}
