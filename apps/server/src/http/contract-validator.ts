@@ -27,11 +27,13 @@ import * as OpenApiValidator from "express-openapi-validator";
 import { pathToRegexp } from "path-to-regexp";
 import { AppError } from "../domain/app-error.js";
 import { unknownRoute } from "./error-handler.js";
-import type { SecurityRequirement } from "./operation-security.js";
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
 
 type Parameter = { name?: string; in?: string; schema?: { type?: unknown } };
+
+/** One of an operation's alternative security requirements: each scheme with the scopes it needs. */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
 
 /** What the validator's match leaves on the request (`req.openapi`), as far as this service reads it. */
 export interface MatchedOperation {

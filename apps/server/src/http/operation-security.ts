@@ -8,9 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { Scope } from "@dhs/contract";
 import { parse } from "yaml";
-import type { MatchedOperation } from "./contract-validator.js";
-
-export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
+import type { MatchedOperation, SecurityRequirement } from "./contract-validator.js";
 
 export type Authorization = { allowed: true } | { allowed: false; missing: Scope | undefined };
 
