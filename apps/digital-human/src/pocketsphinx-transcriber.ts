@@ -17,7 +17,7 @@ import type { Speech } from "./voice.js";
 
 /** PocketSphinx's acoustic model takes 16 kHz mono. */
 export const RECOGNITION_RATE = 16_000;
-export const DEFAULT_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
+const DEFAULT_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
 const DECODER = "pocketsphinx_continuous";
 /** A turn is a few seconds; a decoder still running after this is stuck, and its words are lost. */
 const DECODE_TIMEOUT_MS = 30_000;

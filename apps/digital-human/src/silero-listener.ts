@@ -62,7 +62,7 @@ export class SileroListener implements Listener {
 }
 
 /** The frames of one turn as one mono recording (the listener's stream is mono at one rate). */
-export function turnSpeech(frames: AudioFrame[]): Speech {
+function turnSpeech(frames: AudioFrame[]): Speech {
   const samples = new Int16Array(frames.reduce((n, frame) => n + frame.samplesPerChannel, 0));
   let offset = 0;
   for (const frame of frames) {

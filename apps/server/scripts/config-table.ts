@@ -35,7 +35,7 @@ function accepts(variable: Variable): string {
   }
 }
 
-export function configTable(): string {
+function configTable(): string {
   const rows = Object.entries(VARIABLES as Record<string, Variable>).map(
     ([name, v]) => `| \`${name}\` | ${defaultOf(v)} | ${accepts(v)} | ${v.description} |`,
   );

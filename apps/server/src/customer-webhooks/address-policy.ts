@@ -23,7 +23,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
+const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 /**
  * Ranges that are not public although ipaddr.js calls them `unicast`: the deprecated IPv4-compatible
@@ -39,7 +39,7 @@ const NOT_PUBLIC: [ipaddr.IPv6, number, string][] = [
  * The range an address is in (`unicast` when it is public): ipaddr.js's, after unwrapping IPv4-mapped
  * IPv6, narrowed by NOT_PUBLIC.
  */
-export function rangeOf(address: string): string {
+function rangeOf(address: string): string {
   const canonical = canonicalAddress(address);
   if (canonical === undefined) return "invalid";
   const parsed = ipaddr.parse(canonical);

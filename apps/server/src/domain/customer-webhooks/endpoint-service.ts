@@ -12,8 +12,8 @@ import { AppError } from "../app-error.js";
 import { outboundEvent } from "../sessions/session-events.js";
 import type { EndpointSecret, UrlPolicy, WebhookEndpointRecord, WebhookStore } from "./ports.js";
 
-export const MAX_ENDPOINTS = 10;
-export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const MAX_ENDPOINTS = 10;
+const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookEndpointSettings {
   /** How long an event is kept while its deliveries are pending. */
@@ -33,7 +33,7 @@ export interface WebhookEndpointServiceDeps {
 }
 
 /** `whsec_` and 32 random bytes in base64, as Standard Webhooks defines a secret. */
-export function newSecret(): string {
+function newSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 

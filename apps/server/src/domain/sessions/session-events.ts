@@ -11,7 +11,7 @@ import { type SessionRecord, TERMINAL, toSessionSummary } from "./session.js";
 
 // randomUUID draws from a pooled entropy buffer; randomBytes(16) asks OpenSSL on every call, which the
 // LiveKit events' profile showed at about 28 µs an event.
-export function newEventId(): string {
+function newEventId(): string {
   return `evt_${randomUUID().replaceAll("-", "")}`;
 }
 
@@ -55,7 +55,7 @@ export function outboundEvent(
 }
 
 /** The session as listSessions shows it, and the whole seconds it has been active, rounded up. */
-export function sessionEventData(record: SessionRecord, now: Date): SessionEventData {
+function sessionEventData(record: SessionRecord, now: Date): SessionEventData {
   return { ...toSessionSummary(record), duration_seconds: activeSeconds(record, now) };
 }
 

@@ -41,7 +41,7 @@ export function daysBetween(from: string, to: string): string[] {
   return days;
 }
 
-export function emptyCounts(): UsageCounts {
+function emptyCounts(): UsageCounts {
   return {
     sessions_created: 0,
     sessions_ended: { completed: 0, cancelled: 0, failed: 0 },

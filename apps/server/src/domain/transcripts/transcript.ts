@@ -9,8 +9,6 @@ import { TERMINAL } from "../sessions/session.js";
 
 /** The most segments one session's transcript holds. */
 export const MAX_TRANSCRIPT_SEGMENTS = 1000;
-/** How long after its session's end a transcript still takes segments from a digital human that has not said `final` (by default). */
-export const TRANSCRIPT_GRACE_MS = 60_000;
 
 /** A segment as stored: the contract's, with its times as numbers for ordering. */
 export interface StoredSegment {
@@ -35,8 +33,6 @@ export interface TranscriptState {
   deletedAtMs: number | null;
 }
 
-export const EMPTY_TRANSCRIPT: TranscriptState = { segmentCount: 0, final: false, deletedAtMs: null };
-
 /** The order of a transcript: by start time, then id. */
 export function spokenOrder(a: SegmentPosition, b: SegmentPosition): number {
   return a.startedAtMs - b.startedAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -52,7 +48,7 @@ export function storedSegment(segment: TranscriptSegment): StoredSegment {
   };
 }
 
-export function segmentView(segment: StoredSegment): TranscriptSegment {
+function segmentView(segment: StoredSegment): TranscriptSegment {
   return {
     id: segment.id,
     speaker: segment.speaker,
