@@ -225,6 +225,18 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
     const key = params.find((p: Json) => p.name === "Idempotency-Key");
     expect(key).toMatchObject({ in: "header", required: true, schema: { type: "string", minLength: 1, maxLength: 200 } });
   });
+
+  it("without one, exactly the POSTs and DELETEs that do no more when done twice are marked x-retry-safe", () => {
+    const marked = Object.values<Json>(doc.paths)
+      .flatMap((item) => Object.values<Json>(item))
+      .filter((op) => op?.["x-retry-safe"] !== undefined);
+    expect(marked.map((op) => [op.operationId, op["x-retry-safe"]]).sort()).toEqual([
+      ["deleteSessionTranscript", true],
+      ["enableWebhookEndpoint", true],
+      ["endSession", true],
+      ["refreshSessionToken", true],
+    ]);
+  });
 });
 
 describe("Session (spec 2.1)", () => {
