@@ -1,10 +1,14 @@
 /**
  * The contract of the Digital Human Session Service (openapi/v1.yaml) as TypeScript: the generated
- * `paths`/`components`/`operations` types, one alias per schema, and the enum values, so the server and
- * the client share one definition of every shape.
+ * `paths`/`components`/`operations` types, one alias per schema, the enum values, and the list of
+ * operations (also `@dhs/contract/operations`, which imports nothing), so the server and the client share
+ * one definition of every shape and operation.
  */
 import { fileURLToPath } from "node:url";
+import type { operationList } from "./generated/operations.js";
 import type { components, operations } from "./generated/v1.js";
+
+export { type OperationInfo, operationList } from "./generated/operations.js";
 
 export type { components, operations, paths, webhooks } from "./generated/v1.js";
 export {
@@ -63,6 +67,11 @@ export type TranscriptSegmentsAppended = Schemas["TranscriptSegmentsAppended"];
 export type TranscriptReadyData = Schemas["TranscriptReadyData"];
 export type GetSessionTranscriptQuery = NonNullable<operations["getSessionTranscript"]["parameters"]["query"]>;
 export type OperationId = keyof operations;
+/**
+ * Every operation an API key calls (the contract's bearerAuth): the client's methods and the server's
+ * operation table. Not `appendTranscriptSegments` (the digital human's), nor the webhook this service sends.
+ */
+export type ApiKeyOperationId = Extract<(typeof operationList)[number], { scheme: "bearerAuth" }>["operationId"];
 
 /** Absolute path of the OpenAPI document these types were generated from (shipped in dist/). */
 export const openapiDocumentPath: string = fileURLToPath(new URL("./openapi.yaml", import.meta.url));
