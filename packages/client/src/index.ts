@@ -10,11 +10,13 @@
  */
 
 import type {
+  ApiKeyOperationId,
   GetSessionTranscriptQuery,
   GetUsageQuery,
   ListDigitalHumansQuery,
   ListSessionsQuery,
   ListWebhookDeliveriesQuery,
+  operations,
   paths,
   SessionCreate,
   TestSessionEvent,
@@ -22,6 +24,7 @@ import type {
 } from "@dhs/contract";
 import type { Client } from "openapi-fetch";
 import createFetchClient from "openapi-fetch";
+import type { SuccessResponseJSON } from "openapi-typescript-helpers";
 import { type Fetch, withRetries } from "./retry.js";
 
 export type {
@@ -97,6 +100,14 @@ function signalOption(signal: AbortSignal | undefined): { signal?: AbortSignal }
   return signal ? { signal } : {};
 }
 
+/**
+ * One method per operation an API key calls, named by its operationId and resolving to that operation's
+ * success body: an operation added to the contract does not compile until the client has its method.
+ */
+type OperationMethods = {
+  [Id in ApiKeyOperationId]: (...args: never[]) => Promise<{ data?: SuccessResponseJSON<operations[Id]> }>;
+};
+
 export function createClient(options: ClientOptions) {
   const { baseUrl, apiKey } = options;
   if (!baseUrl) throw new TypeError("createClient: baseUrl is required");
@@ -115,10 +126,7 @@ export function createClient(options: ClientOptions) {
   const sessionPath = (sessionId: string) => ({ params: { path: { session_id: sessionId } } });
   const endpointPath = (endpointId: string) => ({ params: { path: { endpoint_id: endpointId } } });
 
-  return {
-    /** The underlying openapi-fetch client, typed by the contract, with the same auth and retries. */
-    raw,
-
+  const methods = {
     /** POST /v1/sessions: creates a session; replays the first answer for a repeated key and body. */
     createSession(body: SessionCreate = {}, opts: CreateSessionOptions = {}) {
       const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
@@ -242,6 +250,12 @@ export function createClient(options: ClientOptions) {
         ...signalOption(opts.signal),
       });
     },
+  } satisfies OperationMethods;
+
+  return {
+    /** The underlying openapi-fetch client, typed by the contract, with the same auth and retries. */
+    raw,
+    ...methods,
   };
 }
 

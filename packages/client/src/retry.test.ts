@@ -27,6 +27,8 @@ describe("isSafeToRetry", () => {
       { given: new Request("http://x/v1/sessions/abc/transcript/segments", { method: "POST" }), want: false },
     ],
     ["a path that only ends like enable", { given: new Request("http://x/v1/sessions/abc/enable", { method: "POST" }), want: false }],
+    ["endSession behind a base URL's prefix", { given: new Request("http://x/dhs/v1/sessions/abc/end", { method: "POST" }), want: true }],
+    ["a retry-safe path with another method", { given: new Request("http://x/v1/sessions/abc/end", { method: "DELETE" }), want: false }],
   ];
   it.each(cases)("%s", (_name, { given, want }) => {
     expect(isSafeToRetry(given)).toBe(want);

@@ -5,12 +5,12 @@
  * (or a 429 from a proxy, without an ApiError), `502`/`503`/`504` (the service or a gateway in front of it
  * is briefly unavailable) and `409 idempotency_request_in_progress` (the first attempt of the same
  * create is still running). `429 concurrency_limit_exceeded` is not: the account must end a session
- * first, and no wait says when that will be. What is safe
- * to retry: by the contract, GETs, any request carrying an Idempotency-Key, and the naturally idempotent
- * `POST /v1/sessions/{id}/end` and `/token`, `POST /v1/webhook-endpoints/{id}/enable` and
- * `DELETE /v1/sessions/{id}/transcript`. Everything else (creating an endpoint, rotating its secret, a test
- * event, deleting an endpoint) is answered as it is.
+ * first, and no wait says when that will be. What is safe to retry is the contract's word: GETs, any
+ * request carrying an Idempotency-Key, and the operations openapi/v1.yaml marks `x-retry-safe` (read
+ * from the contract package's generated operation list, shipped inside this one). Everything else (creating
+ * an endpoint, rotating its secret, a test event, deleting an endpoint) is answered as it is.
  */
+import { operationList } from "@dhs/contract/operations";
 
 export type Fetch = (input: Request) => Promise<Response>;
 
@@ -28,15 +28,25 @@ export interface RetryOptions {
 }
 
 const RETRYABLE_STATUSES = new Set([502, 503, 504]);
-const IDEMPOTENT_POST = /\/v1\/(sessions\/[^/]+\/(end|token)|webhook-endpoints\/[^/]+\/enable)$/;
-// Deleting a transcript twice answers it deleted, as the first did.
-const IDEMPOTENT_DELETE = /\/v1\/sessions\/[^/]+\/transcript$/;
+
+/**
+ * The operations that are safe to retry, each as its method and its path template as a pattern: a
+ * parameter is one segment, and the path ends the URL's (baseUrl may add a prefix before /v1).
+ */
+const RETRY_SAFE = operationList
+  .filter((operation) => operation.retrySafe)
+  .map((operation) => ({ method: operation.method, path: templatePattern(operation.path) }));
+
+function templatePattern(template: string): RegExp {
+  const literals = template.split(/\{[^}]+\}/).map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`${literals.join("[^/]+")}$`);
+}
 
 export function isSafeToRetry(request: Request): boolean {
   if (request.method === "GET" || request.method === "HEAD") return true;
   if (request.headers.has("Idempotency-Key")) return true;
-  if (request.method === "DELETE") return IDEMPOTENT_DELETE.test(new URL(request.url).pathname);
-  return request.method === "POST" && IDEMPOTENT_POST.test(new URL(request.url).pathname);
+  const path = new URL(request.url).pathname;
+  return RETRY_SAFE.some((operation) => operation.method === request.method && operation.path.test(path));
 }
 
 async function isTransient(response: Response): Promise<boolean> {

@@ -1,9 +1,15 @@
+import type { ApiKeyOperationId } from "@dhs/contract";
 import { describe, expectTypeOf, it } from "vitest";
-import { type ApiError, createClient, type Principal, type Session, type SessionList, unwrap } from "../src/index.js";
+import { type ApiError, createClient, type DhsClient, type Principal, type Session, type SessionList, unwrap } from "../src/index.js";
 
 const client = createClient({ baseUrl: "http://dhs.test", apiKey: "dhs_x" });
 
 describe("what the types promise", () => {
+  it("has one method per operation an API key calls, named by its operationId, and raw", () => {
+    expectTypeOf<keyof DhsClient>().toEqualTypeOf<ApiKeyOperationId | "raw">();
+    expectTypeOf<"appendTranscriptSegments">().not.toExtend<keyof DhsClient>();
+  });
+
   it("types each operation's data and error from the contract", async () => {
     const created = await client.createSession();
     expectTypeOf(created.data).toEqualTypeOf<Session | undefined>();

@@ -1,7 +1,8 @@
 /**
  * The client as a customer's backend gets it: `pnpm pack` makes the package, an empty project outside
  * the workspace installs it from the tarball (its dependencies, openapi-fetch and standardwebhooks, from the registry),
- * type-checks code against it (the contract's types come inside the package) and loads it.
+ * type-checks code against it (the contract's types come inside the package) and loads it (with the
+ * contract's list of operations, also inside, that says what is safe to retry).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
@@ -77,12 +78,16 @@ describe("the packed @dhs/client", () => {
 
     const loaded = execFileSync(
       process.execPath,
-      ["--input-type=module", "-e", 'const m = await import("@dhs/client"); console.log(typeof m.createClient, typeof m.unwrap)'],
+      [
+        "--input-type=module",
+        "-e",
+        'const m = await import("@dhs/client"); console.log(typeof m.createClient, typeof m.unwrap, m.isSafeToRetry(new Request("http://x/v1/sessions/s/end", { method: "POST" })))',
+      ],
       {
         cwd: project,
         encoding: "utf8",
       },
     );
-    expect(loaded.trim()).toBe("function function");
+    expect(loaded.trim()).toBe("function function true");
   });
 });
