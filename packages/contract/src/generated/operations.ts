@@ -2,7 +2,8 @@
  * Generated from openapi/v1.yaml by scripts/generate-operations.mjs (pnpm generate); do not edit.
  * Every operation of the contract's paths: its method, path template, security scheme (bearerAuth: an
  * API key's; digitalHumanToken: the digital human's) and whether it is safe to retry without an
- * Idempotency-Key (a GET, or marked `x-retry-safe`). Plain data with no import, so the client can ship it.
+ * Idempotency-Key (a GET, or marked `x-retry-safe`), and the header parameters it takes, spelled as the
+ * contract spells them. Plain data with no import, so the client can ship it.
  */
 export interface OperationInfo {
   readonly operationId: string;
@@ -10,28 +11,29 @@ export interface OperationInfo {
   readonly path: string;
   readonly scheme: string;
   readonly retrySafe: boolean;
+  readonly headerParameters: readonly string[];
 }
 
 export const operationList = [
-  { operationId: "createSession", method: "POST", path: "/v1/sessions", scheme: "bearerAuth", retrySafe: false },
-  { operationId: "listSessions", method: "GET", path: "/v1/sessions", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "getSession", method: "GET", path: "/v1/sessions/{session_id}", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "refreshSessionToken", method: "POST", path: "/v1/sessions/{session_id}/token", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "endSession", method: "POST", path: "/v1/sessions/{session_id}/end", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "getSessionTranscript", method: "GET", path: "/v1/sessions/{session_id}/transcript", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "deleteSessionTranscript", method: "DELETE", path: "/v1/sessions/{session_id}/transcript", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "appendTranscriptSegments", method: "POST", path: "/v1/sessions/{session_id}/transcript/segments", scheme: "digitalHumanToken", retrySafe: false },
-  { operationId: "sendTestSessionEvent", method: "POST", path: "/v1/test-helpers/sessions/{session_id}/events", scheme: "bearerAuth", retrySafe: false },
-  { operationId: "createWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints", scheme: "bearerAuth", retrySafe: false },
-  { operationId: "listWebhookEndpoints", method: "GET", path: "/v1/webhook-endpoints", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "getWebhookEndpoint", method: "GET", path: "/v1/webhook-endpoints/{endpoint_id}", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "deleteWebhookEndpoint", method: "DELETE", path: "/v1/webhook-endpoints/{endpoint_id}", scheme: "bearerAuth", retrySafe: false },
-  { operationId: "rotateWebhookEndpointSecret", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/rotate-secret", scheme: "bearerAuth", retrySafe: false },
-  { operationId: "enableWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/enable", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "testWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/test", scheme: "bearerAuth", retrySafe: false },
-  { operationId: "listWebhookDeliveries", method: "GET", path: "/v1/webhook-endpoints/{endpoint_id}/deliveries", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "listDigitalHumans", method: "GET", path: "/v1/digital-humans", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "getDigitalHuman", method: "GET", path: "/v1/digital-humans/{digital_human_id}", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "getUsage", method: "GET", path: "/v1/usage", scheme: "bearerAuth", retrySafe: true },
-  { operationId: "getPrincipal", method: "GET", path: "/v1/me", scheme: "bearerAuth", retrySafe: true },
+  { operationId: "createSession", method: "POST", path: "/v1/sessions", scheme: "bearerAuth", retrySafe: false, headerParameters: ["Idempotency-Key"] },
+  { operationId: "listSessions", method: "GET", path: "/v1/sessions", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "getSession", method: "GET", path: "/v1/sessions/{session_id}", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "refreshSessionToken", method: "POST", path: "/v1/sessions/{session_id}/token", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "endSession", method: "POST", path: "/v1/sessions/{session_id}/end", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "getSessionTranscript", method: "GET", path: "/v1/sessions/{session_id}/transcript", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "deleteSessionTranscript", method: "DELETE", path: "/v1/sessions/{session_id}/transcript", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "appendTranscriptSegments", method: "POST", path: "/v1/sessions/{session_id}/transcript/segments", scheme: "digitalHumanToken", retrySafe: false, headerParameters: [] },
+  { operationId: "sendTestSessionEvent", method: "POST", path: "/v1/test-helpers/sessions/{session_id}/events", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
+  { operationId: "createWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
+  { operationId: "listWebhookEndpoints", method: "GET", path: "/v1/webhook-endpoints", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "getWebhookEndpoint", method: "GET", path: "/v1/webhook-endpoints/{endpoint_id}", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "deleteWebhookEndpoint", method: "DELETE", path: "/v1/webhook-endpoints/{endpoint_id}", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
+  { operationId: "rotateWebhookEndpointSecret", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/rotate-secret", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
+  { operationId: "enableWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/enable", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "testWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/test", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
+  { operationId: "listWebhookDeliveries", method: "GET", path: "/v1/webhook-endpoints/{endpoint_id}/deliveries", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "listDigitalHumans", method: "GET", path: "/v1/digital-humans", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "getDigitalHuman", method: "GET", path: "/v1/digital-humans/{digital_human_id}", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "getUsage", method: "GET", path: "/v1/usage", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "getPrincipal", method: "GET", path: "/v1/me", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
 ] as const satisfies readonly OperationInfo[];
