@@ -51,15 +51,34 @@ describe("the operation table", () => {
 
 describe("dispatch", () => {
   const called: string[] = [];
-  const handlers = Object.fromEntries(contractOperationIds().map((id) => [id, () => void called.push(id)])) as unknown as OperationHandlers;
+  const principal = { keyId: "key_1" };
+  const handlers = Object.fromEntries(
+    contractOperationIds().map((id) => [
+      id,
+      (_request: unknown, caller: unknown) => {
+        called.push(id);
+        return { body: { id, caller } };
+      },
+    ]),
+  ) as unknown as OperationHandlers;
 
-  it("calls the handler of the operation the contract matched, and names the operation for the request's span", () => {
+  it("calls the handler of the operation the contract matched, and names the operation for the request's span", async () => {
     let error: unknown = "next not called";
-    const res = { locals: {} } as Response;
-    dispatch(handlers)(requestFor("getSession"), res, ((e?: unknown) => (error = e)) as NextFunction);
+    const sent: unknown[] = [];
+    const res = {
+      locals: { principal },
+      status: (status: number) => {
+        sent.push(status);
+        return res;
+      },
+      json: (body: unknown) => void sent.push(body),
+    } as unknown as Response;
+    await dispatch(handlers)(requestFor("getSession"), res, ((e?: unknown) => (error = e)) as NextFunction);
     expect(called).toEqual(["getSession"]);
     expect(error).toBe("next not called");
-    expect(res.locals).toEqual({ operationId: "getSession", route: "/v1/somewhere" });
+    expect(res.locals).toEqual({ principal, operationId: "getSession", route: "/v1/somewhere" });
+    // The handler's reply, for the principal authentication found, is the answer: 200 unless it says.
+    expect(sent).toEqual([200, { id: "getSession", caller: principal }]);
   });
 
   it.each([

@@ -1,27 +1,43 @@
 /**
  * The API's operations by the contract's operationId. The validator has already matched each request to
  * its operation (the match authorization read its scopes from); that match also picks the handler, so a
- * request is routed once, by the contract, and no second table of paths can disagree with it. The type
- * makes the table complete: an operation added to the contract does not compile until it has a handler.
+ * request is routed once, by the contract, and no second table of paths can disagree with it. The types
+ * make the table complete and each entry exact: an operation added to the contract does not compile
+ * until it has a handler, and each handler takes its operation's request and returns its reply
+ * (operation-handler.ts).
  */
-import type { operations } from "@dhs/contract";
+import type { ApiKeyOperationId } from "@dhs/contract";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Principal } from "../domain/accounts/api-keys.js";
+import { principalOf } from "./authenticate.js";
 import { matchedOperation } from "./contract-validator.js";
 import { unknownRoute } from "./error-handler.js";
+import { answer, type OperationReply, type OperationRequest } from "./operation-handler.js";
+
+/**
+ * Translates one operation's HTTP request, typed by the contract, to a call for the authenticated
+ * principal, and its result back to the contract's reply.
+ */
+export type OperationHandler<Id extends ApiKeyOperationId> = (
+  request: OperationRequest<Id>,
+  principal: Principal,
+) => OperationReply<Id> | Promise<OperationReply<Id>>;
 
 /**
  * Every operation an API key calls: not `receiveSessionEvent` (the webhook this service sends), nor
  * `appendTranscriptSegments` (the digital human's, answered ahead of this table: routes/transcript-segments.ts).
  */
-export type ApiOperationId = Exclude<keyof operations, "receiveSessionEvent" | "appendTranscriptSegments">;
+export type OperationHandlers = { [Id in ApiKeyOperationId]: OperationHandler<Id> };
 
-/** Translates one operation's HTTP request to a call and its result back; path parameters are in req.params. */
-export type OperationHandler = (req: Request, res: Response) => void | Promise<void>;
-
-export type OperationHandlers = Record<ApiOperationId, OperationHandler>;
+/** The table's handler of one operation as middleware, for the principal authentication found. */
+function bind<Id extends ApiKeyOperationId>(handlers: OperationHandlers, operationId: Id): RequestHandler {
+  const handler: OperationHandler<Id> = handlers[operationId];
+  return answer(operationId, (request, res) => handler(request, principalOf(res)));
+}
 
 export function dispatch(handlers: OperationHandlers): RequestHandler {
-  const table = new Map<string, OperationHandler>(Object.entries(handlers));
+  const ids = Object.keys(handlers) as ApiKeyOperationId[];
+  const table = new Map<string, RequestHandler>(ids.map((id) => [id, bind(handlers, id)]));
   return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
     const operation = matchedOperation(req);
     const id = operation?.schema?.operationId;
@@ -30,6 +46,6 @@ export function dispatch(handlers: OperationHandlers): RequestHandler {
     if (handler === undefined) return next(unknownRoute(req));
     res.locals.operationId = id;
     res.locals.route = operation?.openApiRoute;
-    return handler(req, res);
+    return handler(req, res, next) as void | Promise<void>;
   };
 }

@@ -42,7 +42,7 @@ export function livekitEventRoutes(
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let event: LiveKitEvent;
     try {
-      event = webhooks.parse(raw, res.locals.signedSha256 as string);
+      event = webhooks.parse(raw, signedSha256(res));
     } catch (error) {
       return refuse(res, error);
     }
@@ -63,4 +63,11 @@ export function livekitEventRoutes(
     res.json({ status: "ok" });
   });
   return router;
+}
+
+/** The body's hash the delivery's signature covers, once `signed` verified the signature. */
+function signedSha256(res: Response): string {
+  const sha256: unknown = res.locals.signedSha256;
+  if (typeof sha256 !== "string") throw new Error("LiveKit webhook body read before its signature was checked");
+  return sha256;
 }

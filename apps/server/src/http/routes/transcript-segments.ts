@@ -5,7 +5,6 @@
  * (livekit/digital-human-token.ts), checked before the body is read (401, and the connection learns
  * nothing else), then the session's rate limit, the contract's match and validation, and the call.
  */
-import type { TranscriptSegmentsAppend } from "@dhs/contract";
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
 import type { RateLimiter } from "../../domain/accounts/rate-limiter.js";
 import { AppError } from "../../domain/app-error.js";
@@ -13,6 +12,7 @@ import type { TranscriptService } from "../../domain/transcripts/transcript-serv
 import { type DigitalHumanTokens, InvalidDigitalHumanTokenError } from "../../livekit/digital-human-token.js";
 import type { ContractValidator } from "../contract-validator.js";
 import { takesBody } from "../contract-validator.js";
+import { answer } from "../operation-handler.js";
 import { pipeline } from "../pipeline.js";
 import { rateLimit } from "../rate-limit.js";
 import { jsonBody } from "../request-guards.js";
@@ -58,19 +58,19 @@ export function transcriptSegmentRoutes(deps: {
   // The token is for one room: another session's path is not this token's to write (checked once the
   // contract matched the path, before the body is read).
   const ownSession: RequestHandler = (req, res, next) => {
-    if (String(req.params.session_id).toLowerCase() !== res.locals.transcriptSession) {
+    if (String(req.params.session_id).toLowerCase() !== tokenSession(res)) {
       return refuse(res, next, "the token is for another session's room");
     }
     next();
   };
-  const append: RequestHandler = async (req, res) => {
-    res.json(await deps.transcripts.append(res.locals.transcriptSession as string, req.body as TranscriptSegmentsAppend));
-  };
+  const append = answer("appendTranscriptSegments", async ({ body }, res) => ({
+    body: await deps.transcripts.append(tokenSession(res), body),
+  }));
   router.post(
     TRANSCRIPT_SEGMENTS_PATH,
     pipeline([
       authenticate,
-      ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter, (res) => `session/${res.locals.transcriptSession as string}`)] : []),
+      ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter, (res) => `session/${tokenSession(res)}`)] : []),
       ...deps.validator.match,
       ownSession,
       jsonBody(deps.maxBodyBytes, takesBody),
@@ -79,4 +79,11 @@ export function transcriptSegmentRoutes(deps: {
     ]),
   );
   return router;
+}
+
+/** The session whose room the request's token is for, once `authenticate` verified it. */
+function tokenSession(res: Response): string {
+  const session: unknown = res.locals.transcriptSession;
+  if (typeof session !== "string") throw new Error("transcript segments reached without a digital human token");
+  return session;
 }

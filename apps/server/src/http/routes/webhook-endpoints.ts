@@ -1,10 +1,7 @@
 /**
  * The /v1/webhook-endpoints operations: translate HTTP to WebhookEndpointService calls and back, nothing more.
  */
-import type { ListWebhookDeliveriesQuery, WebhookEndpointCreate, WebhookEndpointList } from "@dhs/contract";
-import type { Request } from "express";
 import type { WebhookEndpointService } from "../../domain/customer-webhooks/endpoint-service.js";
-import { principalOf } from "../authenticate.js";
 import { decodeIdCursor, encodeIdCursor, ID_SHAPES } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";
 
@@ -21,52 +18,33 @@ export function webhookEndpointOperations(
   | "testWebhookEndpoint"
   | "listWebhookDeliveries"
 > {
-  const id = (params: Request["params"]) => params.endpoint_id as string;
-
   return {
     // POST /v1/webhook-endpoints
-    createWebhookEndpoint: async (req, res) => {
-      res.status(201).json(await endpoints.create(principalOf(res), req.body as WebhookEndpointCreate));
-    },
+    createWebhookEndpoint: async ({ body }, principal) => ({ status: 201, body: await endpoints.create(principal, body) }),
 
     // GET /v1/webhook-endpoints
-    listWebhookEndpoints: async (_req, res) => {
-      const body: WebhookEndpointList = { data: await endpoints.list(principalOf(res)) };
-      res.json(body);
-    },
+    listWebhookEndpoints: async (_request, principal) => ({ body: { data: await endpoints.list(principal) } }),
 
     // GET /v1/webhook-endpoints/{endpoint_id}
-    getWebhookEndpoint: async (req, res) => {
-      res.json(await endpoints.get(principalOf(res), id(req.params)));
-    },
+    getWebhookEndpoint: async ({ path }, principal) => ({ body: await endpoints.get(principal, path.endpoint_id) }),
 
     // DELETE /v1/webhook-endpoints/{endpoint_id}
-    deleteWebhookEndpoint: async (req, res) => {
-      res.json(await endpoints.delete(principalOf(res), id(req.params)));
-    },
+    deleteWebhookEndpoint: async ({ path }, principal) => ({ body: await endpoints.delete(principal, path.endpoint_id) }),
 
     // POST /v1/webhook-endpoints/{endpoint_id}/rotate-secret
-    rotateWebhookEndpointSecret: async (req, res) => {
-      res.json(await endpoints.rotateSecret(principalOf(res), id(req.params)));
-    },
+    rotateWebhookEndpointSecret: async ({ path }, principal) => ({ body: await endpoints.rotateSecret(principal, path.endpoint_id) }),
 
     // POST /v1/webhook-endpoints/{endpoint_id}/enable
-    enableWebhookEndpoint: async (req, res) => {
-      res.json(await endpoints.enable(principalOf(res), id(req.params)));
-    },
+    enableWebhookEndpoint: async ({ path }, principal) => ({ body: await endpoints.enable(principal, path.endpoint_id) }),
 
     // POST /v1/webhook-endpoints/{endpoint_id}/test
-    testWebhookEndpoint: async (req, res) => {
-      res.status(202).json(await endpoints.test(principalOf(res), id(req.params)));
-    },
+    testWebhookEndpoint: async ({ path }, principal) => ({ status: 202, body: await endpoints.test(principal, path.endpoint_id) }),
 
     // GET /v1/webhook-endpoints/{endpoint_id}/deliveries
-    listWebhookDeliveries: async (req, res) => {
-      // The validator has coerced limit to a number.
-      const query = req.query as ListWebhookDeliveriesQuery;
+    listWebhookDeliveries: async ({ path, query }, principal) => {
       const after = query.cursor === undefined ? undefined : decodeIdCursor(query.cursor, ID_SHAPES.logEntry);
-      const page = await endpoints.deliveries(principalOf(res), id(req.params), query.limit ?? 20, after);
-      res.json({ data: page.data, next_cursor: page.next_cursor === null ? null : encodeIdCursor(page.next_cursor) });
+      const page = await endpoints.deliveries(principal, path.endpoint_id, query.limit ?? 20, after);
+      return { body: { data: page.data, next_cursor: page.next_cursor === null ? null : encodeIdCursor(page.next_cursor) } };
     },
   };
 }
