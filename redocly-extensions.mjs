@@ -3,6 +3,9 @@
 // - `x-retry-safe` (operation): `true` when doing the operation twice does no more than doing it once, so
 //   a client may retry it without an Idempotency-Key (packages/contract's operation list carries it).
 // - `x-key-modes` (operation): the key modes that may call it (the server's authorization reads it).
+// - `x-digital-human-job` (tag): the schema of what a digital human's job is told in its dispatch's
+//   metadata. LiveKit carries it, not an operation of this API, so without this link the schema would
+//   be an unused component; with it, Redocly walks it and checks its example like any other schema's.
 export default function contractExtensions() {
   return {
     id: "dhs",
@@ -18,6 +21,7 @@ export default function contractExtensions() {
               "x-key-modes": { type: "array", items: { type: "string", enum: ["live", "test"] } },
             },
           },
+          Tag: { ...types.Tag, properties: { ...types.Tag.properties, "x-digital-human-job": "Schema" } },
         };
       },
     },

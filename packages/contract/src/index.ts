@@ -52,6 +52,8 @@ export type WebhookDeliveryList = Schemas["WebhookDeliveryList"];
 export type ListWebhookDeliveriesQuery = NonNullable<operations["listWebhookDeliveries"]["parameters"]["query"]>;
 export type DigitalHuman = Schemas["DigitalHuman"];
 export type DigitalHumanList = Schemas["DigitalHumanList"];
+/** What a digital human's job is told in its dispatch's metadata (not part of any request or response). */
+export type DigitalHumanJob = Schemas["DigitalHumanJob"];
 export type Usage = Schemas["Usage"];
 export type UsageCounts = Schemas["UsageCounts"];
 export type UsageDay = Schemas["UsageDay"];

@@ -391,3 +391,27 @@ describe("webhook payloads", () => {
     expect(schemas.WebhookEventSelector.enum.filter((type: string) => type !== "*")).toEqual(types);
   });
 });
+
+describe("DigitalHumanJob (a dispatch's metadata)", () => {
+  const job = {
+    session_id: "0d9a3c2e-5c4b-4b8a-9a77-0f1e2d3c4b5a",
+    account_id: "acct_1",
+    digital_human: { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava" },
+    participant_identity: "user-4821",
+    max_duration_s: 1800,
+  };
+
+  it("takes what the service writes, for a live or a test session, and fields added later", () => {
+    expect(valid("DigitalHumanJob", job)).toBe(true);
+    expect(valid("DigitalHumanJob", { ...job, account_id: "acct_1#test" })).toBe(true);
+    expect(valid("DigitalHumanJob", { ...job, persona: { greeting: "Hi" } })).toBe(true);
+    expect(valid("DigitalHumanJob", { ...job, max_duration_s: 0 })).toBe(false);
+  });
+
+  it("is linked from the tag of the digital human's operations, whose guide section describes it", () => {
+    const tag = doc.tags.find((t: Json) => t.name === "Digital human workers");
+    expect(tag["x-digital-human-job"]).toEqual({ $ref: "#/components/schemas/DigitalHumanJob" });
+    expect(schemas.DigitalHumanJob["x-tags"]).toEqual(["Digital human workers"]);
+    expect(doc.info.description).toContain("# Your own digital human");
+  });
+});

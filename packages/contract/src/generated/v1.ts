@@ -838,6 +838,62 @@ export interface components {
              */
             next_cursor: string | null;
         };
+        /**
+         * @description What the service tells a digital human's job: the metadata of the dispatch that sends the digital
+         *     human to a session's room (LiveKit hands it to the job as its `metadata`, this object as JSON;
+         *     participants cannot read it). Not part of any request or response of this API: read it if you
+         *     write a digital human of your own (see *Your own digital human*). Fields are added within `v1`,
+         *     so ignore the ones you do not know; a job dispatched by hand (the LiveKit CLI, a test) has no
+         *     metadata at all.
+         * @example {
+         *       "session_id": "0d9a3c2e-5c4b-4b8a-9a77-0f1e2d3c4b5a",
+         *       "account_id": "acct_1",
+         *       "digital_human": {
+         *         "id": "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
+         *         "name": "Ava"
+         *       },
+         *       "participant_identity": "user-4821",
+         *       "max_duration_s": 1800
+         *     }
+         */
+        DigitalHumanJob: {
+            /**
+             * Format: uuid
+             * @description The session whose room this is (its `room_name` is `dhs-` followed by it); the path of its `appendTranscriptSegments`.
+             * @example 0d9a3c2e-5c4b-4b8a-9a77-0f1e2d3c4b5a
+             */
+            session_id: string;
+            /**
+             * @description The account that owns the session; a test session's ends with `#test`.
+             * @example acct_1
+             */
+            account_id: string;
+            /** @description Which digital human to be, as the account's catalog names it. */
+            digital_human: {
+                /**
+                 * Format: uuid
+                 * @description Its id (a `DigitalHuman`'s), the same for every session it joins.
+                 * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+                 */
+                id: string;
+                /**
+                 * @description Its name, as it introduces itself.
+                 * @example Ava
+                 */
+                name: string;
+            };
+            /**
+             * @description The LiveKit identity of the session's participant, the one to greet and listen to.
+             * @example user-4821
+             */
+            participant_identity: string;
+            /**
+             * Format: int32
+             * @description Seconds the session may last once it is active; it is then completed (`max_duration`), so take your leave before.
+             * @example 1800
+             */
+            max_duration_s: number;
+        };
         /** @description What the account used over a day or a range of days. */
         UsageCounts: {
             /**
