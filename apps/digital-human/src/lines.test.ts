@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { parseJobMetadata } from "./job.js";
 import { acknowledgement, farewellOnLeaving, greeting, sentences, spokenName } from "./lines.js";
 
 describe("what the digital human says", () => {
@@ -16,34 +15,6 @@ describe("what the digital human says", () => {
       expect(next).not.toBe(previous);
       previous = next;
     }
-  });
-});
-
-describe("parseJobMetadata", () => {
-  it("reads what the service writes", () => {
-    const metadata = JSON.stringify({
-      session_id: "s1",
-      account_id: "acct_1",
-      digital_human: { id: "d1", name: "Leo" },
-      participant_identity: "grace",
-      max_duration_s: 600,
-    });
-    expect(parseJobMetadata(metadata, "leo-agent")).toEqual({
-      sessionId: "s1",
-      digitalHuman: { id: "d1", name: "Leo" },
-      participantIdentity: "grace",
-      maxDurationS: 600,
-    });
-  });
-
-  it("falls back to the agent's name for a dispatch made by hand", () => {
-    expect(parseJobMetadata("", "ava")).toEqual({
-      sessionId: undefined,
-      digitalHuman: { id: "ava", name: "ava" },
-      participantIdentity: undefined,
-      maxDurationS: undefined,
-    });
-    expect(parseJobMetadata("not json", "ava").digitalHuman.name).toBe("ava");
   });
 });
 

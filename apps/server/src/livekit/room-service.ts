@@ -5,6 +5,7 @@
  * (503, retry later); LiveKit refusing our credentials (401, 403) or our request (another 4xx) becomes
  * DependencyFaultError (500: a retry cannot help, an operator must). A create that fails keeps nothing.
  */
+import type { DigitalHumanJob } from "@dhs/contract";
 import { JobStatus } from "@livekit/protocol";
 import { DependencyFaultError, DependencyUnavailableError } from "../domain/dependency-errors.js";
 import type { AgentDispatchRequest, AgentJob, CreateRoomRequest, RoomService, SessionRoom } from "../domain/sessions/ports.js";
@@ -133,17 +134,12 @@ export class LiveKitRoomService implements RoomService {
 }
 
 /**
- * The digital human's job metadata (README, "The digital human"): the room's own metadata plus what the
+ * The digital human's job metadata, the contract's DigitalHumanJob: the room's own metadata plus what the
  * digital human says and when. Participants can read room metadata but not a job's.
  */
 export function jobMetadata(sessionId: string, accountId: string, agent: AgentJob): string {
-  return JSON.stringify({
-    session_id: sessionId,
-    account_id: accountId,
-    digital_human: agent.digitalHuman,
-    participant_identity: agent.participantIdentity,
-    max_duration_s: agent.maxDurationS,
-  });
+  const job: DigitalHumanJob = { session_id: sessionId, account_id: accountId, ...agent.job };
+  return JSON.stringify(job);
 }
 
 function isNotFound(error: unknown): boolean {

@@ -3,7 +3,7 @@
  * needs of it, LiveKit's room service and the token issuer. Adapters live in store/ and livekit/; the
  * domain never imports them.
  */
-import type { SessionStatus } from "@dhs/contract";
+import type { DigitalHumanJob, SessionStatus } from "@dhs/contract";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
 import type { BeginOutcome } from "./idempotency.js";
 import type { SessionRecord } from "./session.js";
@@ -252,16 +252,15 @@ export interface CreateRoomRequest {
 }
 
 /**
- * What a digital human's job is told (its dispatch's metadata), so it can greet the participant, say its
- * own name and take its leave before the session's time is up.
+ * The digital human to dispatch, and what its job is told (its dispatch's metadata, the contract's
+ * DigitalHumanJob), so it can greet the participant, say its own name and take its leave before the
+ * session's time is up. The room's session and account are the request's; the rest is here, so a field
+ * added to the contract is filled where the job is made (agentJobOf), and only there.
  */
 export interface AgentJob {
   /** The LiveKit agent name its worker registered. */
   agentName: string;
-  digitalHuman: { id: string; name: string };
-  participantIdentity: string;
-  /** The session ends this long after it becomes active. */
-  maxDurationS: number;
+  job: Omit<DigitalHumanJob, "session_id" | "account_id">;
 }
 
 export interface AgentDispatchRequest {

@@ -165,9 +165,11 @@ export class SessionTransitions {
 export function agentJobOf(record: SessionRecord, digitalHuman: DigitalHuman, maxDurationS: number): AgentJob {
   return {
     agentName: digitalHuman.agent_name,
-    digitalHuman: { id: digitalHuman.id, name: digitalHuman.name },
-    participantIdentity: record.participant_identity,
-    maxDurationS,
+    job: {
+      digital_human: { id: digitalHuman.id, name: digitalHuman.name },
+      participant_identity: record.participant_identity,
+      max_duration_s: maxDurationS,
+    },
   };
 }
 

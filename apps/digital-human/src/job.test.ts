@@ -1,0 +1,61 @@
+import type { DigitalHumanJob } from "@dhs/contract";
+import { describe, expect, it } from "vitest";
+import { parseJobMetadata } from "./job.js";
+
+describe("parseJobMetadata", () => {
+  it("reads what the service writes", () => {
+    // Typed by the contract, so this is what the service writes for as long as it compiles.
+    const written: DigitalHumanJob = {
+      session_id: "s1",
+      account_id: "acct_1",
+      digital_human: { id: "d1", name: "Leo" },
+      participant_identity: "grace",
+      max_duration_s: 600,
+    };
+    expect(parseJobMetadata(JSON.stringify(written), "leo-agent")).toEqual({
+      sessionId: "s1",
+      digitalHuman: { id: "d1", name: "Leo" },
+      participantIdentity: "grace",
+      maxDurationS: 600,
+    });
+  });
+
+  it("ignores fields it does not know (the contract adds them within v1)", () => {
+    const metadata = JSON.stringify({
+      session_id: "s1",
+      digital_human: { id: "d1", name: "Leo", voice: "x" },
+      persona: { greeting: "Hi" },
+    });
+    expect(parseJobMetadata(metadata, "leo-agent")).toMatchObject({ sessionId: "s1", digitalHuman: { id: "d1", name: "Leo" } });
+  });
+
+  it("falls back to the agent's name for a dispatch made by hand", () => {
+    expect(parseJobMetadata("", "ava")).toEqual({
+      sessionId: undefined,
+      digitalHuman: { id: "ava", name: "ava" },
+      participantIdentity: undefined,
+      maxDurationS: undefined,
+    });
+    expect(parseJobMetadata("not json", "ava").digitalHuman.name).toBe("ava");
+  });
+
+  it.each([
+    [
+      "an array",
+      "[1]",
+      { sessionId: undefined, digitalHuman: { id: "ava", name: "ava" }, participantIdentity: undefined, maxDurationS: undefined },
+    ],
+    [
+      "fields of other types",
+      JSON.stringify({ session_id: 1, digital_human: "Leo", participant_identity: null, max_duration_s: "600" }),
+      { sessionId: undefined, digitalHuman: { id: "ava", name: "ava" }, participantIdentity: undefined, maxDurationS: undefined },
+    ],
+    [
+      "an empty name and a duration that is not positive",
+      JSON.stringify({ digital_human: { id: "d1", name: "" }, max_duration_s: 0 }),
+      { sessionId: undefined, digitalHuman: { id: "d1", name: "ava" }, participantIdentity: undefined, maxDurationS: undefined },
+    ],
+  ])("keeps only the fields with the contract's types, given %s", (_case, metadata, want) => {
+    expect(parseJobMetadata(metadata, "ava")).toEqual(want);
+  });
+});
