@@ -1,7 +1,21 @@
 export { chromiumLaunchOptions } from "./chromium.js";
+export { FakeLiveKit, type Mode as FakeLiveKitMode, type RecordedCall } from "./fake-livekit.js";
+export {
+  API_KEY_RECORDS,
+  type ApiKeyRecord,
+  apiKeyRecord,
+  DIGITAL_HUMANS,
+  type Fixtures,
+  KEYS,
+  LIVEKIT,
+  type Scope,
+  writeOperatorFiles,
+} from "./fixtures.js";
 export { freePort } from "./free-port.js";
+export { signLiveKitWebhook } from "./livekit-webhook.js";
 export { type RedisCluster, startRedisCluster } from "./redis-cluster.js";
 export { type RedisServer, startRedis } from "./redis-server.js";
 export { type SecretScan, scanForSecrets } from "./secret-scan.js";
 export { sleep, type UntilOptions, until } from "./until.js";
 export { waitForOutput } from "./wait-for-output.js";
+export { type Answer, type Received, WebhookReceiver, type WebhookReceiverOptions } from "./webhook-receiver.js";

@@ -3,9 +3,9 @@
  * contract lists that LiveKit or a timer can cause, without media, through the same transitions as
  * LiveKit's webhooks and the timers (the session's webhook events included); a live key is refused.
  */
+import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectApiError, KEYS, until, useHarness } from "../support/harness.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 // The product's defaults, spelled out: the helpers move time, so nothing here waits for a timer.
 const JOIN_S = 600;

@@ -4,10 +4,10 @@
  * other mode's ids are answered 404, as another account's are; events go only to the endpoints of their
  * mode and say it.
  */
+import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataOwner } from "../../src/domain/accounts/api-keys.js";
 import { ENDPOINT_OPERATIONS, expectApiError, KEYS, roomEvent, until, useHarness } from "../support/harness.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 const TEST_MAX_OPEN = 3;
 const h = useHarness({ TEST_MAX_OPEN_SESSIONS: String(TEST_MAX_OPEN), SWEEP_INTERVAL_MS: "100" });

@@ -3,10 +3,10 @@
  * keys read and delete them with the session's isolation and scopes; `session.transcript_ready` is sent
  * once, when the session has ended and the transcript is complete.
  */
+import { WebhookReceiver } from "@dhs/testkit";
 import { AccessToken } from "livekit-server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectApiError, KEYS, LIVEKIT, newSession, until, useHarness } from "../support/harness.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 const GRACE_S = 2;
 const h = useHarness({ TRANSCRIPT_GRACE_S: String(GRACE_S), SWEEP_INTERVAL_MS: "100", TEST_MAX_OPEN_SESSIONS: "100" });

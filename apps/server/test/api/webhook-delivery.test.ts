@@ -5,11 +5,12 @@
  * webhook-id, Retry-After, 410 and a failing streak disabling the endpoint, redirects not followed, a
  * dead endpoint delaying nobody else.
  */
+
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 // Retries 1 s then 2 s apart (three attempts in all); an endpoint failing for 4 s is disabled.
 const h = useHarness({

@@ -2,10 +2,10 @@
  * Managing webhook endpoints over HTTP: create (the secret shown once), list, get, delete, rotate,
  * enable, test; scopes; other accounts' endpoints; the limit of 10 per account.
  */
+import { WebhookReceiver } from "@dhs/testkit";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINT_OPERATIONS, KEYS, until, useHarness } from "../support/harness.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 const h = useHarness({ WEBHOOK_RETRY_DELAYS_S: "1,1" });
 const receiver = new WebhookReceiver();

@@ -6,9 +6,9 @@
  * rebinding) is refused too. Names resolve through a table here: nothing is sent anywhere but loopback,
  * and the refused deliveries never reach the loopback receiver standing behind them.
  */
+import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS, until, useHarness } from "../support/harness.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 const receiver = new WebhookReceiver();
 /** name -> the addresses it resolves to, one list per lookup (the last repeats). */

@@ -4,10 +4,9 @@
  * the ended session unchanged), and the very same requests succeed once LiveKit is back.
  */
 import { performance } from "node:perf_hooks";
-import { type RedisServer, startRedis } from "@dhs/testkit";
+import { FakeLiveKit, type RedisServer, startRedis } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, DEV_KEY, getSession, ms, report } from "./support.js";
 

@@ -5,9 +5,8 @@
  * under load (a deploy) lets every request in flight finish and exits 0.
  */
 import { performance } from "node:perf_hooks";
-import { type RedisServer, startRedis } from "@dhs/testkit";
+import { FakeLiveKit, type RedisServer, startRedis } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { startLoad } from "../support/load.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, DEV_KEY, ms, report, sleep } from "./support.js";

@@ -7,10 +7,9 @@
  * would show it as a confirmed session not found.)
  */
 import { performance } from "node:perf_hooks";
-import { type RedisCluster, startRedisCluster } from "@dhs/testkit";
+import { FakeLiveKit, type RedisCluster, startRedisCluster } from "@dhs/testkit";
 import keySlot from "cluster-key-slot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { type Sample, startLoad } from "../support/load.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, getSession, ms, report, sleep } from "./support.js";

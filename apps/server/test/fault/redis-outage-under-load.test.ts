@@ -6,9 +6,8 @@
  * connections stay open, nothing answers), where only the command timeout can end a request.
  */
 import { performance } from "node:perf_hooks";
-import { type RedisServer, startRedis } from "@dhs/testkit";
+import { FakeLiveKit, type RedisServer, startRedis } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { type Sample, startLoad } from "../support/load.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, getSession, ms, report, sleep } from "./support.js";

@@ -1,14 +1,12 @@
 /**
  * Customer webhooks survive what kills processes and stores: the server SIGKILLed with deliveries
  * pending, Redis killed and restarted from its append-only file, and two replicas sharing the queue.
- * A receiver written here verifies every delivery with the standardwebhooks library; each event must
+ * The testkit's receiver verifies every delivery with the standardwebhooks library; each event must
  * arrive, under one webhook-id, and two replicas must not double the attempts.
  */
-import { startRedis, until } from "@dhs/testkit";
+import { FakeLiveKit, startRedis, until, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 import { createSession, DEV_KEY, report, sleep } from "./support.js";
 
 let livekit: FakeLiveKit;

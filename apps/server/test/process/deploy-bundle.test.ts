@@ -11,12 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { freePort, waitForOutput } from "@dhs/testkit";
+import { FakeLiveKit, freePort, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { VARIABLES } from "../../src/config.js";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");

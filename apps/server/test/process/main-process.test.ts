@@ -6,12 +6,11 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, startRedis } from "@dhs/testkit";
+import { FakeLiveKit, freePort, startRedis } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { LAYOUT_VERSION } from "../../src/store/redis/keys.js";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 
 afterEach(killServerProcesses);

@@ -8,12 +8,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { scanForSecrets, until } from "@dhs/testkit";
+import { FakeLiveKit, scanForSecrets, until, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 const KEY = "dhs_dev_insecure_local_key";
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";

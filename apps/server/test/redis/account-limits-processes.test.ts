@@ -6,10 +6,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sleep, until } from "@dhs/testkit";
+import { FakeLiveKit, sleep, until } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, type ServerProcess, startServerProcess } from "../support/server-process.js";
 
 const [STAYS, REVOKED] = ["dhs_test_limits_stays_key", "dhs_test_limits_revoked_key"];

@@ -3,12 +3,13 @@
  * concurrent creates with shared Idempotency-Keys, alternating between the processes, make exactly one
  * session per key, and each process serves the sessions the other created.
  */
+
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FakeLiveKit } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
-import { FakeLiveKit } from "../support/fake-livekit.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 
 const KEY = "dhs_test_two_processes";

@@ -4,11 +4,11 @@
  * events with no account due: the reconciliation (each replica, at start and then periodically) finds
  * them, and the harness's receiver gets them.
  */
+import { WebhookReceiver } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { keyspace, shardOf } from "../../src/store/redis/keys.js";
 import { type Harness, KEYS, startHarness, until } from "../support/harness.js";
-import { WebhookReceiver } from "../support/webhook-receiver.js";
 
 const PREFIX = `recon${crypto.randomUUID().slice(0, 6)}`;
 let h: Harness;

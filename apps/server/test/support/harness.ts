@@ -3,37 +3,18 @@
  * the project names (DHS_TEST_STORE: redis, cluster or memory) and a FakeLiveKit, with API keys of two accounts.
  */
 
-import { createHash } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { AccessToken, TokenVerifier } from "livekit-server-sdk";
+import { FakeLiveKit, type Fixtures, KEYS, LIVEKIT, signLiveKitWebhook, writeOperatorFiles } from "@dhs/testkit";
+import { TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
 
-export { until } from "@dhs/testkit";
+export { DIGITAL_HUMANS, type Fixtures, KEYS, LIVEKIT, signLiveKitWebhook as signWebhook, until } from "@dhs/testkit";
 
 import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
 import { type Composed, type ComposeOverrides, compose } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
-import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { metricsListener } from "../../src/http/metrics-server.js";
 import { type RunningServer, startWebServer } from "../../src/http/server.js";
-import { FakeLiveKit } from "./fake-livekit.js";
 import { logSink } from "./log-sink.js";
-
-export const KEYS = {
-  a: "dhs_live_account_a_read_write",
-  aRead: "dhs_live_account_a_read_only",
-  aWrite: "dhs_live_account_a_write_only",
-  aOther: "dhs_live_account_a_second_key",
-  b: "dhs_live_account_b_read_write",
-  /** Webhook scopes only: read and write, read only. */
-  aHooks: "dhs_live_account_a_webhooks",
-  aHooksRead: "dhs_live_account_a_webhooks_read",
-  bHooks: "dhs_live_account_b_webhooks",
-  /** Account A's test mode: every scope. */
-  aTest: "dhs_test_account_a_every_scope",
-} as const;
 
 /** Every operation on one webhook endpoint: method and the path after /v1/webhook-endpoints/{id}. */
 export const ENDPOINT_OPERATIONS = [
@@ -44,52 +25,6 @@ export const ENDPOINT_OPERATIONS = [
   ["POST", "/test"],
   ["GET", "/deliveries"],
 ] as const;
-
-export const DIGITAL_HUMANS = [
-  { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" },
-  { id: "0b8e4d1c-2a3f-4e5d-8c7b-9a0f1e2d3c4b", name: "Leo", agent_name: "leo-agent" },
-] as const;
-
-export const LIVEKIT = { url: "wss://livekit.test", apiKey: "devkey", apiSecret: "secret" };
-
-/** What a test adds to the operator's files: per-account limits, more digital humans. */
-export interface Fixtures {
-  accounts?: { id: string; max_open_sessions?: number }[];
-  digitalHumans?: { id: string; name: string; agent_name: string; description?: string; accounts?: string[] }[];
-}
-
-function writeFixtures(fixtures: Fixtures = {}): { apiKeysFile: string; digitalHumansFile: string } {
-  const dir = mkdtempSync(join(tmpdir(), "dhs-test-"));
-  const key = (id: string, account_id: string, secret: string, scopes: string[], mode: "live" | "test" = "live") => ({
-    id,
-    account_id,
-    scopes,
-    sha256: hashApiKey(secret).toString("hex"),
-    mode,
-  });
-  const rw = ["sessions:read", "sessions:write"];
-  const apiKeysFile = join(dir, "api-keys.json");
-  writeFileSync(
-    apiKeysFile,
-    JSON.stringify({
-      keys: [
-        key("key_a", "acct_a", KEYS.a, rw),
-        key("key_a_read", "acct_a", KEYS.aRead, ["sessions:read"]),
-        key("key_a_write", "acct_a", KEYS.aWrite, ["sessions:write"]),
-        key("key_a_other", "acct_a", KEYS.aOther, rw),
-        key("key_b", "acct_b", KEYS.b, rw),
-        key("key_a_hooks", "acct_a", KEYS.aHooks, ["webhooks:read", "webhooks:write"]),
-        key("key_a_hooks_read", "acct_a", KEYS.aHooksRead, ["webhooks:read"]),
-        key("key_b_hooks", "acct_b", KEYS.bHooks, ["webhooks:read", "webhooks:write"]),
-        key("key_a_test", "acct_a", KEYS.aTest, [...rw, "webhooks:read", "webhooks:write"], "test"),
-      ],
-      ...(fixtures.accounts ? { accounts: fixtures.accounts } : {}),
-    }),
-  );
-  const digitalHumansFile = join(dir, "digital-humans.json");
-  writeFileSync(digitalHumansFile, JSON.stringify({ digital_humans: [...DIGITAL_HUMANS, ...(fixtures.digitalHumans ?? [])] }));
-  return { apiKeysFile, digitalHumansFile };
-}
 
 export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "cluster" | "memory";
 
@@ -120,7 +55,7 @@ export async function startHarness(
   files: Fixtures = {},
 ): Promise<Harness> {
   const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
-  const fixtures = writeFixtures(files);
+  const fixtures = writeOperatorFiles(files);
   const config = loadConfig({
     NODE_ENV: "test",
     API_KEYS_FILE: fixtures.apiKeysFile,
@@ -186,7 +121,7 @@ export async function startHarness(
       }),
     webhook: async (event, options = {}) => {
       const body = options.raw ?? JSON.stringify(event);
-      const authorization = options.authorization === undefined ? await signWebhook(body) : options.authorization;
+      const authorization = options.authorization === undefined ? await signLiveKitWebhook(body) : options.authorization;
       return fetch(`${server.url}/livekit/webhook`, {
         method: "POST",
         headers: { "Content-Type": "application/webhook+json", ...(authorization === null ? {} : { Authorization: authorization }) },
@@ -250,13 +185,6 @@ export async function expectApiError(
   expect(body.request_id).toBe(res.headers.get("X-Request-ID"));
   expect(Object.keys(body).sort()).toEqual(["code", "detail", "request_id"]);
   return body;
-}
-
-/** A webhook signature as LiveKit makes it: a JWT of the API key whose sha256 claim is the body's hash. */
-export async function signWebhook(body: string, options: { secret?: string; ttl?: number | string } = {}): Promise<string> {
-  const token = new AccessToken(LIVEKIT.apiKey, options.secret ?? LIVEKIT.apiSecret, { ttl: options.ttl ?? 600 });
-  token.sha256 = createHash("sha256").update(body).digest("base64");
-  return token.toJwt();
 }
 
 let eventCounter = 0;

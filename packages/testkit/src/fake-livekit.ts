@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { TokenVerifier } from "livekit-server-sdk";
+import { LIVEKIT } from "./fixtures.js";
 
 export interface RecordedCall {
   method: string;
@@ -39,8 +40,8 @@ export class FakeLiveKit {
   private readonly verifier: TokenVerifier;
 
   constructor(
-    readonly apiKey = "devkey",
-    readonly apiSecret = "secret",
+    readonly apiKey: string = LIVEKIT.apiKey,
+    readonly apiSecret: string = LIVEKIT.apiSecret,
   ) {
     this.verifier = new TokenVerifier(apiKey, apiSecret);
   }
