@@ -5,13 +5,11 @@
  * timers. Everything is asserted through the public API, and through what the browser sees.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createClient, type DhsClient, verifyWebhook, type WebhookPayload } from "@dhs/client";
 import { ESpeakVoice } from "@dhs/digital-human/espeak-voice";
 import { wordRecall } from "@dhs/digital-human/transcriber";
 import { wavFile } from "@dhs/digital-human/wav-file";
-import { chromiumLaunchOptions, scanForSecrets, until } from "@dhs/testkit";
+import { chromiumLaunchOptions, scanForSecrets, until, WebhookReceiver } from "@dhs/testkit";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
@@ -411,22 +409,20 @@ describe("a customer's webhook receiver", () => {
   it("gets the events of a real session, each verified with @dhs/client's verifyWebhook", async () => {
     const received: { id: string; event: WebhookPayload }[] = [];
     let secret = "";
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
+    // Verified as a customer's backend does, with the client's own helper: a forged or stale one is refused.
+    const receiver = new WebhookReceiver({
+      answer: (delivery) => {
         try {
-          received.push({ id: String(req.headers["webhook-id"]), event: verifyWebhook(Buffer.concat(chunks), req.headers, secret) });
-          res.writeHead(204).end();
+          received.push({ id: delivery.id, event: verifyWebhook(delivery.raw, delivery.headers, secret) });
+          return { status: 204 };
         } catch {
-          res.writeHead(400).end();
+          return { status: 400 };
         }
-      });
+      },
     });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    await receiver.start();
     try {
-      const port = (receiver.address() as AddressInfo).port;
-      const { data: endpoint } = await api.createWebhookEndpoint({ url: `http://127.0.0.1:${port}/dhs-events` });
+      const { data: endpoint } = await api.createWebhookEndpoint({ url: receiver.url });
       secret = endpoint?.secret as string;
       const { page, sessionId } = await joinThroughDemo();
       await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.state === "talking", null, { timeout: 30_000 });
@@ -466,7 +462,7 @@ describe("a customer's webhook receiver", () => {
       await api.deleteWebhookEndpoint(endpoint?.id as string);
       await page.close();
     } finally {
-      receiver.close();
+      await receiver.stop();
     }
   });
 });

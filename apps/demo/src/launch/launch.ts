@@ -14,6 +14,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@dhs/testkit";
 import { ChildProcesses } from "./child-processes.js";
 import { liveKitConfigYaml } from "./livekit-config.js";
 
@@ -42,17 +43,6 @@ function ensureFree(port: number, what: string, variable: string): Promise<void>
     const probe = createServer();
     probe.once("error", () => reject(new LaunchError(`port ${port} (${what}) is in use: stop what uses it or set ${variable}`)));
     probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
   });
 }
 
