@@ -14,8 +14,7 @@ const h = useHarness({}, { store });
 
 describe("GET /v1/sessions/{id}, when the server has a bug", () => {
   it("answers 500 internal_error without internals, and logs the error with the request id", async () => {
-    const res = await h.request("GET", `/v1/sessions/${crypto.randomUUID()}`);
-    const error = await expectApiError(res, 500, "internal_error");
+    const error = await expectApiError(await h.client().getSession(crypto.randomUUID()), 500, "internal_error");
     expect(JSON.stringify(error)).not.toContain("secret_internal_field");
     const logged = h.logs.map((line) => JSON.parse(line) as Record<string, any>).find((line) => line.msg === "request failed");
     expect(logged).toMatchObject({ request_id: error.request_id, err: { message: expect.stringContaining("secret_internal_field") } });

@@ -1,5 +1,9 @@
+/**
+ * Who an API key is (GET /v1/me), through the client; the credentials a client would never send (no
+ * header, other schemes, the scheme in lower case) as raw requests.
+ */
 import { describe, expect, it } from "vitest";
-import { expectApiError, KEYS, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, useHarness } from "../support/harness.js";
 
 const h = useHarness();
 
@@ -10,9 +14,7 @@ describe("GET /v1/me", () => {
     ["a write-only key", KEYS.aWrite, { key_id: "key_a_write", account_id: "acct_a", mode: "live", scopes: ["sessions:write"] }],
     ["another account's key", KEYS.b, { key_id: "key_b", account_id: "acct_b", mode: "live", scopes: ["sessions:read", "sessions:write"] }],
   ])("with %s answers its key id, account and scopes, and the account's limits and use", async (_name, key, principal) => {
-    const res = await h.request("GET", "/v1/me", { key });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as Record<string, unknown>;
+    const body = expectData(await h.client(key).getPrincipal());
     expect(body).toMatchObject(principal);
     expect(Object.keys(body).sort()).toEqual(["account_id", "key_id", "limits", "mode", "scopes", "usage"]);
     expect(body.limits).toEqual({ open_sessions: 100_000, requests_per_second: 100, burst: 200 });

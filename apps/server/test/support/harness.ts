@@ -1,8 +1,11 @@
 /**
  * Boots the real service in-process (configuration, composition, Express on port 0) against the store
- * the project names (DHS_TEST_STORE: redis, cluster or memory) and a FakeLiveKit, with API keys of two accounts.
+ * the project names (DHS_TEST_STORE: redis, cluster or memory) and a FakeLiveKit, with API keys of two
+ * accounts (the testkit's fixtures). Tests of behaviour call it through @dhs/client (`h.client(key)`,
+ * never retrying behind the test's back); tests of HTTP itself send what they like with `h.request`.
  */
 
+import { createClient, type DhsClient, type Session } from "@dhs/client";
 import { FakeLiveKit, type Fixtures, KEYS, LIVEKIT, signLiveKitWebhook, writeOperatorFiles } from "@dhs/testkit";
 import { TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
@@ -35,6 +38,8 @@ export interface Harness {
   livekit: FakeLiveKit;
   composed: Composed;
   logs: string[];
+  /** The typed client, as a customer's backend calls the API, with `key` (account A's read-write key by default) and no retries. */
+  client(key?: string): DhsClient;
   /** key: the API key to send (account A's read-write key when undefined, none when null). */
   request(
     method: string,
@@ -106,12 +111,23 @@ export async function startHarness(
     return fetch(`${server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   };
 
+  const clients = new Map<string, DhsClient>();
+  const client: Harness["client"] = (key = KEYS.a) => {
+    let made = clients.get(key);
+    if (!made) {
+      made = createClient({ baseUrl: server.url, apiKey: key, maxRetries: 0 });
+      clients.set(key, made);
+    }
+    return made;
+  };
+
   return {
     url: server.url,
     metricsUrl: metricsServer.url,
     livekit,
     composed,
     logs,
+    client,
     request,
     create: (body = {}, options = {}) =>
       request("POST", "/v1/sessions", {
@@ -165,22 +181,36 @@ export function useHarness(env: Record<string, string> = {}, overrides: ComposeO
 export const tokenVerifier = new TokenVerifier(LIVEKIT.apiKey, LIVEKIT.apiSecret);
 
 /** A session created for account A with a participant identity of its own, and that identity. */
-export async function newSession(
-  h: Harness,
-  identity = `u-${crypto.randomUUID().slice(0, 8)}`,
-): Promise<{ id: string; room_name: string; identity: string; [field: string]: any }> {
-  const session = (await (await h.create({ participant_identity: identity })).json()) as { id: string; room_name: string };
-  return { ...session, identity };
+export async function newSession(h: Harness, identity = `u-${crypto.randomUUID().slice(0, 8)}`): Promise<Session & { identity: string }> {
+  const { data, error } = await h.client().createSession({ participant_identity: identity });
+  if (!data) throw new Error(`the session was not created: ${JSON.stringify(error)}`);
+  return { ...data, identity };
 }
 
-/** An ApiError answer: the status, the code, and request_id equal to X-Request-ID. */
+/** A client call's data, once its status is the one expected (undefined in its type no more). */
+export function expectData<T>(result: { data?: T; response: Response }, status = 200): T {
+  expect(result.response.status).toBe(status);
+  return result.data as T;
+}
+
+/** What a client call resolves to: openapi-fetch's data or error, and the response they came in. */
+export interface ClientResult {
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * An ApiError answer: the status, the code, the JSON content type, and request_id equal to X-Request-ID.
+ * Takes a raw Response (its body read here) or what a client call resolved to (its error already read).
+ */
 export async function expectApiError(
-  res: Response,
+  answer: Response | ClientResult,
   status: number,
   code: string,
 ): Promise<{ code: string; detail: any; request_id: string }> {
-  const body = (await res.json()) as { code: string; detail: any; request_id: string };
-  expect({ status: res.status, code: body.code }).toEqual({ status, code });
+  const res = answer instanceof Response ? answer : answer.response;
+  const body = (answer instanceof Response ? await answer.json() : answer.error) as { code: string; detail: any; request_id: string };
+  expect({ status: res.status, code: body?.code }).toEqual({ status, code });
   expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
   expect(body.request_id).toBe(res.headers.get("X-Request-ID"));
   expect(Object.keys(body).sort()).toEqual(["code", "detail", "request_id"]);
