@@ -1,18 +1,26 @@
+/**
+ * Creating a session (POST /v1/sessions) through the client: what a create answers, the token and the
+ * room it makes, the contract's limits on its body, and LiveKit being down. Raw requests for the
+ * Idempotency-Key header itself, bodies that are not a JSON object, and the 401/403 ordering.
+ */
+import type { SessionCreate } from "@dhs/client";
 import { describe, expect, it } from "vitest";
-import { DIGITAL_HUMANS, expectApiError, KEYS, LIVEKIT, tokenVerifier, useHarness } from "../support/harness.js";
+import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, LIVEKIT, tokenVerifier, useHarness } from "../support/harness.js";
 
 const h = useHarness();
+/** A create through the client; a body the contract refuses is sent as given. */
+const create = (body: unknown = {}, options: { idempotencyKey?: string } = {}) => h.client().createSession(body as SessionCreate, options);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe("POST /v1/sessions, with a valid key and body", () => {
   it("answers 201 with the eight fields of a created session", async () => {
-    const res = await h.create({ participant_identity: "user-1", tags: ["a"], metadata: { x: 1 } });
-    expect(res.status).toBe(201);
+    const answer = await create({ participant_identity: "user-1", tags: ["a"], metadata: { x: 1 } });
+    const session = expectData(answer, 201);
+    const res = answer.response;
     expect(res.headers.get("X-Request-ID")).toMatch(/^req_/);
     expect(res.headers.get("Idempotent-Replayed")).toBeNull();
     expect(res.headers.get("Cache-Control")).toBe("no-store");
-    const session = await res.json();
     expect(Object.keys(session).sort()).toEqual([
       "created_at",
       "ended_at",
@@ -36,8 +44,8 @@ describe("POST /v1/sessions, with a valid key and body", () => {
 
   it("mints a LiveKit token for the room and identity, valid for 600 s, that TokenVerifier accepts", async () => {
     const before = Math.floor(Date.now() / 1000);
-    const session = await (await h.create({ participant_identity: "user-token" })).json();
-    const claims = await tokenVerifier.verify(session.participant_token);
+    const session = expectData(await create({ participant_identity: "user-token" }), 201);
+    const claims = await tokenVerifier.verify(session.participant_token as string);
     expect(claims.sub).toBe("user-token");
     expect(claims.video).toMatchObject({ room: session.room_name, roomJoin: true, canPublish: true, canSubscribe: true });
     expect(claims.video?.roomCreate).toBeFalsy();
@@ -46,13 +54,13 @@ describe("POST /v1/sessions, with a valid key and body", () => {
   });
 
   it("generates a participant identity when none is given", async () => {
-    const session = await (await h.create({})).json();
-    const claims = await tokenVerifier.verify(session.participant_token);
+    const session = expectData(await create({}), 201);
+    const claims = await tokenVerifier.verify(session.participant_token as string);
     expect(claims.sub).toMatch(/^participant-[0-9a-f]{12}$/);
   });
 
   it("creates the room in LiveKit with the default digital human's agent dispatched", async () => {
-    const session = await (await h.create({})).json();
+    const session = expectData(await create({}), 201);
     const [call] = h.livekit.callsOf("CreateRoom");
     expect(call?.body).toMatchObject({
       name: session.room_name,
@@ -68,7 +76,7 @@ describe("POST /v1/sessions, with a valid key and body", () => {
   });
 
   it("tells the digital human's job who it is, whom to greet and how long the session may last, and tells the room only whose it is", async () => {
-    const session = await (await h.create({ participant_identity: "grace", digital_human_id: DIGITAL_HUMANS[1].id })).json();
+    const session = expectData(await create({ participant_identity: "grace", digital_human_id: DIGITAL_HUMANS[1].id }), 201);
     const [call] = h.livekit.callsOf("CreateRoom");
     expect(JSON.parse(call?.body.agents[0].metadata)).toEqual({
       session_id: session.id,
@@ -81,8 +89,7 @@ describe("POST /v1/sessions, with a valid key and body", () => {
   });
 
   it("dispatches the agent of the digital human it names", async () => {
-    const res = await h.create({ digital_human_id: DIGITAL_HUMANS[1].id });
-    expect(res.status).toBe(201);
+    expect((await create({ digital_human_id: DIGITAL_HUMANS[1].id })).response.status).toBe(201);
     expect(h.livekit.callsOf("CreateRoom")[0]?.body.agents).toEqual([expect.objectContaining({ agentName: "leo-agent" })]);
   });
 });
@@ -90,11 +97,11 @@ describe("POST /v1/sessions, with a valid key and body", () => {
 describe("POST /v1/sessions, when digital_human_id names no digital human", () => {
   it("answers 422 digital_human_not_found, creates no room, and leaves the key usable", async () => {
     const idempotencyKey = crypto.randomUUID();
-    const res = await h.create({ digital_human_id: "00000000-0000-4000-8000-000000000000" }, { idempotencyKey });
-    const body = await expectApiError(res, 422, "digital_human_not_found");
+    const answer = await create({ digital_human_id: "00000000-0000-4000-8000-000000000000" }, { idempotencyKey });
+    const body = await expectApiError(answer, 422, "digital_human_not_found");
     expect(body.detail).toContain("00000000-0000-4000-8000-000000000000");
     expect(h.livekit.callsOf("CreateRoom")).toHaveLength(0);
-    expect((await h.create({}, { idempotencyKey })).status).toBe(201);
+    expect((await create({}, { idempotencyKey })).response.status).toBe(201);
   });
 });
 
@@ -115,11 +122,12 @@ describe("POST /v1/sessions, limits of the contract", () => {
     ["an identity that is a number", 422, { participant_identity: 7 }],
   ];
   it.each(cases)("%s answers %i", async (_name, status, body) => {
-    const res = await h.create(body);
-    if (status === 201) expect(res.status).toBe(201);
-    else await expectApiError(res, status, "validation_failed");
+    const answer = await create(body);
+    if (status === 201) expect(answer.response.status).toBe(201);
+    else await expectApiError(answer, status, "validation_failed");
   });
 
+  // The Idempotency-Key header as sent, raw: the client would generate one, or send its own.
   const keys: [string, number, number][] = [
     ["an Idempotency-Key of 0 characters", 422, 0],
     ["an Idempotency-Key of 1 character", 201, 1],
@@ -152,7 +160,7 @@ describe("POST /v1/sessions, limits of the contract", () => {
     ["a tag of 65 characters", { tags: ["t".repeat(65)] }],
     ["an empty tag", { tags: [""] }],
   ])("%s answers 422", async (_name, body) => {
-    await expectApiError(await h.create(body), 422, "validation_failed");
+    await expectApiError(await create(body), 422, "validation_failed");
   });
 
   it("without an Idempotency-Key answers 422 naming the header", async () => {
@@ -162,8 +170,7 @@ describe("POST /v1/sessions, limits of the contract", () => {
   });
 
   it("lists every problem of the body with its location, path and message", async () => {
-    const res = await h.create({ participant_identity: "", tags: [1] });
-    const error = await expectApiError(res, 422, "validation_failed");
+    const error = await expectApiError(await create({ participant_identity: "", tags: [1] }), 422, "validation_failed");
     expect(error.detail).toEqual(
       expect.arrayContaining([
         { location: "body", path: "participant_identity", message: expect.any(String) },
@@ -191,13 +198,11 @@ describe("POST /v1/sessions, limits of the contract", () => {
   });
 
   it("answers 413 payload_too_large for a body over 64 KiB", async () => {
-    const res = await h.create({ metadata: { blob: "x".repeat(64 * 1024) } });
-    await expectApiError(res, 413, "payload_too_large");
+    await expectApiError(await create({ metadata: { blob: "x".repeat(64 * 1024) } }), 413, "payload_too_large");
   });
 
   it("accepts a body just under 64 KiB", async () => {
-    const res = await h.create({ metadata: { blob: "x".repeat(64 * 1024 - 100) } });
-    expect(res.status).toBe(201);
+    expect((await create({ metadata: { blob: "x".repeat(64 * 1024 - 100) } })).response.status).toBe(201);
   });
 });
 
@@ -208,14 +213,14 @@ describe("POST /v1/sessions, when LiveKit is unavailable", () => {
   ] as const)("when LiveKit %s, answers 503 with Retry-After, keeps nothing, and the same key succeeds later", async (_name, mode) => {
     const idempotencyKey = crypto.randomUUID();
     h.livekit.mode = mode;
-    const res = await h.create({ participant_identity: "u" }, { idempotencyKey });
-    const error = await expectApiError(res, 503, "service_unavailable");
+    const answer = await create({ participant_identity: "u" }, { idempotencyKey });
+    const error = await expectApiError(answer, 503, "service_unavailable");
     expect(error.detail).toMatch(/LiveKit/);
-    expect(res.headers.get("Retry-After")).toBe("1");
+    expect(answer.response.headers.get("Retry-After")).toBe("1");
     h.livekit.mode = "ok";
-    const retry = await h.create({ participant_identity: "u" }, { idempotencyKey });
-    expect(retry.status).toBe(201);
-    expect(retry.headers.get("Idempotent-Replayed")).toBeNull();
+    const retry = await create({ participant_identity: "u" }, { idempotencyKey });
+    expect(retry.response.status).toBe(201);
+    expect(retry.response.headers.get("Idempotent-Replayed")).toBeNull();
   });
 });
 

@@ -1,48 +1,51 @@
+/**
+ * Reading one session (GET /v1/sessions/{id}) through the client: the session, its fresh token, and who
+ * may read it. Raw requests for what a client never sends: no key, malformed paths, and bodies, content
+ * types and query parameters on operations that take none.
+ */
 import { request as httpRequest } from "node:http";
+import type { Session } from "@dhs/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, KEYS, LIVEKIT, tokenVerifier, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, LIVEKIT, tokenVerifier, useHarness } from "../support/harness.js";
 
 const h = useHarness({ PARTICIPANT_TOKEN_TTL_S: "120" });
-let created: Record<string, any>;
+let created: Session;
 beforeAll(async () => {
-  created = await (await h.create({ participant_identity: "getter" })).json();
+  created = expectData(await h.client().createSession({ participant_identity: "getter" }), 201);
 });
 
 describe("GET /v1/sessions/{id}, for the account's own session", () => {
   it("answers 200 with the current session and a freshly minted token for its room", async () => {
-    const res = await h.request("GET", `/v1/sessions/${created.id}`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get("Cache-Control")).toBe("no-store");
-    const session = await res.json();
+    const answer = await h.client().getSession(created.id);
+    const session = expectData(answer);
+    expect(answer.response.headers.get("Cache-Control")).toBe("no-store");
     expect({ ...session, participant_token: "*" }).toEqual({ ...created, participant_token: "*" });
     expect(session.rtc_url).toBe(LIVEKIT.url);
-    const claims = await tokenVerifier.verify(session.participant_token);
+    const claims = await tokenVerifier.verify(session.participant_token as string);
     expect(claims).toMatchObject({ sub: "getter", video: { room: created.room_name, roomJoin: true } });
     expect(claims.exp).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 120);
     expect(claims.exp).toBeGreaterThan(Math.floor(Date.now() / 1000) + 110);
   });
 
   it("answers for a read-only key as well", async () => {
-    expect((await h.request("GET", `/v1/sessions/${created.id}`, { key: KEYS.aRead })).status).toBe(200);
+    expect((await h.client(KEYS.aRead).getSession(created.id)).response.status).toBe(200);
   });
 
   it("accepts the id in upper case as the same UUID", async () => {
-    const res = await h.request("GET", `/v1/sessions/${created.id.toUpperCase()}`);
-    expect(res.status).toBe(200);
-    expect((await res.json()).id).toBe(created.id);
+    expect(expectData(await h.client().getSession(created.id.toUpperCase())).id).toBe(created.id);
   });
 });
 
 describe("GET /v1/sessions/{id}, errors", () => {
   it("answers 404 not_found for another account's session, as if it did not exist", async () => {
-    const res = await h.request("GET", `/v1/sessions/${created.id}`, { key: KEYS.b });
-    await expectApiError(res, 404, "not_found");
+    await expectApiError(await h.client(KEYS.b).getSession(created.id), 404, "not_found");
   });
 
   it("answers 404 not_found for an unknown id", async () => {
-    await expectApiError(await h.request("GET", `/v1/sessions/${crypto.randomUUID()}`), 404, "not_found");
+    await expectApiError(await h.client().getSession(crypto.randomUUID()), 404, "not_found");
   });
 
+  // Raw paths: a client would encode them.
   it.each(["not-a-uuid", "123", "3fa85f64-5717-4562-b3fc-2c963f66afa6x", "%7B%7D"])(
     "answers 404 not_found for the malformed id %s",
     async (id) => {
@@ -55,7 +58,7 @@ describe("GET /v1/sessions/{id}, errors", () => {
   });
 
   it("answers 403 forbidden naming sessions:read for a write-only key", async () => {
-    const error = await expectApiError(await h.request("GET", `/v1/sessions/${created.id}`, { key: KEYS.aWrite }), 403, "forbidden");
+    const error = await expectApiError(await h.client(KEYS.aWrite).getSession(created.id), 403, "forbidden");
     expect(error.detail).toEqual({ missing_scope: "sessions:read" });
   });
 
@@ -110,7 +113,7 @@ describe("operations without a request body or query parameters", () => {
   });
 
   it("POST /v1/sessions/{id}/end with a body it does not take answers 200", async () => {
-    const session = await (await h.create({})).json();
+    const session = expectData(await h.client().createSession({}), 201);
     expect(
       (await h.request("POST", `/v1/sessions/${session.id}/end`, { raw: "{not json", headers: { "Content-Type": "x2%" } })).status,
     ).toBe(200);
