@@ -1,25 +1,38 @@
+/**
+ * Idempotent creates through the client, each with the Idempotency-Key the test names: replays, a key
+ * reused with another body, creates in flight, locks left by a dead request, failures that record
+ * nothing, and a room LiveKit made after the create had given up. One raw pair of requests sends the same
+ * body spelled two ways, which no client does.
+ */
+import type { SessionCreate } from "@dhs/client";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/domain/sessions/idempotency.js";
-import { expectApiError, KEYS, tokenVerifier, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, tokenVerifier, useHarness } from "../support/harness.js";
 
 // The shortest lock the configuration allows, so a test can watch one expire.
 const h = useHarness({ IDEMPOTENCY_LOCK_TTL_S: "1", LIVEKIT_TIMEOUT_MS: "300", REDIS_COMMAND_TIMEOUT_MS: "200" });
+
+/** A create with the Idempotency-Key given (the client's own otherwise), with account A's read-write key unless another is given. */
+const create = (body: unknown, options: { idempotencyKey?: string; key?: string } = {}) =>
+  h
+    .client(options.key)
+    .createSession(body as SessionCreate, options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey });
 
 describe("POST /v1/sessions, when the same key is sent again with the same body", () => {
   it("answers 201 with the same session, Idempotent-Replayed: true and a valid token, and creates no second room", async () => {
     const idempotencyKey = crypto.randomUUID();
     const body = { participant_identity: "replayer", tags: ["x"], metadata: { a: 1, b: [true, null] } };
-    const first = await (await h.create(body, { idempotencyKey })).json();
-    const res = await h.create(body, { idempotencyKey });
-    expect(res.status).toBe(201);
-    expect(res.headers.get("Idempotent-Replayed")).toBe("true");
-    const replay = await res.json();
+    const first = expectData(await create(body, { idempotencyKey }), 201);
+    const answer = await create(body, { idempotencyKey });
+    const replay = expectData(answer, 201);
+    expect(answer.response.headers.get("Idempotent-Replayed")).toBe("true");
     expect({ ...replay, participant_token: undefined }).toEqual({ ...first, participant_token: undefined });
-    const claims = await tokenVerifier.verify(replay.participant_token);
+    const claims = await tokenVerifier.verify(replay.participant_token as string);
     expect(claims).toMatchObject({ sub: "replayer", video: { room: first.room_name } });
     expect(h.livekit.callsOf("CreateRoom")).toHaveLength(1);
   });
 
+  // Raw: the same JSON spelled two ways.
   it("replays when only the order of keys or the whitespace differs (RFC 8785 fingerprint)", async () => {
     const idempotencyKey = crypto.randomUUID();
     const first = await h.request("POST", "/v1/sessions", {
@@ -37,19 +50,18 @@ describe("POST /v1/sessions, when the same key is sent again with the same body"
 
   it("replays for any key of the same account", async () => {
     const idempotencyKey = crypto.randomUUID();
-    const first = await (await h.create({}, { idempotencyKey, key: KEYS.a })).json();
-    const res = await h.create({}, { idempotencyKey, key: KEYS.aOther });
-    expect(res.headers.get("Idempotent-Replayed")).toBe("true");
-    expect((await res.json()).id).toBe(first.id);
+    const first = expectData(await create({}, { idempotencyKey, key: KEYS.a }), 201);
+    const answer = await create({}, { idempotencyKey, key: KEYS.aOther });
+    expect(answer.response.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(answer.data?.id).toBe(first.id);
   });
 });
 
 describe("POST /v1/sessions, when the key is reused with another body", () => {
   it("answers 409 idempotency_key_reused and creates nothing", async () => {
     const idempotencyKey = crypto.randomUUID();
-    await h.create({ participant_identity: "one" }, { idempotencyKey });
-    const res = await h.create({ participant_identity: "two" }, { idempotencyKey });
-    await expectApiError(res, 409, "idempotency_key_reused");
+    await create({ participant_identity: "one" }, { idempotencyKey });
+    await expectApiError(await create({ participant_identity: "two" }, { idempotencyKey }), 409, "idempotency_key_reused");
     expect(h.livekit.callsOf("CreateRoom")).toHaveLength(1);
   });
 });
@@ -57,11 +69,11 @@ describe("POST /v1/sessions, when the key is reused with another body", () => {
 describe("POST /v1/sessions, keys of different accounts", () => {
   it("never collide: the same key in another account creates that account's own session", async () => {
     const idempotencyKey = crypto.randomUUID();
-    const a = await (await h.create({}, { idempotencyKey, key: KEYS.a })).json();
-    const res = await h.create({ participant_identity: "b" }, { idempotencyKey, key: KEYS.b });
-    expect(res.status).toBe(201);
-    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
-    expect((await res.json()).id).not.toBe(a.id);
+    const a = expectData(await create({}, { idempotencyKey, key: KEYS.a }), 201);
+    const answer = await create({ participant_identity: "b" }, { idempotencyKey, key: KEYS.b });
+    const b = expectData(answer, 201);
+    expect(answer.response.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(b.id).not.toBe(a.id);
   });
 });
 
@@ -69,29 +81,28 @@ describe("POST /v1/sessions, while the first request with the key is still runni
   it("answers 409 idempotency_request_in_progress with Retry-After, then replays once it is done", async () => {
     const idempotencyKey = crypto.randomUUID();
     h.livekit.delayMs = 150;
-    const first = h.create({}, { idempotencyKey });
+    const first = create({}, { idempotencyKey });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const second = await h.create({}, { idempotencyKey });
+    const second = await create({}, { idempotencyKey });
     await expectApiError(second, 409, "idempotency_request_in_progress");
-    expect(second.headers.get("Retry-After")).toBe("1");
-    const created = await (await first).json();
-    const third = await h.create({}, { idempotencyKey });
-    expect((await third.json()).id).toBe(created.id);
+    expect(second.response.headers.get("Retry-After")).toBe("1");
+    const created = expectData(await first, 201);
+    const third = await create({}, { idempotencyKey });
+    expect(third.data?.id).toBe(created.id);
   });
 
   it("25 concurrent identical requests make exactly one session and one room", async () => {
     const idempotencyKey = crypto.randomUUID();
     h.livekit.delayMs = 100;
-    const responses = await Promise.all(Array.from({ length: 25 }, () => h.create({ participant_identity: "crowd" }, { idempotencyKey })));
-    const bodies = await Promise.all(responses.map((res) => res.json()));
-    const created = bodies.filter((_b, i) => responses[i]?.status === 201);
-    const inProgress = bodies.filter((b, i) => responses[i]?.status === 409 && b.code === "idempotency_request_in_progress");
+    const answers = await Promise.all(Array.from({ length: 25 }, () => create({ participant_identity: "crowd" }, { idempotencyKey })));
+    const created = answers.filter((a) => a.response.status === 201).map((a) => a.data);
+    const inProgress = answers.filter((a) => a.response.status === 409 && a.error?.code === "idempotency_request_in_progress");
     expect(created.length + inProgress.length).toBe(25);
-    expect(new Set(created.map((b) => b.id)).size).toBe(1);
+    expect(new Set(created.map((b) => b?.id)).size).toBe(1);
     expect(h.livekit.callsOf("CreateRoom")).toHaveLength(1);
     // Once the first is done, every retry replays that one session.
-    const retries = await Promise.all(Array.from({ length: 5 }, () => h.create({ participant_identity: "crowd" }, { idempotencyKey })));
-    const ids = new Set(await Promise.all(retries.map(async (res) => (await res.json()).id)));
+    const retries = await Promise.all(Array.from({ length: 5 }, () => create({ participant_identity: "crowd" }, { idempotencyKey })));
+    const ids = new Set(retries.map((answer) => answer.data?.id));
     expect([...ids]).toEqual([created[0]?.id]);
   });
 });
@@ -107,35 +118,35 @@ describe("POST /v1/sessions, a lock left by a request that died", () => {
       maxOpen: 100_000,
       createdAtMs: Date.now(),
     });
-    await expectApiError(await h.create(body, { idempotencyKey }), 409, "idempotency_request_in_progress");
+    await expectApiError(await create(body, { idempotencyKey }), 409, "idempotency_request_in_progress");
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const res = await h.create(body, { idempotencyKey });
-    expect(res.status).toBe(201);
-    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+    const answer = await create(body, { idempotencyKey });
+    expect(answer.response.status).toBe(201);
+    expect(answer.response.headers.get("Idempotent-Replayed")).toBeNull();
   });
 });
 
 describe("POST /v1/sessions, failures record nothing", () => {
   it.each([
-    ["a validation failure", async (k: string) => h.create({ tags: [1] }, { idempotencyKey: k }), 422],
-    ["an unknown key", async (k: string) => h.create({}, { idempotencyKey: k, key: "dhs_nope" }), 401],
-    ["a read-only key", async (k: string) => h.create({}, { idempotencyKey: k, key: KEYS.aRead }), 403],
+    ["a validation failure", async (k: string) => create({ tags: [1] }, { idempotencyKey: k }), 422],
+    ["an unknown key", async (k: string) => create({}, { idempotencyKey: k, key: "dhs_nope" }), 401],
+    ["a read-only key", async (k: string) => create({}, { idempotencyKey: k, key: KEYS.aRead }), 403],
     [
       "LiveKit being down",
       async (k: string) => {
         h.livekit.mode = "fail";
-        const res = await h.create({}, { idempotencyKey: k });
+        const answer = await create({}, { idempotencyKey: k });
         h.livekit.mode = "ok";
-        return res;
+        return answer;
       },
       503,
     ],
   ] as const)("after %s the key creates a new session", async (_name, fail, status) => {
     const idempotencyKey = crypto.randomUUID();
-    expect((await fail(idempotencyKey)).status).toBe(status);
-    const res = await h.create({}, { idempotencyKey });
-    expect(res.status).toBe(201);
-    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+    expect((await fail(idempotencyKey)).response.status).toBe(status);
+    const answer = await create({}, { idempotencyKey });
+    expect(answer.response.status).toBe(201);
+    expect(answer.response.headers.get("Idempotent-Replayed")).toBeNull();
   });
 });
 
@@ -143,15 +154,13 @@ describe("POST /v1/sessions, when LiveKit made the room but answered after LIVEK
   it("answers 503, and the retry with the same key continues that session in that room: one room, one digital human", async () => {
     const idempotencyKey = crypto.randomUUID();
     h.livekit.answerLateMs = 1500;
-    const failed = await h.create({ participant_identity: "late-1" }, { idempotencyKey });
+    const failed = await create({ participant_identity: "late-1" }, { idempotencyKey });
     h.livekit.answerLateMs = 0;
     await expectApiError(failed, 503, "service_unavailable");
     expect(h.livekit.rooms.size).toBe(1);
     const [halfMade] = [...h.livekit.rooms];
 
-    const retried = await h.create({ participant_identity: "late-1" }, { idempotencyKey });
-    expect(retried.status).toBe(201);
-    const session = (await retried.json()) as { id: string; room_name: string };
+    const session = expectData(await create({ participant_identity: "late-1" }, { idempotencyKey }), 201);
     expect(session.room_name).toBe(halfMade);
     expect([...h.livekit.rooms]).toEqual([halfMade]);
     expect(h.livekit.dispatches.get(halfMade as string)).toHaveLength(1);
@@ -160,9 +169,9 @@ describe("POST /v1/sessions, when LiveKit made the room but answered after LIVEK
   it("a retry with another body under that key makes a session of its own", async () => {
     const idempotencyKey = crypto.randomUUID();
     h.livekit.answerLateMs = 1500;
-    await expectApiError(await h.create({ participant_identity: "late-2" }, { idempotencyKey }), 503, "service_unavailable");
+    await expectApiError(await create({ participant_identity: "late-2" }, { idempotencyKey }), 503, "service_unavailable");
     h.livekit.answerLateMs = 0;
-    const other = (await (await h.create({ participant_identity: "late-3" }, { idempotencyKey })).json()) as { room_name: string };
+    const other = expectData(await create({ participant_identity: "late-3" }, { idempotencyKey }), 201);
     expect(h.livekit.rooms.size).toBe(2);
     expect(h.livekit.rooms.has(other.room_name)).toBe(true);
   });
