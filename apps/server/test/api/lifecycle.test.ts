@@ -1,11 +1,31 @@
+/**
+ * A session's life: LiveKit's signed webhooks (sent raw, as LiveKit sends them: the client has no such
+ * operation), endSession, token refreshes, the list, the timers and the room reconciler, each read back
+ * through the client. Raw requests for query strings no client would build.
+ */
+import type { SessionList } from "@dhs/client";
 import { describe, expect, it } from "vitest";
-import { expectApiError, KEYS, newSession, roomEvent, signWebhook, tokenVerifier, until, useHarness } from "../support/harness.js";
+import {
+  expectApiError,
+  expectData,
+  type Harness,
+  KEYS,
+  newSession,
+  roomEvent,
+  signWebhook,
+  tokenVerifier,
+  until,
+  useHarness,
+} from "../support/harness.js";
 
 const h = useHarness();
 
+/** The account's sessions as the list shows them (the newest 100). */
+const listed = async (on: Harness = h, query: { status?: "created" | "cancelled" } = {}) =>
+  expectData(await on.client().listSessions({ limit: 100, ...query })).data;
+
 async function endReasonOf(id: string): Promise<string | null> {
-  const list = (await (await h.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string; end_reason: string | null }[] };
-  return list.data.find((item) => item.id === id)?.end_reason ?? null;
+  return (await listed()).find((item) => item.id === id)?.end_reason ?? null;
 }
 
 describe("POST /livekit/webhook, signature", () => {
@@ -68,7 +88,7 @@ describe("POST /livekit/webhook, whose room", () => {
     ["is not named by the service while its metadata names this session", "foreign-name"],
   ] as const)("%s: acknowledges a signed event, applies it to no session, and logs a warning why", async (_name, variant) => {
     const a = await newSession(w);
-    const b = (await (await w.create({ participant_identity: "b-user" }, { key: KEYS.b })).json()) as { id: string; room_name: string };
+    const b = expectData(await w.client(KEYS.b).createSession({ participant_identity: "b-user" }), 201);
     const metadataOf = (id: string, account: string) => JSON.stringify({ session_id: id, account_id: account });
     const room = {
       "b-name": { name: b.room_name, metadata: metadataOf(a.id, "acct_a") },
@@ -79,7 +99,7 @@ describe("POST /livekit/webhook, whose room", () => {
     const res = await w.webhook({ event: "room_finished", id: `EV_${crypto.randomUUID()}`, room: { sid: "RM_x", ...room } });
     expect(res.status).toBe(200);
     expect((await w.session(a.id)).status).toBe("created");
-    expect((await (await w.request("GET", `/v1/sessions/${b.id}`, { key: KEYS.b })).json()).status).toBe("created");
+    expect(expectData(await w.client(KEYS.b).getSession(b.id)).status).toBe("created");
     const requestId = res.headers.get("X-Request-ID");
     const line = w.logs
       .map((l) => JSON.parse(l) as { request_id?: string; level?: number; reason?: string })
@@ -104,7 +124,7 @@ describe("a session, as LiveKit reports its room", () => {
     expect((await h.webhook(joined)).status).toBe(200);
     const active = await h.session(s.id);
     expect(active).toMatchObject({ status: "active", ended_at: null });
-    expect(Date.parse(active.started_at)).toBeGreaterThan(Date.parse(s.created_at) - 1);
+    expect(Date.parse(active.started_at as string)).toBeGreaterThan(Date.parse(s.created_at) - 1);
     expect(active.participant_token).toBeTruthy();
     expect((await h.webhook(joined)).status).toBe(200);
     expect((await h.session(s.id)).started_at).toBe(active.started_at);
@@ -116,9 +136,8 @@ describe("a session, as LiveKit reports its room", () => {
     await h.webhook(roomEvent("participant_joined", s, { identity: "stranger" }));
     expect((await h.session(s.id)).status).toBe("created");
     // The list shows when the digital human joined.
-    const list = await (await h.request("GET", "/v1/sessions?status=created&limit=100")).json();
-    const item = list.data.find((i: { id: string }) => i.id === s.id);
-    expect(Date.parse(item.digital_human_joined_at)).toBeGreaterThanOrEqual(Date.parse(s.created_at));
+    const item = (await listed(h, { status: "created" })).find((i) => i.id === s.id);
+    expect(Date.parse(item?.digital_human_joined_at as string)).toBeGreaterThanOrEqual(Date.parse(s.created_at));
   });
 
   it("completes with room_finished after being active, and is cancelled if it never was", async () => {
@@ -153,29 +172,23 @@ describe("a session, as LiveKit reports its room", () => {
 describe("POST /v1/sessions/{id}/end", () => {
   it("cancels a created session with user_ended, deletes its room, and is idempotent", async () => {
     const s = await newSession(h);
-    const res = await h.request("POST", `/v1/sessions/${s.id}/end`);
-    expect(res.status).toBe(200);
-    const ended = await res.json();
+    const ended = expectData(await h.client().endSession(s.id));
     expect(ended).toMatchObject({ id: s.id, status: "cancelled", participant_token: null, ended_at: expect.any(String) });
     expect(h.livekit.callsOf("DeleteRoom").map((c) => c.body.room)).toEqual([s.room_name]);
-    const again = await h.request("POST", `/v1/sessions/${s.id}/end`);
-    expect(again.status).toBe(200);
-    expect(await again.json()).toEqual(ended);
+    expect(expectData(await h.client().endSession(s.id))).toEqual(ended);
     expect(h.livekit.callsOf("DeleteRoom")).toHaveLength(1);
   });
 
   it("completes an active session", async () => {
     const s = await newSession(h);
     await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
-    const ended = await (await h.request("POST", `/v1/sessions/${s.id}/end`)).json();
-    expect(ended.status).toBe("completed");
+    expect(expectData(await h.client().endSession(s.id)).status).toBe("completed");
   });
 
   it("answers 503 and leaves the session unchanged when LiveKit is down", async () => {
     const s = await newSession(h);
     h.livekit.mode = "fail";
-    const res = await h.request("POST", `/v1/sessions/${s.id}/end`);
-    await expectApiError(res, 503, "service_unavailable");
+    await expectApiError(await h.client().endSession(s.id), 503, "service_unavailable");
     h.livekit.mode = "ok";
     expect((await h.session(s.id)).status).toBe("created");
     // A room_finished afterwards is LiveKit's own doing, not this failed endSession's.
@@ -187,12 +200,11 @@ describe("POST /v1/sessions/{id}/end", () => {
     const s = await newSession(h);
     await h.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     h.livekit.delayMs = 300;
-    const ending = h.request("POST", `/v1/sessions/${s.id}/end`);
+    const ending = h.client().endSession(s.id);
     // LiveKit has the DeleteRoom and sends room_finished before answering it.
     await until(() => h.livekit.arrived.includes("DeleteRoom"));
     expect((await h.webhook(roomEvent("room_finished", s))).status).toBe(200);
-    const ended = await (await ending).json();
-    expect(ended.status).toBe("completed");
+    expect(expectData(await ending).status).toBe("completed");
     expect(await endReasonOf(s.id)).toBe("user_ended");
   });
 
@@ -201,57 +213,52 @@ describe("POST /v1/sessions/{id}/end", () => {
     ["a read-only key", KEYS.aRead, 403, "forbidden"],
   ] as const)("answers for %s %i", async (_name, key, status, code) => {
     const s = await newSession(h);
-    await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/end`, { key }), status, code);
+    await expectApiError(await h.client(key).endSession(s.id), status, code);
   });
 });
 
 describe("POST /v1/sessions/{id}/token", () => {
   it("answers the session with a new token while connectable", async () => {
     const s = await newSession(h);
-    const res = await h.request("POST", `/v1/sessions/${s.id}/token`);
-    expect(res.status).toBe(200);
-    const claims = await tokenVerifier.verify((await res.json()).participant_token);
+    const refreshed = expectData(await h.client().refreshSessionToken(s.id));
+    const claims = await tokenVerifier.verify(refreshed.participant_token as string);
     expect(claims).toMatchObject({ sub: s.identity, video: { room: s.room_name } });
   });
 
   it("answers 409 session_not_connectable once the session is terminal", async () => {
     const s = await newSession(h);
-    await h.request("POST", `/v1/sessions/${s.id}/end`);
-    await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/token`), 409, "session_not_connectable");
+    await h.client().endSession(s.id);
+    await expectApiError(await h.client().refreshSessionToken(s.id), 409, "session_not_connectable");
   });
 
   it("answers 404 for another account's session", async () => {
     const s = await newSession(h);
-    await expectApiError(await h.request("POST", `/v1/sessions/${s.id}/token`, { key: KEYS.b }), 404, "not_found");
+    await expectApiError(await h.client(KEYS.b).refreshSessionToken(s.id), 404, "not_found");
   });
 });
 
 describe("GET /v1/sessions", () => {
   it("pages through the account's own sessions newest first, with status filter and end reasons", async () => {
-    const key = KEYS.b; // account B's sessions are made here only
+    const b = h.client(KEYS.b); // account B's sessions are made here only
     const made: string[] = [];
-    for (let i = 0; i < 7; i++)
-      made.unshift((await (await h.create({ participant_identity: `l${i}`, tags: [`t${i}`] }, { key })).json()).id);
-    await h.request("POST", `/v1/sessions/${made[0]}/end`, { key });
+    for (let i = 0; i < 7; i++) made.unshift(expectData(await b.createSession({ participant_identity: `l${i}`, tags: [`t${i}`] }), 201).id);
+    await b.endSession(made[0] as string);
 
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const query: string = cursor ? `?limit=3&cursor=${cursor}` : "?limit=3";
-      const res = await h.request("GET", `/v1/sessions${query}`, { key });
-      expect(res.status).toBe(200);
-      const page = await res.json();
+      const page: SessionList = expectData(await b.listSessions(cursor ? { limit: 3, cursor } : { limit: 3 }));
       expect(page.data.length).toBeLessThanOrEqual(3);
       for (const item of page.data) expect(item).not.toHaveProperty("participant_token");
-      seen.push(...page.data.map((item: { id: string }) => item.id));
+      seen.push(...page.data.map((item) => item.id));
       cursor = page.next_cursor;
       pages++;
     } while (cursor);
     expect(pages).toBe(3);
     expect(seen).toEqual(made);
 
-    const cancelled = await (await h.request("GET", "/v1/sessions?status=cancelled", { key })).json();
+    const cancelled = expectData(await b.listSessions({ status: "cancelled" }));
     expect(cancelled.data).toEqual([
       expect.objectContaining({
         id: made[0],
@@ -263,31 +270,32 @@ describe("GET /v1/sessions", () => {
       }),
     ]);
     expect(cancelled.next_cursor).toBeNull();
-    const created = await (await h.request("GET", "/v1/sessions?status=created&limit=100", { key })).json();
-    expect(created.data.map((item: { id: string }) => item.id)).toEqual(made.slice(1));
+    const created = expectData(await b.listSessions({ status: "created", limit: 100 }));
+    expect(created.data.map((item) => item.id)).toEqual(made.slice(1));
     expect(created.data[0]).toMatchObject({ end_reason: null, started_at: null, ended_at: null });
   });
 
   it("never lists another account's sessions", async () => {
     const s = await newSession(h);
-    const other = await (await h.request("GET", "/v1/sessions?limit=100", { key: KEYS.b })).json();
-    expect(other.data.map((item: { id: string }) => item.id)).not.toContain(s.id);
+    const other = expectData(await h.client(KEYS.b).listSessions({ limit: 100 }));
+    expect(other.data.map((item) => item.id)).not.toContain(s.id);
   });
 
   it.each(["garbage", Buffer.from("[1,2]").toString("base64url"), Buffer.from('{"a":1}').toString("base64url")])(
     "answers 422 for the cursor %s",
     async (cursor) => {
-      const error = await expectApiError(await h.request("GET", `/v1/sessions?cursor=${cursor}`), 422, "validation_failed");
+      const error = await expectApiError(await h.client().listSessions({ cursor }), 422, "validation_failed");
       expect(error.detail).toEqual([expect.objectContaining({ location: "query", path: "cursor" })]);
     },
   );
 
+  // Raw query strings: a client's types would not build them.
   it.each(["limit=101", "limit=0", "limit=x", "status=running", "other=1"])("answers 422 for %s", async (query) => {
     await expectApiError(await h.request("GET", `/v1/sessions?${query}`), 422, "validation_failed");
   });
 
   it("answers 403 for a write-only key", async () => {
-    await expectApiError(await h.request("GET", "/v1/sessions", { key: KEYS.aWrite }), 403, "forbidden");
+    await expectApiError(await h.client(KEYS.aWrite).listSessions(), 403, "forbidden");
   });
 });
 
@@ -301,27 +309,26 @@ describe("timers, with nobody reading the session", () => {
 
   async function endedOf(id: string) {
     return until(async () => {
-      const list = await (await t.request("GET", "/v1/sessions?limit=100")).json();
-      const item = list.data.find((i: { id: string }) => i.id === id);
+      const item = (await listed(t)).find((i) => i.id === id);
       return item?.ended_at ? item : undefined;
     });
   }
 
   it("cancel a session nobody joined (join_timeout) and delete its room", async () => {
-    const s = await (await t.create({})).json();
+    const s = expectData(await t.client().createSession({}), 201);
     expect(await endedOf(s.id)).toMatchObject({ status: "cancelled", end_reason: "join_timeout" });
     await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
   });
 
   it("fail an active session whose digital human never joined (digital_human_timeout) and delete its room", async () => {
-    const s = await (await t.create({ participant_identity: "lonely" })).json();
+    const s = expectData(await t.client().createSession({ participant_identity: "lonely" }), 201);
     await t.webhook(roomEvent("participant_joined", s, { identity: "lonely" }));
     expect(await endedOf(s.id)).toMatchObject({ status: "failed", end_reason: "digital_human_timeout" });
     await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
   });
 
   it("complete an active session with its digital human at the maximum duration (max_duration)", async () => {
-    const s = await (await t.create({ participant_identity: "talker" })).json();
+    const s = expectData(await t.client().createSession({ participant_identity: "talker" }), 201);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "talker" }));
     expect(await endedOf(s.id)).toMatchObject({ status: "completed", end_reason: "max_duration" });
@@ -329,7 +336,7 @@ describe("timers, with nobody reading the session", () => {
   });
 
   it("end a session while LiveKit refuses every call, and delete its room once LiveKit is back", async () => {
-    const s = await (await t.create({ participant_identity: "outage" })).json();
+    const s = expectData(await t.client().createSession({ participant_identity: "outage" }), 201);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "outage" }));
     t.livekit.mode = "fail";
@@ -353,7 +360,7 @@ describe("the room reconciler", () => {
 
   it("deletes the rooms of ended sessions and of sessions missing past the grace; keeps open sessions', new ones' and other deployments'", async () => {
     const ended = await newSession(r);
-    await r.request("POST", `/v1/sessions/${ended.id}/end`);
+    await r.client().endSession(ended.id);
     const open = await newSession(r);
     const made = r.livekit.callsOf("CreateRoom").find((c) => c.body.name === open.room_name);
     const ours = JSON.parse(made?.body.metadata) as { deployment: string };

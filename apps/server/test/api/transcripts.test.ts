@@ -267,7 +267,7 @@ describe("the transcript's end", () => {
     });
     // Sent for the end itself, not for the grace period's end that followed it.
     const { ended_at } = await h.session(session.id);
-    expect(Date.parse(event?.body.timestamp) - Date.parse(ended_at)).toBeLessThan(GRACE_S * 1000);
+    expect(Date.parse(event?.body.timestamp) - Date.parse(ended_at as string)).toBeLessThan(GRACE_S * 1000);
   });
 
   it("without `final`, it is complete once the grace after the end passed; segments are taken until then", async () => {

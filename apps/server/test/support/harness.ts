@@ -49,8 +49,8 @@ export interface Harness {
   create(body?: unknown, options?: { key?: string; idempotencyKey?: string }): Promise<Response>;
   /** Posts a LiveKit webhook event, signed as LiveKit signs it (unless a signature is given). */
   webhook(event: Record<string, unknown>, options?: { authorization?: string | null; raw?: string }): Promise<Response>;
-  /** Reads a session as its owner (account A) sees it. */
-  session(id: string): Promise<Record<string, any>>;
+  /** Reads a session as its owner (account A) sees it, through the client (200 expected). */
+  session(id: string): Promise<Session>;
   close(): Promise<void>;
 }
 
@@ -144,7 +144,7 @@ export async function startHarness(
         body,
       });
     },
-    session: async (id) => (await request("GET", `/v1/sessions/${id}`)).json() as Promise<Record<string, any>>,
+    session: async (id) => expectData(await client().getSession(id)),
     close: async () => {
       await Promise.all([server.stop(1000), metricsServer.stop(1000)]);
       await composed.close();
