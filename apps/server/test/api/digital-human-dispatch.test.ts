@@ -7,7 +7,7 @@
 
 import { sleep } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
-import { newSession, roomEvent, until, useHarness } from "../support/harness.js";
+import { listed, newSession, roomEvent, until, useHarness } from "../support/harness.js";
 
 const REDISPATCH_S = 1;
 const DIGITAL_HUMAN_S = 3;
@@ -22,8 +22,7 @@ const t = useHarness({
 const redispatches = (room: string) => t.livekit.callsOf("CreateDispatch").filter((call) => call.body.room === room);
 
 async function itemOf(id: string): Promise<{ status: string; end_reason: string | null }> {
-  const list = (await (await t.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string }[] };
-  return list.data.find((item) => item.id === id) as never;
+  return (await listed(t)).find((item) => item.id === id) as never;
 }
 
 describe("a session whose digital human was dispatched while no worker was registered", () => {

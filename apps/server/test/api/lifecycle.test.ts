@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import {
   expectApiError,
   expectData,
-  type Harness,
   KEYS,
+  listed,
   newSession,
   roomEvent,
   signWebhook,
@@ -20,12 +20,8 @@ import {
 
 const h = useHarness();
 
-/** The account's sessions as the list shows them (the newest 100). */
-const listed = async (on: Harness = h, query: { status?: "created" | "cancelled" } = {}) =>
-  expectData(await on.client().listSessions({ limit: 100, ...query })).data;
-
 async function endReasonOf(id: string): Promise<string | null> {
-  return (await listed()).find((item) => item.id === id)?.end_reason ?? null;
+  return (await listed(h)).find((item) => item.id === id)?.end_reason ?? null;
 }
 
 describe("POST /livekit/webhook, signature", () => {

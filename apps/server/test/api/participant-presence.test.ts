@@ -6,7 +6,7 @@
 
 import { sleep } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
-import { newSession, roomEvent, until, useHarness } from "../support/harness.js";
+import { listed, newSession, roomEvent, until, useHarness } from "../support/harness.js";
 
 const DIGITAL_HUMAN_S = 2;
 const DEPARTURE_S = 1;
@@ -21,8 +21,7 @@ const t = useHarness({
 async function itemOf(
   id: string,
 ): Promise<{ status: string; end_reason: string | null; ended_at: string | null; digital_human_joined_at: string | null }> {
-  const list = (await (await t.request("GET", "/v1/sessions?limit=100")).json()) as { data: { id: string }[] };
-  return list.data.find((item) => item.id === id) as never;
+  return (await listed(t)).find((item) => item.id === id) as never;
 }
 
 const roomDeleted = (roomName: string) => t.livekit.callsOf("DeleteRoom").some((call) => call.body.room === roomName);

@@ -4,11 +4,12 @@
  * sets once its transcript's grace period is over. On Redis the keys carry the expiry; in memory a later
  * clock shows it.
  */
+import type { ListSessionsQuery } from "@dhs/client";
 import type { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
 import { keyspace, shardOf } from "../../src/store/redis/keys.js";
-import { expectApiError, type Harness, STORE, until, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, type Harness, listed, STORE, until, useHarness } from "../support/harness.js";
 
 const RETENTION_S = 172_800;
 const PREFIX = `ret${crypto.randomUUID().slice(0, 8)}`;
@@ -24,19 +25,18 @@ const r: Harness = useHarness(
   STORE === "memory" ? { store: new MemorySessionStore(() => Date.now() + shiftMs) } : {},
 );
 
-const ids = async (query = "") =>
-  ((await (await r.request("GET", `/v1/sessions?limit=100${query}`)).json()) as { data: { id: string }[] }).data.map((s) => s.id);
+const ids = async (query: ListSessionsQuery = {}) => (await listed(r, query)).map((s) => s.id);
 
 async function endedSession(): Promise<{ id: string; created_at: string }> {
-  const session = await (await r.create({})).json();
-  expect((await r.request("POST", `/v1/sessions/${session.id}/end`)).status).toBe(200);
+  const session = expectData(await r.client().createSession({}), 201);
+  expect((await r.client().endSession(session.id)).response.status).toBe(200);
   return session;
 }
 
 describe("an ended session", () => {
   it("leaves no timer behind once its transcript's grace is over: nothing of it stays in the shared timer sets", async () => {
     const ended = await endedSession();
-    const open = await (await r.create({})).json();
+    const open = expectData(await r.client().createSession({}), 201);
     // The transcript's timer fires at the end and again when its grace (1 s here) is over, then is gone.
     await until(async () => (await r.composed.store.sessionTimers("acct_a", ended.id)).length === 0, {
       what: "the transcript's timer done",
@@ -51,16 +51,16 @@ describe("an ended session", () => {
   if (STORE === "memory")
     it("is read and listed until its retention ends, then neither, with no sweep", async () => {
       const ended = await endedSession();
-      const kept = await (await r.create({})).json();
+      const kept = expectData(await r.client().createSession({}), 201);
       shiftMs = (RETENTION_S - 60) * 1000;
-      expect((await r.request("GET", `/v1/sessions/${ended.id}`)).status).toBe(200);
+      expect((await r.client().getSession(ended.id)).response.status).toBe(200);
       expect(await ids()).toContain(ended.id);
 
       shiftMs = (RETENTION_S + 60) * 1000;
-      await expectApiError(await r.request("GET", `/v1/sessions/${ended.id}`), 404, "not_found");
+      await expectApiError(await r.client().getSession(ended.id), 404, "not_found");
       expect(await ids()).not.toContain(ended.id);
-      for (const status of ["cancelled", "created", "active", "completed", "failed"]) {
-        expect(await ids(`&status=${status}`)).not.toContain(ended.id);
+      for (const status of ["cancelled", "created", "active", "completed", "failed"] as const) {
+        expect(await ids({ status })).not.toContain(ended.id);
       }
       expect(await ids()).toContain(kept.id);
       shiftMs = 0;
@@ -89,21 +89,16 @@ describe("an ended session", () => {
       await redis.pexpire(keys.session(expired.id), 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
 
-      await expectApiError(await r.request("GET", `/v1/sessions/${expired.id}`), 404, "not_found");
-      for (const query of ["", "&status=cancelled"]) {
+      await expectApiError(await r.client().getSession(expired.id), 404, "not_found");
+      for (const query of [{}, { status: "cancelled" } as const]) {
         const listed = await ids(query);
         expect(listed).not.toContain(expired.id);
         expect(listed.indexOf(newest.id)).toBeLessThan(listed.indexOf(older.id));
       }
       // One per page: the second page skips the expired entry and still answers the older session.
-      const first = (await (await r.request("GET", "/v1/sessions?limit=1&status=cancelled")).json()) as {
-        data: { id: string }[];
-        next_cursor: string;
-      };
+      const first = expectData(await r.client().listSessions({ limit: 1, status: "cancelled" }));
       expect(first.data.map((s) => s.id)).toEqual([newest.id]);
-      const second = (await (await r.request("GET", `/v1/sessions?limit=1&status=cancelled&cursor=${first.next_cursor}`)).json()) as {
-        data: { id: string }[];
-      };
+      const second = expectData(await r.client().listSessions({ limit: 1, status: "cancelled", cursor: first.next_cursor as string }));
       expect(second.data.map((s) => s.id)).toEqual([older.id]);
     });
 });

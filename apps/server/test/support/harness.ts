@@ -5,7 +5,7 @@
  * never retrying behind the test's back); tests of HTTP itself send what they like with `h.request`.
  */
 
-import { createClient, type DhsClient, type Session } from "@dhs/client";
+import { createClient, type DhsClient, type ListSessionsQuery, type Session, type SessionSummary } from "@dhs/client";
 import { FakeLiveKit, type Fixtures, KEYS, LIVEKIT, signLiveKitWebhook, writeOperatorFiles } from "@dhs/testkit";
 import { TokenVerifier } from "livekit-server-sdk";
 import { pino } from "pino";
@@ -185,6 +185,11 @@ export async function newSession(h: Harness, identity = `u-${crypto.randomUUID()
   const { data, error } = await h.client().createSession({ participant_identity: identity });
   if (!data) throw new Error(`the session was not created: ${JSON.stringify(error)}`);
   return { ...data, identity };
+}
+
+/** Account A's sessions as its list shows them, through the client: the newest 100 unless the query says otherwise. */
+export async function listed(h: Harness, query: ListSessionsQuery = {}): Promise<SessionSummary[]> {
+  return expectData(await h.client().listSessions({ limit: 100, ...query })).data;
 }
 
 /** A client call's data, once its status is the one expected (undefined in its type no more). */
