@@ -5,7 +5,7 @@
  * every way a session ends frees its place at once. GET /v1/me shows the limits and the use.
  */
 import { describe, expect, it } from "vitest";
-import { expectApiError, KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
 
 const h = useHarness(
   { ACCOUNT_MAX_OPEN_SESSIONS: "5", SESSION_JOIN_TIMEOUT_S: "2", SESSION_DEPARTURE_TIMEOUT_S: "1", SWEEP_INTERVAL_MS: "100" },
@@ -14,26 +14,31 @@ const h = useHarness(
 );
 
 async function endAll(key: string = KEYS.a): Promise<void> {
-  for (const status of ["created", "active"]) {
-    const page = (await (await h.request("GET", `/v1/sessions?status=${status}&limit=100`, { key })).json()) as { data: { id: string }[] };
-    await Promise.all(page.data.map((s) => h.request("POST", `/v1/sessions/${s.id}/end`, { key })));
+  for (const status of ["created", "active"] as const) {
+    const page = expectData(await h.client(key).listSessions({ status, limit: 100 }));
+    await Promise.all(page.data.map((s) => h.client(key).endSession(s.id)));
   }
 }
 
-async function me(key: string = KEYS.a): Promise<Record<string, any>> {
-  return (await (await h.request("GET", "/v1/me", { key })).json()) as Record<string, any>;
+async function me(key: string = KEYS.a) {
+  return expectData(await h.client(key).getPrincipal());
 }
+
+const create = (options: { key?: string; idempotencyKey?: string; tags?: string[] } = {}) =>
+  h
+    .client(options.key)
+    .createSession(options.tags ? { tags: options.tags } : {}, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {});
 
 describe("POST /v1/sessions at the account's limit of open sessions", () => {
   it("50 simultaneous creates with a limit of 5 give exactly five 201s; the others 429 with {limit, open}, no Retry-After, no room", async () => {
     await endAll();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => h.create({})));
-    const statuses = answers.map((r) => r.status);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => create()));
+    const statuses = answers.map((r) => r.response.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(45);
-    const refused = answers.find((r) => r.status === 429) as Response;
-    expect(refused.headers.get("Retry-After")).toBeNull();
-    const error = await expectApiError(refused, 429, "concurrency_limit_exceeded");
+    const refused = answers.find((r) => r.response.status === 429);
+    expect(refused?.response.headers.get("Retry-After")).toBeNull();
+    const error = await expectApiError(refused as NonNullable<typeof refused>, 429, "concurrency_limit_exceeded");
     expect(error.detail).toEqual({ limit: 5, open: 5 });
     expect(h.livekit.roomsAsked).toHaveLength(5);
     expect((await me()).usage).toEqual({ open_sessions: 5 });
@@ -44,28 +49,28 @@ describe("POST /v1/sessions at the account's limit of open sessions", () => {
     await endAll();
     const open = await Promise.all(Array.from({ length: 5 }, () => newSession(h)));
     const key = crypto.randomUUID();
-    expect((await h.create({ tags: ["later"] }, { idempotencyKey: key })).status).toBe(429);
-    await h.request("POST", `/v1/sessions/${open[0]?.id}/end`);
-    const retried = await h.create({ tags: ["later"] }, { idempotencyKey: key });
-    expect(retried.status).toBe(201);
-    expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
+    expect((await create({ tags: ["later"], idempotencyKey: key })).response.status).toBe(429);
+    await h.client().endSession(open[0]?.id as string);
+    const retried = await create({ tags: ["later"], idempotencyKey: key });
+    expect(retried.response.status).toBe(201);
+    expect(retried.response.headers.get("Idempotent-Replayed")).toBeNull();
     await endAll();
   });
 
   it("an idempotent replay never counts against the limit", async () => {
     await endAll();
     const key = crypto.randomUUID();
-    const first = await h.create({}, { idempotencyKey: key });
+    const first = await create({ idempotencyKey: key });
     await Promise.all(Array.from({ length: 4 }, () => newSession(h)));
-    const replay = await h.create({}, { idempotencyKey: key });
-    expect(replay.status).toBe(201);
-    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
-    expect(((await replay.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    const replay = await create({ idempotencyKey: key });
+    expect(replay.response.status).toBe(201);
+    expect(replay.response.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replay.data?.id).toBe(first.data?.id);
     await endAll();
   });
 
   it.each([
-    ["endSession", async (s: { id: string }) => void (await h.request("POST", `/v1/sessions/${s.id}/end`))],
+    ["endSession", async (s: { id: string }) => void (await h.client().endSession(s.id))],
     ["LiveKit closing the room", async (s: { id: string; room_name: string }) => void (await h.webhook(roomEvent("room_finished", s)))],
     ["the join timeout", async () => undefined],
     [
@@ -78,17 +83,17 @@ describe("POST /v1/sessions at the account's limit of open sessions", () => {
   ])("frees a place at once when a session ends by %s", async (_how, end) => {
     await endAll();
     const sessions = await Promise.all(Array.from({ length: 5 }, () => newSession(h)));
-    expect((await h.create({})).status).toBe(429);
+    expect((await create()).response.status).toBe(429);
     await end(sessions[0] as never);
     await until(async () => (await h.session(sessions[0]?.id as string)).ended_at !== null, { timeoutMs: 6000 });
-    expect((await h.create({})).status).toBe(201);
+    expect((await create()).response.status).toBe(201);
     await endAll();
   });
 
   it("applies the limit the keys file sets for an account (acct_b: 2)", async () => {
     await endAll(KEYS.b);
-    const answers = await Promise.all(Array.from({ length: 6 }, () => h.create({}, { key: KEYS.b })));
-    expect(answers.filter((r) => r.status === 201)).toHaveLength(2);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => create({ key: KEYS.b })));
+    expect(answers.filter((r) => r.response.status === 201)).toHaveLength(2);
     expect((await me(KEYS.b)).limits.open_sessions).toBe(2);
     await endAll(KEYS.b);
   });
