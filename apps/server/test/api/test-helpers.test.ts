@@ -3,9 +3,11 @@
  * contract lists that LiveKit or a timer can cause, without media, through the same transitions as
  * LiveKit's webhooks and the timers (the session's webhook events included); a live key is refused.
  */
+
+import type { Session, TestSessionEvent } from "@dhs/client";
 import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, KEYS, until, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, until, useHarness } from "../support/harness.js";
 
 // The product's defaults, spelled out: the helpers move time, so nothing here waits for a timer.
 const JOIN_S = 600;
@@ -24,28 +26,29 @@ const h = useHarness({
 
 type Step = { type: string; seconds?: number };
 
-async function testSession(): Promise<{ id: string }> {
-  const res = await h.create({ participant_identity: "user-1" }, { key: KEYS.aTest });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return res.json();
+async function testSession(): Promise<Session> {
+  const answer = await h.client(KEYS.aTest).createSession({ participant_identity: "user-1" });
+  expect(answer.response.status, JSON.stringify(answer.error)).toBe(201);
+  return answer.data as Session;
 }
 
-function send(sessionId: string, step: Step, key: string = KEYS.aTest): Promise<Response> {
-  return h.request("POST", `/v1/test-helpers/sessions/${sessionId}/events`, { key, body: step });
+/** An event as the test gives it: one the contract refuses is sent as given. */
+function send(sessionId: string, step: Step, key: string = KEYS.aTest) {
+  return h.client(key).sendTestSessionEvent(sessionId, step as TestSessionEvent);
 }
 
-async function drive(sessionId: string, steps: Step[]): Promise<Record<string, any>> {
-  let session: Record<string, any> = {};
+async function drive(sessionId: string, steps: Step[]): Promise<Session | undefined> {
+  let session: Session | undefined;
   for (const step of steps) {
-    const res = await send(sessionId, step);
-    expect(res.status, `${JSON.stringify(step)}: ${await res.clone().text()}`).toBe(200);
-    session = (await res.json()) as Record<string, any>;
+    const answer = await send(sessionId, step);
+    expect(answer.response.status, `${JSON.stringify(step)}: ${JSON.stringify(answer.error)}`).toBe(200);
+    session = answer.data;
   }
   return session;
 }
 
 async function summary(sessionId: string): Promise<Record<string, any>> {
-  const list = (await (await h.request("GET", "/v1/sessions?limit=100", { key: KEYS.aTest })).json()) as { data: Record<string, any>[] };
+  const list = expectData(await h.client(KEYS.aTest).listSessions({ limit: 100 }));
   return list.data.find((s) => s.id === sessionId) ?? {};
 }
 
@@ -63,14 +66,14 @@ describe("POST /v1/test-helpers/sessions/{id}/events, with a test key", () => {
     const session = await testSession();
     const answered = await drive(session.id, [...steps]);
     expect(answered).toMatchObject({ id: session.id, status, participant_token: null });
-    expect(answered.ended_at).not.toBeNull();
+    expect(answered?.ended_at).not.toBeNull();
     expect(await summary(session.id)).toMatchObject({ status, end_reason: reason });
   });
 
   it("reaches user_ended with endSession, as any session does", async () => {
     const session = await testSession();
     await drive(session.id, [joined]);
-    const ended = (await (await h.request("POST", `/v1/sessions/${session.id}/end`, { key: KEYS.aTest })).json()) as Record<string, any>;
+    const ended = expectData(await h.client(KEYS.aTest).endSession(session.id));
     expect(ended.status).toBe("completed");
     expect(await summary(session.id)).toMatchObject({ end_reason: "user_ended" });
   });
@@ -79,8 +82,8 @@ describe("POST /v1/test-helpers/sessions/{id}/events, with a test key", () => {
     const session = await testSession();
     const active = await drive(session.id, [joined]);
     expect(active).toMatchObject({ status: "active", ended_at: null });
-    expect(active.started_at).not.toBeNull();
-    expect(active.participant_token).toEqual(expect.any(String));
+    expect(active?.started_at).not.toBeNull();
+    expect(active?.participant_token).toEqual(expect.any(String));
   });
 
   it("time_passed short of a timeout ends nothing, and brings it that much closer", async () => {
@@ -106,7 +109,7 @@ describe("POST /v1/test-helpers/sessions/{id}/events, with a test key", () => {
   it("an event on a terminal session changes nothing and answers it as it is", async () => {
     const session = await testSession();
     const ended = await drive(session.id, [{ type: "room_finished" }]);
-    expect(ended.status).toBe("cancelled");
+    expect(ended?.status).toBe("cancelled");
     expect(await drive(session.id, [joined, { type: "time_passed", seconds: 3600 }])).toEqual(ended);
   });
 
@@ -121,19 +124,17 @@ describe("POST /v1/test-helpers/sessions/{id}/events, with a test key", () => {
   });
 
   it("answers 404 for a live session, another account's, or none", async () => {
-    const live = (await (await h.create({}, { key: KEYS.a })).json()) as { id: string };
-    const other = (await (await h.create({}, { key: KEYS.b })).json()) as { id: string };
+    const live = expectData(await h.client(KEYS.a).createSession({}), 201);
+    const other = expectData(await h.client(KEYS.b).createSession({}), 201);
     for (const id of [live.id, other.id, crypto.randomUUID()]) await expectApiError(await send(id, joined), 404, "not_found");
     // Untouched.
-    expect(((await (await h.request("GET", `/v1/sessions/${live.id}`, { key: KEYS.a })).json()) as { status: string }).status).toBe(
-      "created",
-    );
+    expect(expectData(await h.client(KEYS.a).getSession(live.id)).status).toBe("created");
   });
 });
 
 describe("POST /v1/test-helpers/sessions/{id}/events, with a live key", () => {
   it("answers 403 test_key_required, before the body is looked at", async () => {
-    const live = (await (await h.create({}, { key: KEYS.a })).json()) as { id: string };
+    const live = expectData(await h.client(KEYS.a).createSession({}), 201);
     await expectApiError(await send(live.id, { type: "participant_joined" }, KEYS.a), 403, "test_key_required");
     await expectApiError(await send(live.id, { type: "not an event" }, KEYS.a), 403, "test_key_required");
     // A test key without sessions:write is not one either: the scope is checked first.
@@ -151,10 +152,8 @@ describe("the session's webhook events", () => {
   });
 
   it("are sent for helper events as for LiveKit's: created, digital human joined, active, ended, in test mode", async () => {
-    const endpoint = (await (
-      await h.request("POST", "/v1/webhook-endpoints", { key: KEYS.aTest, body: { url: receiver.url } })
-    ).json()) as { id: string; secret: string };
-    receiver.secrets = [endpoint.secret];
+    const endpoint = expectData(await h.client(KEYS.aTest).createWebhookEndpoint({ url: receiver.url }), 201);
+    receiver.secrets = [endpoint.secret as string];
     const session = await testSession();
     await drive(session.id, [{ type: "digital_human_joined" }, { type: "participant_joined" }, { type: "participant_left" }]);
     await drive(session.id, [{ type: "time_passed", seconds: DEPARTURE_S }]);
@@ -165,6 +164,6 @@ describe("the session's webhook events", () => {
     });
     expect(got.every((r) => r.body.mode === "test" && r.verifiedWith === 0)).toBe(true);
     expect(got.find((r) => r.type === "session.ended")?.body.data).toMatchObject({ status: "completed", end_reason: "participant_left" });
-    await h.request("DELETE", `/v1/webhook-endpoints/${endpoint.id}`, { key: KEYS.aTest });
+    await h.client(KEYS.aTest).deleteWebhookEndpoint(endpoint.id);
   });
 });

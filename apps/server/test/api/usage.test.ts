@@ -3,13 +3,14 @@
  * active seconds, kept as counters updated in the same atomic step as each change, so they match the
  * sessions exactly, also when a thousand sessions end at once.
  */
+
+import type { SessionSummary } from "@dhs/client";
 import { describe, expect, it } from "vitest";
-import { expectApiError, KEYS, roomEvent, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, roomEvent, useHarness } from "../support/harness.js";
 
 const h = useHarness({ RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000" });
 const today = () => new Date().toISOString().slice(0, 10);
-const usage = async (query = "", key: string = KEYS.b) =>
-  (await (await h.request("GET", `/v1/usage${query}`, { key })).json()) as Record<string, any>;
+const usage = async (query: { from?: string; to?: string } = {}, key: string = KEYS.b) => expectData(await h.client(key).getUsage(query));
 
 /**
  * Sends until answered 200, retrying a 503 as LiveKit retries its webhooks and a client its calls: on a
@@ -30,11 +31,11 @@ async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<
 
 describe("GET /v1/usage", () => {
   it("lists the last 30 days by default, every day, zeros included", async () => {
-    const body = await usage("", KEYS.aRead);
+    const body = await usage({}, KEYS.aRead);
     expect(body.days).toHaveLength(30);
     expect(body.to).toBe(today());
-    expect(body.days.at(-1).date).toBe(today());
-    expect(body.days[0].usage).toEqual({
+    expect(body.days.at(-1)?.date).toBe(today());
+    expect(body.days[0]?.usage).toEqual({
       sessions_created: 0,
       sessions_ended: { completed: 0, cancelled: 0, failed: 0 },
       end_reasons: {},
@@ -45,30 +46,26 @@ describe("GET /v1/usage", () => {
   });
 
   it("refuses a range longer than 92 days, or one that ends before it starts, with 422 naming the parameter", async () => {
-    const long = await expectApiError(
-      await h.request("GET", "/v1/usage?from=2026-01-01&to=2026-06-01", { key: KEYS.b }),
-      422,
-      "validation_failed",
-    );
+    const b = h.client(KEYS.b);
+    const long = await expectApiError(await b.getUsage({ from: "2026-01-01", to: "2026-06-01" }), 422, "validation_failed");
     expect(long.detail).toEqual([{ location: "query", path: "from", message: "the range is at most 92 days" }]);
-    await expectApiError(await h.request("GET", "/v1/usage?from=2026-11-20&to=2026-11-10", { key: KEYS.b }), 422, "validation_failed");
-    await expectApiError(await h.request("GET", "/v1/usage?from=2026-13-01", { key: KEYS.b }), 422, "validation_failed");
-    expect((await usage("?from=2026-09-01&to=2026-11-30")).days).toHaveLength(91);
+    await expectApiError(await b.getUsage({ from: "2026-11-20", to: "2026-11-10" }), 422, "validation_failed");
+    await expectApiError(await b.getUsage({ from: "2026-13-01" }), 422, "validation_failed");
+    expect((await usage({ from: "2026-09-01", to: "2026-11-30" })).days).toHaveLength(91);
   });
 
   it("matches the sessions exactly after 1000 of them end at once", async () => {
-    const before = (await usage(`?from=${today()}&to=${today()}`)).totals;
+    const before = (await usage({ from: today(), to: today() })).totals;
     const sessions: { id: string; room_name: string; identity: string }[] = [];
     await inBatches(
       Array.from({ length: 1000 }, (_, i) => i),
       50,
       async (i) => {
         const identity = `usage-${i}-${crypto.randomUUID().slice(0, 6)}`;
-        let res = await h.create({ participant_identity: identity }, { key: KEYS.b });
-        for (let attempt = 0; res.status === 503 && attempt < 20; attempt++)
-          res = await h.create({ participant_identity: identity }, { key: KEYS.b });
-        expect(res.status).toBe(201);
-        sessions.push({ ...((await res.json()) as { id: string; room_name: string }), identity });
+        const create = () => h.client(KEYS.b).createSession({ participant_identity: identity });
+        let answer = await create();
+        for (let attempt = 0; answer.response.status === 503 && attempt < 20; attempt++) answer = await create();
+        sessions.push({ ...expectData(answer, 201), identity });
       },
     );
     // A third become active, so they end completed with active seconds; the rest end cancelled.
@@ -80,30 +77,31 @@ describe("GET /v1/usage", () => {
       sessions.map((s, i) =>
         delivered(() =>
           i % 2 === 0
-            ? h.request("POST", `/v1/sessions/${s.id}/end`, { key: KEYS.b })
+            ? h
+                .client(KEYS.b)
+                .endSession(s.id)
+                .then((answer) => answer.response)
             : h.webhook(roomEvent("room_finished", s, undefined, "acct_b")),
         ),
       ),
     );
-    const now = (await usage(`?from=${today()}&to=${today()}`)).totals;
+    const now = (await usage({ from: today(), to: today() })).totals;
 
     // The sessions themselves, as listSessions shows them.
     const ids = new Set(sessions.map((s) => s.id));
-    const mine: Record<string, any>[] = [];
+    const mine: SessionSummary[] = [];
     for (let cursor: string | null = null; ; ) {
-      const query: string = `?limit=100${cursor ? `&cursor=${cursor}` : ""}`;
-      const page = (await (await h.request("GET", `/v1/sessions${query}`, { key: KEYS.b })).json()) as {
-        data: Record<string, any>[];
-        next_cursor: string | null;
-      };
+      const page: { data: SessionSummary[]; next_cursor: string | null } = expectData(
+        await h.client(KEYS.b).listSessions(cursor ? { limit: 100, cursor } : { limit: 100 }),
+      );
       mine.push(...page.data.filter((s) => ids.has(s.id)));
       cursor = page.next_cursor;
       if (cursor === null) break;
     }
     expect(mine).toHaveLength(1000);
-    const count = (field: string, value: string) => mine.filter((s) => s[field] === value).length;
+    const count = (field: "status" | "end_reason", value: string) => mine.filter((s) => s[field] === value).length;
     const seconds = mine.reduce(
-      (sum, s) => sum + (s.started_at ? Math.ceil((Date.parse(s.ended_at) - Date.parse(s.started_at)) / 1000) : 0),
+      (sum, s) => sum + (s.started_at ? Math.ceil((Date.parse(s.ended_at as string) - Date.parse(s.started_at)) / 1000) : 0),
       0,
     );
     expect(count("status", "completed")).toBe(334);
@@ -111,7 +109,9 @@ describe("GET /v1/usage", () => {
     expect(now.sessions_ended.completed - before.sessions_ended.completed).toBe(334);
     expect(now.sessions_ended.cancelled - before.sessions_ended.cancelled).toBe(count("status", "cancelled"));
     for (const reason of ["user_ended", "room_finished"]) {
-      expect((now.end_reasons[reason] ?? 0) - (before.end_reasons[reason] ?? 0), reason).toBe(count("end_reason", reason));
+      expect((now.end_reasons[reason as "user_ended"] ?? 0) - (before.end_reasons[reason as "user_ended"] ?? 0), reason).toBe(
+        count("end_reason", reason),
+      );
     }
     expect(now.active_seconds - before.active_seconds).toBe(seconds);
     expect(seconds).toBeGreaterThanOrEqual(334);
