@@ -18,44 +18,43 @@ const modes = [
   ["live", live, test],
 ] as const;
 
-async function json(res: Response): Promise<any> {
-  expect(res.status, await res.clone().text()).toBeLessThan(300);
-  return res.json();
+/** A client call's data, once it succeeded (any 2xx). */
+function ok<T>(answer: { data?: T; error?: unknown; response: Response }): T {
+  expect(answer.response.status, JSON.stringify(answer.error)).toBeLessThan(300);
+  return answer.data as T;
 }
 
-async function create(key: string, idempotencyKey?: string): Promise<{ id: string; room_name: string; participant_identity?: string }> {
-  const res = await h.create({ participant_identity: "user-1", tags: ["mode"] }, { key, ...(idempotencyKey ? { idempotencyKey } : {}) });
-  return json(res);
+async function create(key: string, idempotencyKey?: string) {
+  return ok(
+    await h.client(key).createSession({ participant_identity: "user-1", tags: ["mode"] }, idempotencyKey ? { idempotencyKey } : {}),
+  );
 }
 
 describe("GET /v1/me", () => {
   it("says a test key's mode and its own limit of open sessions, in the same account", async () => {
-    expect(await json(await h.request("GET", "/v1/me", { key: KEYS.aTest }))).toMatchObject({
+    expect(ok(await h.client(KEYS.aTest).getPrincipal())).toMatchObject({
       key_id: "key_a_test",
       account_id: "acct_a",
       mode: "test",
       limits: { open_sessions: TEST_MAX_OPEN },
     });
-    expect(await json(await h.request("GET", "/v1/me", { key: KEYS.a }))).toMatchObject({ account_id: "acct_a", mode: "live" });
+    expect(ok(await h.client(KEYS.a).getPrincipal())).toMatchObject({ account_id: "acct_a", mode: "live" });
   });
 });
 
 describe.each(modes)("a %s session, seen with the other mode's key", (_mode, own, other) => {
   it("is not found by get, end or token refresh (404), is not listed, and is untouched", async () => {
     const session = await create(own.sessions);
-    for (const [method, path] of [
-      ["GET", `/v1/sessions/${session.id}`],
-      ["POST", `/v1/sessions/${session.id}/end`],
-      ["POST", `/v1/sessions/${session.id}/token`],
-    ] as const) {
-      await expectApiError(await h.request(method, path, { key: other.sessions }), 404, "not_found");
-    }
-    const listed = await json(await h.request("GET", "/v1/sessions?limit=100", { key: other.sessions }));
-    expect(listed.data.map((s: { id: string }) => s.id)).not.toContain(session.id);
-    expect((await json(await h.request("GET", `/v1/sessions/${session.id}`, { key: own.sessions }))).status).toBe("created");
-    const mine = await json(await h.request("GET", "/v1/sessions?limit=100", { key: own.sessions }));
-    expect(mine.data.map((s: { id: string }) => s.id)).toContain(session.id);
-    await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key: own.sessions }));
+    const theirs = h.client(other.sessions);
+    await expectApiError(await theirs.getSession(session.id), 404, "not_found");
+    await expectApiError(await theirs.endSession(session.id), 404, "not_found");
+    await expectApiError(await theirs.refreshSessionToken(session.id), 404, "not_found");
+    const listedThere = ok(await theirs.listSessions({ limit: 100 }));
+    expect(listedThere.data.map((s) => s.id)).not.toContain(session.id);
+    const mine = h.client(own.sessions);
+    expect(ok(await mine.getSession(session.id)).status).toBe("created");
+    expect(ok(await mine.listSessions({ limit: 100 })).data.map((s) => s.id)).toContain(session.id);
+    ok(await mine.endSession(session.id));
   });
 });
 
@@ -65,27 +64,25 @@ describe("POST /v1/sessions, with an Idempotency-Key used in the other mode", ()
     const first = await create(KEYS.aTest, key);
     const second = await create(KEYS.a, key);
     expect(second.id).not.toBe(first.id);
-    expect((await json(await h.request("GET", `/v1/sessions/${second.id}`, { key: KEYS.a }))).id).toBe(second.id);
+    expect(ok(await h.client(KEYS.a).getSession(second.id)).id).toBe(second.id);
     for (const [session, owner] of [
       [first, KEYS.aTest],
       [second, KEYS.a],
     ] as const) {
-      await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key: owner }));
+      ok(await h.client(owner).endSession(session.id));
     }
   });
 });
 
 describe.each(modes)("a webhook endpoint registered with a %s key, seen with the other mode's key", (_mode, own, other) => {
   it("is not found by get, delete, rotate, enable, test or its deliveries (404), and is not listed", async () => {
-    const endpoint = await json(
-      await h.request("POST", "/v1/webhook-endpoints", { key: own.hooks, body: { url: "https://hooks.example.com/dhs" } }),
-    );
-    for (const [method, path] of ENDPOINT_OPERATIONS) {
-      await expectApiError(await h.request(method, `/v1/webhook-endpoints/${endpoint.id}${path}`, { key: other.hooks }), 404, "not_found");
+    const endpoint = ok(await h.client(own.hooks).createWebhookEndpoint({ url: "https://hooks.example.com/dhs" }));
+    for (const [_name, operation] of ENDPOINT_OPERATIONS) {
+      await expectApiError(await operation(h.client(other.hooks), endpoint.id), 404, "not_found");
     }
-    const listed = await json(await h.request("GET", "/v1/webhook-endpoints", { key: other.hooks }));
-    expect(listed.data.map((e: { id: string }) => e.id)).not.toContain(endpoint.id);
-    await json(await h.request("DELETE", `/v1/webhook-endpoints/${endpoint.id}`, { key: own.hooks }));
+    const listedThere = ok(await h.client(other.hooks).listWebhookEndpoints());
+    expect(listedThere.data.map((e) => e.id)).not.toContain(endpoint.id);
+    ok(await h.client(own.hooks).deleteWebhookEndpoint(endpoint.id));
   });
 });
 
@@ -104,18 +101,16 @@ describe("session events", () => {
       ["test", test],
       ["live", live],
     ] as const) {
-      const endpoint = await json(
-        await h.request("POST", "/v1/webhook-endpoints", { key: keys.hooks, body: { url: receivers[mode].url } }),
-      );
-      receivers[mode].secrets = [endpoint.secret];
+      const endpoint = ok(await h.client(keys.hooks).createWebhookEndpoint({ url: receivers[mode].url }));
+      receivers[mode].secrets = [endpoint.secret as string];
       endpoints[mode] = endpoint.id;
     }
     const testSession = await create(KEYS.aTest);
     const liveSession = await create(KEYS.a);
     // LiveKit's event for the test session's room: its metadata names the account's test side.
     await h.webhook(roomEvent("participant_joined", testSession, { identity: "user-1" }, dataOwner("acct_a", "test")));
-    await json(await h.request("POST", `/v1/sessions/${testSession.id}/end`, { key: KEYS.aTest }));
-    await json(await h.request("POST", `/v1/sessions/${liveSession.id}/end`, { key: KEYS.a }));
+    ok(await h.client(KEYS.aTest).endSession(testSession.id));
+    ok(await h.client(KEYS.a).endSession(liveSession.id));
     const types = ["session.created", "session.active", "session.ended"];
     const gotTest = await until(() => {
       const mine = receivers.test.received.filter((r) => r.body.data?.id === testSession.id);
@@ -128,7 +123,7 @@ describe("session events", () => {
     expect(gotTest.every((r) => r.body.mode === "test" && r.verifiedWith === 0)).toBe(true);
     expect(gotLive.every((r) => r.body.mode === "live" && r.verifiedWith === 0)).toBe(true);
     // Give a stray delivery time to arrive, then check that none crossed.
-    const testEvent = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoints.test}/test`, { key: KEYS.aTest }));
+    const testEvent = ok(await h.client(KEYS.aTest).testWebhookEndpoint(endpoints.test as string));
     expect(testEvent.mode).toBe("test");
     await until(() => receivers.test.received.some((r) => r.id === testEvent.id));
     expect(receivers.live.received.filter((r) => r.body.data?.id === testSession.id || r.body.mode === "test")).toEqual([]);
@@ -137,17 +132,17 @@ describe("session events", () => {
       ["test", test],
       ["live", live],
     ] as const) {
-      await json(await h.request("DELETE", `/v1/webhook-endpoints/${endpoints[mode]}`, { key: keys.hooks }));
+      ok(await h.client(keys.hooks).deleteWebhookEndpoint(endpoints[mode] as string));
     }
   });
 });
 
 describe("GET /v1/usage", () => {
   it("counts each mode apart: live usage never includes test sessions", async () => {
-    const usage = async (key: string) => (await json(await h.request("GET", "/v1/usage", { key }))).totals;
+    const usage = async (key: string) => ok(await h.client(key).getUsage()).totals;
     const before = { test: await usage(KEYS.aTest), live: await usage(KEYS.a) };
     const session = await create(KEYS.aTest);
-    await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key: KEYS.aTest }));
+    ok(await h.client(KEYS.aTest).endSession(session.id));
     const after = { test: await usage(KEYS.aTest), live: await usage(KEYS.a) };
     expect(after.test.sessions_created).toBe(before.test.sessions_created + 1);
     expect(after.live).toEqual(before.live);
@@ -156,14 +151,14 @@ describe("GET /v1/usage", () => {
 
 describe("the limit of open sessions", () => {
   it("is TEST_MAX_OPEN_SESSIONS for test keys, counted apart from live sessions", async () => {
-    const open = async (key: string) => (await json(await h.request("GET", "/v1/me", { key }))).usage.open_sessions as number;
+    const open = async (key: string) => ok(await h.client(key).getPrincipal()).usage.open_sessions;
     const made: { id: string }[] = [];
     while ((await open(KEYS.aTest)) < TEST_MAX_OPEN) made.push(await create(KEYS.aTest));
-    await expectApiError(await h.create({}, { key: KEYS.aTest }), 429, "concurrency_limit_exceeded");
+    await expectApiError(await h.client(KEYS.aTest).createSession({}), 429, "concurrency_limit_exceeded");
     // The live side of the same account still creates.
     const liveSession = await create(KEYS.a);
     for (const [session, key] of [...made.map((s) => [s, KEYS.aTest] as const), [liveSession, KEYS.a] as const]) {
-      await json(await h.request("POST", `/v1/sessions/${session.id}/end`, { key }));
+      ok(await h.client(key).endSession(session.id));
     }
   });
 });

@@ -1,11 +1,13 @@
 /**
- * Managing webhook endpoints over HTTP: create (the secret shown once), list, get, delete, rotate,
- * enable, test; scopes; other accounts' endpoints; the limit of 10 per account.
+ * Managing webhook endpoints through the client: create (the secret shown once), list, get, delete,
+ * rotate, enable, test; scopes; other accounts' endpoints; the limit of 10 per account.
  */
+
+import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointCreate } from "@dhs/client";
 import { WebhookReceiver } from "@dhs/testkit";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENDPOINT_OPERATIONS, KEYS, until, useHarness } from "../support/harness.js";
+import { ENDPOINT_OPERATIONS, expectData, KEYS, until, useHarness } from "../support/harness.js";
 
 const h = useHarness({ WEBHOOK_RETRY_DELAYS_S: "1,1" });
 const receiver = new WebhookReceiver();
@@ -18,13 +20,17 @@ afterAll(async () => {
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
-async function register(body: Record<string, unknown> = {}, key: string = KEYS.aHooks): Promise<Record<string, any>> {
-  const res = await h.request("POST", "/v1/webhook-endpoints", { key, body: { url: receiver.url, ...body } });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as Record<string, any>;
+/** An endpoint of the test's receiver, created with its secret (shown once). */
+async function register(
+  body: Partial<WebhookEndpointCreate> = {},
+  key: string = KEYS.aHooks,
+): Promise<WebhookEndpoint & { secret: string }> {
+  const answer = await h.client(key).createWebhookEndpoint({ url: receiver.url, ...body });
+  expect(answer.response.status, JSON.stringify(answer.error)).toBe(201);
+  return answer.data as WebhookEndpoint & { secret: string };
 }
 
-const json = async (res: Response) => (await res.json()) as Record<string, any>;
+const hooks = (key: string = KEYS.aHooks) => h.client(key);
 
 describe("POST /v1/webhook-endpoints", () => {
   it("answers 201 with the endpoint and its secret, which no read shows again", async () => {
@@ -40,10 +46,10 @@ describe("POST /v1/webhook-endpoints", () => {
     expect(created.secret).toMatch(SECRET);
     expect(Buffer.from(created.secret.slice(6), "base64")).toHaveLength(32);
 
-    const read = await json(await h.request("GET", `/v1/webhook-endpoints/${created.id}`, { key: KEYS.aHooks }));
+    const read = expectData(await hooks().getWebhookEndpoint(created.id));
     expect(read).toEqual({ ...created, secret: undefined });
     expect(read).not.toHaveProperty("secret");
-    const list = await json(await h.request("GET", "/v1/webhook-endpoints", { key: KEYS.aHooksRead }));
+    const list = expectData(await hooks(KEYS.aHooksRead).listWebhookEndpoints());
     expect(JSON.stringify(list)).not.toContain(created.secret);
   });
 
@@ -59,35 +65,34 @@ describe("POST /v1/webhook-endpoints", () => {
       { url: receiver.url, event_types: ["webhook.test"] },
       { url: receiver.url, x: 1 },
     ]) {
-      const res = await h.request("POST", "/v1/webhook-endpoints", { key: KEYS.aHooks, body });
-      expect(res.status, JSON.stringify(body)).toBe(422);
-      expect((await json(res)).code).toBe("validation_failed");
+      const answer = await hooks().createWebhookEndpoint(body as WebhookEndpointCreate);
+      expect(answer.response.status, JSON.stringify(body)).toBe(422);
+      expect(answer.error?.code).toBe("validation_failed");
     }
   });
 
   it("with a key that has only sessions scopes, or only webhooks:read, answers 403 naming webhooks:write", async () => {
     for (const key of [KEYS.a, KEYS.aHooksRead]) {
-      const res = await h.request("POST", "/v1/webhook-endpoints", { key, body: { url: receiver.url } });
-      expect(res.status).toBe(403);
-      expect((await json(res)).detail).toEqual({ missing_scope: "webhooks:write" });
+      const answer = await hooks(key).createWebhookEndpoint({ url: receiver.url });
+      expect(answer.response.status).toBe(403);
+      expect(answer.error?.detail).toEqual({ missing_scope: "webhooks:write" });
     }
   });
 
   it("beyond 10 endpoints in an account answers 422 webhook_endpoint_limit_reached and stores nothing", async () => {
     const made = await Promise.all(Array.from({ length: 10 }, () => register({}, KEYS.bHooks)));
-    const res = await h.request("POST", "/v1/webhook-endpoints", { key: KEYS.bHooks, body: { url: receiver.url } });
-    expect(res.status).toBe(422);
-    expect((await json(res)).code).toBe("webhook_endpoint_limit_reached");
-    expect((await json(await h.request("GET", "/v1/webhook-endpoints", { key: KEYS.bHooks }))).data).toHaveLength(10);
+    const b = hooks(KEYS.bHooks);
+    const refused = await b.createWebhookEndpoint({ url: receiver.url });
+    expect(refused.response.status).toBe(422);
+    expect(refused.error?.code).toBe("webhook_endpoint_limit_reached");
+    expect(expectData(await b.listWebhookEndpoints()).data).toHaveLength(10);
     // Concurrent creates cannot overshoot the limit either.
-    await h.request("DELETE", `/v1/webhook-endpoints/${made[0]?.id}`, { key: KEYS.bHooks });
-    const race = await Promise.all(
-      Array.from({ length: 5 }, () => h.request("POST", "/v1/webhook-endpoints", { key: KEYS.bHooks, body: { url: receiver.url } })),
-    );
-    expect(race.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422]);
-    const left = (await json(await h.request("GET", "/v1/webhook-endpoints", { key: KEYS.bHooks }))).data as { id: string }[];
+    await b.deleteWebhookEndpoint(made[0]?.id as string);
+    const race = await Promise.all(Array.from({ length: 5 }, () => b.createWebhookEndpoint({ url: receiver.url })));
+    expect(race.map((r) => r.response.status).sort()).toEqual([201, 422, 422, 422, 422]);
+    const left = expectData(await b.listWebhookEndpoints()).data;
     expect(left).toHaveLength(10);
-    await Promise.all(left.map((e) => h.request("DELETE", `/v1/webhook-endpoints/${e.id}`, { key: KEYS.bHooks })));
+    await Promise.all(left.map((e) => b.deleteWebhookEndpoint(e.id)));
   });
 });
 
@@ -95,10 +100,10 @@ describe("GET /v1/webhook-endpoints", () => {
   it("lists the account's endpoints newest first, and none of another account's", async () => {
     const older = await register();
     const newer = await register();
-    const list = (await json(await h.request("GET", "/v1/webhook-endpoints", { key: KEYS.aHooksRead }))).data as { id: string }[];
+    const list = expectData(await hooks(KEYS.aHooksRead).listWebhookEndpoints()).data;
     const ids = list.map((e) => e.id);
     expect(ids.indexOf(newer.id)).toBeLessThan(ids.indexOf(older.id));
-    const theirs = (await json(await h.request("GET", "/v1/webhook-endpoints", { key: KEYS.bHooks }))).data as { id: string }[];
+    const theirs = expectData(await hooks(KEYS.bHooks).listWebhookEndpoints()).data;
     expect(theirs.map((e) => e.id)).not.toContain(newer.id);
   });
 });
@@ -108,14 +113,14 @@ describe("another account's endpoint", () => {
     const mine = await register();
     const unknown = "we_000000000000000000000000";
     for (const id of [mine.id, unknown, "not-an-id"]) {
-      for (const [method, suffix] of ENDPOINT_OPERATIONS) {
-        const res = await h.request(method, `/v1/webhook-endpoints/${id}${suffix}`, { key: KEYS.bHooks });
-        expect(res.status, `${method} ${id}${suffix}`).toBe(404);
-        expect((await json(res)).code).toBe("not_found");
+      for (const [name, operation] of ENDPOINT_OPERATIONS) {
+        const answer = await operation(hooks(KEYS.bHooks), id);
+        expect(answer.response.status, `${name} ${id}`).toBe(404);
+        expect((answer.error as { code?: string } | undefined)?.code).toBe("not_found");
       }
     }
     // Still there for its owner.
-    expect((await h.request("GET", `/v1/webhook-endpoints/${mine.id}`, { key: KEYS.aHooks })).status).toBe(200);
+    expect((await hooks().getWebhookEndpoint(mine.id)).response.status).toBe(200);
   });
 });
 
@@ -123,11 +128,10 @@ describe("DELETE /v1/webhook-endpoints/{id}", () => {
   it("deletes it: 200 {id, deleted}, then 404, and its pending events are never sent", async () => {
     receiver.answer = () => ({ status: 500 });
     const endpoint = await register();
-    const test = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/test`, { key: KEYS.aHooks }));
+    const test = expectData(await hooks().testWebhookEndpoint(endpoint.id), 202);
     await until(() => receiver.received.some((r) => r.id === test.id));
-    const res = await h.request("DELETE", `/v1/webhook-endpoints/${endpoint.id}`, { key: KEYS.aHooks });
-    expect(await json(res)).toEqual({ id: endpoint.id, deleted: true });
-    expect((await h.request("GET", `/v1/webhook-endpoints/${endpoint.id}`, { key: KEYS.aHooks })).status).toBe(404);
+    expect((await hooks().deleteWebhookEndpoint(endpoint.id)).data).toEqual({ id: endpoint.id, deleted: true });
+    expect((await hooks().getWebhookEndpoint(endpoint.id)).response.status).toBe(404);
     // Its retry (1 s later) finds no endpoint and is dropped.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(receiver.received.filter((r) => r.id === test.id)).toHaveLength(1);
@@ -139,9 +143,7 @@ describe("POST /v1/webhook-endpoints/{id}/test", () => {
   it("answers 202 with the queued webhook.test event, which arrives signed under the same id", async () => {
     const endpoint = await register({ event_types: ["session.ended"] });
     receiver.secrets = [endpoint.secret];
-    const res = await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/test`, { key: KEYS.aHooks });
-    expect(res.status).toBe(202);
-    const event = await json(res);
+    const event = expectData(await hooks().testWebhookEndpoint(endpoint.id), 202);
     expect(event).toMatchObject({ type: "webhook.test", data: { endpoint_id: endpoint.id } });
     expect(event.id).toMatch(/^evt_[0-9a-f]{32}$/);
     const got = await until(() => receiver.received.find((r) => r.id === event.id));
@@ -154,17 +156,17 @@ describe("POST /v1/webhook-endpoints/{id}/test", () => {
 describe("POST /v1/webhook-endpoints/{id}/rotate-secret", () => {
   it("answers a new secret; during the overlap every delivery verifies with the old secret and with the new one", async () => {
     const endpoint = await register();
-    const rotated = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { key: KEYS.aHooks }));
+    const rotated = expectData(await hooks().rotateWebhookEndpointSecret(endpoint.id));
     expect(rotated.secret).toMatch(SECRET);
     expect(rotated.secret).not.toBe(endpoint.secret);
     expect(rotated.id).toBe(endpoint.id);
-    const event = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/test`, { key: KEYS.aHooks }));
+    const event = expectData(await hooks().testWebhookEndpoint(endpoint.id), 202);
     const got = await until(() => receiver.received.find((r) => r.id === event.id));
     expect(got.signature.split(" ")).toHaveLength(2);
     for (const secret of [endpoint.secret, rotated.secret]) expect(() => verifyAgain(got, secret)).not.toThrow();
     // Rotating again ends the first secret's overlap at once: two signatures, the old one no more.
-    const again = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { key: KEYS.aHooks }));
-    const next = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/test`, { key: KEYS.aHooks }));
+    const again = expectData(await hooks().rotateWebhookEndpointSecret(endpoint.id));
+    const next = expectData(await hooks().testWebhookEndpoint(endpoint.id), 202);
     const second = await until(() => receiver.received.find((r) => r.id === next.id));
     expect(second.signature.split(" ")).toHaveLength(2);
     expect(() => verifyAgain(second, again.secret)).not.toThrow();
@@ -177,17 +179,17 @@ describe("POST /v1/webhook-endpoints/{id}/enable", () => {
   it("turns an endpoint disabled by a 410 on again", async () => {
     const endpoint = await register();
     receiver.answer = (d) => (d.type === "webhook.test" && d.body.data.endpoint_id === endpoint.id ? { status: 410 } : { status: 200 });
-    await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/test`, { key: KEYS.aHooks });
+    await hooks().testWebhookEndpoint(endpoint.id);
     const disabled = await until(async () => {
-      const now = await json(await h.request("GET", `/v1/webhook-endpoints/${endpoint.id}`, { key: KEYS.aHooks }));
+      const now = expectData(await hooks().getWebhookEndpoint(endpoint.id));
       return now.status === "disabled" ? now : undefined;
     });
     expect(disabled.disabled_reason).toBe("gone");
     receiver.answer = () => ({ status: 200 });
-    const enabled = await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/enable`, { key: KEYS.aHooks }));
+    const enabled = expectData(await hooks().enableWebhookEndpoint(endpoint.id));
     expect(enabled).toMatchObject({ id: endpoint.id, status: "enabled", disabled_reason: null });
     // Enabling an enabled endpoint changes nothing.
-    expect(await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/enable`, { key: KEYS.aHooks }))).toEqual(enabled);
+    expect(expectData(await hooks().enableWebhookEndpoint(endpoint.id))).toEqual(enabled);
   });
 });
 
@@ -196,18 +198,17 @@ describe("GET /v1/webhook-endpoints/{id}/deliveries", () => {
     const endpoint = await register();
     const events: string[] = [];
     for (let i = 0; i < 5; i++) {
-      events.push((await json(await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/test`, { key: KEYS.aHooks }))).id);
+      events.push(expectData(await hooks().testWebhookEndpoint(endpoint.id), 202).id);
       await until(() => receiver.received.some((r) => r.id === events.at(-1)));
     }
-    const seen: Record<string, any>[] = [];
+    const reader = hooks(KEYS.aHooksRead);
+    const seen: WebhookDelivery[] = [];
     let cursor: string | null = null;
-    await until(async () => {
-      const page = await json(await h.request("GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=5`, { key: KEYS.aHooksRead }));
-      return page.data.length === 5;
-    });
+    await until(async () => expectData(await reader.listWebhookDeliveries(endpoint.id, { limit: 5 })).data.length === 5);
     do {
-      const query: string = cursor === null ? "?limit=2" : `?limit=2&cursor=${cursor}`;
-      const page = await json(await h.request("GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries${query}`, { key: KEYS.aHooksRead }));
+      const page: { data: WebhookDelivery[]; next_cursor: string | null } = expectData(
+        await reader.listWebhookDeliveries(endpoint.id, cursor === null ? { limit: 2 } : { limit: 2, cursor }),
+      );
       seen.push(...page.data);
       cursor = page.next_cursor;
     } while (cursor !== null);
@@ -222,14 +223,14 @@ describe("GET /v1/webhook-endpoints/{id}/deliveries", () => {
         next_attempt_at: null,
       });
     }
-    const bad = await h.request("GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries?cursor=abc`, { key: KEYS.aHooksRead });
-    expect(bad.status).toBe(422);
+    const bad = await reader.listWebhookDeliveries(endpoint.id, { cursor: "abc" });
+    expect(bad.response.status).toBe(422);
   });
 });
 
 /** Verifies a received delivery with one secret, as a customer's receiver does. */
-function verifyAgain(got: { raw: string; id: string; timestamp: number; signature: string }, secret: string): unknown {
-  return new Webhook(secret).verify(got.raw, {
+function verifyAgain(got: { raw: string; id: string; timestamp: number; signature: string }, secret: string | undefined): unknown {
+  return new Webhook(secret as string).verify(got.raw, {
     "webhook-id": got.id,
     "webhook-timestamp": String(got.timestamp),
     "webhook-signature": got.signature,

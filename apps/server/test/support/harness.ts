@@ -19,15 +19,15 @@ import { metricsListener } from "../../src/http/metrics-server.js";
 import { type RunningServer, startWebServer } from "../../src/http/server.js";
 import { logSink } from "./log-sink.js";
 
-/** Every operation on one webhook endpoint: method and the path after /v1/webhook-endpoints/{id}. */
-export const ENDPOINT_OPERATIONS = [
-  ["GET", ""],
-  ["DELETE", ""],
-  ["POST", "/rotate-secret"],
-  ["POST", "/enable"],
-  ["POST", "/test"],
-  ["GET", "/deliveries"],
-] as const;
+/** Every operation on one webhook endpoint, by the client's name, called with the endpoint's id. */
+export const ENDPOINT_OPERATIONS: readonly [string, (client: DhsClient, id: string) => Promise<ClientResult>][] = [
+  ["getWebhookEndpoint", (client, id) => client.getWebhookEndpoint(id)],
+  ["deleteWebhookEndpoint", (client, id) => client.deleteWebhookEndpoint(id)],
+  ["rotateWebhookEndpointSecret", (client, id) => client.rotateWebhookEndpointSecret(id)],
+  ["enableWebhookEndpoint", (client, id) => client.enableWebhookEndpoint(id)],
+  ["testWebhookEndpoint", (client, id) => client.testWebhookEndpoint(id)],
+  ["listWebhookDeliveries", (client, id) => client.listWebhookDeliveries(id)],
+];
 
 export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "cluster" | "memory";
 
