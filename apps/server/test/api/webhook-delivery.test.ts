@@ -8,9 +8,10 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { WebhookEndpoint } from "@dhs/client";
 import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
+import { expectData, KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
 
 // Retries 1 s then 2 s apart (three attempts in all); an endpoint failing for 4 s is disabled.
 const h = useHarness({
@@ -31,31 +32,29 @@ afterEach(async () => {
   receiver.answer = () => ({ status: 200 });
   // Each test's endpoints go, so the next test's events reach only its own.
   for (const key of [KEYS.aHooks, KEYS.bHooks]) {
-    const list = (await (await h.request("GET", "/v1/webhook-endpoints", { key })).json()) as { data: { id: string }[] };
-    await Promise.all(list.data.map((e) => h.request("DELETE", `/v1/webhook-endpoints/${e.id}`, { key })));
+    const list = expectData(await h.client(key).listWebhookEndpoints());
+    await Promise.all(list.data.map((e) => h.client(key).deleteWebhookEndpoint(e.id)));
   }
 });
 
-async function register(body: Record<string, unknown> = {}, key: string = KEYS.aHooks): Promise<{ id: string; secret: string }> {
-  const res = await h.request("POST", "/v1/webhook-endpoints", { key, body: { url: receiver.url, ...body } });
-  expect(res.status, await res.clone().text()).toBe(201);
-  const endpoint = (await res.json()) as { id: string; secret: string };
+async function register(body: { url?: string; event_types?: WebhookEndpoint["event_types"] } = {}, key: string = KEYS.aHooks) {
+  const answer = await h.client(key).createWebhookEndpoint({ url: receiver.url, ...body });
+  expect(answer.response.status, JSON.stringify(answer.error)).toBe(201);
+  const endpoint = answer.data as WebhookEndpoint & { secret: string };
   receiver.secrets = [endpoint.secret];
   return endpoint;
 }
 
 async function sendTest(endpointId: string, key: string = KEYS.aHooks): Promise<string> {
-  const res = await h.request("POST", `/v1/webhook-endpoints/${endpointId}/test`, { key });
-  return ((await res.json()) as { id: string }).id;
+  return (await h.client(key).testWebhookEndpoint(endpointId)).data?.id as string;
 }
 
-async function deliveries(endpointId: string, key: string = KEYS.aHooks): Promise<Record<string, any>[]> {
-  const res = await h.request("GET", `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { key });
-  return ((await res.json()) as { data: Record<string, any>[] }).data;
+async function deliveries(endpointId: string, key: string = KEYS.aHooks) {
+  return expectData(await h.client(key).listWebhookDeliveries(endpointId, { limit: 100 })).data;
 }
 
-async function endpointOf(endpointId: string): Promise<Record<string, any>> {
-  return (await (await h.request("GET", `/v1/webhook-endpoints/${endpointId}`, { key: KEYS.aHooks })).json()) as Record<string, any>;
+async function endpointOf(endpointId: string) {
+  return expectData(await h.client(KEYS.aHooks).getWebhookEndpoint(endpointId));
 }
 
 describe("a session's life, as the receiver sees it", () => {
@@ -65,7 +64,7 @@ describe("a session's life, as the receiver sees it", () => {
     await h.webhook(roomEvent("participant_joined", session, { identity: "ava-agent", kind: "AGENT" }));
     await h.webhook(roomEvent("participant_joined", session, { identity: session.identity }));
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const ended = (await (await h.request("POST", `/v1/sessions/${session.id}/end`)).json()) as Record<string, any>;
+    const ended = expectData(await h.client().endSession(session.id));
     const types = ["session.created", "session.digital_human_joined", "session.active", "session.ended"];
     const got = await until(() => {
       const mine = receiver.received.filter((r) => r.body.data?.id === session.id);
@@ -89,7 +88,7 @@ describe("a session's life, as the receiver sees it", () => {
       started_at: ended.started_at,
       ended_at: ended.ended_at,
     });
-    const activeMs = Date.parse(ended.ended_at) - Date.parse(ended.started_at);
+    const activeMs = Date.parse(ended.ended_at as string) - Date.parse(ended.started_at as string);
     expect(endedEvent.data.duration_seconds).toBe(Math.ceil(activeMs / 1000));
     expect(endedEvent.data.duration_seconds).toBeGreaterThanOrEqual(2);
     expect(endedEvent.timestamp).toBe(ended.ended_at);
@@ -101,9 +100,9 @@ describe("a session's life, as the receiver sees it", () => {
     const endedOnly = await register({ event_types: ["session.ended"] });
     const createdOnly = await register({ event_types: ["session.created"] });
     const key = crypto.randomUUID();
-    const session = (await (await h.create({}, { idempotencyKey: key })).json()) as { id: string };
-    await h.create({}, { idempotencyKey: key });
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    const session = expectData(await h.client().createSession({}, { idempotencyKey: key }), 201);
+    await h.client().createSession({}, { idempotencyKey: key });
+    await h.client().endSession(session.id);
     await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.ended"));
     await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.created"));
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -116,7 +115,7 @@ describe("a session's life, as the receiver sees it", () => {
   it("never sends one account's events to another account's endpoint", async () => {
     await register({}, KEYS.bHooks);
     const session = await newSession(h);
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await h.client().endSession(session.id);
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
   });
@@ -189,10 +188,10 @@ describe("delivery", () => {
     expect(receiver.received.filter((r) => r.id === id)).toHaveLength(1);
     receiver.answer = () => ({ status: 200 });
     const session = await newSession(h);
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await h.client().endSession(session.id);
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
-    await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/enable`, { key: KEYS.aHooks });
+    await h.client(KEYS.aHooks).enableWebhookEndpoint(endpoint.id);
     const next = await newSession(h);
     await until(() => receiver.received.some((r) => r.body.data?.id === next.id));
   });
@@ -216,16 +215,10 @@ describe("delivery", () => {
   });
 
   it("does not follow a redirect: a 3xx is a failed attempt", async () => {
-    const target = new WebhookReceiver();
-    await target.start();
-    const redirector: Server = createServer((_req, res) => {
-      res.writeHead(307, { Location: target.url });
-      res.end();
-    });
-    await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+    const target = await new WebhookReceiver().start();
+    const redirector = await new WebhookReceiver({ answer: () => ({ status: 307, headers: { Location: target.url } }) }).start();
     try {
-      const port = (redirector.address() as AddressInfo).port;
-      const endpoint = await register({ url: `http://127.0.0.1:${port}/hooks` });
+      const endpoint = await register({ url: redirector.url });
       await sendTest(endpoint.id);
       const log = await until(async () => {
         const all = await deliveries(endpoint.id);
@@ -234,11 +227,12 @@ describe("delivery", () => {
       expect(log[0]).toMatchObject({ outcome: "failed", status_code: 307 });
       expect(target.received).toEqual([]);
     } finally {
-      redirector.close();
+      await redirector.stop();
       await target.stop();
     }
   });
 
+  // A server of its own: no receiver answers a body a byte at a time.
   it("an answer whose body is still dripping when the attempt's time is up is a failed attempt (timeout)", async () => {
     const dripping: Server = createServer((req, res) => {
       req.resume();

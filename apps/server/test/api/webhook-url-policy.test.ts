@@ -8,7 +8,7 @@
  */
 import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEYS, until, useHarness } from "../support/harness.js";
+import { expectData, KEYS, until, useHarness } from "../support/harness.js";
 
 const receiver = new WebhookReceiver();
 /** name -> the addresses it resolves to, one list per lookup (the last repeats). */
@@ -39,7 +39,7 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-const register = (url: string) => h.request("POST", "/v1/webhook-endpoints", { key: KEYS.aHooks, body: { url } });
+const register = (url: string) => h.client(KEYS.aHooks).createWebhookEndpoint({ url });
 
 describe("POST /v1/webhook-endpoints, with internal addresses not allowed", () => {
   it.each([
@@ -63,28 +63,24 @@ describe("POST /v1/webhook-endpoints, with internal addresses not allowed", () =
     ["a name that does not resolve", "https://nowhere.test/hooks"],
     ["credentials in the URL", "https://user:pass@public.test/hooks"],
   ])("refuses %s with 422 webhook_url_not_allowed", async (_what, url) => {
-    const res = await register(url);
-    const body = (await res.json()) as { code: string; detail: string };
-    expect(res.status, JSON.stringify(body)).toBe(422);
-    expect(body.code).toBe("webhook_url_not_allowed");
-    expect(typeof body.detail).toBe("string");
+    const answer = await register(url);
+    const body = answer.error;
+    expect(answer.response.status, JSON.stringify(body)).toBe(422);
+    expect(body?.code).toBe("webhook_url_not_allowed");
+    expect(typeof body?.detail).toBe("string");
   });
 
   it("accepts a name that resolves to public addresses only", async () => {
-    expect((await register("https://public.test/hooks")).status).toBe(201);
+    expect((await register("https://public.test/hooks")).response.status).toBe(201);
   });
 });
 
 describe("a delivery to a name that resolves to an internal address by the time it is sent", () => {
   it("is refused before connecting (address_not_allowed) and never reaches what listens there", async () => {
-    const res = await register(`http://rebind.test:${new URL(receiver.url).port}/hooks`);
-    expect(res.status).toBe(201);
-    const endpoint = (await res.json()) as { id: string };
-    await h.request("POST", `/v1/webhook-endpoints/${endpoint.id}/test`, { key: KEYS.aHooks });
+    const endpoint = expectData(await register(`http://rebind.test:${new URL(receiver.url).port}/hooks`), 201);
+    await h.client(KEYS.aHooks).testWebhookEndpoint(endpoint.id);
     const log = await until(async () => {
-      const page = (await (await h.request("GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { key: KEYS.aHooks })).json()) as {
-        data: Record<string, unknown>[];
-      };
+      const page = expectData(await h.client(KEYS.aHooks).listWebhookDeliveries(endpoint.id));
       return page.data.length > 0 ? page.data : undefined;
     });
     expect(log[0]).toMatchObject({ outcome: "failed", status_code: null, error: "address_not_allowed" });
