@@ -1,12 +1,13 @@
 /**
- * Transcripts: the digital human posts segments with a LiveKit token bound to its session's room; API
- * keys read and delete them with the session's isolation and scopes; `session.transcript_ready` is sent
- * once, when the session has ended and the transcript is complete.
+ * Transcripts: the digital human posts segments with a LiveKit token bound to its session's room (raw
+ * requests, as its worker sends them: the client is for API keys); API keys read and delete them through
+ * the client, with the session's isolation and scopes; `session.transcript_ready` is sent once, when the
+ * session has ended and the transcript is complete.
  */
 import { WebhookReceiver } from "@dhs/testkit";
 import { AccessToken } from "livekit-server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, KEYS, LIVEKIT, newSession, until, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, LIVEKIT, newSession, until, useHarness } from "../support/harness.js";
 
 const GRACE_S = 2;
 const h = useHarness({ TRANSCRIPT_GRACE_S: String(GRACE_S), SWEEP_INTERVAL_MS: "100", TEST_MAX_OPEN_SESSIONS: "100" });
@@ -46,7 +47,9 @@ async function post(session: { id: string; room_name: string }, body: unknown, a
   });
 }
 
-const read = async (id: string, query = "", key: string = KEYS.a) => h.request("GET", `/v1/sessions/${id}/transcript${query}`, { key });
+const read = (id: string, query: { limit?: number; cursor?: string } = {}, key: string = KEYS.a) =>
+  h.client(key).getSessionTranscript(id, query);
+const erase = (id: string, key: string = KEYS.a) => h.client(key).deleteSessionTranscript(id);
 
 describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's token", () => {
   it("stores the segments, and GET answers them in spoken order with the transcript in progress", async () => {
@@ -54,7 +57,7 @@ describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's t
     const res = await post(session, { segments: [segment("p-1", 5, "what are your hours", "participant"), segment("dh-1", 0)] });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await res.json()).toEqual({ accepted: 2, duplicates: 0, segment_count: 2 });
-    const transcript = await (await read(session.id)).json();
+    const transcript = expectData(await read(session.id));
     expect(transcript).toEqual({
       session_id: session.id,
       status: "in_progress",
@@ -70,7 +73,7 @@ describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's t
     await post(session, { segments: [segment("dh-1", 0, "first")] });
     const retried = await post(session, { segments: [segment("dh-1", 0, "changed"), segment("dh-2", 3)] });
     expect(await retried.json()).toEqual({ accepted: 1, duplicates: 1, segment_count: 2 });
-    const { segments } = await (await read(session.id)).json();
+    const { segments } = expectData(await read(session.id));
     expect(segments.map((s: Segment) => s.text)).toEqual(["first", "line dh-2"]);
   });
 
@@ -96,7 +99,7 @@ describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's t
       const error = await expectApiError(res, 401, "unauthorized");
       expect(error.detail).toMatch(/digital human token/);
     }
-    expect((await (await read(session.id)).json()).segment_count).toBe(0);
+    expect(expectData(await read(session.id)).segment_count).toBe(0);
     // Each refusal is logged under the operation's route, with why, and never the token.
     const refusals = h.logs.filter(
       (line) => line.includes('"route":"/v1/sessions/{session_id}/transcript/segments"') && line.includes('"status":401'),
@@ -125,7 +128,7 @@ describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's t
       const error = await expectApiError(await post(session, body), 422, "validation_failed");
       expect(JSON.stringify(error.detail), JSON.stringify(body).slice(0, 80)).toContain(path);
     }
-    expect((await (await read(session.id)).json()).segment_count).toBe(0);
+    expect(expectData(await read(session.id)).segment_count).toBe(0);
   });
 
   it("answers 413 for a body over 64 KiB", async () => {
@@ -149,8 +152,8 @@ describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's t
     expect(error.detail).toEqual({ limit: 1000, segment_count: 999, posted: 2 });
     expect(await (await post(session, { segments: [segment("y", 2000)] })).json()).toMatchObject({ accepted: 1, segment_count: 1000 });
     // A page of 500, then the rest: 1 000 in spoken order, each once.
-    const first = await (await read(session.id, "?limit=500")).json();
-    const second = await (await read(session.id, `?limit=500&cursor=${first.next_cursor}`)).json();
+    const first = expectData(await read(session.id, { limit: 500 }));
+    const second = expectData(await read(session.id, { limit: 500, cursor: first.next_cursor as string }));
     expect(second.next_cursor).toBeNull();
     const ids = [...first.segments, ...second.segments].map((s: Segment) => s.id);
     expect(new Set(ids).size).toBe(1000);
@@ -164,33 +167,33 @@ describe("GET /v1/sessions/{id}/transcript", () => {
     const session = await newSession(h);
     await post(session, { segments: [segment("b", 1), segment("a", 1), segment("c", 0), segment("d", 2)] });
     const pages: string[][] = [];
-    let cursor = "";
+    let cursor: string | undefined;
     for (;;) {
-      const page = await (await read(session.id, `?limit=3${cursor}`)).json();
-      pages.push(page.segments.map((s: Segment) => s.id));
+      const page = expectData(await read(session.id, cursor ? { limit: 3, cursor } : { limit: 3 }));
+      pages.push(page.segments.map((s) => s.id));
       if (page.next_cursor === null) break;
-      cursor = `&cursor=${page.next_cursor}`;
+      cursor = page.next_cursor;
     }
     expect(pages).toEqual([["c", "a", "b"], ["d"]]);
   });
 
   it("answers 422 for a cursor it did not issue, or a limit out of range", async () => {
     const session = await newSession(h);
-    await expectApiError(await read(session.id, "?cursor=bm90LWEtY3Vyc29y"), 422, "validation_failed");
-    await expectApiError(await read(session.id, "?limit=501"), 422, "validation_failed");
-    await expectApiError(await read(session.id, "?limit=0"), 422, "validation_failed");
+    await expectApiError(await read(session.id, { cursor: "bm90LWEtY3Vyc29y" }), 422, "validation_failed");
+    await expectApiError(await read(session.id, { limit: 501 }), 422, "validation_failed");
+    await expectApiError(await read(session.id, { limit: 0 }), 422, "validation_failed");
   });
 
   it("is another account's, or the other mode's, like an unknown session: 404; a write-only key gets 403", async () => {
     const session = await newSession(h);
     await post(session, { segments: [segment("a", 0)] });
-    await expectApiError(await read(session.id, "", KEYS.b), 404, "not_found");
-    await expectApiError(await read(session.id, "", KEYS.aTest), 404, "not_found");
-    await expectApiError(await h.request("DELETE", `/v1/sessions/${session.id}/transcript`, { key: KEYS.b }), 404, "not_found");
-    await expectApiError(await read(session.id, "", KEYS.aWrite), 403, "forbidden");
-    await expectApiError(await h.request("DELETE", `/v1/sessions/${session.id}/transcript`, { key: KEYS.aRead }), 403, "forbidden");
+    await expectApiError(await read(session.id, {}, KEYS.b), 404, "not_found");
+    await expectApiError(await read(session.id, {}, KEYS.aTest), 404, "not_found");
+    await expectApiError(await erase(session.id, KEYS.b), 404, "not_found");
+    await expectApiError(await read(session.id, {}, KEYS.aWrite), 403, "forbidden");
+    await expectApiError(await erase(session.id, KEYS.aRead), 403, "forbidden");
     await expectApiError(await read(crypto.randomUUID()), 404, "not_found");
-    expect((await read(session.id, "", KEYS.aRead)).status).toBe(200);
+    expect((await read(session.id, {}, KEYS.aRead)).response.status).toBe(200);
   });
 });
 
@@ -198,15 +201,13 @@ describe("DELETE /v1/sessions/{id}/transcript", () => {
   it("erases every segment at once, answers deleted, refuses later segments, and is safe to repeat", async () => {
     const session = await newSession(h);
     await post(session, { segments: [segment("a", 0), segment("b", 1)] });
-    const res = await h.request("DELETE", `/v1/sessions/${session.id}/transcript`, { key: KEYS.aWrite });
-    expect(res.status).toBe(200);
-    const deleted = await res.json();
+    const deleted = expectData(await erase(session.id, KEYS.aWrite));
     expect(deleted).toMatchObject({ session_id: session.id, status: "deleted", segment_count: 0, segments: [], next_cursor: null });
-    expect(Date.parse(deleted.deleted_at)).toBeGreaterThan(Date.now() - 10_000);
-    expect(await (await read(session.id)).json()).toEqual(deleted);
+    expect(Date.parse(deleted.deleted_at as string)).toBeGreaterThan(Date.now() - 10_000);
+    expect(expectData(await read(session.id))).toEqual(deleted);
     await expectApiError(await post(session, { segments: [segment("a", 0)] }), 409, "transcript_closed");
     await expectApiError(await post(session, { segments: [], final: true }), 409, "transcript_closed");
-    expect(await (await h.request("DELETE", `/v1/sessions/${session.id}/transcript`)).json()).toEqual(deleted);
+    expect(expectData(await erase(session.id))).toEqual(deleted);
     // The session itself stays.
     expect((await h.session(session.id)).id).toBe(session.id);
   });
@@ -217,17 +218,15 @@ describe("the transcript's end", () => {
   let endpointId = "";
   beforeAll(async () => {
     await receiver.start();
-    const endpoint = (await (
-      await h.request("POST", "/v1/webhook-endpoints", {
-        key: KEYS.aHooks,
-        body: { url: receiver.url, event_types: ["session.transcript_ready"] },
-      })
-    ).json()) as { id: string; secret: string };
+    const endpoint = expectData(
+      await h.client(KEYS.aHooks).createWebhookEndpoint({ url: receiver.url, event_types: ["session.transcript_ready"] }),
+      201,
+    );
     endpointId = endpoint.id;
-    receiver.secrets = [endpoint.secret];
+    receiver.secrets = [endpoint.secret as string];
   });
   afterAll(async () => {
-    await h.request("DELETE", `/v1/webhook-endpoints/${endpointId}`, { key: KEYS.aHooks });
+    await h.client(KEYS.aHooks).deleteWebhookEndpoint(endpointId);
     await receiver.stop();
   });
   const readyFor = (id: string) => receiver.received.filter((r) => r.type === "session.transcript_ready" && r.body.data?.session_id === id);
@@ -235,10 +234,10 @@ describe("the transcript's end", () => {
   it("after the end, `final` completes it at once: one session.transcript_ready with the count; new segments are refused, a retried one is not", async () => {
     const session = await newSession(h);
     await post(session, { segments: [segment("a", 0), segment("b", 1)] });
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
-    expect((await (await read(session.id)).json()).status).toBe("in_progress");
+    await h.client().endSession(session.id);
+    expect(expectData(await read(session.id)).status).toBe("in_progress");
     expect((await post(session, { segments: [segment("c", 2)], final: true })).status).toBe(200);
-    expect((await (await read(session.id)).json()).status).toBe("complete");
+    expect(expectData(await read(session.id)).status).toBe("complete");
     const [event] = await until(() => (readyFor(session.id).length > 0 ? readyFor(session.id) : undefined));
     expect(event?.body).toMatchObject({
       type: "session.transcript_ready",
@@ -259,9 +258,9 @@ describe("the transcript's end", () => {
   it("`final` before the end completes it at the end, and the event follows at once", async () => {
     const session = await newSession(h);
     await post(session, { segments: [segment("a", 0)], final: true });
-    expect((await (await read(session.id)).json()).status).toBe("in_progress");
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
-    expect((await (await read(session.id)).json()).status).toBe("complete");
+    expect(expectData(await read(session.id)).status).toBe("in_progress");
+    await h.client().endSession(session.id);
+    expect(expectData(await read(session.id)).status).toBe("complete");
     const [event] = await until(() => (readyFor(session.id).length === 1 ? readyFor(session.id) : undefined), {
       timeoutMs: (GRACE_S + 5) * 1000,
     });
@@ -272,30 +271,29 @@ describe("the transcript's end", () => {
 
   it("without `final`, it is complete once the grace after the end passed; segments are taken until then", async () => {
     const session = await newSession(h);
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await h.client().endSession(session.id);
     expect((await post(session, { segments: [segment("late", 0)] })).status).toBe(200);
     await until(() => readyFor(session.id).length === 1, { timeoutMs: (GRACE_S + 5) * 1000 });
     expect(readyFor(session.id)[0]?.body.data).toEqual({ session_id: session.id, segment_count: 1 });
-    expect((await (await read(session.id)).json()).status).toBe("complete");
+    expect(expectData(await read(session.id)).status).toBe("complete");
     await expectApiError(await post(session, { segments: [segment("later", 1)] }), 409, "transcript_closed");
   });
 
   it("a transcript deleted before it was complete sends no session.transcript_ready", async () => {
     const session = await newSession(h);
     await post(session, { segments: [segment("a", 0)] });
-    await h.request("DELETE", `/v1/sessions/${session.id}/transcript`);
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    await erase(session.id);
+    await h.client().endSession(session.id);
     await new Promise((resolve) => setTimeout(resolve, GRACE_S * 1000 + 1000));
     expect(readyFor(session.id)).toHaveLength(0);
-    expect((await (await read(session.id)).json()).status).toBe("deleted");
+    expect(expectData(await read(session.id)).status).toBe("deleted");
   });
 });
 
 describe("usage", () => {
   it("counts the segments stored today and their characters in code points, duplicates not counted, test mode apart", async () => {
     const day = new Date().toISOString().slice(0, 10);
-    const usage = async (key: string) =>
-      (await (await h.request("GET", `/v1/usage?from=${day}&to=${day}`, { key })).json()).totals as Record<string, number>;
+    const usage = async (key: string) => expectData(await h.client(key).getUsage({ from: day, to: day })).totals;
     const before = await usage(KEYS.a);
     const beforeTest = await usage(KEYS.aTest);
     const session = await newSession(h);
