@@ -5,7 +5,7 @@
  * LiveKit that cannot be reached stays 503 with Retry-After.
  */
 import { describe, expect, it } from "vitest";
-import { expectApiError, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, useHarness } from "../support/harness.js";
 
 const h = useHarness();
 
@@ -23,23 +23,22 @@ describe("LiveKit refusing the service's credentials", () => {
     const before = await faults();
     h.livekit.mode = "refuse";
     const key = crypto.randomUUID();
-    const res = await h.create({}, { idempotencyKey: key });
-    const error = await expectApiError(res, 500, "internal_error");
-    expect(res.headers.get("Retry-After")).toBeNull();
+    const answer = await h.client().createSession({}, { idempotencyKey: key });
+    const error = await expectApiError(answer, 500, "internal_error");
+    expect(answer.response.headers.get("Retry-After")).toBeNull();
     expect(faultLines(error.request_id)).toEqual([
       expect.objectContaining({ level: 50, dependency: "livekit", cause: expect.stringMatching(/LIVEKIT_API_KEY and LIVEKIT_API_SECRET/) }),
     ]);
     expect(await faults()).toBe(before + 1);
     // Nothing was recorded for the key: once the credentials are fixed, the same create succeeds.
     h.livekit.mode = "ok";
-    expect((await h.create({}, { idempotencyKey: key })).status).toBe(201);
+    expect((await h.client().createSession({}, { idempotencyKey: key })).response.status).toBe(201);
   });
 
   it("answers an end 500 internal_error and leaves the session as it was", async () => {
-    const session = await (await h.create({})).json();
+    const session = expectData(await h.client().createSession({}), 201);
     h.livekit.mode = "refuse";
-    const res = await h.request("POST", `/v1/sessions/${session.id}/end`);
-    await expectApiError(res, 500, "internal_error");
+    await expectApiError(await h.client().endSession(session.id), 500, "internal_error");
     h.livekit.mode = "ok";
     expect((await h.session(session.id)).status).toBe("created");
   });
@@ -48,8 +47,8 @@ describe("LiveKit refusing the service's credentials", () => {
 describe("LiveKit that cannot be reached", () => {
   it("is still an outage: 503 service_unavailable with Retry-After", async () => {
     h.livekit.mode = "fail";
-    const res = await h.create({});
-    await expectApiError(res, 503, "service_unavailable");
-    expect(res.headers.get("Retry-After")).toBe("1");
+    const answer = await h.client().createSession({});
+    await expectApiError(answer, 503, "service_unavailable");
+    expect(answer.response.headers.get("Retry-After")).toBe("1");
   });
 });

@@ -1,5 +1,10 @@
+/**
+ * What HTTP itself answers, on raw requests: request ids, security headers, CORS, unknown routes and
+ * methods, malformed ids, probes, and how requests are logged (their calls through the client where a
+ * customer's would do the same).
+ */
 import { describe, expect, it } from "vitest";
-import { expectApiError, KEYS, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, useHarness } from "../support/harness.js";
 
 const h = useHarness();
 
@@ -56,7 +61,7 @@ describe("a known path with another method", () => {
 
 describe("GET /v1/sessions query validation", () => {
   it("answers 422 for a limit out of range", async () => {
-    const error = await expectApiError(await h.request("GET", "/v1/sessions?limit=0"), 422, "validation_failed");
+    const error = await expectApiError(await h.client().listSessions({ limit: 0 }), 422, "validation_failed");
     expect(error.detail).toEqual([expect.objectContaining({ location: "query", path: "limit" })]);
   });
 });
@@ -76,8 +81,8 @@ describe("probes", () => {
 
 describe("request logs", () => {
   it("are one JSON line per request with id, route, status and duration, and never a key or token", async () => {
-    const created = await (await h.create({ participant_identity: "logged" })).json();
-    await h.request("GET", `/v1/sessions/${created.id}`);
+    const created = expectData(await h.client().createSession({ participant_identity: "logged" }), 201);
+    await h.client().getSession(created.id);
     const lines = h.logs.map((line) => JSON.parse(line) as Record<string, any>);
     const requests = lines.filter((line) => line.msg === "request");
     const get = requests.find((line) => line.req?.url === `/v1/sessions/${created.id}`);
@@ -90,7 +95,7 @@ describe("request logs", () => {
     });
     const all = h.logs.join("\n");
     expect(all).not.toContain("dhs_test_");
-    expect(all).not.toContain(created.participant_token);
+    expect(all).not.toContain(created.participant_token as string);
     expect(all).not.toContain("eyJ");
   });
 });
@@ -110,9 +115,9 @@ describe("request logs of a path holding a secret", () => {
 describe("logs of a dependency outage", () => {
   it("are one warning naming the dependency, without a stack", async () => {
     h.livekit.mode = "fail";
-    const res = await h.create({});
+    const { response } = await h.client().createSession({});
     h.livekit.mode = "ok";
-    const requestId = res.headers.get("X-Request-ID");
+    const requestId = response.headers.get("X-Request-ID");
     const lines = h.logs.map((line) => JSON.parse(line) as Record<string, any>).filter((line) => line.request_id === requestId);
     expect(lines.map((line) => line.msg).sort()).toEqual(["dependency unavailable", "request"]);
     expect(lines.find((line) => line.msg === "dependency unavailable")).toMatchObject({ level: 40, dependency: "livekit" });

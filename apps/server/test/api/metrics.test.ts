@@ -1,5 +1,10 @@
+/**
+ * Prometheus metrics on their own port (raw requests: it is no operation of the API), counting what the
+ * API did: requests by route (sent raw, unmatched paths and missing keys included), sessions created and
+ * ended (through the client), LiveKit's webhooks.
+ */
 import { describe, expect, it } from "vitest";
-import { roomEvent, useHarness } from "../support/harness.js";
+import { expectData, roomEvent, useHarness } from "../support/harness.js";
 
 const h = useHarness();
 
@@ -46,8 +51,8 @@ describe("GET /metrics", () => {
 
   it("counts sessions created, and ended by status and end reason", async () => {
     const before = await metrics();
-    const session = await (await h.create({})).json();
-    await h.request("POST", `/v1/sessions/${session.id}/end`);
+    const session = expectData(await h.client().createSession({}), 201);
+    await h.client().endSession(session.id);
     const after = await metrics();
     expect(value(after, "dhs_sessions_created_total") - value(before, "dhs_sessions_created_total")).toBe(1);
     const ended = 'dhs_sessions_ended_total{status="cancelled",end_reason="user_ended"}';
@@ -55,7 +60,7 @@ describe("GET /metrics", () => {
   });
 
   it("counts webhook deliveries by outcome", async () => {
-    const session = await (await h.create({ participant_identity: "metered" })).json();
+    const session = expectData(await h.client().createSession({ participant_identity: "metered" }), 201);
     await h.webhook(roomEvent("participant_joined", session, { identity: "metered" }));
     await h.webhook(roomEvent("participant_joined", session, { identity: "metered" }), { authorization: null });
     const text = await metrics();
@@ -64,7 +69,7 @@ describe("GET /metrics", () => {
   });
 
   it("shows no API key, token or session id", async () => {
-    const session = await (await h.create({})).json();
+    const session = expectData(await h.client().createSession({}), 201);
     const text = await metrics();
     expect(text).not.toContain("dhs_test_");
     expect(text).not.toContain(session.id);

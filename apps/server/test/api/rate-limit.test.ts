@@ -1,3 +1,7 @@
+/**
+ * Rate limits per API key, an HTTP-level guard: raw requests, whose every answer's status and RateLimit
+ * headers are checked (a client would also retry a 429 that a test must see).
+ */
 import { describe, expect, it } from "vitest";
 import { expectApiError, KEYS, startHarness, useHarness } from "../support/harness.js";
 

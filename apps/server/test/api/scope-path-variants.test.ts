@@ -13,7 +13,7 @@ import { request as httpRequest } from "node:http";
 import { openapiDocumentPath } from "@dhs/contract";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { DIGITAL_HUMANS, KEYS, useHarness } from "../support/harness.js";
+import { DIGITAL_HUMANS, expectData, KEYS, useHarness } from "../support/harness.js";
 
 type Operation = { operationId: string; security?: Record<string, string[]>[]; "x-key-modes"?: string[] };
 const contract = parse(readFileSync(openapiDocumentPath, "utf8")) as {
@@ -93,11 +93,9 @@ let sessionId: string;
 let endpointId: string;
 let handlerCalls: string[];
 beforeAll(async () => {
-  const created = await h.create();
-  sessionId = ((await created.json()) as { id: string }).id;
+  sessionId = expectData(await h.client().createSession({}), 201).id;
   // Nothing listens there: test events sent to it fail, which is no concern here.
-  const endpoint = await h.request("POST", "/v1/webhook-endpoints", { key: KEYS.aHooks, body: { url: "http://127.0.0.1:9/hooks" } });
-  endpointId = ((await endpoint.json()) as { id: string }).id;
+  endpointId = expectData(await h.client(KEYS.aHooks).createWebhookEndpoint({ url: "http://127.0.0.1:9/hooks" }), 201).id;
   // Every method of the services an operation's handler calls is watched: a call is a handler reached.
   handlerCalls = [];
   for (const target of [h.composed.sessions, h.composed.webhookEndpoints, h.composed.accounts]) {
