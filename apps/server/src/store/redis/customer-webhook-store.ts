@@ -2,7 +2,8 @@
  * Customer webhooks on Redis (or Redis Cluster): endpoints and delivery logs in each account's slot; an
  * account's deliveries in the shard of the session that caused them (its queue has a part in each shard,
  * the "partition" of the port), with the shard's accounts due beside them. Every step that must not
- * interleave is one script (customer-webhook-scripts.ts). Errors are sorted as the session store sorts them.
+ * interleave is one script (customer-webhook-scripts.ts). Errors are sorted as every Redis store sorts
+ * them (guard.ts).
  */
 import type { WebhookDelivery } from "@dhs/contract";
 import type { Cluster, Redis } from "ioredis";
@@ -21,9 +22,9 @@ import type {
   WebhookStore,
 } from "../../domain/customer-webhooks/ports.js";
 import type { Tracing } from "../../tracing/tracing.js";
+import { guard } from "./guard.js";
 import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf, SHARDS, shardOf } from "./keys.js";
 import { RedisScripts } from "./session-scripts.js";
-import { guard } from "./session-store.js";
 
 export class RedisWebhookStore implements WebhookStore {
   private readonly keys: Keyspace;

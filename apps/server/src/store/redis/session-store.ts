@@ -17,12 +17,11 @@
  *   the repair (a timer of the ended session, or a create at the cap, runs it).
  *
  * Redis unreachable becomes DependencyUnavailableError (503); anything else, a refused command or a
- * record that cannot be read, DependencyFaultError (500).
+ * record that cannot be read, DependencyFaultError (500): guard.ts sorts them.
  */
 
-import { type Cluster, type Redis, ReplyError } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
-import { DependencyFaultError, DependencyUnavailableError } from "../../domain/dependency-errors.js";
 import type { BeginOutcome } from "../../domain/sessions/idempotency.js";
 import {
   type CreateClaim,
@@ -41,6 +40,7 @@ import { type SessionRecord, TERMINAL } from "../../domain/sessions/session.js";
 import { LIFECYCLE_TIMERS, type ObligationTimer, type TimerKind } from "../../domain/sessions/session-machine.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement, usageOf, utcDay } from "../../domain/sessions/usage.js";
 import type { Tracing } from "../../tracing/tracing.js";
+import { guard } from "./guard.js";
 import {
   dayOf,
   decodeSession,
@@ -64,9 +64,6 @@ const USAGE_TTL_MS = USAGE_RETENTION_DAYS * DAY_MS;
 const SHARD_INDEXES = Array.from({ length: SHARDS }, (_, shard) => shard);
 // Another replica's clock may be ahead: a list without a cursor starts from the day a minute from now.
 const CLOCK_SKEW_MS = 60_000;
-
-// Replies that mean "not now" rather than "wrong": the server is loading, failing over or read-only.
-const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK)\b/;
 
 /** The steps of a create and of an end across slots, named for tests that stop the store between them. */
 export type StoreStep = "create:claimed" | "create:completing" | "create:stored" | "end:replaced";
@@ -651,33 +648,6 @@ export class RedisSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
-  }
-}
-
-// What ioredis says when Redis cannot be reached in time: closed or unwritable connections (no offline
-// queue), command timeouts, a cluster without its nodes. Only these, and transient replies, are outages.
-const UNREACHABLE =
-  /^(Connection is closed|Stream isn't writeable|Cluster isn't ready|Command timed out|Node is disconnected|Cluster is disconnect|None of startup nodes|Too many Cluster redirections|Failed to refresh slots cache|No master node|connect ETIMEDOUT|timeout)/;
-const UNREACHABLE_NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError"]);
-
-/** Whether a failure is Redis being unreachable for now (503), as opposed to a fault to fix (500). */
-export function isRedisUnavailable(error: unknown): boolean {
-  if (error instanceof ReplyError) return TRANSIENT_REPLY.test((error as Error).message);
-  if (!(error instanceof Error)) return false;
-  const code = (error as NodeJS.ErrnoException).code;
-  return UNREACHABLE_NAMES.has(error.name) || UNREACHABLE.test(error.message) || (typeof code === "string" && /^E[A-Z]+$/.test(code));
-}
-
-/**
- * Runs a store operation: Redis unreachable becomes DependencyUnavailableError (503, retry later);
- * anything else (a command Redis refuses, a record or script reply we cannot read) DependencyFaultError.
- */
-export async function guard<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (isRedisUnavailable(error)) throw new DependencyUnavailableError("store", { cause: error });
-    throw new DependencyFaultError("store", `Redis: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 

@@ -6,8 +6,8 @@
 import type { Cluster, Redis } from "ioredis";
 import type { AppendOutcome, AppendSegments, TranscriptStore } from "../../domain/transcripts/ports.js";
 import type { SegmentPosition, StoredSegment, TranscriptState } from "../../domain/transcripts/transcript.js";
+import { guard } from "./guard.js";
 import { type Keyspace, keyspace } from "./keys.js";
-import { guard } from "./session-store.js";
 
 /**
  * KEYS: the hash, the order. ARGV: the most segments, when the transcript closes ('' for open), now, the

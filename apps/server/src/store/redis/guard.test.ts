@@ -1,6 +1,6 @@
 import { ReplyError } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { isRedisUnavailable } from "./session-store.js";
+import { isRedisUnavailable } from "./guard.js";
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
