@@ -41,14 +41,20 @@ async function setup() {
       onDeleted: (reason) => deletedFor.push(reason),
       onError: (error) => errors.push(error),
     });
-  const stored = async (id: string, status: "created" | "active" | "completed" | "cancelled" | "failed") => {
-    const record = sessionRecord({
-      id,
+  /** Stores a session in `status` through the store's create steps; its id, which the store names. */
+  const stored = async (status: "created" | "active" | "completed" | "cancelled" | "failed") => {
+    const idempotencyKey = crypto.randomUUID();
+    const claim = { lockTtlMs: 60_000, keyTtlMs: 60_000, maxOpen: 100, createdAtMs: NOW };
+    const begun = await store.beginCreate("acct_1", idempotencyKey, "fp", claim);
+    if (begun.kind !== "acquired") throw new Error(`expected an acquisition, got ${begun.kind}`);
+    const session = sessionRecord({
+      id: begun.sessionId,
       status,
       ended_at: status === "created" || status === "active" ? null : new Date(NOW).toISOString(),
     });
-    await store.completeCreate(record, `key-${id}`, "fp", "lock", 60_000, [], undefined);
-    return record;
+    const completion = { session, idempotencyKey, fingerprint: "fp", lock: begun.lock, keyTtlMs: 60_000, events: [], usage: undefined };
+    if (!(await store.completeCreate(completion))) throw new Error("the create did not complete");
+    return session.id;
   };
   return { store, rooms, reconciler, stored, deletedFor, errors };
 }
@@ -58,15 +64,15 @@ const ID = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 describe("RoomReconciler.reconcile", () => {
   it("deletes the rooms of terminal sessions and of sessions missing past the grace, and no other", async () => {
     const { rooms, reconciler, stored, deletedFor } = await setup();
-    await stored(ID(1), "completed");
-    await stored(ID(2), "failed");
-    await stored(ID(3), "active");
-    await stored(ID(4), "created");
+    const completed = await stored("completed");
+    const failed = await stored("failed");
+    const active = await stored("active");
+    const created = await stored("created");
     rooms.listed = [
-      room(ID(1), 10_000),
-      room(ID(2), 3_600_000),
-      room(ID(3), 3_600_000),
-      room(ID(4), 3_600_000),
+      room(completed, 10_000),
+      room(failed, 3_600_000),
+      room(active, 3_600_000),
+      room(created, 3_600_000),
       // No session: a CreateRoom that timed out but happened, for a create nobody retried.
       room(ID(5), GRACE),
       // No session yet: a create in flight has made its room and not stored its session.
@@ -74,14 +80,14 @@ describe("RoomReconciler.reconcile", () => {
     ];
     const result = await reconciler("replica-1").reconcile();
     expect(result).toEqual({ ran: true, rooms: 6, deleted: { terminal: 2, missing: 1 } });
-    expect(rooms.deleted.sort()).toEqual([roomNameFor(ID(1)), roomNameFor(ID(2)), roomNameFor(ID(5))].sort());
+    expect(rooms.deleted.sort()).toEqual([roomNameFor(completed), roomNameFor(failed), roomNameFor(ID(5))].sort());
     expect(deletedFor.sort()).toEqual(["missing", "terminal", "terminal"]);
   });
 
   it("runs on one replica at a time: another holding the lease looks at nothing", async () => {
     const { rooms, reconciler, stored } = await setup();
-    await stored(ID(1), "completed");
-    rooms.listed = [room(ID(1), 10_000)];
+    const completed = await stored("completed");
+    rooms.listed = [room(completed, 10_000)];
     expect((await reconciler("replica-1").reconcile()).ran).toBe(true);
     rooms.deleted = [];
     expect(await reconciler("replica-2").reconcile()).toEqual({ ran: false, rooms: 0, deleted: { terminal: 0, missing: 0 } });
@@ -92,15 +98,15 @@ describe("RoomReconciler.reconcile", () => {
 
   it("goes on past a room it cannot delete now, reporting it, and tries it again next pass", async () => {
     const { rooms, reconciler, stored, errors } = await setup();
-    await stored(ID(1), "completed");
-    await stored(ID(2), "cancelled");
-    rooms.listed = [room(ID(1), 10_000), room(ID(2), 10_000)];
-    rooms.failDeleteOf.add(roomNameFor(ID(1)));
+    const completed = await stored("completed");
+    const cancelled = await stored("cancelled");
+    rooms.listed = [room(completed, 10_000), room(cancelled, 10_000)];
+    rooms.failDeleteOf.add(roomNameFor(completed));
     const first = await reconciler("replica-1").reconcile();
     expect(first.deleted).toEqual({ terminal: 1, missing: 0 });
     expect(errors).toEqual([expect.any(DependencyUnavailableError)]);
     rooms.failDeleteOf.clear();
     expect((await reconciler("replica-1").reconcile()).deleted.terminal).toBe(2);
-    expect(rooms.deleted).toContain(roomNameFor(ID(1)));
+    expect(rooms.deleted).toContain(roomNameFor(completed));
   });
 });

@@ -30,6 +30,9 @@ export const listQuery = (
   ...overrides,
 });
 
+/** What a completion in these tests adds to its claim: its key kept a minute, no events, no usage. */
+const QUIET = { keyTtlMs: 60_000, events: [], usage: undefined };
+
 /** Claims an Idempotency-Key for a create, with a lock of `lockTtlMs` and a cap of `maxOpen`. */
 const begin = (store: SessionStore, account: string, key: string, print: string, lockTtlMs = 10_000, maxOpen = 100) =>
   store.beginCreate(account, key, print, { lockTtlMs, keyTtlMs: 60_000, maxOpen, createdAtMs: Date.now() });
@@ -41,7 +44,7 @@ export async function created(store: SessionStore, record: SessionRecord): Promi
   const begun = await store.beginCreate(record.account_id, key, "print", claim);
   if (begun.kind !== "acquired") throw new Error(`expected an acquisition, got ${begun.kind}`);
   const session = { ...record, id: begun.sessionId, room_name: roomNameFor(begun.sessionId) };
-  expect(await store.completeCreate(session, key, "print", begun.lock, 60_000, [], undefined)).toBe(true);
+  expect(await store.completeCreate({ session, idempotencyKey: key, fingerprint: "print", lock: begun.lock, ...QUIET })).toBe(true);
   return session;
 }
 
@@ -114,7 +117,9 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
         const begun = await begin(store, account, key, "f");
         if (begun.kind !== "acquired") throw new Error("expected an acquisition");
         const second = fresh(account, 0, { id: begun.sessionId, room_name: roomNameFor(begun.sessionId) });
-        expect(await store.completeCreate(second, key, "f", begun.lock, 60_000, [], undefined)).toBe(true);
+        expect(await store.completeCreate({ session: second, idempotencyKey: key, fingerprint: "f", lock: begun.lock, ...QUIET })).toBe(
+          true,
+        );
         expect(await begin(store, account, key, "f")).toEqual({ kind: "replay", sessionId: second.id });
       }),
     );
@@ -124,11 +129,25 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
       withStore(async (store, account) => {
         const first = await begin(store, account, "k", "f");
         if (first.kind !== "acquired") throw new Error("expected an acquisition");
-        await store.abandonCreate(account, "k", "f", first.lock, first.sessionId, 60_000);
+        await store.abandonCreate({
+          accountId: account,
+          idempotencyKey: "k",
+          fingerprint: "f",
+          lock: first.lock,
+          sessionId: first.sessionId,
+          keepMs: 60_000,
+        });
         expect(await begin(store, account, "k", "f")).toMatchObject({ kind: "acquired", sessionId: first.sessionId });
         const again = await begin(store, account, "k2", "f");
         if (again.kind !== "acquired") throw new Error("expected an acquisition");
-        await store.abandonCreate(account, "k2", "f", again.lock, again.sessionId, 60_000);
+        await store.abandonCreate({
+          accountId: account,
+          idempotencyKey: "k2",
+          fingerprint: "f",
+          lock: again.lock,
+          sessionId: again.sessionId,
+          keepMs: 60_000,
+        });
         const another = await begin(store, account, "k2", "another");
         expect(another).toMatchObject({ kind: "acquired" });
         expect(another.kind === "acquired" && another.sessionId).not.toBe(again.sessionId);
@@ -144,13 +163,36 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
         if (stale.kind !== "acquired" || current.kind !== "acquired") throw new Error("expected two acquisitions");
         expect(current.sessionId).toBe(stale.sessionId);
         const id = stale.sessionId;
-        expect(await store.completeCreate(fresh(account, 0, { id }), "k", "f", stale.lock, 60_000, [], undefined)).toBe(false);
+        expect(
+          await store.completeCreate({
+            session: fresh(account, 0, { id }),
+            idempotencyKey: "k",
+            fingerprint: "f",
+            lock: stale.lock,
+            ...QUIET,
+          }),
+        ).toBe(false);
         expect(await store.getSession(account, id)).toBeUndefined();
-        await store.abandonCreate(account, "k", "f", stale.lock, id, 60_000);
+        await store.abandonCreate({
+          accountId: account,
+          idempotencyKey: "k",
+          fingerprint: "f",
+          lock: stale.lock,
+          sessionId: id,
+          keepMs: 60_000,
+        });
         expect(await begin(store, account, "k", "f")).toEqual({ kind: "in_progress" });
         // The stale holder gave back nothing of the current one's: its place is still held.
         expect(await store.openSessions(account)).toBe(1);
-        expect(await store.completeCreate(fresh(account, 0, { id }), "k", "f", current.lock, 60_000, [], undefined)).toBe(true);
+        expect(
+          await store.completeCreate({
+            session: fresh(account, 0, { id }),
+            idempotencyKey: "k",
+            fingerprint: "f",
+            lock: current.lock,
+            ...QUIET,
+          }),
+        ).toBe(true);
       }),
     );
 
@@ -160,9 +202,15 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
         const slow = await begin(store, account, "k", "f", 200);
         if (slow.kind !== "acquired") throw new Error("expected an acquisition");
         await sleep(250);
-        expect(await store.completeCreate(fresh(account, 0, { id: slow.sessionId }), "k", "f", slow.lock, 60_000, [], undefined)).toBe(
-          false,
-        );
+        expect(
+          await store.completeCreate({
+            session: fresh(account, 0, { id: slow.sessionId }),
+            idempotencyKey: "k",
+            fingerprint: "f",
+            lock: slow.lock,
+            ...QUIET,
+          }),
+        ).toBe(false);
         expect(await store.getSession(account, slow.sessionId)).toBeUndefined();
       }),
     );
@@ -175,7 +223,14 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
         if (inFlight.kind !== "acquired") throw new Error("expected an acquisition");
         expect(await begin(store, account, "k2", "f", 10_000, 2)).toEqual({ kind: "limit", open: 2 });
         expect(await store.openSessions(account)).toBe(2);
-        await store.abandonCreate(account, "k1", "f", inFlight.lock, inFlight.sessionId, 60_000);
+        await store.abandonCreate({
+          accountId: account,
+          idempotencyKey: "k1",
+          fingerprint: "f",
+          lock: inFlight.lock,
+          sessionId: inFlight.sessionId,
+          keepMs: 60_000,
+        });
         expect(await begin(store, account, "k2", "f", 10_000, 2)).toMatchObject({ kind: "acquired" });
       }),
     );

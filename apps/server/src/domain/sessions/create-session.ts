@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { SessionCreate } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
-import { fingerprint } from "./idempotency.js";
+import { type CreateLock, fingerprint } from "./idempotency.js";
 import type { AgentJob } from "./ports.js";
 import { roomNameFor, type SessionRecord } from "./session.js";
 import { background, type CreateResult, durationsFor, type SessionContext } from "./session-deps.js";
@@ -21,7 +21,7 @@ import { usageOf } from "./usage.js";
 interface ClaimedKey {
   idempotencyKey: string;
   print: string;
-  lock: string;
+  lock: CreateLock;
 }
 
 // The session's participant and the digital human, plus one place for a reconnecting browser whose old
@@ -66,7 +66,7 @@ export class CreateSession {
     idempotencyKey: string,
     print: string,
     createdAtMs: number,
-  ): Promise<{ kind: "acquired"; lock: string; sessionId: string } | { kind: "replay"; record: SessionRecord }> {
+  ): Promise<{ kind: "acquired"; lock: CreateLock; sessionId: string } | { kind: "replay"; record: SessionRecord }> {
     const { store, settings } = this.context;
     const limit = this.context.accounts.maxOpenSessions(accountId);
     const begun = await store.beginCreate(accountId, idempotencyKey, print, {
@@ -125,7 +125,14 @@ export class CreateSession {
   private async provision(record: SessionRecord, agent: AgentJob, key: ClaimedKey): Promise<void> {
     const { store, rooms, settings } = this.context;
     const release = () =>
-      store.abandonCreate(record.account_id, key.idempotencyKey, key.print, key.lock, record.id, settings.idempotencyKeyTtlMs);
+      store.abandonCreate({
+        accountId: record.account_id,
+        idempotencyKey: key.idempotencyKey,
+        fingerprint: key.print,
+        lock: key.lock,
+        sessionId: record.id,
+        keepMs: settings.idempotencyKeyTtlMs,
+      });
     try {
       await rooms.createRoom({
         name: record.room_name,
@@ -168,15 +175,15 @@ export class CreateSession {
     // Its events are linked to the create, as its timers are: the trace the record names.
     const events = sessionEvents(undefined, record, createdAt, settings.eventRetainMs, record.trace_parent);
     const [completed, timers] = await Promise.allSettled([
-      store.completeCreate(
-        record,
-        key.idempotencyKey,
-        key.print,
-        key.lock,
-        settings.idempotencyKeyTtlMs,
+      store.completeCreate({
+        session: record,
+        idempotencyKey: key.idempotencyKey,
+        fingerprint: key.print,
+        lock: key.lock,
+        keyTtlMs: settings.idempotencyKeyTtlMs,
         events,
-        usageOf(undefined, record),
-      ),
+        usage: usageOf(undefined, record),
+      }),
       this.transitions.runEffects(record, timersOnCreate(record, settings.durations)),
     ]);
     if (completed.status === "rejected") throw completed.reason;

@@ -19,9 +19,16 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 
+declare const createLock: unique symbol;
+/**
+ * A create's hold on its Idempotency-Key, as the store handed it out: opaque to the domain, handed back
+ * unchanged to complete or abandon that create.
+ */
+export type CreateLock = { readonly [createLock]: true };
+
 export type BeginOutcome =
   /** This request creates the session `sessionId` (new, or the one a failed create with this key began). */
-  | { kind: "acquired"; lock: string; sessionId: string }
+  | { kind: "acquired"; lock: CreateLock; sessionId: string }
   | { kind: "reused" }
   | { kind: "in_progress" }
   | { kind: "replay"; sessionId: string }

@@ -5,7 +5,7 @@
  */
 import type { DigitalHumanJob, SessionStatus } from "@dhs/contract";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
-import type { BeginOutcome } from "./idempotency.js";
+import type { BeginOutcome, CreateLock } from "./idempotency.js";
 import type { SessionRecord } from "./session.js";
 import type { ObligationTimer, TimerKind } from "./session-machine.js";
 import type { UsageIncrement } from "./usage.js";
@@ -117,27 +117,35 @@ export interface IdempotentCreates {
    * then. The session, its key and its events are written in one step; the account's count of it may
    * follow, and a crash between them is repaired by the store.
    */
-  completeCreate(
-    session: SessionRecord,
-    idempotencyKey: string,
-    fingerprint: string,
-    lock: string,
-    keyTtlMs: number,
-    events: readonly OutboundEvent[],
-    usage: UsageIncrement | undefined,
-  ): Promise<boolean>;
+  completeCreate(completion: CreateCompletion): Promise<boolean>;
   /**
    * Releases this request's lock and its place among the open sessions, so the key can be used again,
    * remembering for keepMs the session id it was creating (a retry of the same body continues it).
    */
-  abandonCreate(
-    accountId: string,
-    idempotencyKey: string,
-    fingerprint: string,
-    lock: string,
-    sessionId: string,
-    keepMs: number,
-  ): Promise<void>;
+  abandonCreate(abandonment: CreateAbandonment): Promise<void>;
+}
+
+/** A create's completion: its new session, and the claim it completes (the key, the body, the lock). */
+export interface CreateCompletion {
+  session: SessionRecord;
+  idempotencyKey: string;
+  fingerprint: string;
+  lock: CreateLock;
+  /** How long the key is remembered once done (ms). */
+  keyTtlMs: number;
+  events: readonly OutboundEvent[];
+  usage: UsageIncrement | undefined;
+}
+
+/** A create given up: the claim it releases (the key, the body, the lock) and the session it was making. */
+export interface CreateAbandonment {
+  accountId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  lock: CreateLock;
+  sessionId: string;
+  /** How long the key remembers that session id (ms). */
+  keepMs: number;
 }
 
 /** Stored sessions: read, compare-and-set, listed, counted. */

@@ -6,10 +6,11 @@
  * replicas would not share it.
  */
 import type { SessionStatus } from "@dhs/contract";
-import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
-import type { BeginOutcome } from "../../domain/sessions/idempotency.js";
+import type { BeginOutcome, CreateLock } from "../../domain/sessions/idempotency.js";
 import {
+  type CreateAbandonment,
   type CreateClaim,
+  type CreateCompletion,
   type DueTimer,
   isAfterCursor,
   type ListQuery,
@@ -112,26 +113,18 @@ export class MemorySessionStore implements SessionStore {
       expiresAt: now + claim.keyTtlMs,
     });
     account.claims.set(lock, lockExpiresAt);
-    return { kind: "acquired", lock, sessionId: id };
+    return { kind: "acquired", lock: lock as unknown as CreateLock, sessionId: id };
   }
 
-  async completeCreate(
-    session: SessionRecord,
-    idempotencyKey: string,
-    print: string,
-    lock: string,
-    keyTtlMs: number,
-    events: readonly OutboundEvent[],
-    usage: UsageIncrement | undefined,
-  ): Promise<boolean> {
+  async completeCreate({ session, idempotencyKey, fingerprint, lock, keyTtlMs, events, usage }: CreateCompletion): Promise<boolean> {
     const account = this.account(session.account_id);
-    account.claims.delete(lock);
+    account.claims.delete(lockOf(lock));
     const recorded = this.keyRecord(account, idempotencyKey);
-    if (recorded !== undefined && !this.holds(recorded, print, lock, session.id)) return false;
+    if (recorded !== undefined && !this.holds(recorded, fingerprint, lockOf(lock), session.id)) return false;
     this.store(session, undefined);
     account.keys.set(idempotencyKey, {
       state: "done",
-      fingerprint: print,
+      fingerprint,
       lock: undefined,
       lockExpiresAt: 0,
       sessionId: session.id,
@@ -142,21 +135,14 @@ export class MemorySessionStore implements SessionStore {
     return true;
   }
 
-  async abandonCreate(
-    accountId: string,
-    idempotencyKey: string,
-    print: string,
-    lock: string,
-    sessionId: string,
-    keepMs: number,
-  ): Promise<void> {
+  async abandonCreate({ accountId, idempotencyKey, fingerprint, lock, sessionId, keepMs }: CreateAbandonment): Promise<void> {
     const account = this.account(accountId);
-    account.claims.delete(lock);
+    account.claims.delete(lockOf(lock));
     const recorded = this.keyRecord(account, idempotencyKey);
-    if (recorded && this.holds(recorded, print, lock, sessionId)) {
+    if (recorded && this.holds(recorded, fingerprint, lockOf(lock), sessionId)) {
       account.keys.set(idempotencyKey, {
         state: "failed",
-        fingerprint: print,
+        fingerprint,
         lock: undefined,
         lockExpiresAt: 0,
         sessionId,
@@ -371,3 +357,5 @@ export class MemorySessionStore implements SessionStore {
 }
 
 const eventKey = (sessionId: string, eventId: string) => `${sessionId} ${eventId}`;
+/** A create's lock here is its random id (a CreateLock to the domain). */
+const lockOf = (lock: CreateLock) => lock as unknown as string;

@@ -22,9 +22,11 @@
 
 import type { Cluster, Redis } from "ioredis";
 import type { OutboundEvent } from "../../domain/customer-webhooks/ports.js";
-import type { BeginOutcome } from "../../domain/sessions/idempotency.js";
+import type { BeginOutcome, CreateLock } from "../../domain/sessions/idempotency.js";
 import {
+  type CreateAbandonment,
   type CreateClaim,
+  type CreateCompletion,
   type DueTimer,
   isAfterCursor,
   type ListPosition,
@@ -83,12 +85,20 @@ export interface RedisSessionStoreOptions {
   tracing?: Tracing;
 }
 
-/** A lock as handed to the domain: its random part and its expiry (ms), which the claim's record holds. */
-const lockToken = (lock: string, expiryMs: number) => `${lock}.${expiryMs}`;
-const lockExpiry = (token: string) => Number(token.slice(token.lastIndexOf(".") + 1));
-/** The pending idempotency record a lock token's claim wrote. */
-const pendingRecord = (print: string, token: string, sessionId: string) =>
-  idempotencyRecord.pending(print, token.slice(0, token.lastIndexOf(".")), lockExpiry(token), sessionId);
+/**
+ * A create's lock as this store hands it to the domain (a CreateLock): its random part and its expiry,
+ * which the claim's record holds, and the account's webhook routes read with the claim, which its
+ * completion records its events by.
+ */
+interface RedisCreateLock {
+  id: string;
+  expiryMs: number;
+  routes: Record<string, string>;
+}
+const lockOf = (lock: CreateLock) => lock as unknown as RedisCreateLock;
+/** The pending idempotency record a lock's claim wrote. */
+const pendingRecord = (print: string, lock: RedisCreateLock, sessionId: string) =>
+  idempotencyRecord.pending(print, lock.id, lock.expiryMs, sessionId);
 
 export class RedisSessionStore implements SessionStore {
   private readonly keys: Keyspace;
@@ -96,8 +106,6 @@ export class RedisSessionStore implements SessionStore {
   private readonly claimGraceMs: number;
   private readonly repairIntervalMs: number;
   private readonly afterStep: (step: StoreStep) => void | Promise<void>;
-  /** The webhook routes each create in flight read with its claim (by lock), for its completion. */
-  private readonly routesByLock = new Map<string, Record<string, string>>();
   /** When this replica last repaired each account (ms). */
   private readonly repairedAt = new Map<string, number>();
 
@@ -163,7 +171,6 @@ export class RedisSessionStore implements SessionStore {
       if (!place.ok && (await this.repairAccount(accountId, false))) {
         place = await this.reserve(accountId, id, claim.createdAtMs, claimExpiry, claim.maxOpen);
       }
-      const token = lockToken(lock, claimExpiry);
       if (!place.ok) {
         // Nothing is claimed at the cap: the key goes back to what it was for this body.
         await this.scripts.run("abandonCreate", {
@@ -174,9 +181,9 @@ export class RedisSessionStore implements SessionStore {
         });
         return { kind: "limit", open: place.open };
       }
-      this.routesByLock.set(token, place.routes);
+      const claimed: RedisCreateLock = { id: lock, expiryMs: claimExpiry, routes: place.routes };
       await this.afterStep("create:claimed");
-      return { kind: "acquired", lock: token, sessionId: id };
+      return { kind: "acquired", lock: claimed as unknown as CreateLock, sessionId: id };
     });
   }
 
@@ -213,31 +220,21 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  completeCreate(
-    session: SessionRecord,
-    idempotencyKey: string,
-    print: string,
-    lock: string,
-    keyTtlMs: number,
-    events: readonly OutboundEvent[],
-    usage: UsageIncrement | undefined,
-  ): Promise<boolean> {
+  completeCreate({ session, idempotencyKey, fingerprint, lock, keyTtlMs, events, usage }: CreateCompletion): Promise<boolean> {
     const accountId = session.account_id;
+    const held = lockOf(lock);
     return guard(async () => {
       await this.afterStep("create:completing");
-      const expiry = lockExpiry(lock);
-      const routes = this.routesByLock.get(lock) ?? (await this.redis.hgetall(this.keys.hookRoutes(accountId)));
-      this.routesByLock.delete(lock);
       const [written] = await this.scripts.run("completeCreate", {
         record: this.keys.idempotency(accountId, idempotencyKey),
         session: this.keys.session(session.id),
-        pending: pendingRecord(print, lock, session.id),
-        done: idempotencyRecord.done(print, session.id),
+        pending: pendingRecord(fingerprint, held, session.id),
+        done: idempotencyRecord.done(fingerprint, session.id),
         keyTtlMs,
         json: encodeSession(session),
         nowMs: Date.now(),
-        lockExpiryMs: expiry,
-        ...this.eventKeys(accountId, session.id, routes, events),
+        lockExpiryMs: held.expiryMs,
+        ...this.eventKeys(accountId, session.id, held.routes, events),
       });
       if (written !== 1) return false;
       await this.afterStep("create:stored");
@@ -257,18 +254,17 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  abandonCreate(accountId: string, idempotencyKey: string, print: string, lock: string, sessionId: string, keepMs: number): Promise<void> {
+  abandonCreate({ accountId, idempotencyKey, fingerprint, lock, sessionId, keepMs }: CreateAbandonment): Promise<void> {
+    const held = lockOf(lock);
     return guard(async () => {
-      this.routesByLock.delete(lock);
-      const expiry = lockExpiry(lock);
       await Promise.all([
         this.scripts.run("abandonCreate", {
           record: this.keys.idempotency(accountId, idempotencyKey),
-          pending: pendingRecord(print, lock, sessionId),
-          abandoned: idempotencyRecord.abandoned(print, sessionId),
+          pending: pendingRecord(fingerprint, held, sessionId),
+          abandoned: idempotencyRecord.abandoned(fingerprint, sessionId),
           keepMs,
         }),
-        this.unreserve(accountId, sessionId, expiry),
+        this.unreserve(accountId, sessionId, held.expiryMs),
       ]);
     });
   }
