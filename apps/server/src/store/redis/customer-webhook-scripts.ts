@@ -1,7 +1,8 @@
 /**
  * The Lua of customer webhooks (contract guide, "Webhooks"): endpoints and delivery logs in the account's
  * slot, deliveries in a shard's (the shard of the session that caused them). RECORD_EVENTS is shared:
- * the session scripts (session-scripts.ts) include it, so a session's change and the events it causes are
+ * the scripts that store a session or change it (sessions/idempotent-creates-scripts.ts,
+ * sessions/session-records-scripts.ts) include it, so a session's change and the events it causes are
  * one atomic step.
  */
 
@@ -48,6 +49,21 @@ local function record_events(first, arg)
   return recorded
 end
 `;
+
+/** What a script that includes RECORD_EVENTS is given for it: its keys, and what its arguments are made of. */
+export interface EventKeys {
+  /** The account's due and pending deliveries in the session's shard, and the shard's accounts due. */
+  dueDeliveries: string;
+  pendingDeliveries: string;
+  accountsDue: string;
+  eventKeys: string[];
+  accountId: string;
+  routes: Readonly<Record<string, string>>;
+  events: readonly OutboundEvent[];
+}
+
+/** RECORD_EVENTS' keys, in the order it reads them from KEYS[first]. */
+export const recordEventsKeys = (a: EventKeys): string[] => [a.dueDeliveries, a.pendingDeliveries, a.accountsDue, ...a.eventKeys];
 
 /** RECORD_EVENTS' arguments: the account, its routes (endpoint id -> types), the events. */
 export const eventArgv = (

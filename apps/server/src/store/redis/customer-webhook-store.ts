@@ -24,7 +24,7 @@ import type {
 import type { Tracing } from "../../tracing/tracing.js";
 import { guard } from "./guard.js";
 import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf, SHARDS, shardOf } from "./keys.js";
-import { RedisScripts } from "./session-scripts.js";
+import { RedisScripts } from "./scripts.js";
 
 export class RedisWebhookStore implements WebhookStore {
   private readonly keys: Keyspace;

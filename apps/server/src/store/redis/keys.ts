@@ -181,7 +181,7 @@ export function parseTimerMember(member: string): { accountId: string; sessionId
  * a create that failed (fingerprints are base64url: no `|`). The session id is fixed when the key is first
  * claimed, so a retry of a failed create, or one that takes over a crashed create's expired lock,
  * continues the same session, with the room LiveKit may have made for it. Written and read here; on Redis
- * the beginCreate script reads them in Lua (session-scripts.ts) alike.
+ * the beginCreate script reads them in Lua (sessions/idempotent-creates-scripts.ts) alike.
  */
 export const idempotencyRecord = {
   pending: (fingerprint: string, lock: string, expiresAtMs: number, sessionId: string) =>

@@ -2,7 +2,7 @@
  * The session store on Redis (or Redis Cluster). A session lives in its shard's slot with its timers, the
  * Idempotency-Key that created it and the customer webhook deliveries it causes; its account keeps only
  * what its concurrency cap needs and its usage; its ended sessions are listed per account and day. Each
- * step within one slot is one Lua script (session-scripts.ts); the steps across slots are ordered so that
+ * step within one slot is one Lua script (sessions/*-scripts.ts); the steps across slots are ordered so that
  * a crash between any two of them leaves nothing a reader could misread, and what it leaves counted is
  * repaired (repairAccount):
  *
@@ -57,7 +57,7 @@ import {
   shardOf,
   timerMember,
 } from "./keys.js";
-import { RedisScripts } from "./session-scripts.js";
+import { RedisScripts } from "./scripts.js";
 
 const DAY_MS = 86_400_000;
 // Each day's ended sessions are in one index per shard: two days are 64 reads a round trip.
