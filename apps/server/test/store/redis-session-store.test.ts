@@ -32,8 +32,8 @@ describe(`the ${STORE === "cluster" ? "Redis Cluster" : "Redis"} store's list`, 
     const ending = await created(store, fresh(account, 1000));
     // The indexes are read (the session is still among the open ones only), then it ends, then its record
     // is read: what a list on a Cluster meets when an end runs in between.
-    const reads = store as unknown as { readAll(ids: readonly string[]): Promise<(string | null)[]> };
-    const readAll = reads.readAll.bind(store);
+    const reads = store.list as unknown as { readAll(ids: readonly string[]): Promise<(string | null)[]> };
+    const readAll = reads.readAll.bind(store.list);
     let ended = false;
     reads.readAll = async (ids) => {
       if (!ended) {
