@@ -55,34 +55,34 @@ export class RedisSessionStore implements SessionStore {
   }
 
   // IdempotentCreates
-  readonly beginCreate: SessionStore["beginCreate"] = (...a) => this.creates.beginCreate(...a);
-  readonly completeCreate: SessionStore["completeCreate"] = (...a) => this.creates.completeCreate(...a);
-  readonly abandonCreate: SessionStore["abandonCreate"] = (...a) => this.creates.abandonCreate(...a);
+  beginCreate: SessionStore["beginCreate"] = (...a) => this.creates.beginCreate(...a);
+  completeCreate: SessionStore["completeCreate"] = (...a) => this.creates.completeCreate(...a);
+  abandonCreate: SessionStore["abandonCreate"] = (...a) => this.creates.abandonCreate(...a);
   // SessionRecords
-  readonly getSession: SessionStore["getSession"] = (...a) => this.records.getSession(...a);
-  readonly findSession: SessionStore["findSession"] = (...a) => this.records.findSession(...a);
-  readonly readForChange: SessionStore["readForChange"] = (...a) => this.records.readForChange(...a);
-  readonly replaceSession: SessionStore["replaceSession"] = (...a) => this.records.replaceSession(...a);
-  readonly rememberEvent: SessionStore["rememberEvent"] = (...a) => this.records.rememberEvent(...a);
-  readonly listSessions: SessionStore["listSessions"] = (...a) => this.list.listSessions(...a);
-  readonly settleEnded: SessionStore["settleEnded"] = (...a) => this.places.settleEnded(...a);
-  readonly openSessions: SessionStore["openSessions"] = (...a) => this.places.openSessions(...a);
+  getSession: SessionStore["getSession"] = (...a) => this.records.getSession(...a);
+  findSession: SessionStore["findSession"] = (...a) => this.records.findSession(...a);
+  readForChange: SessionStore["readForChange"] = (...a) => this.records.readForChange(...a);
+  replaceSession: SessionStore["replaceSession"] = (...a) => this.records.replaceSession(...a);
+  rememberEvent: SessionStore["rememberEvent"] = (...a) => this.records.rememberEvent(...a);
+  listSessions: SessionStore["listSessions"] = (...a) => this.list.listSessions(...a);
+  settleEnded: SessionStore["settleEnded"] = (...a) => this.places.settleEnded(...a);
+  openSessions: SessionStore["openSessions"] = (...a) => this.places.openSessions(...a);
   // UsageCounters
-  readonly usage: SessionStore["usage"] = (...a) => this.counters.usage(...a);
-  readonly countUsage: SessionStore["countUsage"] = (...a) => this.counters.countUsage(...a);
+  usage: SessionStore["usage"] = (...a) => this.counters.usage(...a);
+  countUsage: SessionStore["countUsage"] = (...a) => this.counters.countUsage(...a);
   // TimerQueue
-  readonly scheduleTimers: SessionStore["scheduleTimers"] = (...a) => this.timers.scheduleTimers(...a);
-  readonly cancelTimer: SessionStore["cancelTimer"] = (...a) => this.timers.cancelTimer(...a);
-  readonly cancelTimers: SessionStore["cancelTimers"] = (...a) => this.timers.cancelTimers(...a);
-  readonly sessionTimers: SessionStore["sessionTimers"] = (...a) => this.timers.sessionTimers(...a);
-  readonly claimDueTimers: SessionStore["claimDueTimers"] = (...a) => this.timers.claimDueTimers(...a);
-  readonly completeTimer: SessionStore["completeTimer"] = (...a) => this.timers.completeTimer(...a);
+  scheduleTimers: SessionStore["scheduleTimers"] = (...a) => this.timers.scheduleTimers(...a);
+  cancelTimer: SessionStore["cancelTimer"] = (...a) => this.timers.cancelTimer(...a);
+  cancelTimers: SessionStore["cancelTimers"] = (...a) => this.timers.cancelTimers(...a);
+  sessionTimers: SessionStore["sessionTimers"] = (...a) => this.timers.sessionTimers(...a);
+  claimDueTimers: SessionStore["claimDueTimers"] = (...a) => this.timers.claimDueTimers(...a);
+  completeTimer: SessionStore["completeTimer"] = (...a) => this.timers.completeTimer(...a);
   // EndingMarks
-  readonly markEnding: SessionStore["markEnding"] = (...a) => this.endings.markEnding(...a);
-  readonly clearEnding: SessionStore["clearEnding"] = (...a) => this.endings.clearEnding(...a);
+  markEnding: SessionStore["markEnding"] = (...a) => this.endings.markEnding(...a);
+  clearEnding: SessionStore["clearEnding"] = (...a) => this.endings.clearEnding(...a);
   // Leases
-  readonly acquireLease: SessionStore["acquireLease"] = (...a) => this.leases.acquireLease(...a);
+  acquireLease: SessionStore["acquireLease"] = (...a) => this.leases.acquireLease(...a);
   // StoreConnection
-  readonly ping: SessionStore["ping"] = () => this.connection.ping();
-  readonly close: SessionStore["close"] = () => this.connection.close();
+  ping: SessionStore["ping"] = () => this.connection.ping();
+  close: SessionStore["close"] = () => this.connection.close();
 }
