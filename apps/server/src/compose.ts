@@ -1,12 +1,13 @@
 /**
- * The composition root: builds the store, the LiveKit adapters, the domain services and the Express app
- * from a Config. main.ts runs it; integration tests build the same thing with their own configuration.
+ * The composition root: takes the stores from createStores (store/create-stores.ts), builds the LiveKit
+ * adapters, the domain services and the Express app from a Config, and wires them. main.ts runs it;
+ * integration tests build the same thing with their own configuration.
  */
 import { randomUUID } from "node:crypto";
 import type { Express } from "express";
 import type { Logger } from "pino";
 import { operatorFilesReloader } from "./config/operator-files.js";
-import { type Config, ConfigError } from "./config.js";
+import type { Config, ConfigError } from "./config.js";
 import { AddressPolicy, type Resolver } from "./customer-webhooks/address-policy.js";
 import { UndiciWebhookSender } from "./customer-webhooks/webhook-sender.js";
 import { AccountLimits } from "./domain/accounts/account-limits.js";
@@ -28,16 +29,7 @@ import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { Metrics } from "./metrics.js";
-import { MemoryWebhookStore } from "./store/memory/customer-webhook-store.js";
-import { MemorySessionStore } from "./store/memory/session-store.js";
-import { MemoryTranscriptStore } from "./store/memory/transcript-store.js";
-import { FlexibleRateLimiter } from "./store/rate-limiter.js";
-import { connectRedis } from "./store/redis/client.js";
-import { RedisWebhookStore } from "./store/redis/customer-webhook-store.js";
-import { guard } from "./store/redis/guard.js";
-import { claimLayout, layoutMismatch } from "./store/redis/layout-version.js";
-import { RedisSessionStore } from "./store/redis/session-store.js";
-import { RedisTranscriptStore } from "./store/redis/transcript-store.js";
+import { createStores } from "./store/create-stores.js";
 import type { Tracing } from "./tracing/tracing.js";
 import { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
 import { RoomReconciler } from "./workers/room-reconciler.js";
@@ -90,28 +82,12 @@ export interface ComposeOverrides {
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
   const metrics = new Metrics();
-  const redis = config.redisUrl ? connectLoggedRedis(config.redisUrl, config, logger, metrics) : undefined;
-  // In memory, the session store queues webhook events in the webhook store's maps, in the same step.
-  const memoryHooks = redis ? undefined : new MemoryWebhookStore();
   const { tracing } = overrides;
-  const webhookStore: WebhookStore = redis
-    ? new RedisWebhookStore(redis, config.redisKeyPrefix, tracing)
-    : (memoryHooks as MemoryWebhookStore);
-  const store =
-    overrides.store ??
-    (redis
-      ? new RedisSessionStore(redis, { prefix: config.redisKeyPrefix, ...(tracing ? { tracing } : {}) })
-      : new MemorySessionStore(Date.now, memoryHooks));
-  const rateLimiter = config.rateLimit.enabled
-    ? new FlexibleRateLimiter(
-        { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, keyPrefix: config.redisKeyPrefix },
-        redis,
-      )
-    : undefined;
+  const stores = createStores(config, { logger, metrics, tracing, sessions: overrides.store });
+  const { sessions: store, webhooks: webhookStore } = stores;
   // A test's own RoomService has no credentials to check.
   const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit }, config.redisKeyPrefix, tracing);
   const credentials = new LiveKitCredentialCheck(livekit, logger);
-  const layout = new StoreLayout(redis, config.redisKeyPrefix);
 
   const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
   const apiKeys = new ApiKeyRing(config.apiKeys.records);
@@ -137,7 +113,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   });
   const transcripts = new TranscriptService({
     sessions: store,
-    transcripts: redis ? new RedisTranscriptStore(redis, config.redisKeyPrefix) : new MemoryTranscriptStore(),
+    transcripts: stores.transcripts,
     durations: sessionSettingsOf(config).durations,
     graceMs: config.transcriptGraceS * 1000,
     eventRetainMs: hooks.eventRetainMs,
@@ -168,14 +144,13 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit
     // accepted our credentials.
     ready: async () => {
-      await store.ping();
-      if (!layout.confirmed) throw new DependencyUnavailableError("store");
+      await stores.connection.ready();
       if (!credentials.verified) throw new DependencyUnavailableError("livekit");
     },
     apiKeys,
     accounts: accountService,
     webhooks: new LiveKitEventReceiver(config.livekit.apiKey, config.livekit.apiSecret),
-    rateLimiter,
+    rateLimiter: stores.rateLimiter,
     metrics,
     logger,
     logError: requestErrorLogger(logger, metrics),
@@ -193,8 +168,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     webhookEndpoints: hooks.endpoints,
     accounts: accountService,
     dispatcher: hooks.dispatcher,
-    // The rate limiter shares the Redis connection even when a test overrides the store.
-    waitForStore: (timeoutMs, pollMs = 50) => waitFor(store, overrides.store ? redis : undefined, layout, timeoutMs, pollMs),
+    waitForStore: (timeoutMs, pollMs = 50) => stores.connection.waitFor(timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
     reloadOperatorFiles: operatorFilesReloader(
       { apiKeysFile: config.apiKeys.file, digitalHumansFile: config.digitalHumans.file },
@@ -206,9 +180,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop()]);
       await hooks.close();
       await livekit?.close();
-      await store.close();
-      // The store closes the connection it was given; an overridden store leaves ours open.
-      if (overrides.store && redis) await redis.quit().catch(() => redis.disconnect());
+      await stores.connection.close();
     },
   };
 }
@@ -260,22 +232,6 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
   return { dispatcher, endpoints, eventRetainMs, close: async () => undici?.close() };
 }
 
-function connectLoggedRedis(url: string, config: Config, logger: Logger, metrics: Metrics): ReturnType<typeof connectRedis> {
-  let lastError = "";
-  return connectRedis({
-    url,
-    mode: config.redisMode,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    // One line per distinct connection error, not one per reconnect attempt.
-    onError: (err) => {
-      metrics.redisError();
-      if (err.message === lastError) return;
-      lastError = err.message;
-      logger.warn({ err: { message: err.message } }, "redis connection error");
-    },
-  });
-}
-
 function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs"> {
   return {
     rtcUrl: config.livekit.url,
@@ -310,52 +266,4 @@ function requestErrorLogger(logger: Logger, metrics: Metrics): ErrorLogger {
       logger.error({ err, request_id: requestId }, "request failed");
     }
   };
-}
-
-/**
- * Resolves true once the store (and the Redis the rate limiter shares) answers and its key layout is
- * confirmed, false after the timeout; rejects with a ConfigError when Redis holds another layout.
- */
-async function waitFor(
-  store: SessionStore,
-  sharedRedis: ReturnType<typeof connectRedis> | undefined,
-  layout: StoreLayout,
-  timeoutMs: number,
-  pollMs: number,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await store.ping();
-      if (sharedRedis) await sharedRedis.ping().catch((cause) => Promise.reject(new DependencyUnavailableError("store", { cause })));
-      await layout.confirm();
-      return true;
-    } catch (error) {
-      if (!(error instanceof DependencyUnavailableError) || Date.now() >= deadline) {
-        if (error instanceof ConfigError) throw error;
-        return false;
-      }
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
-    }
-  }
-}
-
-/** Whether the Redis in use holds this server's key layout (claimed on a fresh Redis); memory always does. */
-class StoreLayout {
-  confirmed: boolean;
-
-  constructor(
-    private readonly redis: ReturnType<typeof connectRedis> | undefined,
-    private readonly prefix: string,
-  ) {
-    this.confirmed = redis === undefined;
-  }
-
-  /** Rejects with DependencyUnavailableError while Redis cannot be asked, ConfigError for another layout. */
-  async confirm(): Promise<void> {
-    if (this.confirmed || !this.redis) return;
-    const check = await guard(() => claimLayout(this.redis as NonNullable<typeof this.redis>, this.prefix));
-    if (check.kind === "other") throw new ConfigError(layoutMismatch(check.found, this.prefix));
-    this.confirmed = true;
-  }
 }

@@ -3,6 +3,8 @@
  * another layout, with one line, rather than misread its keys. A fresh Redis gets this server's layout.
  */
 import type { Cluster, Redis } from "ioredis";
+import { ConfigError } from "../../config/config-error.js";
+import { guard } from "./guard.js";
 import { keyspace, LAYOUT_VERSION } from "./keys.js";
 
 export type LayoutCheck = { kind: "ok" } | { kind: "other"; found: string };
@@ -29,4 +31,27 @@ export function layoutMismatch(found: string, prefix: string): string {
     `Redis holds key layout ${found} under REDIS_KEY_PREFIX "${prefix}"; this server reads and writes layout ${LAYOUT_VERSION}. ` +
     "Run the server version that wrote it, or give this one an empty Redis or another REDIS_KEY_PREFIX (see the README, Upgrades)"
   );
+}
+
+/**
+ * Whether the Redis in use holds this server's key layout (claimed on a fresh Redis); memory always does.
+ * Until it is confirmed the replica is unready.
+ */
+export class StoreLayout {
+  confirmed: boolean;
+
+  constructor(
+    private readonly redis: Redis | Cluster | undefined,
+    private readonly prefix: string,
+  ) {
+    this.confirmed = redis === undefined;
+  }
+
+  /** Rejects with DependencyUnavailableError while Redis cannot be asked, ConfigError for another layout. */
+  async confirm(): Promise<void> {
+    if (this.confirmed || !this.redis) return;
+    const check = await guard(() => claimLayout(this.redis as NonNullable<typeof this.redis>, this.prefix));
+    if (check.kind === "other") throw new ConfigError(layoutMismatch(check.found, this.prefix));
+    this.confirmed = true;
+  }
 }

@@ -1,0 +1,110 @@
+/**
+ * Every store the service uses, made once from the configuration: on Redis (one connection, shared by the
+ * session, webhook and transcript stores and the rate limiter) when REDIS_URL is set, in process memory
+ * otherwise. The only place that decides between the two; compose.ts wires what it returns.
+ */
+import type { Logger } from "pino";
+import type { Config } from "../config.js";
+import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
+import type { WebhookStore } from "../domain/customer-webhooks/ports.js";
+import type { SessionStore } from "../domain/sessions/ports.js";
+import type { TranscriptStore } from "../domain/transcripts/ports.js";
+import type { Tracing } from "../tracing/tracing.js";
+import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
+import { MemorySessionStore } from "./memory/session-store.js";
+import { MemoryTranscriptStore } from "./memory/transcript-store.js";
+import { FlexibleRateLimiter } from "./rate-limiter.js";
+import { connectRedis } from "./redis/client.js";
+import { RedisWebhookStore } from "./redis/customer-webhook-store.js";
+import { StoreLayout } from "./redis/layout-version.js";
+import { RedisSessionStore } from "./redis/session-store.js";
+import { RedisTranscriptStore } from "./redis/transcript-store.js";
+import { StoreReadiness } from "./store-readiness.js";
+
+/** What of the configuration the stores are made from. */
+export type StoreConfig = Pick<Config, "redisUrl" | "redisMode" | "redisCommandTimeoutMs" | "redisKeyPrefix" | "rateLimit">;
+
+export interface StoreOptions {
+  /** Where the Redis connection's errors are logged, one line per distinct error. */
+  logger: Logger;
+  metrics: { redisError(): void };
+  /** Spans of the Redis scripts. */
+  tracing?: Tracing | undefined;
+  /** A session store of the caller's (a test's), used instead of the one made here; it closes its own connection. */
+  sessions?: SessionStore | undefined;
+}
+
+export interface Stores {
+  sessions: SessionStore;
+  webhooks: WebhookStore;
+  transcripts: TranscriptStore;
+  /** Per-API-key rate limits on the same store; undefined when they are off. */
+  rateLimiter: RateLimiter | undefined;
+  connection: StoresConnection;
+}
+
+/** The stores as one dependency: whether they can be used, waiting until they can, closing them. */
+export interface StoresConnection {
+  /** Rejects with DependencyUnavailableError unless the store answers and holds this server's key layout. */
+  ready(): Promise<void>;
+  /** See Composed.waitForStore. */
+  waitFor(timeoutMs: number, pollMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createStores(config: StoreConfig, options: StoreOptions): Stores {
+  const redis = config.redisUrl ? connectLoggedRedis(config.redisUrl, config, options) : undefined;
+  const prefix = config.redisKeyPrefix;
+  const { tracing } = options;
+  let sessions: SessionStore;
+  let webhooks: WebhookStore;
+  let transcripts: TranscriptStore;
+  if (redis) {
+    webhooks = new RedisWebhookStore(redis, prefix, tracing);
+    sessions = options.sessions ?? new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}) });
+    transcripts = new RedisTranscriptStore(redis, prefix);
+  } else {
+    // In memory, the session store queues webhook events in the webhook store's maps, in the same step.
+    const memoryHooks = new MemoryWebhookStore();
+    webhooks = memoryHooks;
+    sessions = options.sessions ?? new MemorySessionStore(Date.now, memoryHooks);
+    transcripts = new MemoryTranscriptStore();
+  }
+  const { rateLimit } = config;
+  const rateLimiter = rateLimit.enabled
+    ? new FlexibleRateLimiter({ perSecond: rateLimit.perSecond, burst: rateLimit.burst, keyPrefix: prefix }, redis)
+    : undefined;
+  // A store of the caller's pings its own connection, not ours, which the others share.
+  const readiness = new StoreReadiness(sessions, options.sessions ? redis : undefined, new StoreLayout(redis, prefix));
+  return {
+    sessions,
+    webhooks,
+    transcripts,
+    rateLimiter,
+    connection: {
+      ready: () => readiness.ready(),
+      waitFor: (timeoutMs, pollMs) => readiness.waitFor(timeoutMs, pollMs),
+      close: async () => {
+        await sessions.close();
+        // The session store closes the connection it was given; a store of the caller's leaves ours open.
+        if (options.sessions && redis) await redis.quit().catch(() => redis.disconnect());
+      },
+    },
+  };
+}
+
+function connectLoggedRedis(url: string, config: StoreConfig, { logger, metrics }: StoreOptions): ReturnType<typeof connectRedis> {
+  let lastError = "";
+  return connectRedis({
+    url,
+    mode: config.redisMode,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    // One line per distinct connection error, not one per reconnect attempt.
+    onError: (err) => {
+      metrics.redisError();
+      if (err.message === lastError) return;
+      lastError = err.message;
+      logger.warn({ err: { message: err.message } }, "redis connection error");
+    },
+  });
+}
