@@ -1,10 +1,11 @@
 /**
- * A create and an end step across Redis slots (session-store.ts): this stops a replica for good between
- * each two of its steps, as a crash would (the request never answers, nothing after the step runs), and
- * checks what another replica of the same deployment, sharing its Redis and its LiveKit, then makes of
- * it: the retry with the same Idempotency-Key finishes the create with the same session (and the same
- * room), or, without a retry, the crashed create's place under the cap is given back; an end stored
- * but not followed up has its place given back and its usage counted once.
+ * A create and an end step across Redis slots (store/redis/sessions/idempotent-creates.ts and
+ * session-records.ts): this stops a replica for good between each two of its steps, as a crash would (the
+ * request never answers, nothing after the step runs), and checks what another replica of the same
+ * deployment, sharing its Redis and its LiveKit, then makes of it: the retry with the same
+ * Idempotency-Key finishes the create with the same session (and the same room), or, without a retry,
+ * the crashed create's place under the cap is given back; an end stored but not followed up has its
+ * place given back and its usage counted once.
  */
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, inject, it } from "vitest";
