@@ -15,7 +15,7 @@ import { OPEN_SESSION_SCRIPTS } from "./sessions/open-sessions-scripts.js";
 import { SESSION_RECORD_SCRIPTS } from "./sessions/session-records-scripts.js";
 import { TIMER_QUEUE_SCRIPTS } from "./sessions/timer-queue-scripts.js";
 
-export const SCRIPTS = {
+const SCRIPTS = {
   ...IDEMPOTENT_CREATE_SCRIPTS,
   ...OPEN_SESSION_SCRIPTS,
   ...SESSION_RECORD_SCRIPTS,
@@ -24,7 +24,7 @@ export const SCRIPTS = {
   ...WEBHOOK_SCRIPTS,
 };
 
-export type ScriptName = keyof typeof SCRIPTS;
+type ScriptName = keyof typeof SCRIPTS;
 type ArgsOf<N extends ScriptName> = (typeof SCRIPTS)[N] extends Script<infer Args, unknown> ? Args : never;
 type ReplyOf<N extends ScriptName> = (typeof SCRIPTS)[N] extends Script<unknown, infer Reply> ? Reply : never;
 
