@@ -11,7 +11,7 @@
  * record that cannot be read, DependencyFaultError (500): guard.ts sorts them.
  */
 import type { Cluster, Redis } from "ioredis";
-import type { SessionStore } from "../../domain/sessions/ports.js";
+import { AssembledSessionStore } from "../assembled-session-store.js";
 import { type RedisSessionStoreOptions, sessionStoreContext } from "./sessions/context.js";
 import { RedisEndingMarks } from "./sessions/ending-marks.js";
 import { RedisIdempotentCreates } from "./sessions/idempotent-creates.js";
@@ -25,16 +25,9 @@ import { RedisUsageCounters } from "./sessions/usage-counters.js";
 
 export type { RedisSessionStoreOptions, StoreStep } from "./sessions/context.js";
 
-export class RedisSessionStore implements SessionStore {
-  readonly creates: RedisIdempotentCreates;
-  readonly records: RedisSessionRecords;
+export class RedisSessionStore extends AssembledSessionStore {
+  /** The lists of sessions (a test steps between their reads). */
   readonly list: RedisSessionList;
-  readonly places: OpenSessions;
-  readonly counters: RedisUsageCounters;
-  readonly timers: RedisTimerQueue;
-  readonly endings: RedisEndingMarks;
-  readonly leases: RedisLeases;
-  readonly connection: RedisStoreConnection;
 
   /** `options` as a string is the key prefix alone. */
   constructor(
@@ -43,46 +36,17 @@ export class RedisSessionStore implements SessionStore {
     options: RedisSessionStoreOptions | string = {},
   ) {
     const context = sessionStoreContext(redis, options);
-    this.places = new OpenSessions(context);
-    this.creates = new RedisIdempotentCreates(context, this.places);
-    this.records = new RedisSessionRecords(context, this.places);
-    this.list = new RedisSessionList(context);
-    this.counters = new RedisUsageCounters(context);
-    this.timers = new RedisTimerQueue(context);
-    this.endings = new RedisEndingMarks(context);
-    this.leases = new RedisLeases(context);
-    this.connection = new RedisStoreConnection(context);
+    const places = new OpenSessions(context);
+    const list = new RedisSessionList(context);
+    super({
+      creates: new RedisIdempotentCreates(context, places),
+      records: new RedisSessionRecords(context, places, list),
+      counters: new RedisUsageCounters(context),
+      timers: new RedisTimerQueue(context),
+      endings: new RedisEndingMarks(context),
+      leases: new RedisLeases(context),
+      connection: new RedisStoreConnection(context),
+    });
+    this.list = list;
   }
-
-  // IdempotentCreates
-  beginCreate: SessionStore["beginCreate"] = (...a) => this.creates.beginCreate(...a);
-  completeCreate: SessionStore["completeCreate"] = (...a) => this.creates.completeCreate(...a);
-  abandonCreate: SessionStore["abandonCreate"] = (...a) => this.creates.abandonCreate(...a);
-  // SessionRecords
-  getSession: SessionStore["getSession"] = (...a) => this.records.getSession(...a);
-  findSession: SessionStore["findSession"] = (...a) => this.records.findSession(...a);
-  readForChange: SessionStore["readForChange"] = (...a) => this.records.readForChange(...a);
-  replaceSession: SessionStore["replaceSession"] = (...a) => this.records.replaceSession(...a);
-  rememberEvent: SessionStore["rememberEvent"] = (...a) => this.records.rememberEvent(...a);
-  listSessions: SessionStore["listSessions"] = (...a) => this.list.listSessions(...a);
-  settleEnded: SessionStore["settleEnded"] = (...a) => this.places.settleEnded(...a);
-  openSessions: SessionStore["openSessions"] = (...a) => this.places.openSessions(...a);
-  // UsageCounters
-  usage: SessionStore["usage"] = (...a) => this.counters.usage(...a);
-  countUsage: SessionStore["countUsage"] = (...a) => this.counters.countUsage(...a);
-  // TimerQueue
-  scheduleTimers: SessionStore["scheduleTimers"] = (...a) => this.timers.scheduleTimers(...a);
-  cancelTimer: SessionStore["cancelTimer"] = (...a) => this.timers.cancelTimer(...a);
-  cancelTimers: SessionStore["cancelTimers"] = (...a) => this.timers.cancelTimers(...a);
-  sessionTimers: SessionStore["sessionTimers"] = (...a) => this.timers.sessionTimers(...a);
-  claimDueTimers: SessionStore["claimDueTimers"] = (...a) => this.timers.claimDueTimers(...a);
-  completeTimer: SessionStore["completeTimer"] = (...a) => this.timers.completeTimer(...a);
-  // EndingMarks
-  markEnding: SessionStore["markEnding"] = (...a) => this.endings.markEnding(...a);
-  clearEnding: SessionStore["clearEnding"] = (...a) => this.endings.clearEnding(...a);
-  // Leases
-  acquireLease: SessionStore["acquireLease"] = (...a) => this.leases.acquireLease(...a);
-  // StoreConnection
-  ping: SessionStore["ping"] = () => this.connection.ping();
-  close: SessionStore["close"] = () => this.connection.close();
 }

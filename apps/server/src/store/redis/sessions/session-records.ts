@@ -1,17 +1,18 @@
 /**
- * Stored sessions on Redis (SessionRecords, but for their lists, session-list.ts, and their places among
- * the open ones, open-sessions.ts): a session is one JSON string in its shard, read by id, and changed by
+ * Stored sessions on Redis (SessionRecords; their lists are session-list.ts's, their places among the open
+ * ones open-sessions.ts's): a session is one JSON string in its shard, read by id, and changed by
  * compare-and-set with its timers, its LiveKit event and the webhook events it causes in one script
  * (session-records-scripts.ts). An end is that script, which lists the session among its day's ended ones,
  * then gives back its place and counts its usage: a crash between the two leaves the place held until the
  * repair (a timer of the ended session, or a create at the cap, runs it).
  */
-import type { SessionChange, SessionRecords, SessionSnapshot, SessionVersion } from "../../../domain/sessions/ports.js";
+import type { ListQuery, SessionChange, SessionRecords, SessionSnapshot, SessionVersion } from "../../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../../domain/sessions/session.js";
 import { guard } from "../guard.js";
 import { dayOf, decodeSession, encodeSession, shardOf, timerMember } from "../keys.js";
 import { eventKeys, ownSession, type SessionStoreContext } from "./context.js";
 import type { OpenSessions } from "./open-sessions.js";
+import type { RedisSessionList } from "./session-list.js";
 
 /** A session's version here: the JSON it was read as, and the account's webhook routes read with it. */
 interface RedisVersion {
@@ -19,12 +20,11 @@ interface RedisVersion {
   routes: Record<string, string>;
 }
 
-export class RedisSessionRecords
-  implements Pick<SessionRecords, "getSession" | "findSession" | "readForChange" | "replaceSession" | "rememberEvent">
-{
+export class RedisSessionRecords implements SessionRecords {
   constructor(
     private readonly context: SessionStoreContext,
     private readonly places: OpenSessions,
+    private readonly list: RedisSessionList,
   ) {}
 
   /** The session if it is this account's: sessions are kept by id, so another account's is not found. */
@@ -104,5 +104,17 @@ export class RedisSessionRecords
     return guard(async () => {
       await redis.set(keys.livekitEvent(sessionId, eventId), "1", "PX", ttlMs);
     });
+  }
+
+  listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]> {
+    return this.list.listSessions(accountId, query);
+  }
+
+  openSessions(accountId: string): Promise<number> {
+    return this.places.openSessions(accountId);
+  }
+
+  settleEnded(record: SessionRecord): Promise<void> {
+    return this.places.settleEnded(record);
   }
 }
