@@ -2,31 +2,22 @@
  * The session store's port contracts (test/contract) against the Redis adapter: on one Redis in the
  * api:redis project, on a Redis Cluster in api:cluster. Each test gets a key prefix of its own.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectRedis } from "../../src/store/redis/client.js";
+import { describe, expect, it } from "vitest";
 import { RedisSessionStore } from "../../src/store/redis/session-store.js";
 import { changed, created, fresh, listQuery, sessionStoreContract } from "../contract/session-store.contract.js";
-import { STORE } from "../support/harness.js";
+import { REDIS_ADAPTER, useRedis } from "./redis-connection.js";
 
-let redis: ReturnType<typeof connectRedis>;
-beforeAll(async () => {
-  redis = connectRedis({ url: inject("redisUrl"), mode: inject("redisMode"), commandTimeoutMs: 2000 });
-  // No offline queue: wait until the connection is up.
-  if (redis.status !== "ready") await new Promise((resolve) => redis.once("ready", resolve));
-});
-afterAll(async () => {
-  await redis?.quit();
-});
+const redis = useRedis();
 
-sessionStoreContract(STORE === "cluster" ? "Redis Cluster" : "Redis", async () => ({
-  store: new RedisSessionStore(redis, `contract${crypto.randomUUID().slice(0, 8)}`),
+sessionStoreContract(REDIS_ADAPTER, async () => ({
+  store: new RedisSessionStore(redis(), `contract${crypto.randomUUID().slice(0, 8)}`),
   // The connection is the file's; each store only has its own prefix.
   close: async () => {},
 }));
 
-describe(`the ${STORE === "cluster" ? "Redis Cluster" : "Redis"} store's list`, () => {
+describe(`the ${REDIS_ADAPTER} store's list`, () => {
   it("lists a session that ends between the list's index reads and its record reads once, ended", async () => {
-    const store = new RedisSessionStore(redis, `race${crypto.randomUUID().slice(0, 8)}`);
+    const store = new RedisSessionStore(redis(), `race${crypto.randomUUID().slice(0, 8)}`);
     const account = "acct_race";
     const older = await created(store, fresh(account, 2000));
     const ending = await created(store, fresh(account, 1000));

@@ -1,29 +1,18 @@
 /** The transcript store's port contract against the Redis adapter (one Redis, or a Cluster in api:cluster), and its expiry. */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectRedis } from "../../src/store/redis/client.js";
+import { describe, expect, it } from "vitest";
 import { keyspace } from "../../src/store/redis/keys.js";
 import { RedisTranscriptStore } from "../../src/store/redis/transcript-store.js";
 import { transcriptStoreContract } from "../contract/transcript-store.contract.js";
-import { STORE } from "../support/harness.js";
+import { REDIS_ADAPTER, useRedis } from "./redis-connection.js";
 
-let redis: ReturnType<typeof connectRedis>;
-beforeAll(async () => {
-  redis = connectRedis({ url: inject("redisUrl"), mode: inject("redisMode"), commandTimeoutMs: 2000 });
-  if (redis.status !== "ready") await new Promise((resolve) => redis.once("ready", resolve));
-});
-afterAll(async () => {
-  await redis?.quit();
-});
+const redis = useRedis();
 
-transcriptStoreContract(
-  STORE === "cluster" ? "Redis Cluster" : "Redis",
-  () => new RedisTranscriptStore(redis, `tr${crypto.randomUUID().slice(0, 8)}`),
-);
+transcriptStoreContract(REDIS_ADAPTER, () => new RedisTranscriptStore(redis(), `tr${crypto.randomUUID().slice(0, 8)}`));
 
 describe("the Redis transcript store's keys", () => {
   it("expire when they are told to: with the session, never later", async () => {
     const prefix = `tx${crypto.randomUUID().slice(0, 8)}`;
-    const store = new RedisTranscriptStore(redis, prefix);
+    const store = new RedisTranscriptStore(redis(), prefix);
     const keys = keyspace(prefix);
     const id = crypto.randomUUID();
     const now = Date.now();
@@ -37,12 +26,12 @@ describe("the Redis transcript store's keys", () => {
       nowMs: now,
       expiresAtMs: now + 3_600_000,
     });
-    const expiry = async () => [await redis.pexpiretime(keys.transcript(id)), await redis.pexpiretime(keys.transcriptOrder(id))];
+    const expiry = async () => [await redis().pexpiretime(keys.transcript(id)), await redis().pexpiretime(keys.transcriptOrder(id))];
     expect(await expiry()).toEqual([now + 3_600_000, now + 3_600_000]);
     await store.expireAt(id, now + 60_000);
     expect(await expiry()).toEqual([now + 60_000, now + 60_000]);
     await store.deleteTranscript(id, now, now + 60_000);
-    expect(await redis.pexpiretime(keys.transcript(id))).toBe(now + 60_000);
-    expect(await redis.exists(keys.transcriptOrder(id))).toBe(0);
+    expect(await redis().pexpiretime(keys.transcript(id))).toBe(now + 60_000);
+    expect(await redis().exists(keys.transcriptOrder(id))).toBe(0);
   });
 });
