@@ -27,6 +27,8 @@ export default {
         "openapi/v1.yaml#/paths/~1v1~1me/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1digital-humans~1%7Bdigital_human_id%7D/get/responses",
+        "openapi/v1.yaml#/paths/~1v1~1digital-humans~1%7Bdigital_human_id%7D/delete/responses",
+        "openapi/v1.yaml#/paths/~1v1~1voices/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints~1%7Bendpoint_id%7D/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints~1%7Bendpoint_id%7D/delete/responses",
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints~1%7Bendpoint_id%7D~1rotate-secret/post/responses",

@@ -25,6 +25,7 @@ export interface MemoryFigures {
 /** What each key of the layout is, for the per-key table (the prefix is the bench's default, `dhs`). */
 const KEY_KINDS: [string, RegExp][] = [
   ["session record (its shard)", /:session:/],
+  ["the persona it was created with (its shard; kept while it can be open)", /:persona:/],
   ["Idempotency-Key record (its session's shard)", /:idem:/],
   ["open sessions (per account, bounded by its cap)", /:open$/],
   ["creates in flight (per account)", /:claims$/],

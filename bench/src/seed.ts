@@ -5,8 +5,10 @@
  */
 import { AccountLimits } from "@dhs/server/domain/accounts/account-limits.js";
 import { DigitalHumanCatalog } from "@dhs/server/domain/digital-humans/digital-human-catalog.js";
+import { DigitalHumanService } from "@dhs/server/domain/digital-humans/digital-human-service.js";
 import { SessionService } from "@dhs/server/domain/sessions/session-service.js";
 import { LiveKitTokenIssuer } from "@dhs/server/livekit/token-issuer.js";
+import { RedisDigitalHumanStore } from "@dhs/server/store/redis/digital-humans/digital-human-store.js";
 import { RedisSessionStore } from "@dhs/server/store/redis/session-store.js";
 import { DIGITAL_HUMANS } from "@dhs/testkit";
 import type { Cluster, Redis } from "ioredis";
@@ -15,6 +17,14 @@ import { LIVEKIT, STORED_ACCOUNT } from "./settings.js";
 
 /** The service's own session use cases on this Redis (store and tokens real, LiveKit a no-op). */
 export function seedService(redis: Redis | Cluster) {
+  const catalog = new DigitalHumanCatalog([DIGITAL_HUMANS[0]], [{ id: "slt", name: "SLT", language: "en", description: null }]);
+  const personas = new DigitalHumanService({
+    store: new RedisDigitalHumanStore(redis, "dhs"),
+    catalog,
+    limit: () => 100,
+    maxSessionDurationS: () => 1800,
+    idempotencyKeyTtlMs: 86_400_000,
+  });
   return new SessionService({
     store: new RedisSessionStore(redis),
     rooms: {
@@ -25,7 +35,8 @@ export function seedService(redis: Redis | Cluster) {
       listSessionRooms: async () => [],
     },
     tokens: new LiveKitTokenIssuer(LIVEKIT.key, LIVEKIT.secret),
-    catalog: new DigitalHumanCatalog([DIGITAL_HUMANS[0]]),
+    catalog,
+    personas,
     accounts: new AccountLimits(Number.MAX_SAFE_INTEGER),
     settings: {
       eventRetainMs: 86_400_000,

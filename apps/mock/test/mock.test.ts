@@ -16,6 +16,7 @@ const errorExample = (response: string) =>
   Object.values<Json>(contract.components.responses[response].content["application/json"].examples)[0]?.value;
 
 const SESSION_ID = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
+const DH_ID = "9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c";
 let prism: ChildProcess;
 let base: string;
 
@@ -60,6 +61,10 @@ describe("pnpm mock", () => {
     ["getPrincipal", "GET", "/v1/me", 200, example("PrincipalReadWrite")],
     ["getSessionTranscript", "GET", `/v1/sessions/${SESSION_ID}/transcript?limit=50`, 200, example("TranscriptComplete")],
     ["deleteSessionTranscript", "DELETE", `/v1/sessions/${SESSION_ID}/transcript`, 200, example("TranscriptDeleted")],
+    ["listDigitalHumans", "GET", "/v1/digital-humans?kind=custom", 200, example("DigitalHumanListPage")],
+    ["getDigitalHuman", "GET", `/v1/digital-humans/${DH_ID}`, 200, example("DigitalHumanAva")],
+    ["deleteDigitalHuman", "DELETE", `/v1/digital-humans/${DH_ID}`, 200, example("DigitalHumanDeleted")],
+    ["listVoices", "GET", "/v1/voices", 200, example("VoiceListAll")],
   ])("answers %s with its first example", async (_name, method, path, status, body) => {
     const res = await fetch(`${base}${path}`, { method, headers: auth });
     expect(res.status).toBe(status);
@@ -98,6 +103,29 @@ describe("pnpm mock", () => {
     };
     const invalid = await fetch(path, { method: "POST", headers: { ...token, ...json }, body: JSON.stringify({ segments: [segment] }) });
     expect(invalid.status).toBe(422);
+  });
+
+  it("answers a digital human's create and change with their examples, 409 read-only on request, and 422 for an unknown field", async () => {
+    const created = await fetch(`${base}/v1/digital-humans`, {
+      method: "POST",
+      headers: { ...auth, ...json, "Idempotency-Key": "qa-dh-1" },
+      body: JSON.stringify({ name: "Maya", greeting: null }),
+    });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual(example("DigitalHumanMaya"));
+    const patch = (headers: Record<string, string>, body: unknown) =>
+      fetch(`${base}/v1/digital-humans/${DH_ID}`, {
+        method: "PATCH",
+        headers: { ...auth, ...json, ...headers },
+        body: JSON.stringify(body),
+      });
+    const changed = await patch({}, { greeting: "Hi {participant_identity}." });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toEqual(example("DigitalHumanMaya"));
+    const readOnly = await patch({ Prefer: "code=409" }, { name: "Eve" });
+    expect(readOnly.status).toBe(409);
+    expect(((await readOnly.json()) as { code: string }).code).toBe("digital_human_read_only");
+    expect((await patch({}, { colour: "blue" })).status).toBe(422);
   });
 
   it("answers 401 with the Unauthorized example when no API key is sent", async () => {

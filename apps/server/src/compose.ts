@@ -18,7 +18,9 @@ import type { WebhookSender, WebhookStore } from "./domain/customer-webhooks/por
 import { RetrySchedule } from "./domain/customer-webhooks/retry-schedule.js";
 import { DependencyFaultError, DependencyUnavailableError } from "./domain/dependency-errors.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catalog.js";
+import { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
 import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
+import { maxDurationSOf } from "./domain/sessions/session-deps.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
 import { TranscriptService } from "./domain/transcripts/transcript-service.js";
 import { createApp } from "./http/app.js";
@@ -46,6 +48,7 @@ export interface Composed {
   webhookStore: WebhookStore;
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
+  digitalHumans: DigitalHumanService;
   /** Delivers customer webhook events; main starts it beside the sweeper. */
   dispatcher: CustomerWebhookDispatcher;
   /**
@@ -91,11 +94,18 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
 
   const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
   const apiKeys = new ApiKeyRing(config.apiKeys.records);
-  const catalog = new DigitalHumanCatalog(config.digitalHumans.entries);
+  const catalog = new DigitalHumanCatalog(config.digitalHumans.entries, config.digitalHumans.voices);
   const accounts = new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts, config.testMaxOpenSessions);
+  const settings = sessionSettingsOf(config);
+  const digitalHumans = new DigitalHumanService({
+    store: stores.digitalHumans,
+    catalog,
+    limit: () => config.accountMaxDigitalHumans,
+    maxSessionDurationS: (principal) => maxDurationSOf(settings, principal.accountId),
+    idempotencyKeyTtlMs: settings.idempotencyKeyTtlMs,
+  });
   const accountService = new AccountService({
     store,
-    catalog,
     accounts,
     rateLimit: config.rateLimit.enabled ? { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst } : undefined,
   });
@@ -104,8 +114,9 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     rooms: overrides.rooms ?? (livekit as LiveKitRoomService),
     tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
     catalog,
+    personas: digitalHumans,
     accounts,
-    settings: { ...sessionSettingsOf(config), eventRetainMs: hooks.eventRetainMs },
+    settings: { ...settings, eventRetainMs: hooks.eventRetainMs },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
     metrics,
@@ -114,7 +125,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const transcripts = new TranscriptService({
     sessions: store,
     transcripts: stores.transcripts,
-    durations: sessionSettingsOf(config).durations,
+    durations: settings.durations,
     graceMs: config.transcriptGraceS * 1000,
     eventRetainMs: hooks.eventRetainMs,
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
@@ -149,6 +160,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     },
     apiKeys,
     accounts: accountService,
+    digitalHumans,
     webhooks: new LiveKitEventReceiver(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter: stores.rateLimiter,
     metrics,
@@ -167,6 +179,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     webhookStore,
     webhookEndpoints: hooks.endpoints,
     accounts: accountService,
+    digitalHumans,
     dispatcher: hooks.dispatcher,
     waitForStore: (timeoutMs, pollMs = 50) => stores.connection.waitFor(timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),

@@ -304,12 +304,12 @@ describe("loadConfig", () => {
           keys: [{ id: "k", account_id: "a", scopes: ["sessions:read", 3], sha256: "a".repeat(64) }],
         }),
       },
-      /^API_KEYS_FILE: keys\[0\]\.scopes must be a list of sessions:read, sessions:write, webhooks:read, webhooks:write$/,
+      /^API_KEYS_FILE: keys\[0\]\.scopes must be a list of sessions:read, sessions:write, digital_humans:read, digital_humans:write, webhooks:read, webhooks:write$/,
     ],
     [
       "DIGITAL_HUMANS_FILE",
       { DIGITAL_HUMANS_FILE: file("dh-name.json", { digital_humans: [{ id: AVA_ID, name: "", agent_name: "ava" }] }) },
-      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.name must be a non-empty string$/,
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.name must be 1-100 characters, no control character$/,
     ],
     [
       "DIGITAL_HUMANS_FILE",
@@ -323,7 +323,68 @@ describe("loadConfig", () => {
           digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", description: "x".repeat(501) }],
         }),
       },
-      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.description must be a string of at most 500 characters$/,
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.description must be a string of 1-500 characters, no control character$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-long-name.json", { digital_humans: [{ id: AVA_ID, name: "x".repeat(101), agent_name: "ava" }] }) },
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.name must be 1-100 characters, no control character$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-voice.json", { digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", voice: "nope" }] }) },
+      'DIGITAL_HUMANS_FILE: digital_humans[0].voice "nope" is not one of the voices',
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-lang.json", { digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", language: "fr" }] }) },
+      'DIGITAL_HUMANS_FILE: digital_humans[0].language "fr" is not its voice\'s (en)',
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-greeting.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", greeting: "Hi\u0007" }],
+        }),
+      },
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.greeting must be null or 1-1000 characters, no control character$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-duration.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava", max_session_duration_s: 0 }],
+        }),
+      },
+      /^DIGITAL_HUMANS_FILE: digital_humans\[0\]\.max_session_duration_s must be null or an integer from 1 to 86400$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      { DIGITAL_HUMANS_FILE: file("dh-voices.json", { digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava" }], voices: [] }) },
+      /^DIGITAL_HUMANS_FILE: "voices" must be a list of at least one voice$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-voice-id.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava" }],
+          voices: [{ id: "Bad Voice", name: "B", language: "en" }],
+        }),
+      },
+      /^DIGITAL_HUMANS_FILE: voices\[0\]\.id must be 1-64 characters of a-z 0-9 _ \. - \(a voice id\)$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-voice-twice.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava" }],
+          voices: [
+            { id: "slt", name: "A", language: "en" },
+            { id: "slt", name: "B", language: "en" },
+          ],
+        }),
+      },
+      'DIGITAL_HUMANS_FILE: voices[1].id "slt" is listed twice',
     ],
   ])("refuses a bad %s with one line naming it", (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -57,6 +57,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accountMaxOpenSessions: s.ACCOUNT_MAX_OPEN_SESSIONS,
     /** Open sessions an account's test keys may have (test data is apart from live data). */
     testMaxOpenSessions: s.TEST_MAX_OPEN_SESSIONS,
+    /** Digital humans of its own an account may have in each mode. */
+    accountMaxDigitalHumans: s.ACCOUNT_MAX_DIGITAL_HUMANS,
     participantTokenTtlS: s.PARTICIPANT_TOKEN_TTL_S,
     sessionJoinTimeoutS: s.SESSION_JOIN_TIMEOUT_S,
     digitalHumanJoinTimeoutS: s.DIGITAL_HUMAN_JOIN_TIMEOUT_S,

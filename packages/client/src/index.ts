@@ -11,6 +11,8 @@
 
 import type {
   ApiKeyOperationId,
+  DigitalHumanCreate,
+  DigitalHumanUpdate,
   GetSessionTranscriptQuery,
   GetUsageQuery,
   ListDigitalHumansQuery,
@@ -31,7 +33,11 @@ export type {
   ApiError,
   components,
   DigitalHuman,
+  DigitalHumanCreate,
+  DigitalHumanDeleted,
+  DigitalHumanKind,
   DigitalHumanList,
+  DigitalHumanUpdate,
   EndReason,
   ListSessionsQuery,
   Mode,
@@ -53,6 +59,8 @@ export type {
   TranscriptStatus,
   Usage,
   UsageCounts,
+  Voice,
+  VoiceList,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -80,6 +88,7 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
+/** The options of a create (a session's, a digital human's). */
 export interface CreateSessionOptions {
   /**
    * Names this logical create; send the same key to retry it. Generated (a UUID v4) when omitted, and
@@ -88,6 +97,8 @@ export interface CreateSessionOptions {
   idempotencyKey?: string;
   signal?: AbortSignal;
 }
+
+export type CreateOptions = CreateSessionOptions;
 
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -125,6 +136,7 @@ export function createClient(options: ClientOptions) {
 
   const sessionPath = (sessionId: string) => ({ params: { path: { session_id: sessionId } } });
   const endpointPath = (endpointId: string) => ({ params: { path: { endpoint_id: endpointId } } });
+  const digitalHumanPath = (digitalHumanId: string) => ({ params: { path: { digital_human_id: digitalHumanId } } });
 
   const methods = {
     /** POST /v1/sessions: creates a session; replays the first answer for a repeated key and body. */
@@ -190,17 +202,49 @@ export function createClient(options: ClientOptions) {
       return raw.GET("/v1/me", signalOption(opts.signal));
     },
 
-    /** GET /v1/digital-humans: the digital humans the account may use; `default` marks the one a create gets. */
+    /**
+     * POST /v1/digital-humans: makes a digital human of the account's own, with its persona; replays the
+     * first answer for a repeated key and body (a key is generated when none is given).
+     */
+    createDigitalHuman(body: DigitalHumanCreate, opts: CreateOptions = {}) {
+      const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
+      return raw.POST("/v1/digital-humans", {
+        body,
+        params: { header: { "Idempotency-Key": idempotencyKey } },
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /**
+     * GET /v1/digital-humans: the account's own digital humans (newest first), then the stock ones;
+     * `default` marks the one a create without `digital_human_id` gets.
+     */
     listDigitalHumans(query: ListDigitalHumansQuery = {}, opts: RequestOptions = {}) {
       return raw.GET("/v1/digital-humans", { params: { query }, ...signalOption(opts.signal) });
     },
 
-    /** GET /v1/digital-humans/{id}. */
+    /** GET /v1/digital-humans/{id}: a stock one or one of the account's own. */
     getDigitalHuman(digitalHumanId: string, opts: RequestOptions = {}) {
-      return raw.GET("/v1/digital-humans/{digital_human_id}", {
-        params: { path: { digital_human_id: digitalHumanId } },
+      return raw.GET("/v1/digital-humans/{digital_human_id}", { ...digitalHumanPath(digitalHumanId), ...signalOption(opts.signal) });
+    },
+
+    /** PATCH /v1/digital-humans/{id}: changes the fields given (`null` clears one); sessions already made keep their persona. */
+    updateDigitalHuman(digitalHumanId: string, body: DigitalHumanUpdate, opts: RequestOptions = {}) {
+      return raw.PATCH("/v1/digital-humans/{digital_human_id}", {
+        ...digitalHumanPath(digitalHumanId),
+        body,
         ...signalOption(opts.signal),
       });
+    },
+
+    /** DELETE /v1/digital-humans/{id}: no session can be made with it any more. Not retried (a second try would answer 404). */
+    deleteDigitalHuman(digitalHumanId: string, opts: RequestOptions = {}) {
+      return raw.DELETE("/v1/digital-humans/{digital_human_id}", { ...digitalHumanPath(digitalHumanId), ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/voices: the voices a digital human may speak with, the default first. */
+    listVoices(opts: RequestOptions = {}) {
+      return raw.GET("/v1/voices", signalOption(opts.signal));
     },
 
     /** GET /v1/usage: the account's usage per UTC day (the last 30 days by default, at most 92). */

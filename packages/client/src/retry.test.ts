@@ -29,6 +29,15 @@ describe("isSafeToRetry", () => {
     ["a path that only ends like enable", { given: new Request("http://x/v1/sessions/abc/enable", { method: "POST" }), want: false }],
     ["endSession behind a base URL's prefix", { given: new Request("http://x/dhs/v1/sessions/abc/end", { method: "POST" }), want: true }],
     ["a retry-safe path with another method", { given: new Request("http://x/v1/sessions/abc/end", { method: "DELETE" }), want: false }],
+    [
+      "updateDigitalHuman (the same change twice is one change)",
+      { given: new Request("http://x/v1/digital-humans/d1", { method: "PATCH" }), want: true },
+    ],
+    ["deleteDigitalHuman", { given: new Request("http://x/v1/digital-humans/d1", { method: "DELETE" }), want: false }],
+    [
+      "createDigitalHuman with a key",
+      { given: new Request("http://x/v1/digital-humans", { method: "POST", headers: { "Idempotency-Key": "k" } }), want: true },
+    ],
   ];
   it.each(cases)("%s", (_name, { given, want }) => {
     expect(isSafeToRetry(given)).toBe(want);

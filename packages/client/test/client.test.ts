@@ -61,6 +61,26 @@ describe("each operation sends the request the contract describes", () => {
     ],
     ["getDigitalHuman", { call: (c) => c.getDigitalHuman(ID), method: "GET", path: `/v1/digital-humans/${ID}` }],
     [
+      "createDigitalHuman",
+      {
+        call: (c) => c.createDigitalHuman({ name: "Maya", greeting: null }),
+        method: "POST",
+        path: "/v1/digital-humans",
+        body: { name: "Maya", greeting: null },
+      },
+    ],
+    [
+      "updateDigitalHuman",
+      {
+        call: (c) => c.updateDigitalHuman(ID, { instructions: null, voice: "slt" }),
+        method: "PATCH",
+        path: `/v1/digital-humans/${ID}`,
+        body: { instructions: null, voice: "slt" },
+      },
+    ],
+    ["deleteDigitalHuman", { call: (c) => c.deleteDigitalHuman(ID), method: "DELETE", path: `/v1/digital-humans/${ID}` }],
+    ["listVoices", { call: (c) => c.listVoices(), method: "GET", path: "/v1/voices" }],
+    [
       "getUsage",
       {
         call: (c) => c.getUsage({ from: "2026-11-01", to: "2026-11-30" }),

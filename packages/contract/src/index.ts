@@ -12,6 +12,7 @@ export { type OperationInfo, operationList } from "./generated/operations.js";
 
 export type { components, operations, paths, webhooks } from "./generated/v1.js";
 export {
+  digitalHumanKindValues,
   endReasonValues,
   errorCodeValues,
   modeValues,
@@ -51,7 +52,13 @@ export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type WebhookDeliveryList = Schemas["WebhookDeliveryList"];
 export type ListWebhookDeliveriesQuery = NonNullable<operations["listWebhookDeliveries"]["parameters"]["query"]>;
 export type DigitalHuman = Schemas["DigitalHuman"];
+export type DigitalHumanKind = Schemas["DigitalHumanKind"];
+export type DigitalHumanCreate = Schemas["DigitalHumanCreate"];
+export type DigitalHumanUpdate = Schemas["DigitalHumanUpdate"];
+export type DigitalHumanDeleted = Schemas["DigitalHumanDeleted"];
 export type DigitalHumanList = Schemas["DigitalHumanList"];
+export type Voice = Schemas["Voice"];
+export type VoiceList = Schemas["VoiceList"];
 /** What a digital human's job is told in its dispatch's metadata (not part of any request or response). */
 export type DigitalHumanJob = Schemas["DigitalHumanJob"];
 export type Usage = Schemas["Usage"];

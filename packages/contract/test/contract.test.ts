@@ -50,7 +50,10 @@ describe("the operations", () => {
   // The specification's statuses (getSession: four errors) plus our 429; `default` is the unexpected
   // failure (500 internal_error) of every operation, described once.
   // `scheme`: the security scheme, bearerAuth (API keys) unless said.
-  const table: [string, { method: string; path: string; scopes: string[]; success: string; errors: string[]; scheme?: string }][] = [
+  const table: [
+    string,
+    { method: string; path: string; scopes: string[] | string[][]; success: string; errors: string[]; scheme?: string },
+  ][] = [
     [
       "createSession",
       {
@@ -104,11 +107,23 @@ describe("the operations", () => {
     ["getPrincipal", { method: "get", path: "/v1/me", scopes: [], success: "200", errors: ["401", "429", "503", "default"] }],
     ...webhookOperations(),
     [
+      "createDigitalHuman",
+      {
+        method: "post",
+        path: "/v1/digital-humans",
+        scopes: ["digital_humans:write"],
+        success: "201",
+        errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      // Reading a digital human takes either scope: sessions:read (what reading them took before they
+      // had their own) or digital_humans:read.
       "listDigitalHumans",
       {
         method: "get",
         path: "/v1/digital-humans",
-        scopes: ["sessions:read"],
+        scopes: [["digital_humans:read"], ["sessions:read"]],
         success: "200",
         errors: ["401", "403", "422", "429", "503", "default"],
       },
@@ -118,9 +133,39 @@ describe("the operations", () => {
       {
         method: "get",
         path: "/v1/digital-humans/{digital_human_id}",
-        scopes: ["sessions:read"],
+        scopes: [["digital_humans:read"], ["sessions:read"]],
         success: "200",
         errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "updateDigitalHuman",
+      {
+        method: "patch",
+        path: "/v1/digital-humans/{digital_human_id}",
+        scopes: ["digital_humans:write"],
+        success: "200",
+        errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "deleteDigitalHuman",
+      {
+        method: "delete",
+        path: "/v1/digital-humans/{digital_human_id}",
+        scopes: ["digital_humans:write"],
+        success: "200",
+        errors: ["401", "403", "404", "409", "429", "503", "default"],
+      },
+    ],
+    [
+      "listVoices",
+      {
+        method: "get",
+        path: "/v1/voices",
+        scopes: [["digital_humans:read"], ["sessions:read"]],
+        success: "200",
+        errors: ["401", "403", "429", "503", "default"],
       },
     ],
     [
@@ -191,7 +236,8 @@ describe("the operations", () => {
     expect(method).toBe(want.method);
     expect(path).toBe(want.path);
     const security = op.security ?? doc.security;
-    expect(security).toEqual([{ [want.scheme ?? "bearerAuth"]: want.scopes }]);
+    const alternatives = Array.isArray(want.scopes[0]) ? (want.scopes as string[][]) : [want.scopes as string[]];
+    expect(security).toEqual(alternatives.map((scopes) => ({ [want.scheme ?? "bearerAuth"]: scopes })));
     expect(Object.keys(op.responses).sort()).toEqual([want.success, ...want.errors].sort());
   });
 
@@ -214,14 +260,14 @@ describe("the operations", () => {
     expect(resolve(operation(id).op.responses[status]).headers).toHaveProperty("Retry-After");
   });
 
-  it("createSession declares Idempotent-Replayed on 201", () => {
-    expect(operation("createSession").op.responses["201"].headers).toHaveProperty("Idempotent-Replayed");
+  it.each(["createSession", "createDigitalHuman"])("%s declares Idempotent-Replayed on 201", (id) => {
+    expect(operation(id).op.responses["201"].headers).toHaveProperty("Idempotent-Replayed");
   });
 });
 
 describe("Idempotency-Key (spec 4.1, 8)", () => {
-  it("is a required header of createSession, 1 to 200 characters", () => {
-    const params = operation("createSession").op.parameters.map(resolve);
+  it.each(["createSession", "createDigitalHuman"])("is a required header of %s, 1 to 200 characters", (id) => {
+    const params = operation(id).op.parameters.map(resolve);
     const key = params.find((p: Json) => p.name === "Idempotency-Key");
     expect(key).toMatchObject({ in: "header", required: true, schema: { type: "string", minLength: 1, maxLength: 200 } });
   });
@@ -235,6 +281,7 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
       ["enableWebhookEndpoint", true],
       ["endSession", true],
       ["refreshSessionToken", true],
+      ["updateDigitalHuman", true],
     ]);
   });
 });
@@ -396,7 +443,16 @@ describe("DigitalHumanJob (a dispatch's metadata)", () => {
   const job = {
     session_id: "0d9a3c2e-5c4b-4b8a-9a77-0f1e2d3c4b5a",
     account_id: "acct_1",
-    digital_human: { id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava" },
+    digital_human: {
+      id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
+      name: "Ava",
+      appearance: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
+      instructions: null,
+      greeting: "Hello {participant_identity}! I'm {name}.",
+      voice: "slt",
+      language: "en",
+      llm: { model: null, temperature: null },
+    },
     participant_identity: "user-4821",
     max_duration_s: 1800,
   };
@@ -404,8 +460,15 @@ describe("DigitalHumanJob (a dispatch's metadata)", () => {
   it("takes what the service writes, for a live or a test session, and fields added later", () => {
     expect(valid("DigitalHumanJob", job)).toBe(true);
     expect(valid("DigitalHumanJob", { ...job, account_id: "acct_1#test" })).toBe(true);
-    expect(valid("DigitalHumanJob", { ...job, persona: { greeting: "Hi" } })).toBe(true);
+    expect(valid("DigitalHumanJob", { ...job, later: { greeting: "Hi" } })).toBe(true);
     expect(valid("DigitalHumanJob", { ...job, max_duration_s: 0 })).toBe(false);
+  });
+
+  it("carries the whole persona: a digital human without its voice, greeting or instructions is refused", () => {
+    for (const field of ["appearance", "instructions", "greeting", "voice", "language", "llm"]) {
+      const { [field as "voice"]: _dropped, ...rest } = job.digital_human;
+      expect(valid("DigitalHumanJob", { ...job, digital_human: rest }), field).toBe(false);
+    }
   });
 
   it("is linked from the tag of the digital human's operations, whose guide section describes it", () => {

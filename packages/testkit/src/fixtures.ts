@@ -19,6 +19,10 @@ export const KEYS = {
   aHooks: "dhs_live_account_a_webhooks",
   aHooksRead: "dhs_live_account_a_webhooks_read",
   bHooks: "dhs_live_account_b_webhooks",
+  /** Digital human scopes only: read and write (account A's, account B's), read only. */
+  aPersonas: "dhs_live_account_a_digital_humans",
+  aPersonasRead: "dhs_live_account_a_digital_humans_read",
+  bPersonas: "dhs_live_account_b_digital_humans",
   /** Account A's test mode: every scope. */
   aTest: "dhs_test_account_a_every_scope",
 } as const;
@@ -31,7 +35,13 @@ export const DIGITAL_HUMANS = [
 /** `livekit-server --dev`'s credentials, which the fake LiveKit checks and signs with by default. */
 export const LIVEKIT = { url: "wss://livekit.test", apiKey: "devkey", apiSecret: "secret" } as const;
 
-export type Scope = "sessions:read" | "sessions:write" | "webhooks:read" | "webhooks:write";
+export type Scope =
+  | "sessions:read"
+  | "sessions:write"
+  | "digital_humans:read"
+  | "digital_humans:write"
+  | "webhooks:read"
+  | "webhooks:write";
 
 /** One entry of API_KEYS_FILE: the key's id, account, scopes and mode, and the SHA-256 of its secret. */
 export interface ApiKeyRecord {
@@ -48,6 +58,7 @@ export function apiKeyRecord(id: string, accountId: string, secret: string, scop
 
 const RW: Scope[] = ["sessions:read", "sessions:write"];
 const HOOKS: Scope[] = ["webhooks:read", "webhooks:write"];
+const PERSONAS: Scope[] = ["digital_humans:read", "digital_humans:write"];
 
 /** The keys of KEYS as API_KEYS_FILE lists them. */
 export const API_KEY_RECORDS: readonly ApiKeyRecord[] = [
@@ -59,13 +70,33 @@ export const API_KEY_RECORDS: readonly ApiKeyRecord[] = [
   apiKeyRecord("key_a_hooks", "acct_a", KEYS.aHooks, HOOKS),
   apiKeyRecord("key_a_hooks_read", "acct_a", KEYS.aHooksRead, ["webhooks:read"]),
   apiKeyRecord("key_b_hooks", "acct_b", KEYS.bHooks, HOOKS),
-  apiKeyRecord("key_a_test", "acct_a", KEYS.aTest, [...RW, ...HOOKS], "test"),
+  apiKeyRecord("key_a_personas", "acct_a", KEYS.aPersonas, PERSONAS),
+  apiKeyRecord("key_a_personas_read", "acct_a", KEYS.aPersonasRead, ["digital_humans:read"]),
+  apiKeyRecord("key_b_personas", "acct_b", KEYS.bPersonas, PERSONAS),
+  apiKeyRecord("key_a_test", "acct_a", KEYS.aTest, [...RW, ...PERSONAS, ...HOOKS], "test"),
 ];
 
-/** What a test adds to the operator's files: per-account limits, more digital humans. */
+/** A stock digital human as DIGITAL_HUMANS_FILE lists it, with its optional persona. */
+export interface StockDigitalHuman {
+  id: string;
+  name: string;
+  agent_name: string;
+  description?: string;
+  accounts?: string[];
+  modes?: ("live" | "test")[];
+  instructions?: string | null;
+  greeting?: string | null;
+  voice?: string;
+  language?: string;
+  llm_model?: string | null;
+  max_session_duration_s?: number | null;
+}
+
+/** What a test adds to the operator's files: per-account limits, more digital humans, voices of its own. */
 export interface Fixtures {
   accounts?: { id: string; max_open_sessions?: number }[];
-  digitalHumans?: { id: string; name: string; agent_name: string; description?: string; accounts?: string[] }[];
+  digitalHumans?: StockDigitalHuman[];
+  voices?: { id: string; name: string; language: string; description?: string }[];
 }
 
 /** API_KEYS_FILE and DIGITAL_HUMANS_FILE with the fixtures and what the test adds, in a directory of their own. */
@@ -74,6 +105,10 @@ export function writeOperatorFiles(fixtures: Fixtures = {}): { apiKeysFile: stri
   const apiKeysFile = join(dir, "api-keys.json");
   writeFileSync(apiKeysFile, JSON.stringify({ keys: API_KEY_RECORDS, ...(fixtures.accounts ? { accounts: fixtures.accounts } : {}) }));
   const digitalHumansFile = join(dir, "digital-humans.json");
-  writeFileSync(digitalHumansFile, JSON.stringify({ digital_humans: [...DIGITAL_HUMANS, ...(fixtures.digitalHumans ?? [])] }));
+  const catalog = {
+    digital_humans: [...DIGITAL_HUMANS, ...(fixtures.digitalHumans ?? [])],
+    ...(fixtures.voices ? { voices: fixtures.voices } : {}),
+  };
+  writeFileSync(digitalHumansFile, JSON.stringify(catalog));
   return { apiKeysFile, digitalHumansFile };
 }

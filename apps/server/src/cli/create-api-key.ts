@@ -4,7 +4,7 @@
  *
  *   node dist/cli/create-api-key.js --file keys.json --account acct_1 [--scopes sessions:read,sessions:write] [--id key_x] [--mode test]
  *
- * Without --scopes the key gets every scope (sessions and webhooks, read and write); without --mode it is
+ * Without --scopes the key gets every scope (sessions, digital humans and webhooks, read and write); without --mode it is
  * a live key (`dhs_live_...`); `--mode test` makes a test key (`dhs_test_...`), whose data is apart.
  */
 import { randomBytes } from "node:crypto";

@@ -9,7 +9,7 @@ import { modeValues, scopeValues } from "@dhs/contract";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import type { AccountRecord } from "../domain/accounts/account-limits.js";
 import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN, type Mode } from "../domain/accounts/api-keys.js";
-import type { DigitalHuman } from "../domain/digital-humans/digital-human-catalog.js";
+import type { DigitalHuman, Voice } from "../domain/digital-humans/digital-human-catalog.js";
 import { ConfigError } from "./config-error.js";
 import { VARIABLES } from "./variables.js";
 
@@ -33,8 +33,10 @@ export interface ApiKeysFile {
 /** A digital humans file that passed its schema. */
 export interface DigitalHumansFile {
   digital_humans: [FileDigitalHuman, ...FileDigitalHuman[]];
+  voices?: [FileVoice, ...FileVoice[]];
 }
 type FileDigitalHuman = Omit<DigitalHuman, "description"> & { description?: string };
+type FileVoice = Omit<Voice, "description"> & { description?: string };
 
 const ID = "must be 1-64 characters of A-Z a-z 0-9 _ . : -";
 const accountId = { type: "string", pattern: ACCOUNT_ID_PATTERN.source };
@@ -82,6 +84,23 @@ const API_KEYS: Schema = {
   "x-error": 'must hold {"keys": [...]}',
 };
 
+// What the contract's DigitalHuman and Voice allow, so a stock digital human is shown as the contract says.
+const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f]+$";
+const TEXT = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]+$";
+const VOICE_ID = {
+  type: "string",
+  pattern: "^[a-z0-9][a-z0-9_.-]{0,63}$",
+  "x-error": "must be 1-64 characters of a-z 0-9 _ . - (a voice id)",
+};
+const LANGUAGE = {
+  type: "string",
+  pattern: "^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
+  maxLength: 35,
+  "x-error": "must be a BCP 47 language tag (en)",
+};
+/** The schema, or null; its `x-error` says what the value must be. */
+const nullable = ({ "x-error": error, ...schema }: Schema): Schema => ({ anyOf: [schema, { type: "null" }], "x-error": error ?? "" });
+
 const DIGITAL_HUMANS: Schema = {
   type: "object",
   required: ["digital_humans"],
@@ -94,14 +113,83 @@ const DIGITAL_HUMANS: Schema = {
         required: ["id", "name", "agent_name"],
         properties: {
           id: { type: "string", pattern: "^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$", "x-error": "must be a UUID" },
-          name: { type: "string", minLength: 1, "x-error": "must be a non-empty string" },
+          name: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: NO_CONTROL,
+            "x-error": "must be 1-100 characters, no control character",
+          },
           agent_name: { type: "string", minLength: 1, "x-error": "must be a non-empty string" },
-          description: { type: "string", maxLength: 500, "x-error": "must be a string of at most 500 characters" },
+          description: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+            pattern: NO_CONTROL,
+            "x-error": "must be a string of 1-500 characters, no control character",
+          },
+          instructions: nullable({
+            type: "string",
+            minLength: 1,
+            maxLength: 10_000,
+            pattern: TEXT,
+            "x-error": "must be null or 1-10000 characters, no control character but line breaks and tabs",
+          }),
+          greeting: nullable({
+            type: "string",
+            minLength: 1,
+            maxLength: 1000,
+            pattern: NO_CONTROL,
+            "x-error": "must be null or 1-1000 characters, no control character",
+          }),
+          voice: VOICE_ID,
+          language: LANGUAGE,
+          llm_model: nullable({
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$",
+            "x-error": "must be null or a model name",
+          }),
+          max_session_duration_s: nullable({
+            type: "integer",
+            minimum: 1,
+            maximum: 86_400,
+            "x-error": "must be null or an integer from 1 to 86400",
+          }),
           accounts: { type: "array", items: accountId, "x-error": "must be a list of account ids" },
           modes: { type: "array", items: { enum: modeValues }, "x-error": `must be a list of ${modeValues.join(", ")}` },
         },
         "x-error": "must be an object",
       },
+    },
+    voices: {
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        required: ["id", "name", "language"],
+        properties: {
+          id: VOICE_ID,
+          name: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: NO_CONTROL,
+            "x-error": "must be 1-100 characters, no control character",
+          },
+          language: LANGUAGE,
+          description: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+            pattern: NO_CONTROL,
+            "x-error": "must be a string of 1-500 characters",
+          },
+        },
+        "x-error": "must be an object",
+      },
+      "x-error": "must be a list of at least one voice",
     },
   },
   "x-error": 'must hold {"digital_humans": [...]} with at least one entry',

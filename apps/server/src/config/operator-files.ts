@@ -15,9 +15,10 @@ import { readFileSync, type Stats, unwatchFile, watchFile } from "node:fs";
 import type { Logger } from "pino";
 import type { AccountLimits, AccountRecord } from "../domain/accounts/account-limits.js";
 import type { ApiKeyRecord, ApiKeyRing } from "../domain/accounts/api-keys.js";
-import type { DigitalHuman, DigitalHumanCatalog } from "../domain/digital-humans/digital-human-catalog.js";
+import type { DigitalHuman, DigitalHumanCatalog, Voice } from "../domain/digital-humans/digital-human-catalog.js";
 import { ConfigError } from "./config-error.js";
 import { checkApiKeysFile, checkDigitalHumansFile } from "./operator-file-schemas.js";
+import { VARIABLES } from "./variables.js";
 
 export interface OperatorFiles {
   /**
@@ -25,7 +26,7 @@ export interface OperatorFiles {
    * it, a reload to an empty list is refused as the slip it almost always is).
    */
   apiKeys: { file: string; records: ApiKeyRecord[]; accounts: AccountRecord[]; allowNoKeys: boolean };
-  digitalHumans: { file: string; entries: [DigitalHuman, ...DigitalHuman[]] };
+  digitalHumans: { file: string; entries: [DigitalHuman, ...DigitalHuman[]]; voices: [Voice, ...Voice[]] };
 }
 
 /** Logged whenever the keys in force become none: at start, or by a reload the file allowed. */
@@ -43,7 +44,7 @@ export interface OperatorFilePaths {
 export function readOperatorFiles(files: OperatorFilePaths): OperatorFiles {
   return {
     apiKeys: { file: files.apiKeysFile, ...readApiKeys(files.apiKeysFile) },
-    digitalHumans: { file: files.digitalHumansFile, entries: readDigitalHumans(files.digitalHumansFile) },
+    digitalHumans: readDigitalHumans(files.digitalHumansFile),
   };
 }
 
@@ -66,7 +67,7 @@ export function operatorFilesReloader(
       }
       live.apiKeys.replace(apiKeys.records);
       live.accounts.replace(apiKeys.accounts);
-      live.catalog.replace(digitalHumans.entries);
+      live.catalog.replace(digitalHumans.entries, digitalHumans.voices);
       logger.info({ api_keys: apiKeys.records.length, digital_humans: digitalHumans.entries.length }, "operator files reloaded");
       if (apiKeys.records.length === 0) logger.error({ file: apiKeys.file }, NO_KEYS);
       return undefined;
@@ -129,20 +130,38 @@ function readApiKeys(file: string): Omit<OperatorFiles["apiKeys"], "file"> {
   };
 }
 
-function readDigitalHumans(file: string): [DigitalHuman, ...DigitalHuman[]] {
-  const { digital_humans: list } = checkDigitalHumansFile(readJson("DIGITAL_HUMANS_FILE", file), file);
+/**
+ * The stock digital humans and the voices. A file without voices offers the embedded file's (the
+ * reference worker's); every persona's voice must be one of them, and speak its language.
+ */
+function readDigitalHumans(file: string): OperatorFiles["digitalHumans"] {
+  const { digital_humans: list, voices: listed } = checkDigitalHumansFile(readJson("DIGITAL_HUMANS_FILE", file), file);
   // Ids are UUIDs: another case is the same id.
   const ids = firstRepeat(list.map((entry) => entry.id.toLowerCase()));
   if (ids) throw new ConfigError(`DIGITAL_HUMANS_FILE: digital_humans[${ids.at}].id "${list[ids.at]?.id}" is listed twice`);
-  const entries = list.map((entry) => ({
-    id: entry.id.toLowerCase(),
-    name: entry.name,
-    agent_name: entry.agent_name,
-    description: entry.description ?? null,
-    accounts: entry.accounts,
-    modes: entry.modes,
-  }));
-  return entries as [DigitalHuman, ...DigitalHuman[]];
+  const voices = (listed ?? embeddedVoices()).map((voice) => ({ ...voice, description: voice.description ?? null }));
+  const voiceIds = firstRepeat(voices.map((voice) => voice.id));
+  if (voiceIds) throw new ConfigError(`DIGITAL_HUMANS_FILE: voices[${voiceIds.at}].id "${voices[voiceIds.at]?.id}" is listed twice`);
+  list.forEach((entry, i) => {
+    const voice = voices.find((v) => v.id === entry.voice);
+    if (entry.voice !== undefined && voice === undefined) {
+      throw new ConfigError(`DIGITAL_HUMANS_FILE: digital_humans[${i}].voice "${entry.voice}" is not one of the voices`);
+    }
+    const language = voice?.language ?? (voices[0] as Voice).language;
+    if (entry.language !== undefined && entry.language !== language) {
+      throw new ConfigError(`DIGITAL_HUMANS_FILE: digital_humans[${i}].language "${entry.language}" is not its voice's (${language})`);
+    }
+  });
+  const entries = list.map((entry) => ({ ...entry, id: entry.id.toLowerCase(), description: entry.description ?? null }));
+  return { file, entries: entries as [DigitalHuman, ...DigitalHuman[]], voices: voices as [Voice, ...Voice[]] };
+}
+
+/** The voices of the embedded catalog: the reference digital human's. */
+function embeddedVoices(): [Voice, ...Voice[]] {
+  const embedded = VARIABLES.DIGITAL_HUMANS_FILE.default;
+  const { voices } = checkDigitalHumansFile(readJson("DIGITAL_HUMANS_FILE", embedded), embedded);
+  if (!voices) throw new Error(`${embedded} lists no voices`);
+  return voices.map((voice) => ({ ...voice, description: voice.description ?? null })) as [Voice, ...Voice[]];
 }
 
 function readJson(variable: string, file: string): unknown {

@@ -87,7 +87,11 @@ export const VARIABLES = {
   ),
   DIGITAL_HUMANS_FILE: file(
     { default: embedded("digital-humans.json"), derived: "`config/digital-humans.json` (Ava)" },
-    '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava","description":"...","accounts":["acct_1"]}]}`; `description`, `accounts` (who may use it; everyone when absent) and `modes` (`["live"]`, `["test"]` or both, the default: which keys\' sessions get it) are optional; the first an account may use in a mode is its default there.',
+    '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava","description":"...","accounts":["acct_1"]}],"voices":[{"id":"slt","name":"SLT","language":"en"}]}`: the stock digital humans; `description`, `accounts` (who may use it; everyone when absent), `modes` (`["live"]`, `["test"]` or both, the default: which keys\' sessions get it) and the persona (`instructions`, `greeting`, `voice`, `language`, `llm_model`, `max_session_duration_s`) are optional; the first an account may use in a mode is its default there. `voices`, the voices the digital humans\' worker speaks (the first is the default), are the embedded file\'s when absent.',
+  ),
+  ACCOUNT_MAX_DIGITAL_HUMANS: integer(
+    { default: 100, min: 1, max: 10_000 },
+    "Digital humans of its own an account may have in each mode (`createDigitalHuman`); beyond it a create is answered `422 digital_human_limit_reached`.",
   ),
   ACCOUNT_MAX_OPEN_SESSIONS: integer(
     { default: 20, min: 1, max: 100_000 },

@@ -14,6 +14,7 @@ import type { AccountService } from "../domain/accounts/account-service.js";
 import type { ApiKeyRing } from "../domain/accounts/api-keys.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
+import type { DigitalHumanService } from "../domain/digital-humans/digital-human-service.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
 import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
 import type { DigitalHumanTokens } from "../livekit/digital-human-token.js";
@@ -30,6 +31,7 @@ import { jsonBody } from "./request-guards.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { accountOperations } from "./routes/account.js";
+import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { livekitEventRoutes } from "./routes/livekit-events.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
@@ -47,6 +49,7 @@ export interface AppDependencies {
   digitalHumanTokens: DigitalHumanTokens;
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
+  digitalHumans: DigitalHumanService;
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
   ready: () => Promise<void>;
   apiKeys: ApiKeyRing;
@@ -118,6 +121,7 @@ export function createApp(deps: AppDependencies): Express {
         ...transcriptOperations(deps.transcripts),
         ...webhookEndpointOperations(deps.webhookEndpoints),
         ...accountOperations(deps.accounts),
+        ...digitalHumanOperations(deps.digitalHumans),
         ...principalOperations(deps.accounts),
       }),
     ]),

@@ -3,6 +3,7 @@
  * item's creation time and id. A cursor this API did not issue is a 422 naming the query parameter.
  */
 import { AppError } from "../domain/app-error.js";
+import type { DigitalHumanPosition } from "../domain/digital-humans/digital-human-service.js";
 import type { ListPosition } from "../domain/sessions/ports.js";
 
 export function encodeCursor(position: ListPosition): string {
@@ -43,5 +44,37 @@ export function decodeIdCursor(cursor: string, shape: RegExp): string {
   }
   throw notIssued();
 }
+
+/**
+ * The cursor of listDigitalHumans: after one of the account's own (its creation time and id), or after a
+ * stock one (its id).
+ */
+export function encodeDigitalHumanCursor(position: DigitalHumanPosition): string {
+  const parts = position.kind === "custom" ? ["c", position.createdAtMs, position.id] : ["s", position.id];
+  return Buffer.from(JSON.stringify(parts)).toString("base64url");
+}
+
+export function decodeDigitalHumanCursor(cursor: string): DigitalHumanPosition {
+  try {
+    const [kind, a, b] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (kind === "s" && typeof a === "string" && ID_SHAPES.uuid.test(a) && b === undefined) return { kind: "stock", id: a };
+    if (
+      kind === "c" &&
+      typeof a === "number" &&
+      Number.isSafeInteger(a) &&
+      Math.abs(a) <= MAX_TIME_MS &&
+      typeof b === "string" &&
+      ID_SHAPES.uuid.test(b)
+    ) {
+      return { kind: "custom", createdAtMs: a, id: b };
+    }
+  } catch {
+    // fall through
+  }
+  throw notIssued();
+}
+
+/** The most a JavaScript Date can say (ms either side of the epoch). */
+const MAX_TIME_MS = 8.64e15;
 
 export const ID_SHAPES = { logEntry: /^[0-9]{1,16}-[0-9]{1,10}$/, uuid: /^[0-9a-f-]{36}$/ } as const;

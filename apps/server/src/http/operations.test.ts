@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import { AppError } from "../domain/app-error.js";
 import { dispatch, type OperationHandlers } from "./operations.js";
 import { accountOperations } from "./routes/account.js";
+import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { principalOperations } from "./routes/principal.js";
 import { sessionOperations } from "./routes/sessions.js";
 import { transcriptOperations } from "./routes/transcripts.js";
@@ -38,6 +39,7 @@ describe("the operation table", () => {
       ...transcriptOperations({} as never),
       ...webhookEndpointOperations({} as never),
       ...accountOperations({} as never),
+      ...digitalHumanOperations({} as never),
       ...principalOperations({} as never),
     };
     // The digital human's own operation is answered ahead of the table (routes/transcript-segments.ts).

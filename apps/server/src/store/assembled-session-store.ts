@@ -35,6 +35,7 @@ export class AssembledSessionStore implements SessionStore {
   getSession: SessionStore["getSession"] = (...a) => this.parts.records.getSession(...a);
   findSession: SessionStore["findSession"] = (...a) => this.parts.records.findSession(...a);
   readForChange: SessionStore["readForChange"] = (...a) => this.parts.records.readForChange(...a);
+  sessionPersona: SessionStore["sessionPersona"] = (...a) => this.parts.records.sessionPersona(...a);
   replaceSession: SessionStore["replaceSession"] = (...a) => this.parts.records.replaceSession(...a);
   rememberEvent: SessionStore["rememberEvent"] = (...a) => this.parts.records.rememberEvent(...a);
   settleEnded: SessionStore["settleEnded"] = (...a) => this.parts.records.settleEnded(...a);

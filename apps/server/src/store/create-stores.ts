@@ -7,15 +7,18 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { WebhookStore } from "../domain/customer-webhooks/ports.js";
+import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
+import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
 import { connectRedis } from "./redis/client.js";
 import { RedisWebhookStore } from "./redis/customer-webhook-store.js";
+import { RedisDigitalHumanStore } from "./redis/digital-humans/digital-human-store.js";
 import { StoreLayout } from "./redis/layout-version.js";
 import { RedisSessionStore } from "./redis/session-store.js";
 import { RedisTranscriptStore } from "./redis/transcript-store.js";
@@ -36,6 +39,8 @@ export interface StoreOptions {
 
 export interface Stores {
   sessions: SessionStore;
+  /** The accounts' own digital humans. */
+  digitalHumans: DigitalHumanStore;
   webhooks: WebhookStore;
   transcripts: TranscriptStore;
   /** Per-API-key rate limits on the same store; undefined when they are off. */
@@ -59,13 +64,16 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   let sessions: SessionStore;
   let webhooks: WebhookStore;
   let transcripts: TranscriptStore;
+  let digitalHumans: DigitalHumanStore;
   if (redis) {
+    digitalHumans = new RedisDigitalHumanStore(redis, prefix, tracing);
     webhooks = new RedisWebhookStore(redis, prefix, tracing);
     sessions = options.sessions ?? new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}) });
     transcripts = new RedisTranscriptStore(redis, prefix);
   } else {
     // In memory, the session store queues webhook events in the webhook store's maps, in the same step.
     const memoryHooks = new MemoryWebhookStore();
+    digitalHumans = new MemoryDigitalHumanStore();
     webhooks = memoryHooks;
     sessions = options.sessions ?? new MemorySessionStore(Date.now, memoryHooks);
     transcripts = new MemoryTranscriptStore();
@@ -78,6 +86,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   const readiness = new StoreReadiness(sessions, options.sessions ? redis : undefined, new StoreLayout(redis, prefix));
   return {
     sessions,
+    digitalHumans,
     webhooks,
     transcripts,
     rateLimiter,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sessionRecord } from "../../test/support/session-fixtures.js";
+import { persona, sessionRecord } from "../../test/support/session-fixtures.js";
 import { DependencyUnavailableError } from "../domain/dependency-errors.js";
 import type { RoomService, SessionRoom } from "../domain/sessions/ports.js";
 import { roomNameFor } from "../domain/sessions/session.js";
@@ -52,7 +52,10 @@ async function setup() {
       status,
       ended_at: status === "created" || status === "active" ? null : new Date(NOW).toISOString(),
     });
-    const completion = { session, idempotencyKey, fingerprint: "fp", lock: begun.lock, keyTtlMs: 60_000, events: [], usage: undefined };
+    const completion = {
+      ...{ session, idempotencyKey, fingerprint: "fp", lock: begun.lock, keyTtlMs: 60_000, events: [], usage: undefined },
+      ...{ persona: persona(), personaTtlMs: 60_000 },
+    };
     if (!(await store.completeCreate(completion))) throw new Error("the create did not complete");
     return session.id;
   };

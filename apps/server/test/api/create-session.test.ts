@@ -81,7 +81,17 @@ describe("POST /v1/sessions, with a valid key and body", () => {
     expect(JSON.parse(call?.body.agents[0].metadata)).toEqual({
       session_id: session.id,
       account_id: "acct_a",
-      digital_human: { id: DIGITAL_HUMANS[1].id, name: "Leo" },
+      // Leo's catalog entry says only who it is: the rest of its persona is the deployment's defaults.
+      digital_human: {
+        id: DIGITAL_HUMANS[1].id,
+        name: "Leo",
+        appearance: DIGITAL_HUMANS[1].id,
+        instructions: null,
+        greeting: "Hello {participant_identity}! I'm {name}. It's good to meet you. Say something, and I will listen.",
+        voice: "slt",
+        language: "en",
+        llm: { model: null, temperature: null },
+      },
       participant_identity: "grace",
       max_duration_s: 1800,
     });

@@ -37,6 +37,7 @@ describe("GET /v1/usage", () => {
     expect(body.days.at(-1)?.date).toBe(today());
     expect(body.days[0]?.usage).toEqual({
       sessions_created: 0,
+      sessions_created_by_digital_human: {},
       sessions_ended: { completed: 0, cancelled: 0, failed: 0 },
       end_reasons: {},
       active_seconds: 0,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionChange, SessionSnapshot, SessionStore } from "../../src/domain/sessions/ports.js";
 import { roomNameFor, type SessionRecord } from "../../src/domain/sessions/session.js";
-import { sessionRecord } from "../support/session-fixtures.js";
+import { persona, sessionRecord } from "../support/session-fixtures.js";
 
 export interface StoreUnderTest {
   store: SessionStore;
@@ -31,7 +31,7 @@ export const listQuery = (
 });
 
 /** What a completion in these tests adds to its claim: its key kept a minute, no events, no usage. */
-const QUIET = { keyTtlMs: 60_000, events: [], usage: undefined };
+const QUIET = { keyTtlMs: 60_000, events: [], usage: undefined, persona: persona(), personaTtlMs: 60_000 };
 
 /** Claims an Idempotency-Key for a create, with a lock of `lockTtlMs` and a cap of `maxOpen`. */
 const begin = (store: SessionStore, account: string, key: string, print: string, lockTtlMs = 10_000, maxOpen = 100) =>
@@ -253,6 +253,50 @@ export function sessionStoreContract(adapter: string, make: () => Promise<StoreU
   });
 
   describe(`${adapter}: session records`, () => {
+    it(
+      "keeps the persona a session was created with, as given, for its TTL only; a session not created has none",
+      withStore(async (store, account) => {
+        const key = crypto.randomUUID();
+        const begun = await begin(store, account, key, "print");
+        if (begun.kind !== "acquired") throw new Error("expected an acquisition");
+        const own = persona({
+          id: crypto.randomUUID(),
+          name: "Maya",
+          instructions: "Be brief.\nBe kind.",
+          llm: { model: "m", temperature: 0.5 },
+        });
+        const session = fresh(account, 0, { id: begun.sessionId, room_name: roomNameFor(begun.sessionId) });
+        const completion = {
+          session,
+          idempotencyKey: key,
+          fingerprint: "print",
+          lock: begun.lock,
+          ...QUIET,
+          persona: own,
+          personaTtlMs: 400,
+        };
+        expect(await store.completeCreate(completion)).toBe(true);
+        expect(await store.sessionPersona(session.id)).toEqual(own);
+        expect(await store.sessionPersona(crypto.randomUUID())).toBeUndefined();
+        await sleep(450);
+        expect(await store.sessionPersona(session.id)).toBeUndefined();
+        expect(await store.getSession(account, session.id)).toEqual(session);
+      }),
+    );
+
+    it(
+      "forgets a session's persona once the session has ended",
+      withStore(async (store, account) => {
+        const session = await created(store, fresh(account));
+        expect(await store.sessionPersona(session.id)).toEqual(persona());
+        const active = await changed(store, session, { status: "active", started_at: new Date().toISOString() });
+        expect(await store.sessionPersona(session.id)).toEqual(persona());
+        const endedAt = new Date().toISOString();
+        await changed(store, active, { status: "completed", ended_at: endedAt, end_reason: "user_ended" }, Date.now() + 60_000);
+        expect(await store.sessionPersona(session.id)).toBeUndefined();
+      }),
+    );
+
     it(
       "never shows one account's session to another, whatever the id",
       withStore(async (store, account) => {

@@ -15,7 +15,7 @@ import type {
   WebhookStore,
 } from "../../src/domain/customer-webhooks/ports.js";
 import type { SessionStore } from "../../src/domain/sessions/ports.js";
-import { sessionRecord } from "../support/session-fixtures.js";
+import { persona, sessionRecord } from "../support/session-fixtures.js";
 
 export interface WebhookStoreUnderTest {
   webhooks: WebhookStore;
@@ -94,7 +94,10 @@ async function createdWith(sessions: SessionStore, accountId: string, events: Ou
   const begun = await sessions.beginCreate(accountId, key, "print", claim);
   if (begun.kind !== "acquired") throw new Error(`expected an acquisition, got ${begun.kind}`);
   const session = sessionRecord({ id: begun.sessionId, account_id: accountId, created_at: new Date().toISOString() });
-  const completion = { session, idempotencyKey: key, fingerprint: "print", lock: begun.lock, keyTtlMs: 60_000, events, usage: undefined };
+  const completion = {
+    ...{ session, idempotencyKey: key, fingerprint: "print", lock: begun.lock, keyTtlMs: 60_000, events, usage: undefined },
+    ...{ persona: persona(), personaTtlMs: 60_000 },
+  };
   expect(await sessions.completeCreate(completion)).toBe(true);
   return session.id;
 }

@@ -45,7 +45,7 @@ import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.
 import { RedisSessionStore, type StoreStep } from "../../src/store/redis/session-store.js";
 import { RedisTranscriptStore } from "../../src/store/redis/transcript-store.js";
 import { sessionTimers, TimerSweeper } from "../../src/workers/timer-sweeper.js";
-import { sessionSettings } from "../support/session-fixtures.js";
+import { sessionSettings, stockPersonas, VOICES } from "../support/session-fixtures.js";
 
 const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis" | "cluster";
 // Fewer sequences where each step costs more round trips (a sweep asks every timer shard).
@@ -660,12 +660,14 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       redispatchS: D.redispatch,
       retentionS: D.retention,
     };
+    const catalog = new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }], VOICES);
     const service = new SessionService({
       store,
       rooms: rooms as never,
       tokens: { mint: async ({ identity }) => `token-for-${identity}` },
       accounts: new AccountLimits(1000),
-      catalog: new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]),
+      catalog,
+      personas: stockPersonas(catalog),
       settings: sessionSettings({ durations }),
       now: () => new Date(clock.now),
     });

@@ -3,7 +3,10 @@
  * what it is about, so a new field of either is added here once.
  */
 
+import type { DigitalHumanCatalog, Voice } from "../../src/domain/digital-humans/digital-human-catalog.js";
+import { DEFAULT_GREETING, type Persona, stockPersona } from "../../src/domain/digital-humans/persona.js";
 import { roomNameFor, type SessionRecord } from "../../src/domain/sessions/session.js";
+import type { PersonaSource } from "../../src/domain/sessions/session-deps.js";
 import type { Durations } from "../../src/domain/sessions/session-machine.js";
 import type { SessionSettings } from "../../src/domain/sessions/session-service.js";
 
@@ -51,5 +54,38 @@ export function sessionRecord(overrides: Partial<SessionRecord> = {}): SessionRe
     started_at: null,
     ended_at: null,
     ...overrides,
+  };
+}
+
+/** The voices of the embedded catalog's first two, for tests that build a catalog by hand. */
+export const VOICES: [Voice, ...Voice[]] = [
+  { id: "slt", name: "SLT", language: "en", description: null },
+  { id: "espeak-en-us", name: "eSpeak", language: "en", description: null },
+];
+
+/** Ava's persona, as a stock digital human of the embedded catalog has it. */
+export function persona(overrides: Partial<Persona> = {}): Persona {
+  return {
+    id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
+    name: "Ava",
+    appearance: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
+    agentName: "ava",
+    instructions: null,
+    greeting: DEFAULT_GREETING,
+    voice: "slt",
+    language: "en",
+    llm: { model: null, temperature: null },
+    maxSessionDurationS: null,
+    ...overrides,
+  };
+}
+
+/** Personas of the catalog's stock digital humans only: for tests of sessions that make no digital human of their own. */
+export function stockPersonas(catalog: DigitalHumanCatalog): PersonaSource {
+  return {
+    personaFor: async (principal, id) => {
+      const entry = catalog.resolve(id, principal.account, principal.mode);
+      return entry === undefined ? undefined : stockPersona(entry, catalog);
+    },
   };
 }

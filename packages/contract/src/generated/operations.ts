@@ -32,8 +32,12 @@ export const operationList = [
   { operationId: "enableWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/enable", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "testWebhookEndpoint", method: "POST", path: "/v1/webhook-endpoints/{endpoint_id}/test", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
   { operationId: "listWebhookDeliveries", method: "GET", path: "/v1/webhook-endpoints/{endpoint_id}/deliveries", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "createDigitalHuman", method: "POST", path: "/v1/digital-humans", scheme: "bearerAuth", retrySafe: false, headerParameters: ["Idempotency-Key"] },
   { operationId: "listDigitalHumans", method: "GET", path: "/v1/digital-humans", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "getDigitalHuman", method: "GET", path: "/v1/digital-humans/{digital_human_id}", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "updateDigitalHuman", method: "PATCH", path: "/v1/digital-humans/{digital_human_id}", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "deleteDigitalHuman", method: "DELETE", path: "/v1/digital-humans/{digital_human_id}", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
+  { operationId: "listVoices", method: "GET", path: "/v1/voices", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "getUsage", method: "GET", path: "/v1/usage", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "getPrincipal", method: "GET", path: "/v1/me", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
 ] as const satisfies readonly OperationInfo[];

@@ -451,15 +451,28 @@ export interface paths {
         };
         /**
          * List digital humans
-         * @description Lists the digital humans your account may use, in the catalog's order; `default: true` marks
-         *     the one a `createSession` without `digital_human_id` gets. Page with `limit` and the
-         *     `next_cursor` of the previous page.
+         * @description Lists the digital humans your account may use: its own (in the key's mode), newest first, then
+         *     the stock ones, in the catalog's order; `kind` keeps one of the two. `default: true` marks the
+         *     one a `createSession` without `digital_human_id` gets. Page with `limit` and the `next_cursor` of
+         *     the previous page.
          *
-         *     Requires the `sessions:read` scope.
+         *     Requires the `digital_humans:read` or the `sessions:read` scope.
          */
         get: operations["listDigitalHumans"];
         put?: never;
-        post?: never;
+        /**
+         * Create a digital human
+         * @description Makes a digital human of your account's own (`kind: custom`) with a persona you write: its name,
+         *     instructions, greeting, voice, language, LLM model and session duration, and the appearance of
+         *     one of the stock digital humans. Use its `id` as the `digital_human_id` of `createSession`. It
+         *     belongs to the mode of the key that made it (see [Digital humans](#section/digital-humans)).
+         *
+         *     Requires the `digital_humans:write` scope and an `Idempotency-Key` (see
+         *     [Idempotency](#section/idempotency)): the same key and body answer the digital human made the
+         *     first time (as it is now) with `Idempotent-Replayed: true`; the same key with another body,
+         *     `409 idempotency_key_reused`.
+         */
+        post: operations["createDigitalHuman"];
         delete?: never;
         options?: never;
         head?: never;
@@ -481,12 +494,55 @@ export interface paths {
         };
         /**
          * Get a digital human
-         * @description Answers one digital human your account may use; one it may not use is answered `404`, exactly like
-         *     one that does not exist.
+         * @description Answers one digital human your account may use, one of its own or a stock one; one it may not use
+         *     (another account's, the other mode's) is answered `404`, exactly like one that does not exist.
          *
-         *     Requires the `sessions:read` scope.
+         *     Requires the `digital_humans:read` or the `sessions:read` scope.
          */
         get: operations["getDigitalHuman"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a digital human
+         * @description Deletes one of your account's digital humans: no new session can be created with it, and its place
+         *     counts no more against the account's limit. Sessions already created with it keep their persona to
+         *     their end, and its id stays on their list items. A second delete answers `404`. A stock digital
+         *     human is answered `409 digital_human_read_only`.
+         *
+         *     Requires the `digital_humans:write` scope.
+         */
+        delete: operations["deleteDigitalHuman"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a digital human
+         * @description Changes the fields you send of one of your account's digital humans and answers it as it is now;
+         *     fields you do not send stay as they are, and `null` clears a field that may be `null` (a merge, as
+         *     JSON Merge Patch, RFC 7396, reads; `llm` and `metadata` are replaced whole). Sessions created
+         *     before keep the persona they were created with. Sending the same change again answers the same
+         *     digital human, so it is safe to retry. A stock digital human is answered
+         *     `409 digital_human_read_only`.
+         *
+         *     Requires the `digital_humans:write` scope.
+         */
+        patch: operations["updateDigitalHuman"];
+        trace?: never;
+    };
+    "/v1/voices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List voices
+         * @description Lists the voices this deployment offers, each with its language; a digital human's `voice` names
+         *     one of them. `default: true` marks the one a digital human gets when it names none.
+         *
+         *     Requires the `digital_humans:read` or the `sessions:read` scope.
+         */
+        get: operations["listVoices"];
         put?: never;
         post?: never;
         delete?: never;
@@ -799,36 +855,205 @@ export interface components {
             };
         };
         /**
-         * @description A permission of an API key: `sessions:read` for reading sessions, `sessions:write` for creating, refreshing and ending them, `webhooks:read` and `webhooks:write` for reading and managing webhook endpoints.
+         * @description A permission of an API key: `sessions:read` for reading sessions, `sessions:write` for creating, refreshing and ending them, `digital_humans:read` and `digital_humans:write` for reading and managing the account's digital humans, `webhooks:read` and `webhooks:write` for reading and managing webhook endpoints.
          * @example sessions:read
          * @enum {string}
          */
-        Scope: "sessions:read" | "sessions:write" | "webhooks:read" | "webhooks:write";
-        /** @description A digital human your account may use. */
+        Scope: "sessions:read" | "sessions:write" | "digital_humans:read" | "digital_humans:write" | "webhooks:read" | "webhooks:write";
+        /**
+         * @description `stock`: one of the deployment's catalog, the same for every account that may use it, read-only; `custom`: one of your account's own.
+         * @example custom
+         * @enum {string}
+         */
+        DigitalHumanKind: "stock" | "custom";
+        /**
+         * @description Its name, as it introduces itself.
+         * @example Maya
+         */
+        DigitalHumanName: string;
+        /**
+         * @description What it is for, never spoken; `null` when nothing is said.
+         * @example Hotel concierge for the booking site
+         */
+        DigitalHumanDescription: string | null;
+        /**
+         * Format: uuid
+         * @description The `id` of the stock digital human whose face (and whose worker) it has.
+         * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+         */
+        DigitalHumanAppearance: string;
+        /**
+         * @description Who it is and how it behaves: the system prompt of its conversation. Line breaks and tabs are
+         *     allowed, no other control character. `null`: the deployment's default instructions.
+         * @example You are Maya, the concierge of the Harbour Hotel. Answer in one or two short spoken sentences.
+         */
+        DigitalHumanInstructions: string | null;
+        /**
+         * @description What it says when the participant joins: `{participant_identity}` is replaced by the participant's
+         *     identity as it is spoken, `{name}` by its name. `null`: it says nothing until spoken to.
+         * @example Welcome, {participant_identity}! I'm {name}. How can I help?
+         */
+        DigitalHumanGreeting: string | null;
+        /**
+         * @description A voice of the deployment, as `listVoices` names it.
+         * @example slt
+         */
+        VoiceId: string;
+        /**
+         * @description A BCP 47 language tag; this release supports `en` (English) only.
+         * @example en
+         */
+        LanguageTag: string;
+        /** @description What its conversation runs on, on the deployment's LLM provider. */
+        DigitalHumanLlm: {
+            /**
+             * @description The model as the deployment's provider names it; `null`, the deployment's default.
+             * @example gpt-4o-mini
+             */
+            model?: string | null;
+            /**
+             * @description How varied its answers are; `null`, the model's default.
+             * @example 0.6
+             */
+            temperature?: number | null;
+        };
+        /**
+         * Format: int32
+         * @description Seconds its sessions may stay active, at most the account's limit; `null`, that limit.
+         * @example 900
+         */
+        DigitalHumanMaxSessionDuration: number | null;
+        /**
+         * @description Yours to use, never spoken: up to 50 keys of up to 40 characters, each with a string of up to 500.
+         * @example {
+         *       "team": "bookings"
+         *     }
+         */
+        DigitalHumanMetadata: {
+            [key: string]: string;
+        };
+        /**
+         * @description A digital human your account may use: a stock one of the deployment, or one of your own, with its
+         *     persona (see [Digital humans](#section/digital-humans)).
+         */
         DigitalHuman: {
             /**
              * Format: uuid
              * @description Its identifier, the `digital_human_id` of a `createSession`.
-             * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+             * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+             */
+            id: string;
+            kind: components["schemas"]["DigitalHumanKind"];
+            name: components["schemas"]["DigitalHumanName"];
+            description: components["schemas"]["DigitalHumanDescription"];
+            /**
+             * @description `true` for the one a `createSession` without `digital_human_id` gets.
+             * @example false
+             */
+            default: boolean;
+            appearance: components["schemas"]["DigitalHumanAppearance"];
+            instructions: components["schemas"]["DigitalHumanInstructions"];
+            greeting: components["schemas"]["DigitalHumanGreeting"];
+            voice: components["schemas"]["VoiceId"];
+            language: components["schemas"]["LanguageTag"];
+            /** @description What its conversation runs on (see `DigitalHumanLlm`). */
+            llm: {
+                /**
+                 * @description The model; `null`, the deployment's default.
+                 * @example gpt-4o-mini
+                 */
+                model: string | null;
+                /**
+                 * @description How varied its answers are; `null`, the model's default.
+                 * @example 0.6
+                 */
+                temperature: number | null;
+            };
+            max_session_duration_s: components["schemas"]["DigitalHumanMaxSessionDuration"];
+            metadata: components["schemas"]["DigitalHumanMetadata"];
+            /**
+             * Format: date-time
+             * @description When it was created; `null` for a stock one.
+             * @example 2026-11-26T09:12:44.120Z
+             */
+            created_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last changed; `null` for a stock one.
+             * @example 2026-11-26T09:12:44.120Z
+             */
+            updated_at: string | null;
+        };
+        /** @description A digital human to make; only `name` is required. No other fields are allowed. */
+        DigitalHumanCreate: {
+            name: components["schemas"]["DigitalHumanName"];
+            description?: components["schemas"]["DigitalHumanDescription"];
+            appearance?: components["schemas"]["DigitalHumanAppearance"];
+            instructions?: components["schemas"]["DigitalHumanInstructions"];
+            greeting?: components["schemas"]["DigitalHumanGreeting"];
+            voice?: components["schemas"]["VoiceId"];
+            language?: components["schemas"]["LanguageTag"];
+            llm?: components["schemas"]["DigitalHumanLlm"];
+            max_session_duration_s?: components["schemas"]["DigitalHumanMaxSessionDuration"];
+            metadata?: components["schemas"]["DigitalHumanMetadata"];
+        };
+        /**
+         * @description The fields to change; those not sent stay as they are, `null` clears one that may be `null`. At
+         *     least one field. No other fields are allowed.
+         */
+        DigitalHumanUpdate: {
+            name?: components["schemas"]["DigitalHumanName"];
+            description?: components["schemas"]["DigitalHumanDescription"];
+            appearance?: components["schemas"]["DigitalHumanAppearance"];
+            instructions?: components["schemas"]["DigitalHumanInstructions"];
+            greeting?: components["schemas"]["DigitalHumanGreeting"];
+            voice?: components["schemas"]["VoiceId"];
+            language?: components["schemas"]["LanguageTag"];
+            llm?: components["schemas"]["DigitalHumanLlm"];
+            max_session_duration_s?: components["schemas"]["DigitalHumanMaxSessionDuration"];
+            metadata?: components["schemas"]["DigitalHumanMetadata"];
+        };
+        /** @description What `deleteDigitalHuman` answers. */
+        DigitalHumanDeleted: {
+            /**
+             * Format: uuid
+             * @description The digital human that was deleted.
+             * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
              */
             id: string;
             /**
-             * @description Its name, as it introduces itself.
-             * @example Ava
+             * @description Always `true`.
+             * @example true
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description A voice this deployment offers. */
+        Voice: {
+            id: components["schemas"]["VoiceId"];
+            /**
+             * @description A name for people.
+             * @example SLT
              */
             name: string;
+            language: components["schemas"]["LanguageTag"];
             /**
-             * @description What it is for; `null` when the catalog says nothing.
-             * @example A friendly onboarding guide.
+             * @description How it sounds.
+             * @example A US English woman's voice.
              */
             description: string | null;
             /**
-             * @description `true` for the one a `createSession` without `digital_human_id` gets.
+             * @description `true` for the voice a digital human gets when it names none.
              * @example true
              */
             default: boolean;
         };
-        /** @description One page of the digital humans your account may use, in the catalog's order. */
+        /** @description Every voice of the deployment. */
+        VoiceList: {
+            /** @description The voices, the default first. */
+            data: components["schemas"]["Voice"][];
+        };
+        /** @description One page of the digital humans your account may use, its own newest first, then the stock ones in the catalog's order. */
         DigitalHumanList: {
             /** @description The digital humans on this page. */
             data: components["schemas"]["DigitalHuman"][];
@@ -850,7 +1075,16 @@ export interface components {
          *       "account_id": "acct_1",
          *       "digital_human": {
          *         "id": "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
-         *         "name": "Ava"
+         *         "name": "Ava",
+         *         "appearance": "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f",
+         *         "instructions": null,
+         *         "greeting": "Hello {participant_identity}! I'm {name}. It's good to meet you. Say something, and I will listen.",
+         *         "voice": "slt",
+         *         "language": "en",
+         *         "llm": {
+         *           "model": null,
+         *           "temperature": null
+         *         }
          *       },
          *       "participant_identity": "user-4821",
          *       "max_duration_s": 1800
@@ -868,7 +1102,12 @@ export interface components {
              * @example acct_1
              */
             account_id: string;
-            /** @description Which digital human to be, as the account's catalog names it. */
+            /**
+             * @description Which digital human to be, with the persona the session was created with (a later change of
+             *     the digital human does not reach it). Speak with `voice` in `language`, say `greeting` when the
+             *     participant joins (nothing when `null`), follow `instructions` (your own default when `null`),
+             *     and run the conversation on `llm.model` (your deployment's default when `null`).
+             */
             digital_human: {
                 /**
                  * Format: uuid
@@ -876,11 +1115,25 @@ export interface components {
                  * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
                  */
                 id: string;
-                /**
-                 * @description Its name, as it introduces itself.
-                 * @example Ava
-                 */
-                name: string;
+                name: components["schemas"]["DigitalHumanName"];
+                appearance: components["schemas"]["DigitalHumanAppearance"];
+                instructions: components["schemas"]["DigitalHumanInstructions"];
+                greeting: components["schemas"]["DigitalHumanGreeting"];
+                voice: components["schemas"]["VoiceId"];
+                language: components["schemas"]["LanguageTag"];
+                /** @description The model and its temperature; `null` for each that the deployment decides. */
+                llm: {
+                    /**
+                     * @description The model; `null`, the deployment's default.
+                     * @example gpt-4o-mini
+                     */
+                    model: string | null;
+                    /**
+                     * @description The sampling temperature; `null`, the model's default.
+                     * @example 0.6
+                     */
+                    temperature: number | null;
+                };
             };
             /**
              * @description The LiveKit identity of the session's participant, the one to greet and listen to.
@@ -902,6 +1155,16 @@ export interface components {
              * @example 12
              */
             sessions_created: number;
+            /**
+             * @description The same sessions by the `id` of their digital human (stock or your own).
+             * @example {
+             *       "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f": 10,
+             *       "9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c": 2
+             *     }
+             */
+            sessions_created_by_digital_human: {
+                [key: string]: number;
+            };
             /** @description Sessions that ended, by the status they ended in. */
             sessions_ended: {
                 /**
@@ -988,7 +1251,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "transcript_closed" | "transcript_limit_reached" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
@@ -1491,6 +1754,19 @@ export interface components {
         };
         /** @description No such webhook endpoint in your account (`not_found`). Malformed ids and other accounts' endpoints are answered the same way. */
         EndpointNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The digital human is a stock one, which cannot be changed or deleted through the API (`digital_human_read_only`). */
+        DigitalHumanReadOnly: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2417,6 +2693,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description Only your own digital humans (`custom`) or only the deployment's (`stock`); both when omitted.
+                 * @example custom
+                 */
+                kind?: components["schemas"]["DigitalHumanKind"];
+                /**
                  * @description The most items to return on this page.
                  * @example 20
                  */
@@ -2454,6 +2735,95 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    createDigitalHuman: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice): 1 to 200
+                 *     visible ASCII characters, no spaces. Retry the same create with the same key and body. Remembered
+                 *     for 24 hours per account.
+                 * @example 5d2c9a64-2b7e-4f0e-9a51-0c3f3b8e7d12
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigitalHumanCreate"];
+            };
+        };
+        responses: {
+            /**
+             * @description The digital human was created, or, on a replay of the same `Idempotency-Key` and body, the one
+             *     the first request created, as it is now (with `Idempotent-Replayed: true`).
+             */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalHuman"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Replayed with its `Idempotency-Key` after the digital human it created was deleted (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description The request failed validation (`validation_failed`; an unknown voice, language or appearance,
+             *     or a duration beyond the account's limit, names its field), or the account has as many digital
+             *     humans as it may (`digital_human_limit_reached`).
+             */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
     getDigitalHuman: {
         parameters: {
             query?: never;
@@ -2485,6 +2855,130 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchDigitalHuman"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    deleteDigitalHuman: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a digital human, as `listDigitalHumans` shows it. A malformed id is answered `404 not_found`.
+                 * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+                 */
+                digital_human_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The digital human is deleted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalHumanDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NoSuchDigitalHuman"];
+            409: components["responses"]["DigitalHumanReadOnly"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    updateDigitalHuman: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a digital human, as `listDigitalHumans` shows it. A malformed id is answered `404 not_found`.
+                 * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+                 */
+                digital_human_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigitalHumanUpdate"];
+            };
+        };
+        responses: {
+            /** @description The digital human as it is after the change. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalHuman"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NoSuchDigitalHuman"];
+            409: components["responses"]["DigitalHumanReadOnly"];
+            413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description The request failed validation (`validation_failed`; an unknown voice, language or appearance,
+             *     or a duration beyond the account's limit, names its field).
+             */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    listVoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every voice of the deployment. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoiceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
@@ -2615,8 +3109,9 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "transcript_closed", "transcript_limit_reached", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"];
+export const digitalHumanKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DigitalHumanKind"]> = ["stock", "custom"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
 export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "webhook.test"];
 export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];

@@ -1,10 +1,9 @@
 /**
  * What an account may use and what it used (contract guide, "Accounts"): the principal with its limits
- * and open sessions, the digital humans the account may use, and its usage per UTC day.
+ * and open sessions, and its usage per UTC day. Its digital humans are digital-humans/'s.
  */
-import { type DigitalHuman as DigitalHumanView, type Principal as PrincipalView, scopeValues, type Usage } from "@dhs/contract";
+import { type Principal as PrincipalView, scopeValues, type Usage } from "@dhs/contract";
 import { AppError } from "../app-error.js";
-import type { DigitalHuman, DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
 import type { SessionRecords, UsageCounters } from "../sessions/ports.js";
 import { daysBetween, MAX_USAGE_DAYS, usageReport } from "../sessions/usage.js";
 import type { AccountLimits } from "./account-limits.js";
@@ -12,7 +11,6 @@ import type { Principal } from "./api-keys.js";
 
 export interface AccountServiceDeps {
   store: Pick<SessionRecords, "openSessions"> & UsageCounters;
-  catalog: DigitalHumanCatalog;
   accounts: AccountLimits;
   /** Per-key rate limits, or undefined when the deployment enforces none. */
   rateLimit: { perSecond: number; burst: number } | undefined;
@@ -44,22 +42,6 @@ export class AccountService {
     };
   }
 
-  /** A page of the digital humans the account may use, in the catalog's order, after the id `after`. */
-  digitalHumans(principal: Principal, limit: number, after: string | undefined): { items: DigitalHumanView[]; next: string | null } {
-    const all = this.deps.catalog.forAccount(principal.account, principal.mode);
-    // A cursor whose entry left the catalog since (a reload) ends the list rather than starting it again.
-    const start = after === undefined ? 0 : all.findIndex((entry) => entry.id === after) + 1 || all.length;
-    const page = all.slice(start, start + limit);
-    const more = start + limit < all.length;
-    return { items: page.map((entry) => toView(entry, all[0])), next: more ? (page.at(-1)?.id ?? null) : null };
-  }
-
-  digitalHuman(principal: Principal, id: string): DigitalHumanView {
-    const entry = this.deps.catalog.resolve(id, principal.account, principal.mode);
-    if (!entry) throw new AppError("not_found", `No digital human ${id}.`);
-    return toView(entry, this.deps.catalog.forAccount(principal.account, principal.mode)[0]);
-  }
-
   /** Usage per UTC day from `from` to `to` (both included; the last 30 days by default; at most 92). */
   async usage(principal: Principal, from: string | undefined, to: string | undefined): Promise<Usage> {
     const last = to ?? this.now().toISOString().slice(0, 10);
@@ -69,10 +51,6 @@ export class AccountService {
     if (days.length > MAX_USAGE_DAYS) throw rangeError(from === undefined ? "to" : "from", `the range is at most ${MAX_USAGE_DAYS} days`);
     return usageReport(first, last, await this.deps.store.usage(principal.accountId, days));
   }
-}
-
-function toView(entry: DigitalHuman, accountDefault: DigitalHuman | undefined): DigitalHumanView {
-  return { id: entry.id, name: entry.name, description: entry.description ?? null, default: entry.id === accountDefault?.id };
 }
 
 function rangeError(path: string, message: string): AppError {

@@ -1,13 +1,15 @@
 /**
- * The catalog of digital humans (DIGITAL_HUMANS_FILE): which LiveKit agent to dispatch for a
- * `digital_human_id`, and which accounts may use each (contract guide, "Accounts") and in which modes
- * (live keys' sessions, test keys'). An entry limited to some accounts or modes does not exist for the
- * others. The first entry an account may use in a mode is its default there.
- * Replaced as a whole when the operator's files are reloaded.
+ * The deployment's stock digital humans (DIGITAL_HUMANS_FILE, contract guide "Digital humans"): which
+ * LiveKit agent to dispatch for each (its appearance), the persona it has unless the file says more, which
+ * accounts may use each and in which modes (live keys' sessions, test keys'). An entry limited to some
+ * accounts or modes does not exist for the others. The first entry an account may use in a mode is its
+ * default there. With them, the voices the deployment offers. Replaced as a whole when the operator's
+ * files are reloaded.
  */
 
 import type { Mode } from "../accounts/api-keys.js";
 
+/** A stock digital human as the operator's file describes it. */
 export interface DigitalHuman {
   id: string;
   name: string;
@@ -17,19 +19,36 @@ export interface DigitalHuman {
   accounts?: readonly string[] | undefined;
   /** The modes whose sessions may get it; both when absent. */
   modes?: readonly Mode[] | undefined;
+  /** Its persona; what is absent is the deployment's default (persona.ts). */
+  instructions?: string | null | undefined;
+  greeting?: string | null | undefined;
+  voice?: string | undefined;
+  language?: string | undefined;
+  llm_model?: string | null | undefined;
+  max_session_duration_s?: number | null | undefined;
+}
+
+/** A voice the deployment offers (the contract's Voice, less `default`: the first is the default). */
+export interface Voice {
+  id: string;
+  name: string;
+  language: string;
+  description: string | null;
 }
 
 export class DigitalHumanCatalog {
   private entries: readonly DigitalHuman[] = [];
   private byId = new Map<string, DigitalHuman>();
+  private voiceList: readonly Voice[] = [];
 
-  constructor(entries: readonly [DigitalHuman, ...DigitalHuman[]]) {
-    this.replace(entries);
+  constructor(entries: readonly [DigitalHuman, ...DigitalHuman[]], voices: readonly [Voice, ...Voice[]]) {
+    this.replace(entries, voices);
   }
 
-  replace(entries: readonly [DigitalHuman, ...DigitalHuman[]]): void {
+  replace(entries: readonly [DigitalHuman, ...DigitalHuman[]], voices: readonly [Voice, ...Voice[]]): void {
     this.entries = entries;
     this.byId = new Map(entries.map((entry) => [entry.id.toLowerCase(), entry]));
+    this.voiceList = voices;
   }
 
   /** Every entry the account may use in a mode, in the catalog's order. */
@@ -47,6 +66,20 @@ export class DigitalHumanCatalog {
   /** The entry with this id, whoever may use it (a session that has one keeps it). */
   byIdAnyAccount(id: string): DigitalHuman | undefined {
     return this.byId.get(id.toLowerCase());
+  }
+
+  /** The voices, the default first. */
+  voices(): readonly Voice[] {
+    return this.voiceList;
+  }
+
+  voice(id: string): Voice | undefined {
+    return this.voiceList.find((voice) => voice.id === id);
+  }
+
+  /** The default voice of a language (the first of it), or the default voice when none is asked for. */
+  defaultVoice(language?: string): Voice | undefined {
+    return language === undefined ? this.voiceList[0] : this.voiceList.find((voice) => voice.language === language);
   }
 }
 

@@ -7,10 +7,10 @@ import { randomBytes } from "node:crypto";
 import type { SessionCreate } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
+import type { Persona } from "../digital-humans/persona.js";
 import { type CreateLock, fingerprint } from "./idempotency.js";
-import type { AgentJob } from "./ports.js";
 import { roomNameFor, type SessionRecord } from "./session.js";
-import { background, type CreateResult, durationsFor, type SessionContext } from "./session-deps.js";
+import { background, type CreateResult, durationsFor, openLifeMs, type SessionContext } from "./session-deps.js";
 import { sessionEvents } from "./session-events.js";
 import { timersOnCreate } from "./session-machine.js";
 import type { SessionReader } from "./session-reader.js";
@@ -41,23 +41,47 @@ export class CreateSession {
   ) {}
 
   async create(principal: Principal, idempotencyKey: string, body: SessionCreate): Promise<CreateResult> {
-    const digitalHuman = this.context.catalog.resolve(body.digital_human_id, principal.account, principal.mode);
-    if (!digitalHuman) {
-      const which = body.digital_human_id ?? "(the account has none)";
-      throw new AppError("digital_human_not_found", `No digital human ${which}.`);
-    }
+    const persona = await this.context.personas.personaFor(principal, body.digital_human_id);
     const print = fingerprint(body);
     const createdAt = this.context.now();
+    if (!persona) return this.replayOrRefuse(principal, idempotencyKey, print, createdAt.getTime(), body.digital_human_id);
     const claim = await this.claim(principal.accountId, idempotencyKey, print, createdAt.getTime());
     if (claim.kind === "replay") return { session: await this.reader.view(claim.record), replayed: true };
-    const record = this.newRecord(claim.sessionId, principal.accountId, body, digitalHuman.id, createdAt);
-    await this.provision(record, agentJobOf(record, digitalHuman, durationsFor(this.context.settings, record.account_id).maxDurationS), {
-      idempotencyKey,
-      print,
-      lock: claim.lock,
-    });
+    const record = this.newRecord(claim.sessionId, principal.accountId, body, persona, createdAt);
+    await this.provision(record, persona, { idempotencyKey, print, lock: claim.lock });
     this.context.metrics?.sessionCreated();
     return { session: await this.reader.view(record), replayed: false };
+  }
+
+  /**
+   * No digital human the account may use: `422 digital_human_not_found`, another account's exactly like
+   * one that does not exist. Unless the key already made this session (its digital human was deleted
+   * since): a replay answers the session it made, as any replay does.
+   */
+  private async replayOrRefuse(
+    principal: Principal,
+    idempotencyKey: string,
+    print: string,
+    createdAtMs: number,
+    digitalHumanId: string | undefined,
+  ): Promise<CreateResult> {
+    const refusal = new AppError("digital_human_not_found", `No digital human ${digitalHumanId ?? "(the account has none)"}.`);
+    const claim = await this.claim(principal.accountId, idempotencyKey, print, createdAtMs).catch((error: unknown) => {
+      // At the cap, or the key in use: the digital human is what is wrong with this request.
+      if (error instanceof AppError) throw refusal;
+      throw error;
+    });
+    if (claim.kind === "replay") return { session: await this.reader.view(claim.record), replayed: true };
+    const { store, settings } = this.context;
+    await store.abandonCreate({
+      accountId: principal.accountId,
+      idempotencyKey,
+      fingerprint: print,
+      lock: claim.lock,
+      sessionId: claim.sessionId,
+      keepMs: settings.idempotencyKeyTtlMs,
+    });
+    throw refusal;
   }
 
   /** Claims the idempotency key for this create, or answers what an earlier request with it left. */
@@ -93,14 +117,14 @@ export class CreateSession {
     }
   }
 
-  private newRecord(id: string, accountId: string, body: SessionCreate, digitalHumanId: string, createdAt: Date): SessionRecord {
+  private newRecord(id: string, accountId: string, body: SessionCreate, persona: Persona, createdAt: Date): SessionRecord {
     return {
       id,
       account_id: accountId,
       status: "created",
       room_name: roomNameFor(id),
       participant_identity: body.participant_identity ?? `participant-${randomBytes(6).toString("hex")}`,
-      digital_human_id: digitalHumanId,
+      digital_human_id: persona.id,
       tags: body.tags ?? [],
       metadata: body.metadata ?? {},
       end_reason: null,
@@ -113,6 +137,7 @@ export class CreateSession {
       ended_at: null,
       // The create schedules the join timer: the timer's span is linked to this request.
       ...traceOf(this.context.tracing.traceparent()),
+      ...(persona.maxSessionDurationS === null ? {} : { max_duration_s: persona.maxSessionDurationS }),
     };
   }
 
@@ -122,8 +147,9 @@ export class CreateSession {
    * room all the same, and the retry then continues with that room (CreateRoom of an existing room
    * answers it). A room nobody retries for is deleted by the reconciler once its grace has passed.
    */
-  private async provision(record: SessionRecord, agent: AgentJob, key: ClaimedKey): Promise<void> {
+  private async provision(record: SessionRecord, persona: Persona, key: ClaimedKey): Promise<void> {
     const { store, rooms, settings } = this.context;
+    const agent = agentJobOf(record, persona, durationsFor(settings, record).maxDurationS);
     const release = () =>
       store.abandonCreate({
         accountId: record.account_id,
@@ -148,7 +174,7 @@ export class CreateSession {
       throw error;
     }
     try {
-      await this.persist(record, key);
+      await this.persist(record, persona, key);
     } catch (error) {
       // The room goes before the key is released: a retry that came between would keep the room (it
       // continues this session) and lose it to this deletion.
@@ -169,7 +195,7 @@ export class CreateSession {
    * trip: should the completion fail, they find no session when they fire and are dropped; should only
    * the timers fail, the session stands and the room's empty timeout ends it if nobody joins.
    */
-  private async persist(record: SessionRecord, key: ClaimedKey): Promise<void> {
+  private async persist(record: SessionRecord, persona: Persona, key: ClaimedKey): Promise<void> {
     const { store, settings } = this.context;
     const createdAt = new Date(Date.parse(record.created_at));
     // Its events are linked to the create, as its timers are: the trace the record names.
@@ -183,6 +209,8 @@ export class CreateSession {
         keyTtlMs: settings.idempotencyKeyTtlMs,
         events,
         usage: usageOf(undefined, record),
+        persona,
+        personaTtlMs: openLifeMs(settings.durations),
       }),
       this.transitions.runEffects(record, timersOnCreate(record, settings.durations)),
     ]);

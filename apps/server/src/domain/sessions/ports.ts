@@ -5,6 +5,7 @@
  */
 import type { DigitalHumanJob, SessionStatus } from "@dhs/contract";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
+import type { Persona } from "../digital-humans/persona.js";
 import type { BeginOutcome, CreateLock } from "./idempotency.js";
 import type { SessionRecord } from "./session.js";
 import type { ObligationTimer, TimerKind } from "./session-machine.js";
@@ -135,6 +136,13 @@ export interface CreateCompletion {
   keyTtlMs: number;
   events: readonly OutboundEvent[];
   usage: UsageIncrement | undefined;
+  /**
+   * The persona the session takes from its digital human, kept beside it for as long as it can be open
+   * (personaTtlMs), so that its digital human dispatched again is the same one whatever happened to the
+   * digital human since (SessionRecords.sessionPersona).
+   */
+  persona: Persona;
+  personaTtlMs: number;
 }
 
 /** A create given up: the claim it releases (the key, the body, the lock) and the session it was making. */
@@ -158,6 +166,8 @@ export interface SessionRecords {
    * given) has already changed it, in one read.
    */
   readForChange(accountId: string, sessionId: string, livekitEventId?: string): Promise<SessionSnapshot | undefined>;
+  /** The persona the session was created with, while it can be open (CreateCompletion.persona). */
+  sessionPersona(sessionId: string): Promise<Persona | undefined>;
   /**
    * Makes the change if the session is still at its version, in one step: the record, its timers, its
    * webhook events, its LiveKit event id; false when another writer got there first (read again and

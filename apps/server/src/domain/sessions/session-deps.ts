@@ -6,8 +6,9 @@
 import type { Session } from "@dhs/contract";
 import type { Tracing } from "../../tracing/tracing.js";
 import type { AccountLimits } from "../accounts/account-limits.js";
-import { modeOfOwner } from "../accounts/api-keys.js";
+import { modeOfOwner, type Principal } from "../accounts/api-keys.js";
 import type { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
+import type { Persona } from "../digital-humans/persona.js";
 import type { EndingMarks, IdempotentCreates, RoomService, SessionMetrics, SessionRecords, TimerQueue, TokenIssuer } from "./ports.js";
 import type { SessionRecord } from "./session.js";
 import type { Durations } from "./session-machine.js";
@@ -28,16 +29,34 @@ export interface SessionSettings {
   testMaxDurationS?: number;
 }
 
-/** The durations a session of `owner` lives by: a test session's maximum duration is its own. */
-export function durationsFor(settings: SessionSettings, owner: string): Durations {
+/** The longest a session of `owner` may stay active: a test session's maximum duration is its own. */
+export function maxDurationSOf(settings: Pick<SessionSettings, "durations" | "testMaxDurationS">, owner: string): number {
   const { durations, testMaxDurationS } = settings;
-  if (testMaxDurationS === undefined || modeOfOwner(owner) !== "test") return durations;
-  return { ...durations, maxDurationS: Math.min(durations.maxDurationS, testMaxDurationS) };
+  if (testMaxDurationS === undefined || modeOfOwner(owner) !== "test") return durations.maxDurationS;
+  return Math.min(durations.maxDurationS, testMaxDurationS);
+}
+
+/**
+ * The durations a session lives by: its maximum duration is its mode's, or its persona's when that is
+ * shorter (SessionRecord.max_duration_s).
+ */
+export function durationsFor(settings: SessionSettings, record: Pick<SessionRecord, "account_id" | "max_duration_s">): Durations {
+  const limit = maxDurationSOf(settings, record.account_id);
+  const maxDurationS = record.max_duration_s === undefined ? limit : Math.min(limit, record.max_duration_s);
+  return maxDurationS === settings.durations.maxDurationS ? settings.durations : { ...settings.durations, maxDurationS };
 }
 
 /** The longest a session can be kept from its creation: it lived its longest, then its retention. */
 export function longestKeptS(durations: Durations): number {
   return durations.joinTimeoutS + durations.maxDurationS + durations.departureTimeoutS + durations.retentionS;
+}
+
+/**
+ * The longest a session can stay open (created, then active, then its participant gone), with an hour to
+ * spare for timers that run late: what is kept only while it is open (its persona) is kept this long.
+ */
+export function openLifeMs(durations: Durations): number {
+  return (durations.joinTimeoutS + durations.maxDurationS + durations.departureTimeoutS + 3600) * 1000;
 }
 
 /** When a session expires: its retention after its end; while it runs, the latest that can be. */
@@ -51,11 +70,19 @@ export type RoomEvent =
   | { type: "participant_joined" | "participant_left"; identity: string; sid: string; isAgent: boolean }
   | { type: "room_finished" };
 
+/** Where a new session's persona comes from: its digital human's (a stock one, or one of the account's own). */
+export interface PersonaSource {
+  /** Undefined when the account may use no digital human `id` (or, without one, has no default). */
+  personaFor(principal: Principal, id: string | undefined): Promise<Persona | undefined>;
+}
+
 export interface SessionServiceDeps {
   store: IdempotentCreates & SessionRecords & TimerQueue & EndingMarks;
   rooms: RoomService;
   tokens: TokenIssuer;
+  /** The stock digital humans: a session whose persona was not kept is dispatched its stock one again. */
   catalog: DigitalHumanCatalog;
+  personas: PersonaSource;
   accounts: AccountLimits;
   settings: SessionSettings;
   now?: () => Date;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { sessionSettings } from "../../../test/support/session-fixtures.js";
+import { sessionSettings, stockPersonas, VOICES } from "../../../test/support/session-fixtures.js";
 import { MemorySessionStore } from "../../store/memory/session-store.js";
 import { AccountLimits } from "../accounts/account-limits.js";
 import type { Principal } from "../accounts/api-keys.js";
@@ -16,7 +16,8 @@ const principal: Principal = {
   mode: "live",
   scopes: new Set(["sessions:read", "sessions:write"]),
 };
-const catalog = new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }]);
+const catalog = new DigitalHumanCatalog([{ id: "6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f", name: "Ava", agent_name: "ava" }], VOICES);
+const personas = stockPersonas(catalog);
 
 function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomService>; settings?: Partial<SessionSettings> } = {}) {
   const memory = new MemorySessionStore();
@@ -35,6 +36,7 @@ function setup(overrides: { store?: Partial<SessionStore>; rooms?: Partial<RoomS
     rooms,
     tokens: { mint: async ({ identity }) => `token-for-${identity}` },
     catalog,
+    personas,
     accounts: new AccountLimits(1000),
     settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000, ...overrides.settings }),
     now: () => new Date("2026-11-22T10:00:00.000Z"),
@@ -82,6 +84,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       rooms,
       tokens: { mint: async () => "t" },
       catalog,
+      personas,
       accounts: new AccountLimits(1000),
       settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
       onBackgroundError,
@@ -119,6 +122,7 @@ describe("SessionService.create, when a step fails, keeps nothing", () => {
       },
       tokens: { mint: async () => "t" },
       catalog,
+      personas,
       accounts: new AccountLimits(1000),
       settings: sessionSettings({ rtcUrl: "wss://lk", idempotencyKeyTtlMs: 60_000 }),
       onBackgroundError,

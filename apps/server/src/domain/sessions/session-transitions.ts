@@ -4,7 +4,7 @@
  * other, then the transition's effects carried out: timers scheduled and cancelled, the digital human
  * dispatched again, the room deleted.
  */
-import type { DigitalHuman } from "../digital-humans/digital-human-catalog.js";
+import { type Persona, stockPersona } from "../digital-humans/persona.js";
 import type { AgentJob, ScheduledTimer, SessionSnapshot, TimerChanges } from "./ports.js";
 import { type SessionRecord, TERMINAL } from "./session.js";
 import { durationsFor, keptUntilMs, type SessionContext } from "./session-deps.js";
@@ -38,7 +38,7 @@ export class SessionTransitions {
       const sessionEvent = current.eventApplied ? undefined : typeof event === "function" ? event(current) : event;
       if (!sessionEvent) return { session: current.record, changed: false };
       const now = this.context.now();
-      const result = transition(current.record, sessionEvent, now, durationsFor(settings, accountId));
+      const result = transition(current.record, sessionEvent, now, durationsFor(settings, current.record));
       if (!result.changed) {
         if (livekitEventId !== undefined) await store.rememberEvent(sessionId, livekitEventId, settings.livekitEventDedupeMs);
         if (TERMINAL.has(current.record.status) && TIMERS.has(sessionEvent.type)) await this.repairEnded(current.record);
@@ -148,25 +148,44 @@ export class SessionTransitions {
     await Promise.all([store.settleEnded(record), store.cancelTimers(record.account_id, record.id)]);
   }
 
-  /** Dispatches the session's digital human again unless LiveKit has a live job for it (never doubled). */
+  /**
+   * Dispatches the session's digital human again, with the persona the session was created with, unless
+   * LiveKit has a live job for it (never doubled).
+   */
   private async ensureDispatch(record: SessionRecord): Promise<void> {
-    const { rooms, catalog } = this.context;
-    // A digital human removed from the catalog since is not replaced by another one.
-    const digitalHuman = catalog.byIdAnyAccount(record.digital_human_id);
-    if (digitalHuman === undefined) return;
-    if (await rooms.hasLiveAgentJob(record.room_name, digitalHuman.agent_name)) return;
-    const agent = agentJobOf(record, digitalHuman, durationsFor(this.context.settings, record.account_id).maxDurationS);
+    const { rooms, store } = this.context;
+    const persona = (await store.sessionPersona(record.id)) ?? this.stockPersonaOf(record);
+    // A digital human whose persona was not kept and whose stock entry left the catalog is not replaced by another.
+    if (persona === undefined) return;
+    if (await rooms.hasLiveAgentJob(record.room_name, persona.agentName)) return;
+    const agent = agentJobOf(record, persona, durationsFor(this.context.settings, record).maxDurationS);
     await rooms.dispatchAgent({ roomName: record.room_name, sessionId: record.id, accountId: record.account_id, agent });
     this.context.metrics?.agentRedispatched();
+  }
+
+  /** The session's stock digital human as the catalog has it now: for a session whose persona was not kept. */
+  private stockPersonaOf(record: SessionRecord): Persona | undefined {
+    const { catalog } = this.context;
+    const entry = catalog.byIdAnyAccount(record.digital_human_id);
+    return entry === undefined ? undefined : stockPersona(entry, catalog);
   }
 }
 
 /** What the digital human's job is told when it is dispatched to the session's room. */
-export function agentJobOf(record: SessionRecord, digitalHuman: DigitalHuman, maxDurationS: number): AgentJob {
+export function agentJobOf(record: SessionRecord, persona: Persona, maxDurationS: number): AgentJob {
   return {
-    agentName: digitalHuman.agent_name,
+    agentName: persona.agentName,
     job: {
-      digital_human: { id: digitalHuman.id, name: digitalHuman.name },
+      digital_human: {
+        id: persona.id,
+        name: persona.name,
+        appearance: persona.appearance,
+        instructions: persona.instructions,
+        greeting: persona.greeting,
+        voice: persona.voice,
+        language: persona.language,
+        llm: { ...persona.llm },
+      },
       participant_identity: record.participant_identity,
       max_duration_s: maxDurationS,
     },

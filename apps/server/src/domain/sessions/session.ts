@@ -33,6 +33,11 @@ export interface SessionRecord {
   trace_parent?: string;
   /** When the session's `session.transcript_ready` event was queued (once); never shown to callers. */
   transcript_ready_at?: string;
+  /**
+   * The most seconds it may stay active, when its digital human's persona asks for less than the
+   * account's limit (absent: that limit).
+   */
+  max_duration_s?: number;
 }
 
 /** completed, cancelled and failed are terminal (and absorbing); created and active can be joined. */

@@ -7,7 +7,13 @@ describe("usageOf", () => {
   const active = { ...created, status: "active" as const, started_at: "2026-11-22T23:59:59.500Z" };
 
   it("counts a creation on its UTC day", () => {
-    expect(usageOf(undefined, created)).toEqual({ day: "2026-11-22", fields: [["created", 1]] });
+    expect(usageOf(undefined, created)).toEqual({
+      day: "2026-11-22",
+      fields: [
+        ["created", 1],
+        [`created_by:${created.digital_human_id}`, 1],
+      ],
+    });
   });
 
   it("counts an end on the day it ended, by status and reason, with the active seconds rounded up", () => {
@@ -42,12 +48,27 @@ describe("the usage report", () => {
   it("lists every day of the range, oldest first, and adds up the totals", () => {
     expect(daysBetween("2026-02-27", "2026-03-02")).toEqual(["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"]);
     const report = usageReport("2026-11-21", "2026-11-22", [
-      { created: "2", "ended:completed": "1", "reason:user_ended": "1", active_seconds: "40", transcript_segments: "12" },
-      { created: "1", "ended:failed": "1", "reason:digital_human_lost": "1", active_seconds: "7", transcript_characters: "300" },
+      {
+        created: "2",
+        "created_by:a": "2",
+        "ended:completed": "1",
+        "reason:user_ended": "1",
+        active_seconds: "40",
+        transcript_segments: "12",
+      },
+      {
+        created: "1",
+        "created_by:b": "1",
+        "ended:failed": "1",
+        "reason:digital_human_lost": "1",
+        active_seconds: "7",
+        transcript_characters: "300",
+      },
     ]);
     expect(report.days.map((d) => d.date)).toEqual(["2026-11-21", "2026-11-22"]);
     expect(report.totals).toEqual({
       sessions_created: 3,
+      sessions_created_by_digital_human: { a: 2, b: 1 },
       sessions_ended: { completed: 1, cancelled: 0, failed: 1 },
       end_reasons: { user_ended: 1, digital_human_lost: 1 },
       active_seconds: 47,
@@ -55,7 +76,14 @@ describe("the usage report", () => {
       transcript_characters: 300,
     });
     expect(report.days[0]?.usage).toEqual(
-      countsOf({ created: "2", "ended:completed": "1", "reason:user_ended": "1", active_seconds: "40", transcript_segments: "12" }),
+      countsOf({
+        created: "2",
+        "created_by:a": "2",
+        "ended:completed": "1",
+        "reason:user_ended": "1",
+        active_seconds: "40",
+        transcript_segments: "12",
+      }),
     );
   });
 });

@@ -8,8 +8,8 @@ import { type SessionRecord, TERMINAL } from "./session.js";
 import { activeSeconds } from "./session-events.js";
 
 /**
- * Counter fields: `created`, `ended:<status>`, `reason:<end reason>`, `active_seconds`, and the
- * transcripts' `transcript_segments` and `transcript_characters`.
+ * Counter fields: `created`, `created_by:<digital human id>`, `ended:<status>`, `reason:<end reason>`,
+ * `active_seconds`, and the transcripts' `transcript_segments` and `transcript_characters`.
  */
 export interface UsageIncrement {
   day: string;
@@ -23,7 +23,15 @@ export const utcDay = (iso: string): string => iso.slice(0, 10);
 
 /** What a change from `before` (undefined: a new session) to `after` adds to the counters, if anything. */
 export function usageOf(before: SessionRecord | undefined, after: SessionRecord): UsageIncrement | undefined {
-  if (before === undefined) return { day: utcDay(after.created_at), fields: [["created", 1]] };
+  if (before === undefined) {
+    return {
+      day: utcDay(after.created_at),
+      fields: [
+        ["created", 1],
+        [`created_by:${after.digital_human_id}`, 1],
+      ],
+    };
+  }
   if (TERMINAL.has(before.status) || !TERMINAL.has(after.status) || after.ended_at === null) return undefined;
   const fields: [string, number][] = [[`ended:${after.status}`, 1]];
   if (after.end_reason !== null) fields.push([`reason:${after.end_reason}`, 1]);
@@ -44,6 +52,7 @@ export function daysBetween(from: string, to: string): string[] {
 function emptyCounts(): UsageCounts {
   return {
     sessions_created: 0,
+    sessions_created_by_digital_human: {},
     sessions_ended: { completed: 0, cancelled: 0, failed: 0 },
     end_reasons: {},
     active_seconds: 0,
@@ -61,6 +70,7 @@ export function countsOf(stored: Record<string, string>): UsageCounts {
     else if (field === "active_seconds") counts.active_seconds = n;
     else if (field === "transcript_segments") counts.transcript_segments = n;
     else if (field === "transcript_characters") counts.transcript_characters = n;
+    else if (field.startsWith("created_by:")) counts.sessions_created_by_digital_human[field.slice(11)] = n;
     else if (field.startsWith("ended:")) {
       const status = field.slice(6) as keyof UsageCounts["sessions_ended"];
       if (status in counts.sessions_ended) counts.sessions_ended[status] = n;
@@ -76,6 +86,8 @@ export function add(total: UsageCounts, day: UsageCounts): void {
   total.transcript_characters += day.transcript_characters;
   for (const status of ["completed", "cancelled", "failed"] as const) total.sessions_ended[status] += day.sessions_ended[status];
   for (const [reason, n] of Object.entries(day.end_reasons)) total.end_reasons[reason] = (total.end_reasons[reason] ?? 0) + n;
+  const byDigitalHuman = total.sessions_created_by_digital_human;
+  for (const [id, n] of Object.entries(day.sessions_created_by_digital_human)) byDigitalHuman[id] = (byDigitalHuman[id] ?? 0) + n;
 }
 
 export function usageReport(from: string, to: string, stored: Record<string, string>[]): Usage {

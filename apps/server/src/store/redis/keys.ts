@@ -91,6 +91,8 @@ export function keyspace(prefix = "dhs") {
     /** An account's Idempotency-Key (idempotencyRecord), in the shard of the session it creates. */
     idempotency: (accountId: string, idempotencyKey: string) =>
       `${prefix}:{${SHARD_TAGS[keyShardOf(accountId, idempotencyKey)]}}:idem:${accountId}:${idempotencyKey}`,
+    /** The persona the session was created with (its JSON), while the session can be open. */
+    persona: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:persona:${sessionId}`,
     /** Set while endSession deletes the session's room (a short TTL); read with the session. */
     ending: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:ending:${sessionId}`,
     /**
@@ -125,6 +127,15 @@ export function keyspace(prefix = "dhs") {
     livekitEvent: (sessionId: string, eventId: string) => `${prefix}:{${shard(sessionId)}}:livekit-event:${sessionId}:${eventId}`,
     /** A lease on work one replica at a time does (its holder, with a TTL). */
     lease: (name: string) => `${prefix}:lease:{${name}}`,
+
+    // An account's own digital humans (each mode apart: the owner is the account or its test side), in its
+    // slot: bounded by the account's limit of them.
+    /** The owner's digital humans (a hash: id -> JSON). */
+    digitalHumans: (owner: string) => `${prefix}:{${owner}}:dh`,
+    /** The same ids by creation time (ms): their count and their order. */
+    digitalHumanOrder: (owner: string) => `${prefix}:{${owner}}:dh:order`,
+    /** An Idempotency-Key of createDigitalHuman: `<fingerprint>|<id>`, kept IDEMPOTENCY_KEY_TTL_S. */
+    digitalHumanKey: (owner: string, idempotencyKey: string) => `${prefix}:{${owner}}:dh:idem:${idempotencyKey}`,
 
     // Customer webhooks: an account's endpoints and delivery logs live in its slot; its deliveries in the
     // shard of the session whose change caused them, so the change and its events are one script.

@@ -42,13 +42,24 @@ export class MemoryIdempotentCreates implements IdempotentCreates {
     return { kind: "acquired", lock: lock as unknown as CreateLock, sessionId: id };
   }
 
-  async completeCreate({ session, idempotencyKey, fingerprint, lock, keyTtlMs, events, usage }: CreateCompletion): Promise<boolean> {
+  async completeCreate({
+    session,
+    idempotencyKey,
+    fingerprint,
+    lock,
+    keyTtlMs,
+    events,
+    usage,
+    persona,
+    personaTtlMs,
+  }: CreateCompletion): Promise<boolean> {
     const { state } = this;
     const account = state.account(session.account_id);
     account.claims.delete(lockOf(lock));
     const recorded = state.keyRecord(account, idempotencyKey);
     if (recorded !== undefined && !this.holds(recorded, fingerprint, lockOf(lock), session.id)) return false;
     state.store(session, undefined);
+    state.personas.set(session.id, { json: JSON.stringify(persona), expiresAt: state.now() + personaTtlMs });
     account.keys.set(idempotencyKey, {
       state: "done",
       fingerprint,

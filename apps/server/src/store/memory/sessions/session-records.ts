@@ -3,6 +3,7 @@
  * timers, usage, webhook events and LiveKit event in one synchronous step, listed and counted. An end and
  * the return of its place among the open sessions are that one step, so there is nothing to repair.
  */
+import type { Persona } from "../../../domain/digital-humans/persona.js";
 import type { ListQuery, SessionChange, SessionRecords, SessionSnapshot, SessionVersion } from "../../../domain/sessions/ports.js";
 import { isAfterCursor, newestFirst } from "../../../domain/sessions/ports.js";
 import type { SessionRecord } from "../../../domain/sessions/session.js";
@@ -19,6 +20,12 @@ export class MemorySessionRecords implements SessionRecords {
   async findSession(sessionId: string): Promise<SessionRecord | undefined> {
     const accountId = this.state.sessions.get(sessionId)?.accountId;
     return accountId === undefined ? undefined : this.getSession(accountId, sessionId);
+  }
+
+  async sessionPersona(sessionId: string): Promise<Persona | undefined> {
+    const kept = this.state.personas.get(sessionId);
+    if (kept === undefined || kept.expiresAt <= this.state.now()) return undefined;
+    return JSON.parse(kept.json) as Persona;
   }
 
   async readForChange(accountId: string, sessionId: string, livekitEventId?: string): Promise<SessionSnapshot | undefined> {

@@ -60,6 +60,8 @@ export class MemorySessionState {
   /** (session id, id of a LiveKit event that reached it) -> when it is forgotten (ms). */
   readonly livekitEvents = new Map<string, number>();
   readonly leases = new Map<string, { holder: string; until: number }>();
+  /** session id -> the persona it was created with (JSON), and when it is forgotten (ms). */
+  readonly personas = new Map<string, { json: string; expiresAt: number }>();
 
   constructor(
     readonly now: () => number,
@@ -100,7 +102,11 @@ export class MemorySessionState {
     const account = this.account(accountId);
     account.sessions.add(id);
     if (!TERMINAL.has(status)) account.open.add(id);
-    else account.open.delete(id);
+    else {
+      account.open.delete(id);
+      // Its persona was kept for its dispatches, which are over.
+      this.personas.delete(id);
+    }
   }
 
   keyRecord(account: AccountState, idempotencyKey: string): KeyRecord | undefined {
@@ -147,6 +153,7 @@ export class MemorySessionState {
     const now = this.now();
     for (const [id, expiresAt] of this.livekitEvents) if (expiresAt <= now) this.livekitEvents.delete(id);
     for (const [id, expiresAt] of this.ending) if (expiresAt <= now) this.ending.delete(id);
+    for (const [id, kept] of this.personas) if (kept.expiresAt <= now) this.personas.delete(id);
     for (const [id, stored] of this.sessions) this.stored(stored.accountId, id);
     for (const account of this.accounts.values()) {
       for (const [key, recorded] of account.keys) if (recorded.expiresAt <= now) account.keys.delete(key);

@@ -49,31 +49,47 @@ return {'acquired', session_id, expiry}
     {
       record: string;
       session: string;
+      persona: string;
       pending: string;
       done: string;
       keyTtlMs: number;
       json: string;
       nowMs: number;
       lockExpiryMs: number;
+      personaJson: string;
+      personaTtlMs: number;
     } & EventKeys,
     [number, number]
   >({
     lua: `${RECORD_EVENTS}
 -- Stores a new session and marks its idempotency key done, if the key is still this request's and its
 -- lock has not expired (a create past it gives up: its place may have been given back), and records the
--- events of its creation for the account's webhook endpoints.
--- KEYS[1] the idempotency record, KEYS[2] the session, KEYS[3..] what record_events reads
+-- events of its creation for the account's webhook endpoints, with the persona it keeps while it can be
+-- open.
+-- KEYS[1] the idempotency record, KEYS[2] the session, KEYS[3] its persona, KEYS[4..] what record_events
+-- reads
 -- ARGV[1] this request's pending record, ARGV[2] the done record, ARGV[3] the key's TTL (ms),
--- ARGV[4] the session's JSON, ARGV[5] now (ms), ARGV[6] the lock's expiry (ms), ARGV[7..] what
--- record_events reads
+-- ARGV[4] the session's JSON, ARGV[5] now (ms), ARGV[6] the lock's expiry (ms), ARGV[7] the persona's
+-- JSON, ARGV[8] its TTL (ms), ARGV[9..] what record_events reads
 -- Returns { 1, deliveries recorded } when written, { 0, 0 } when the key is no longer this request's.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] or tonumber(ARGV[5]) >= tonumber(ARGV[6]) then return { 0, 0 } end
 if not redis.call('SET', KEYS[2], ARGV[4], 'NX') then return { 0, 0 } end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return { 1, record_events(3, 7) }
+redis.call('SET', KEYS[3], ARGV[7], 'PX', ARGV[8])
+return { 1, record_events(4, 9) }
 `,
-    keys: (a) => [a.record, a.session, ...recordEventsKeys(a)],
-    argv: (a) => [a.pending, a.done, a.keyTtlMs, a.json, a.nowMs, a.lockExpiryMs, ...eventArgv(a.accountId, a.routes, a.events)],
+    keys: (a) => [a.record, a.session, a.persona, ...recordEventsKeys(a)],
+    argv: (a) => [
+      a.pending,
+      a.done,
+      a.keyTtlMs,
+      a.json,
+      a.nowMs,
+      a.lockExpiryMs,
+      a.personaJson,
+      a.personaTtlMs,
+      ...eventArgv(a.accountId, a.routes, a.events),
+    ],
   }),
 
   abandonCreate: script<{ record: string; pending: string; abandoned: string; keepMs: number }, number>({

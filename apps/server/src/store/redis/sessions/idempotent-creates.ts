@@ -98,7 +98,17 @@ export class RedisIdempotentCreates implements IdempotentCreates {
     });
   }
 
-  completeCreate({ session, idempotencyKey, fingerprint, lock, keyTtlMs, events, usage }: CreateCompletion): Promise<boolean> {
+  completeCreate({
+    session,
+    idempotencyKey,
+    fingerprint,
+    lock,
+    keyTtlMs,
+    events,
+    usage,
+    persona,
+    personaTtlMs,
+  }: CreateCompletion): Promise<boolean> {
     const { keys, scripts, afterStep } = this.context;
     const accountId = session.account_id;
     const held = lockOf(lock);
@@ -107,12 +117,15 @@ export class RedisIdempotentCreates implements IdempotentCreates {
       const [written] = await scripts.run("completeCreate", {
         record: keys.idempotency(accountId, idempotencyKey),
         session: keys.session(session.id),
+        persona: keys.persona(session.id),
         pending: pendingRecord(fingerprint, held, session.id),
         done: idempotencyRecord.done(fingerprint, session.id),
         keyTtlMs,
         json: encodeSession(session),
         nowMs: Date.now(),
         lockExpiryMs: held.expiryMs,
+        personaJson: JSON.stringify(persona),
+        personaTtlMs,
         ...eventKeys(keys, accountId, session.id, held.routes, events),
       });
       if (written !== 1) return false;

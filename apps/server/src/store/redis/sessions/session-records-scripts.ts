@@ -12,6 +12,7 @@ export const SESSION_RECORD_SCRIPTS = {
       ended: string;
       timers: string;
       livekitEvent: string;
+      persona: string;
       version: string;
       json: string;
       id: string;
@@ -28,9 +29,9 @@ export const SESSION_RECORD_SCRIPTS = {
 -- Compare-and-set of a session with what changes with it: its timers, the LiveKit event that changed it,
 -- the events it causes for the account's webhook endpoints. An ended session expires when its retention
 -- ends, and is listed in its account's index of ended sessions of its shard and creation day, which
--- expires with the last session in it.
+-- expires with the last session in it; the persona it kept for its dispatches is no longer needed.
 -- KEYS[1] the session, KEYS[2] the index of ended sessions, KEYS[3] its shard's timers, KEYS[4] the
--- LiveKit event's mark, KEYS[5..] what record_events reads
+-- LiveKit event's mark, KEYS[5] its persona, KEYS[6..] what record_events reads
 -- ARGV[1] the JSON it was read as (its version), ARGV[2] the new JSON, ARGV[3] its id, ARGV[4] its
 -- creation time (ms, the index score), ARGV[5] when it expires (ms since the epoch; '' while it is
 -- open), ARGV[6] now (ms), ARGV[7] how long the LiveKit event is remembered (ms; '' for none),
@@ -45,15 +46,16 @@ else
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
   local ttl = redis.call('PTTL', KEYS[2])
   if ttl < 0 or tonumber(ARGV[6]) + ttl < tonumber(ARGV[5]) then redis.call('PEXPIREAT', KEYS[2], ARGV[5]) end
+  redis.call('DEL', KEYS[5])
 end
 if ARGV[7] ~= '' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[7]) end
 local n = tonumber(ARGV[8])
 if n > 0 then redis.call('ZREM', KEYS[3], unpack(ARGV, 9, 8 + n)) end
 local m = tonumber(ARGV[9 + n])
 if m > 0 then redis.call('ZADD', KEYS[3], unpack(ARGV, 10 + n, 9 + n + 2 * m)) end
-return { 1, record_events(5, 10 + n + 2 * m) }
+return { 1, record_events(6, 10 + n + 2 * m) }
 `,
-    keys: (a) => [a.session, a.ended, a.timers, a.livekitEvent, ...recordEventsKeys(a)],
+    keys: (a) => [a.session, a.ended, a.timers, a.livekitEvent, a.persona, ...recordEventsKeys(a)],
     argv: (a) => [
       a.version,
       a.json,

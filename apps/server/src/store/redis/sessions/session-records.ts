@@ -6,6 +6,7 @@
  * then gives back its place and counts its usage: a crash between the two leaves the place held until the
  * repair (a timer of the ended session, or a create at the cap, runs it).
  */
+import type { Persona } from "../../../domain/digital-humans/persona.js";
 import type { ListQuery, SessionChange, SessionRecords, SessionSnapshot, SessionVersion } from "../../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../../domain/sessions/session.js";
 import { guard } from "../guard.js";
@@ -44,6 +45,14 @@ export class RedisSessionRecords implements SessionRecords {
     });
   }
 
+  sessionPersona(sessionId: string): Promise<Persona | undefined> {
+    const { redis, keys } = this.context;
+    return guard(async () => {
+      const json = await redis.get(keys.persona(sessionId));
+      return json === null ? undefined : (JSON.parse(json) as Persona);
+    });
+  }
+
   /**
    * One round trip: the session with its ending mark and the LiveKit event's mark (one MGET in its shard)
    * and, beside it, the account's webhook routes, which a change that causes events records them by.
@@ -78,6 +87,7 @@ export class RedisSessionRecords implements SessionRecords {
         ended: keys.ended(accountId, shard, dayOf(createdMs)),
         timers: keys.timers(shard),
         livekitEvent: keys.livekitEvent(record.id, livekitEvent?.id ?? ""),
+        persona: keys.persona(record.id),
         version: json,
         json: encodeSession(record),
         id: record.id,

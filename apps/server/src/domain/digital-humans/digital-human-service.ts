@@ -1,0 +1,191 @@
+/**
+ * The digital humans an account may use (contract guide, "Digital humans"): the deployment's stock ones
+ * and the account's own, made, read, listed, changed and deleted here, and the persona a new session
+ * takes from one of them. An account's own belong to the mode of the key that made them (the principal's
+ * data owner), so another account's, or the other mode's, is not found, exactly like an unknown id.
+ */
+import type {
+  DigitalHumanCreate,
+  DigitalHumanDeleted,
+  DigitalHumanKind,
+  DigitalHumanUpdate,
+  DigitalHuman as DigitalHumanView,
+  Voice as VoiceView,
+} from "@dhs/contract";
+import type { Principal } from "../accounts/api-keys.js";
+import { AppError } from "../app-error.js";
+import { fingerprint } from "../sessions/idempotency.js";
+import type { DigitalHumanCatalog } from "./digital-human-catalog.js";
+import { type FieldRules, fieldsOfCreate, fieldsOfUpdate } from "./digital-human-fields.js";
+import { customView, stockView } from "./digital-human-view.js";
+import { customPersona, type Persona, stockPersona } from "./persona.js";
+import type { DigitalHumanRecord, DigitalHumanStore } from "./ports.js";
+
+/** Where a page of the list starts: after one of the account's own, or after a stock one. */
+export type DigitalHumanPosition = { kind: "custom"; createdAtMs: number; id: string } | { kind: "stock"; id: string };
+
+export interface DigitalHumanServiceDeps {
+  store: DigitalHumanStore;
+  catalog: DigitalHumanCatalog;
+  /** How many digital humans of its own an account may have in each mode. */
+  limit: () => number;
+  /** The longest a session of an account's may stay active in a mode (s). */
+  maxSessionDurationS: (principal: Principal) => number;
+  idempotencyKeyTtlMs: number;
+  now?: () => Date;
+}
+
+// A change that loses a race with another is read and merged again; more than this many losses in a row
+// is a fault, not contention.
+const MAX_UPDATE_ATTEMPTS = 5;
+
+export class DigitalHumanService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: DigitalHumanServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async create(
+    principal: Principal,
+    idempotencyKey: string,
+    body: DigitalHumanCreate,
+  ): Promise<{ view: DigitalHumanView; replayed: boolean }> {
+    const { store, limit, idempotencyKeyTtlMs } = this.deps;
+    const at = this.now().toISOString();
+    const record: DigitalHumanRecord = {
+      id: crypto.randomUUID(),
+      owner: principal.accountId,
+      ...fieldsOfCreate(body, this.rules(principal)),
+      created_at: at,
+      updated_at: at,
+    };
+    const max = limit();
+    const outcome = await store.createDigitalHuman({
+      record,
+      idempotencyKey,
+      fingerprint: fingerprint(body),
+      keyTtlMs: idempotencyKeyTtlMs,
+      limit: max,
+    });
+    switch (outcome.kind) {
+      case "created":
+        return { view: customView(record), replayed: false };
+      case "limit":
+        throw new AppError("digital_human_limit_reached", { limit: max });
+      case "reused":
+        throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body.");
+      case "replay": {
+        const made = await store.getDigitalHuman(principal.accountId, outcome.id);
+        if (!made) throw new AppError("not_found", `The digital human this Idempotency-Key created, ${outcome.id}, was deleted since.`);
+        return { view: customView(made.record), replayed: true };
+      }
+    }
+  }
+
+  /** A page of the account's own (newest first), then of the stock ones (in the catalog's order). */
+  async list(
+    principal: Principal,
+    query: { kind?: DigitalHumanKind | undefined; limit: number; after?: DigitalHumanPosition | undefined },
+  ): Promise<{ items: DigitalHumanView[]; next: DigitalHumanPosition | null }> {
+    const { kind, limit, after } = query;
+    const items: { view: DigitalHumanView; position: DigitalHumanPosition }[] = [];
+    if (kind !== "stock" && after?.kind !== "stock") {
+      const own = await this.deps.store.listDigitalHumans(principal.accountId, {
+        limit,
+        after: after?.kind === "custom" ? after : undefined,
+      });
+      for (const record of own) {
+        items.push({ view: customView(record), position: { kind: "custom", createdAtMs: Date.parse(record.created_at), id: record.id } });
+      }
+    }
+    if (kind !== "custom" && items.length <= limit) {
+      const stock = this.deps.catalog.forAccount(principal.account, principal.mode);
+      // A cursor whose entry left the catalog since (a reload) ends the list rather than starting it again.
+      const start = after?.kind === "stock" ? stock.findIndex((entry) => entry.id === after.id) + 1 || stock.length : 0;
+      for (const entry of stock.slice(start, start + limit + 1 - items.length)) {
+        items.push({ view: stockView(entry, this.deps.catalog, entry === stock[0]), position: { kind: "stock", id: entry.id } });
+      }
+    }
+    const page = items.slice(0, limit);
+    return { items: page.map((item) => item.view), next: items.length > limit ? (page.at(-1)?.position ?? null) : null };
+  }
+
+  /** The deployment's voices, the default first. */
+  voices(): VoiceView[] {
+    return this.deps.catalog.voices().map((voice, i) => ({ ...voice, default: i === 0 }));
+  }
+
+  async get(principal: Principal, id: string): Promise<DigitalHumanView> {
+    const stock = this.deps.catalog.resolve(id, principal.account, principal.mode);
+    if (stock)
+      return stockView(stock, this.deps.catalog, stock === this.deps.catalog.resolve(undefined, principal.account, principal.mode));
+    return customView((await this.own(principal, id)).record);
+  }
+
+  /** Merges the update into the stored fields and stores them, read again and merged anew if another change came first. */
+  async update(principal: Principal, id: string, update: DigitalHumanUpdate): Promise<DigitalHumanView> {
+    for (let attempt = 1; ; attempt++) {
+      const { record, version } = await this.own(principal, id);
+      const changed: DigitalHumanRecord = {
+        ...record,
+        ...fieldsOfUpdate(record, update, this.rules(principal)),
+        updated_at: this.now().toISOString(),
+      };
+      if (await this.deps.store.replaceDigitalHuman(changed, version)) return customView(changed);
+      if (attempt >= MAX_UPDATE_ATTEMPTS) throw new Error(`digital human ${id}: ${attempt} updates in a row lost to other changes`);
+    }
+  }
+
+  async delete(principal: Principal, id: string): Promise<DigitalHumanDeleted> {
+    this.refuseStock(principal, id);
+    if (!(await this.deps.store.deleteDigitalHuman(principal.accountId, id))) throw notFound(id);
+    return { id, deleted: true };
+  }
+
+  /**
+   * The persona a new session of the account takes: of the digital human `id` (a stock one or one of the
+   * account's own in the key's mode), or of the account's default when none is given. Undefined when
+   * there is none the account may use, or when one of its own has an appearance the account may no
+   * longer use: a session is never given a face the operator took away.
+   */
+  async personaFor(principal: Principal, id: string | undefined): Promise<Persona | undefined> {
+    const { catalog } = this.deps;
+    const stock = catalog.resolve(id, principal.account, principal.mode);
+    if (stock) return stockPersona(stock, catalog);
+    if (id === undefined) return undefined;
+    const own = await this.deps.store.getDigitalHuman(principal.accountId, id.toLowerCase());
+    const appearance = own && catalog.resolve(own.record.appearance, principal.account, principal.mode);
+    return own && appearance ? customPersona(own.record, appearance) : undefined;
+  }
+
+  /** One of the account's own, in the key's mode; a stock one is read-only, anything else is not found. */
+  private async own(principal: Principal, id: string) {
+    this.refuseStock(principal, id);
+    const stored = await this.deps.store.getDigitalHuman(principal.accountId, id);
+    if (!stored) throw notFound(id);
+    return stored;
+  }
+
+  private refuseStock(principal: Principal, id: string): void {
+    if (this.deps.catalog.resolve(id, principal.account, principal.mode)) {
+      throw new AppError(
+        "digital_human_read_only",
+        `Digital human ${id} is a stock one of the deployment; make one of your own with createDigitalHuman.`,
+      );
+    }
+  }
+
+  private rules(principal: Principal): FieldRules {
+    return {
+      catalog: this.deps.catalog,
+      account: principal.account,
+      mode: principal.mode,
+      maxSessionDurationS: this.deps.maxSessionDurationS(principal),
+    };
+  }
+}
+
+function notFound(id: string): AppError {
+  return new AppError("not_found", `No digital human ${id}.`);
+}

@@ -1,0 +1,34 @@
+/**
+ * How a digital human is shown (the contract's DigitalHuman): a stock one with its persona as the
+ * catalog and the deployment's defaults make it, one of the account's own as it is stored.
+ */
+import type { DigitalHuman as DigitalHumanView } from "@dhs/contract";
+import type { DigitalHumanCatalog, DigitalHuman as StockEntry } from "./digital-human-catalog.js";
+import { stockPersona } from "./persona.js";
+import type { DigitalHumanRecord } from "./ports.js";
+
+export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDefault: boolean): DigitalHumanView {
+  const persona = stockPersona(entry, catalog);
+  return {
+    id: entry.id,
+    kind: "stock",
+    name: entry.name,
+    description: entry.description ?? null,
+    default: isDefault,
+    appearance: persona.appearance,
+    instructions: persona.instructions,
+    greeting: persona.greeting,
+    voice: persona.voice,
+    language: persona.language,
+    llm: persona.llm,
+    max_session_duration_s: persona.maxSessionDurationS,
+    metadata: {},
+    created_at: null,
+    updated_at: null,
+  };
+}
+
+export function customView(record: DigitalHumanRecord): DigitalHumanView {
+  const { owner: _owner, ...shown } = record;
+  return { ...shown, kind: "custom", default: false, llm: { ...record.llm }, metadata: { ...record.metadata } };
+}

@@ -1,0 +1,64 @@
+/**
+ * What the account's own digital humans need from a store (Redis or memory): created once per
+ * Idempotency-Key and within the account's limit in one step, read, listed newest first, replaced by
+ * compare-and-set, deleted. Each is kept under its owner (an account, or its test side), so another
+ * owner's is never found.
+ */
+import type { ListPosition } from "../sessions/ports.js";
+
+/** One of an account's own digital humans, as stored; the contract's DigitalHuman less what is derived. */
+export interface DigitalHumanRecord {
+  id: string;
+  /** The data owner: the account of the key that made it, or that account's test side. */
+  owner: string;
+  name: string;
+  description: string | null;
+  appearance: string;
+  instructions: string | null;
+  greeting: string | null;
+  voice: string;
+  language: string;
+  llm: { model: string | null; temperature: number | null };
+  max_session_duration_s: number | null;
+  metadata: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+}
+
+declare const digitalHumanVersion: unique symbol;
+/** What a store compares a digital human with when it is replaced: opaque, handed back unchanged. */
+export type DigitalHumanVersion = { readonly [digitalHumanVersion]: true };
+
+export interface StoredDigitalHuman {
+  record: DigitalHumanRecord;
+  version: DigitalHumanVersion;
+}
+
+export interface DigitalHumanCreation {
+  record: DigitalHumanRecord;
+  idempotencyKey: string;
+  /** The request body's fingerprint: the same key with another body is refused. */
+  fingerprint: string;
+  /** How long the key is remembered (ms). */
+  keyTtlMs: number;
+  /** The most digital humans the owner may have. */
+  limit: number;
+}
+
+/**
+ * `created`: stored. `replay`: the key made one already (its id), for the same body. `reused`: the key
+ * was used with another body. `limit`: the owner has `limit` already; nothing is recorded for the key.
+ */
+export type DigitalHumanCreateOutcome = { kind: "created" } | { kind: "replay"; id: string } | { kind: "reused" } | { kind: "limit" };
+
+export interface DigitalHumanStore {
+  /** Stores the record and remembers the key for its body, in one step, unless the key or the limit says otherwise. */
+  createDigitalHuman(creation: DigitalHumanCreation): Promise<DigitalHumanCreateOutcome>;
+  getDigitalHuman(owner: string, id: string): Promise<StoredDigitalHuman | undefined>;
+  /** Newest first (creation time, then id), after the position; one more than `limit` tells of a next page. */
+  listDigitalHumans(owner: string, query: { limit: number; after?: ListPosition | undefined }): Promise<DigitalHumanRecord[]>;
+  /** Replaces the record if it is still at `version`; false when another writer got there first, or it is gone. */
+  replaceDigitalHuman(record: DigitalHumanRecord, version: DigitalHumanVersion): Promise<boolean>;
+  /** False when there was none. */
+  deleteDigitalHuman(owner: string, id: string): Promise<boolean>;
+}
