@@ -78,13 +78,19 @@ export default defineAgent({
     // Each step of a session's start, for the end-to-end tier's timeline (README, "The digital human").
     const timeline = (step: string) => logger.info({ step }, "timeline");
     timeline("job started");
+    const { persona } = job;
+    // The conversation that follows them is the next step of this reference; until then it says so.
+    logger.info(
+      { voice: persona.voice, language: persona.language, instructions_chars: persona.instructions?.length ?? 0, model: persona.llm.model },
+      "persona received",
+    );
     // Connecting first: LiveKit's signalling and the peer connection proceed (in rtc-node's own threads)
     // while this process builds the face and asks for the greeting.
     const connected = ctx.connect().then(() => timeline("connected"));
     const sayFailed = (error: unknown) => logger.warn({ error: String(error) }, "could not speak");
     const synthesize = async (text: string): Promise<Speech | undefined> => {
       try {
-        return await voice.synthesize(text);
+        return await voice.synthesize(text, persona.voice);
       } catch (error) {
         sayFailed(error);
         return undefined;
@@ -102,7 +108,10 @@ export default defineAgent({
 
     // The greeting's words are known from the job's metadata before anyone joins: synthesized (by the
     // worker's voice process) while the job connects, it is ready the moment the participant can hear it.
-    const greetingText = job.participantIdentity === undefined ? undefined : greeting(job.participantIdentity, job.digitalHuman.name);
+    // A greeting of null: nothing is said until the participant speaks.
+    const greetingOf = (identity: string) =>
+      persona.greeting === null ? undefined : greeting(persona.greeting, identity, job.digitalHuman.name);
+    const greetingText = job.participantIdentity === undefined ? undefined : greetingOf(job.participantIdentity);
     const greetingLine = greetingText === undefined ? undefined : prepare(greetingText);
     void greetingLine?.[0]?.speech.then(() => timeline("greeting's first sentence synthesized"));
 
@@ -209,8 +218,10 @@ export default defineAgent({
       if (greeted || greetFor === undefined) return;
       greeted = true;
       clearTimeout(greetingWait);
+      const line = greetingLine ?? greetingOf(greetFor.identity);
+      if (line === undefined) return;
       timeline("greeting started");
-      say(greetingLine ?? greeting(greetFor.identity, job.digitalHuman.name)).catch(sayFailed);
+      say(line).catch(sayFailed);
     };
     const welcome = (p: RemoteParticipant) => {
       if (!isTheParticipant(p) || greetFor !== undefined) return;

@@ -8,7 +8,14 @@ import createESpeak, { type ESpeakNGWorker } from "@echogarden/espeak-ng-emscrip
 import type { Speech, Voice } from "./voice.js";
 
 export class ESpeakVoice implements Voice {
-  private constructor(private readonly engine: ESpeakNGWorker) {}
+  private current: string;
+
+  private constructor(
+    private readonly engine: ESpeakNGWorker,
+    voice: string,
+  ) {
+    this.current = voice;
+  }
 
   static async load(options: { voice?: string; wordsPerMinute?: number; pitch?: number } = {}): Promise<ESpeakVoice> {
     const module = await createESpeak();
@@ -16,14 +23,19 @@ export class ESpeakVoice implements Voice {
     engine.set_voice(options.voice ?? "en-us");
     engine.set_rate(options.wordsPerMinute ?? 165);
     engine.set_pitch(options.pitch ?? 50);
-    const voice = new ESpeakVoice(engine);
+    const voice = new ESpeakVoice(engine, options.voice ?? "en-us");
     // The first utterances run cold WebAssembly (ten times slower); pay for it before anyone listens.
     await voice.synthesize("Hello.");
     await voice.synthesize("Warming up the voice.");
     return voice;
   }
 
-  async synthesize(text: string): Promise<Speech> {
+  /** `text` in eSpeak's voice `name` (en-us, en-gb, ...), or the one it was loaded with. */
+  async synthesize(text: string, name: string = this.current): Promise<Speech> {
+    if (name !== this.current) {
+      this.engine.set_voice(name);
+      this.current = name;
+    }
     const chunks: Int16Array[] = [];
     this.engine.synthesize(text, (samples) => {
       chunks.push(samples);

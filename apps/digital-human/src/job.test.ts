@@ -1,6 +1,14 @@
 import type { DigitalHumanJob } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
-import { parseJobMetadata } from "./job.js";
+import { DEFAULT_GREETING, parseJobMetadata } from "./job.js";
+
+const DEFAULTS = {
+  instructions: undefined,
+  greeting: DEFAULT_GREETING,
+  voice: undefined,
+  language: "en",
+  llm: { model: undefined, temperature: undefined },
+};
 
 describe("parseJobMetadata", () => {
   it("reads what the service writes", () => {
@@ -8,15 +16,38 @@ describe("parseJobMetadata", () => {
     const written: DigitalHumanJob = {
       session_id: "s1",
       account_id: "acct_1",
-      digital_human: { id: "d1", name: "Leo" },
+      digital_human: {
+        id: "d1",
+        name: "Leo",
+        appearance: "d0",
+        instructions: "Be brief.",
+        greeting: null,
+        voice: "rms",
+        language: "en",
+        llm: { model: "m", temperature: 0.4 },
+      },
       participant_identity: "grace",
       max_duration_s: 600,
     };
     expect(parseJobMetadata(JSON.stringify(written), "leo-agent")).toEqual({
       sessionId: "s1",
       digitalHuman: { id: "d1", name: "Leo" },
+      persona: { instructions: "Be brief.", greeting: null, voice: "rms", language: "en", llm: { model: "m", temperature: 0.4 } },
       participantIdentity: "grace",
       maxDurationS: 600,
+    });
+  });
+
+  it("takes the persona's nulls as the deployment's defaults, but a null greeting as silence", () => {
+    const metadata = JSON.stringify({
+      digital_human: { id: "d1", name: "Leo", instructions: null, greeting: null, voice: "slt", llm: { model: null, temperature: null } },
+    });
+    expect(parseJobMetadata(metadata, "leo-agent").persona).toEqual({
+      instructions: undefined,
+      greeting: null,
+      voice: "slt",
+      language: "en",
+      llm: { model: undefined, temperature: undefined },
     });
   });
 
@@ -33,6 +64,7 @@ describe("parseJobMetadata", () => {
     expect(parseJobMetadata("", "ava")).toEqual({
       sessionId: undefined,
       digitalHuman: { id: "ava", name: "ava" },
+      persona: DEFAULTS,
       participantIdentity: undefined,
       maxDurationS: undefined,
     });
@@ -43,17 +75,35 @@ describe("parseJobMetadata", () => {
     [
       "an array",
       "[1]",
-      { sessionId: undefined, digitalHuman: { id: "ava", name: "ava" }, participantIdentity: undefined, maxDurationS: undefined },
+      {
+        sessionId: undefined,
+        digitalHuman: { id: "ava", name: "ava" },
+        persona: DEFAULTS,
+        participantIdentity: undefined,
+        maxDurationS: undefined,
+      },
     ],
     [
       "fields of other types",
       JSON.stringify({ session_id: 1, digital_human: "Leo", participant_identity: null, max_duration_s: "600" }),
-      { sessionId: undefined, digitalHuman: { id: "ava", name: "ava" }, participantIdentity: undefined, maxDurationS: undefined },
+      {
+        sessionId: undefined,
+        digitalHuman: { id: "ava", name: "ava" },
+        persona: DEFAULTS,
+        participantIdentity: undefined,
+        maxDurationS: undefined,
+      },
     ],
     [
       "an empty name and a duration that is not positive",
       JSON.stringify({ digital_human: { id: "d1", name: "" }, max_duration_s: 0 }),
-      { sessionId: undefined, digitalHuman: { id: "d1", name: "ava" }, participantIdentity: undefined, maxDurationS: undefined },
+      {
+        sessionId: undefined,
+        digitalHuman: { id: "d1", name: "ava" },
+        persona: DEFAULTS,
+        participantIdentity: undefined,
+        maxDurationS: undefined,
+      },
     ],
   ])("keeps only the fields with the contract's types, given %s", (_case, metadata, want) => {
     expect(parseJobMetadata(metadata, "ava")).toEqual(want);

@@ -9,9 +9,25 @@ import type { DigitalHumanJob } from "@dhs/contract";
 export interface JobInfo {
   sessionId: string | undefined;
   digitalHuman: { id: string; name: string };
+  /** Who to be (contract guide, "Digital humans"); the reference's defaults for a dispatch made by hand. */
+  persona: JobPersona;
   participantIdentity: string | undefined;
   maxDurationS: number | undefined;
 }
+
+export interface JobPersona {
+  /** The system prompt of the conversation; undefined: the worker's own default. */
+  instructions: string | undefined;
+  /** What to say when the participant joins, with its placeholders (lines.ts fills them); null: nothing. */
+  greeting: string | null;
+  /** One of the deployment's voices; undefined: the worker's default. */
+  voice: string | undefined;
+  language: string;
+  llm: { model: string | undefined; temperature: number | undefined };
+}
+
+/** What a digital human says when the participant joins, unless its persona says otherwise (the service's too). */
+export const DEFAULT_GREETING = "Hello {participant_identity}! I'm {name}. It's good to meet you. Say something, and I will listen.";
 
 /**
  * Every field of the contract's type, each possibly absent (objects field by field). Every field, even
@@ -22,10 +38,13 @@ type Read<T> = {
     ? T[K] | undefined
     : NonNullable<T[K]> extends object
       ? Read<NonNullable<T[K]>>
-      : NonNullable<T[K]> | undefined;
+      : Exclude<T[K], undefined> | undefined;
 };
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+const nullableText = (value: unknown) => (value === null ? null : text(value));
+const nullableNumber = (value: unknown) =>
+  value === null ? null : typeof value === "number" && Number.isFinite(value) ? value : undefined;
 const fieldsOf = (value: unknown): Record<string, unknown> =>
   value && typeof value === "object" ? (value as Record<string, unknown>) : {};
 
@@ -37,10 +56,20 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
     // not the service's: every field absent
   }
   const human = fieldsOf(raw.digital_human);
+  const llm = fieldsOf(human.llm);
   return {
     session_id: text(raw.session_id),
     account_id: text(raw.account_id),
-    digital_human: { id: text(human.id), name: text(human.name) || undefined },
+    digital_human: {
+      id: text(human.id),
+      name: text(human.name) || undefined,
+      appearance: text(human.appearance),
+      instructions: nullableText(human.instructions),
+      greeting: nullableText(human.greeting),
+      voice: text(human.voice),
+      language: text(human.language),
+      llm: { model: nullableText(llm.model), temperature: nullableNumber(llm.temperature) },
+    },
     participant_identity: text(raw.participant_identity),
     max_duration_s: typeof raw.max_duration_s === "number" && raw.max_duration_s > 0 ? raw.max_duration_s : undefined,
   };
@@ -48,9 +77,17 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
 
 export function parseJobMetadata(metadata: string, agentName: string): JobInfo {
   const job = readJob(metadata);
+  const { instructions, greeting, voice, language, llm } = job.digital_human;
   return {
     sessionId: job.session_id,
     digitalHuman: { id: job.digital_human.id ?? agentName, name: job.digital_human.name ?? agentName },
+    persona: {
+      instructions: instructions ?? undefined,
+      greeting: greeting === undefined ? DEFAULT_GREETING : greeting,
+      voice,
+      language: language ?? "en",
+      llm: { model: llm.model ?? undefined, temperature: llm.temperature ?? undefined },
+    },
     participantIdentity: job.participant_identity,
     maxDurationS: job.max_duration_s,
   };

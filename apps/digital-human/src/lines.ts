@@ -5,8 +5,13 @@ export function spokenName(identity: string): string {
   return identity.replace(/[_\-.@+]+/g, " ").trim() || "there";
 }
 
-export function greeting(identity: string, ownName: string): string {
-  return `Hello ${spokenName(identity)}! I'm ${ownName}. It's good to meet you. Say something, and I will listen.`;
+/**
+ * A persona's greeting (contract guide, "Digital humans") with its placeholders filled:
+ * `{participant_identity}` as the identity is spoken, `{name}` with the digital human's own name. Any
+ * other text is said as written.
+ */
+export function greeting(template: string, identity: string, ownName: string): string {
+  return template.replaceAll("{participant_identity}", spokenName(identity)).replaceAll("{name}", ownName);
 }
 
 export function farewellOnLeaving(identity: string): string {

@@ -4,11 +4,11 @@ import type { Speech, Voice } from "./voice.js";
 export class RemoteVoice implements Voice {
   constructor(private readonly url: string) {}
 
-  async synthesize(text: string): Promise<Speech> {
+  async synthesize(text: string, voice?: string): Promise<Speech> {
     const res = await fetch(`${this.url}/synthesize`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ text }),
+      body: JSON.stringify(voice === undefined ? { text } : { text, voice }),
       signal: AbortSignal.timeout(10_000),
     });
     if (!res.ok) throw new Error(`the voice answered ${res.status}`);

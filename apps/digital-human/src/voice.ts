@@ -1,6 +1,7 @@
 /**
- * What the agent asks of a voice: text in, mono 16-bit speech out. A team that brings a cloud TTS
- * implements this; the speaker plays whatever it returns and the mouth follows it.
+ * What the agent asks of a voice: text in, mono 16-bit speech out, in one of the deployment's voices (the
+ * persona's `voice`, contract guide "Digital humans"; the voice's own default when none is named). A team
+ * that brings a cloud TTS implements this; the speaker plays whatever it returns and the mouth follows it.
  */
 export interface Speech {
   samples: Int16Array;
@@ -8,5 +9,5 @@ export interface Speech {
 }
 
 export interface Voice {
-  synthesize(text: string): Promise<Speech>;
+  synthesize(text: string, voice?: string): Promise<Speech>;
 }

@@ -10,9 +10,11 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } from "@livekit/agents";
 import { Admission } from "./admission.js";
+import { FliteVoice } from "./flite-voice.js";
 import { HostCpu } from "./host-cpu.js";
 import { parseJobMetadata } from "./job.js";
 import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
+import { speaks } from "./voice-library.js";
 
 const env = process.env;
 // Set here, so the job processes, which inherit the environment, sign their transcript tokens alike.
@@ -20,9 +22,13 @@ const apiKey = env.LIVEKIT_API_KEY ?? "devkey";
 const apiSecret = env.LIVEKIT_API_SECRET ?? "secret";
 env.LIVEKIT_API_KEY = apiKey;
 env.LIVEKIT_API_SECRET = apiSecret;
-const catalogFile = env.DIGITAL_HUMANS_FILE ?? fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
-const catalog = JSON.parse(readFileSync(catalogFile, "utf8")) as { digital_humans: { agent_name: string }[] };
+const embeddedCatalog = fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
+type Catalog = { digital_humans: { agent_name: string }[]; voices?: { id: string }[] };
+const readCatalog = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Catalog;
+const catalog = readCatalog(env.DIGITAL_HUMANS_FILE ?? embeddedCatalog);
 const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
+// The voices the service offers (a catalog without them offers the embedded one's, as the service does).
+const voices = (catalog.voices ?? readCatalog(embeddedCatalog).voices ?? []).map((voice) => voice.id);
 const basePort = Number(env.AGENT_HTTP_PORT ?? 8081);
 // All interfaces by default, so an orchestrator's probe reaches the health endpoint on the pod's address;
 // pnpm demo, which shares the machine with whatever else runs on it, keeps it on loopback.
@@ -41,8 +47,11 @@ const hostCpu = new HostCpu().start(1000);
 
 initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
 
-// One voice for every job (voice-server.ts); job processes inherit its address through the environment.
-const voiceServer = fork(fileURLToPath(new URL("./voice-server.js", import.meta.url)), { stdio: "inherit" });
+// One voice server for every job (voice-server.ts); job processes inherit its address through the environment.
+const voiceServer = fork(fileURLToPath(new URL("./voice-server.js", import.meta.url)), {
+  stdio: "inherit",
+  env: { ...env, DHS_DEFAULT_VOICE: voices[0] ?? "slt" },
+});
 env.DHS_VOICE_URL = await new Promise<string>((resolve, reject) => {
   voiceServer.once("message", (message: { voiceUrl?: string }) =>
     message.voiceUrl ? resolve(message.voiceUrl) : reject(new Error("no voice")),
@@ -93,6 +102,14 @@ const transcriber = PocketSphinxTranscriber.find();
 if ("missing" in transcriber)
   log().warn({ reason: transcriber.missing }, "no speech recognition: the participant's words are not transcribed");
 if (!env.DHS_API_URL) log().warn("DHS_API_URL is not set: transcripts are captioned in the room but not sent to the service");
+// Said once here, not by every job: a voice the catalog offers that this worker cannot speak falls back.
+const fliteInstalled = "voice" in FliteVoice.find();
+const unspoken = voices.flatMap((id) => {
+  const can = speaks(id, fliteInstalled);
+  return can.yes ? [] : [`${id} (${can.why})`];
+});
+if (unspoken.length > 0)
+  log().warn({ voices: unspoken }, "voices spoken by the default voice instead (the voices of the catalog this worker cannot speak)");
 const stop = async () => {
   await Promise.allSettled(servers.map((server) => server.close()));
   hostCpu.stop();
