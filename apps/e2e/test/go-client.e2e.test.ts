@@ -65,7 +65,7 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
     await run("go", ["build", "-o", "bin/", "./check", "./example"], { cwd: dir, env: goEnv, timeout: 300_000 });
   }, 600_000);
 
-  it("creates with an Idempotency-Key, replays, gets 409 on a reused key, gets, lists, ends, and reads 401 and 422 codes as strings", async () => {
+  it("creates with an Idempotency-Key, replays, gets 409 on a reused key, gets, lists, ends, reads 401 and 422 codes as strings, and makes, uses, changes and deletes a digital human", async () => {
     const { stdout } = await run(join(dir, "bin/check"), [], {
       env: { ...goEnv, DHS_URL: stack.apiUrl, DHS_API_KEY: DEV_API_KEY },
       timeout: 60_000,
@@ -84,6 +84,10 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
       invalid_code_known: true,
       // Ended before anyone joined.
       ended_status: "cancelled",
+      persona_kind: "custom",
+      persona_renamed: "Go Mia",
+      persona_greeting_cleared: true,
+      persona_deleted: true,
     });
     // The server's own view of what the Go client did.
     const api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
@@ -91,6 +95,9 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
     expect(session).toMatchObject({ id: seen.session_id, room_name: seen.room_name, status: "cancelled" });
     const { data: list } = await api.listSessions({ limit: 100 });
     expect(list?.data.find((item) => item.id === seen.session_id)?.tags).toEqual(["go-client"]);
+    // The session the Go client made of its digital human names it, and the digital human is gone.
+    expect(list?.data.find((item) => item.id === seen.persona_session_id)?.digital_human_id).toBe(seen.persona_id);
+    expect((await api.getDigitalHuman(seen.persona_id as string)).response.status).toBe(404);
   });
 
   it("the README's Go example creates a session and prints its room's address", async () => {

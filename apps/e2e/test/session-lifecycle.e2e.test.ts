@@ -344,6 +344,47 @@ describe("the digital human in the browser", () => {
   });
 });
 
+describe("a digital human of the account's own", () => {
+  it("greets with its persona's greeting, in its voice, heard in the browser", async () => {
+    const { data: maya, error } = await api.createDigitalHuman({
+      name: "Maya",
+      greeting: "Welcome to the Harbour Hotel, {participant_identity}! I am {name}.",
+      instructions: "You are Maya, the concierge of the Harbour Hotel.",
+      voice: "rms",
+    });
+    if (!maya) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
+    try {
+      const { page, sessionId } = await joinThroughDemo(`?identity=ines_b&digital_human_id=${maya.id}`);
+      await startMediaProbe(page, FACE.mouth, FACE.size);
+      const said = await until(
+        async () => {
+          const lines = readFileSync(`${LOGS}digital-human.log`, "utf8")
+            .split("\n")
+            .filter((line) => line.includes(sessionId) && line.includes('"msg":"saying"'))
+            .map((line) => (JSON.parse(line) as { text: string }).text);
+          return lines.length >= 2 ? lines : undefined;
+        },
+        { what: "the worker saying the persona's greeting", timeoutMs: 30_000 },
+      );
+      // Sentence by sentence, its placeholders filled: the identity as it is spoken, its own name.
+      expect(said.slice(0, 2)).toEqual(["Welcome to the Harbour Hotel, ines b!", "I am Maya."]);
+      const persona = readFileSync(`${LOGS}digital-human.log`, "utf8")
+        .split("\n")
+        .find((line) => line.includes(sessionId) && line.includes('"msg":"persona received"'));
+      expect(JSON.parse(persona as string)).toMatchObject({ voice: "rms", instructions_chars: 49 });
+      // Heard: the browser received its speech.
+      await until(async () => ((await readMediaProbe(page)).audio.some((s) => s.rms > SPEAKING_RMS) ? true : undefined), {
+        what: "the greeting heard in the browser",
+        timeoutMs: 15_000,
+      });
+      const item = await listItem(sessionId);
+      expect(item?.digital_human_id).toBe(maya.id);
+    } finally {
+      await api.deleteDigitalHuman(maya.id);
+    }
+  });
+});
+
 describe("live captions", () => {
   // Said by eSpeak NG into Chromium's fake microphone, then 4 s of silence, over and over.
   const SAID = "Can you tell me what the weather will be like tomorrow morning?";

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +28,13 @@ type report struct {
 	BadKeyCode     string `json:"bad_key_code"`
 	InvalidCode    string `json:"invalid_code"`
 	InvalidKnown   bool   `json:"invalid_code_known"`
+	// A digital human of the account's own: made, a session of it, changed, cleared, deleted.
+	PersonaID        string `json:"persona_id"`
+	PersonaKind      string `json:"persona_kind"`
+	PersonaSessionID string `json:"persona_session_id"`
+	PersonaRenamed   string `json:"persona_renamed"`
+	PersonaCleared   bool   `json:"persona_greeting_cleared"`
+	PersonaDeleted   bool   `json:"persona_deleted"`
 }
 
 func fail(step string, status int, body []byte) {
@@ -132,5 +140,57 @@ func main() {
 	out.InvalidCode = invalid.JSON422.Code
 	out.InvalidKnown = invalid.JSON422.Code == string(dhs.ErrorCodeValidationFailed)
 
+	persona(ctx, api, &out)
 	check("report", json.NewEncoder(os.Stdout).Encode(out))
+}
+
+// persona makes a digital human of the account's own and a session of it, renames it, clears its greeting
+// and deletes it. A field is cleared by sending null, which the generated struct's omitempty pointers cannot
+// say: that body is sent as JSON (the ...WithBody variant).
+func persona(ctx context.Context, api *dhs.ClientWithResponses, out *report) {
+	greeting := "Hello {participant_identity}, {name} here."
+	voice := "slt"
+	made, err := api.CreateDigitalHumanWithResponse(ctx, &dhs.CreateDigitalHumanParams{IdempotencyKey: uuid.NewString()},
+		dhs.CreateDigitalHumanJSONRequestBody{Name: "Go Maya", Greeting: &greeting, Voice: &voice})
+	check("create digital human", err)
+	if made.JSON201 == nil {
+		fail("create digital human", made.StatusCode(), made.Body)
+	}
+	out.PersonaID, out.PersonaKind = made.JSON201.Id.String(), string(made.JSON201.Kind)
+
+	session, err := api.CreateSessionWithResponse(ctx, &dhs.CreateSessionParams{IdempotencyKey: uuid.NewString()},
+		dhs.CreateSessionJSONRequestBody{DigitalHumanId: &made.JSON201.Id})
+	check("session of the digital human", err)
+	if session.JSON201 == nil {
+		fail("session of the digital human", session.StatusCode(), session.Body)
+	}
+	out.PersonaSessionID = session.JSON201.Id.String()
+	ended, err := api.EndSessionWithResponse(ctx, session.JSON201.Id)
+	check("end the session of the digital human", err)
+	if ended.JSON200 == nil {
+		fail("end the session of the digital human", ended.StatusCode(), ended.Body)
+	}
+
+	name := "Go Mia"
+	renamed, err := api.UpdateDigitalHumanWithResponse(ctx, made.JSON201.Id, dhs.UpdateDigitalHumanJSONRequestBody{Name: &name})
+	check("rename", err)
+	if renamed.JSON200 == nil {
+		fail("rename", renamed.StatusCode(), renamed.Body)
+	}
+	out.PersonaRenamed = renamed.JSON200.Name
+
+	cleared, err := api.UpdateDigitalHumanWithBodyWithResponse(ctx, made.JSON201.Id, "application/json",
+		bytes.NewReader([]byte(`{"greeting": null}`)))
+	check("clear the greeting", err)
+	if cleared.JSON200 == nil {
+		fail("clear the greeting", cleared.StatusCode(), cleared.Body)
+	}
+	out.PersonaCleared = cleared.JSON200.Greeting == nil
+
+	deleted, err := api.DeleteDigitalHumanWithResponse(ctx, made.JSON201.Id)
+	check("delete the digital human", err)
+	if deleted.JSON200 == nil {
+		fail("delete the digital human", deleted.StatusCode(), deleted.Body)
+	}
+	out.PersonaDeleted = bool(deleted.JSON200.Deleted)
 }
