@@ -148,7 +148,12 @@ export function digitalHumanStoreContract(adapter: string, make: () => Promise<D
           if (page.length <= 1) break;
           after = { createdAtMs: Date.parse(at), id: shown[0]?.id as string };
         }
-        expect(seen).toEqual(made.map((r) => r.id).sort().reverse());
+        expect(seen).toEqual(
+          made
+            .map((r) => r.id)
+            .sort()
+            .reverse(),
+        );
       }));
 
     it("replaces a record only at the version it was read at", () =>
