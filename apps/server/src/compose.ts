@@ -24,6 +24,7 @@ import { maxDurationSOf } from "./domain/sessions/session-deps.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
 import { TranscriptService } from "./domain/transcripts/transcript-service.js";
 import { createApp } from "./http/app.js";
+import { Cursors } from "./http/cursor.js";
 import type { ErrorLogger } from "./http/error-handler.js";
 import { LiveKitCredentialCheck } from "./livekit/credential-check.js";
 import { DigitalHumanTokens } from "./livekit/digital-human-token.js";
@@ -161,6 +162,9 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     apiKeys,
     accounts: accountService,
     digitalHumans,
+    // Every replica holds LiveKit's secret: the cursors' key is derived from it (a rotation of the
+    // secret voids the cursors handed out before it, which callers then get again from the first page).
+    cursors: new Cursors(config.livekit.apiSecret),
     webhooks: new LiveKitEventReceiver(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter: stores.rateLimiter,
     metrics,

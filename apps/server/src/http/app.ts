@@ -22,6 +22,7 @@ import type { LiveKitEventReceiver } from "../livekit/event-receiver.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
 import { contractValidator, takesBody } from "./contract-validator.js";
+import type { Cursors } from "./cursor.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { OperationSecurity } from "./operation-security.js";
 import { dispatch } from "./operations.js";
@@ -50,6 +51,8 @@ export interface AppDependencies {
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
   digitalHumans: DigitalHumanService;
+  /** Seals and opens the lists' cursors (http/cursor.ts). */
+  cursors: Cursors;
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
   ready: () => Promise<void>;
   apiKeys: ApiKeyRing;
@@ -117,11 +120,11 @@ export function createApp(deps: AppDependencies): Express {
       jsonBody(MAX_BODY_BYTES, takesBody),
       ...validator.validate,
       dispatch({
-        ...sessionOperations(deps.sessions),
-        ...transcriptOperations(deps.transcripts),
-        ...webhookEndpointOperations(deps.webhookEndpoints),
+        ...sessionOperations(deps.sessions, deps.cursors),
+        ...transcriptOperations(deps.transcripts, deps.cursors),
+        ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
         ...accountOperations(deps.accounts),
-        ...digitalHumanOperations(deps.digitalHumans),
+        ...digitalHumanOperations(deps.digitalHumans, deps.cursors),
         ...principalOperations(deps.accounts),
       }),
     ]),

@@ -68,7 +68,7 @@ describe("a handler's reply, from the contract", () => {
 describe("the operation table", () => {
   it("needs a handler for every operation an API key calls", () => {
     // @ts-expect-error the webhook endpoints, principal, transcripts and account operations are missing
-    const partial: OperationHandlers = { ...sessionOperations({} as never) };
+    const partial: OperationHandlers = { ...sessionOperations({} as never, {} as never) };
     void partial;
   });
 });

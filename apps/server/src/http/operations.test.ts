@@ -35,11 +35,11 @@ function requestFor(operationId: string | undefined): Request {
 describe("the operation table", () => {
   it("has a handler for every operation an API key calls, and none for an operation the contract does not have", () => {
     const table = {
-      ...sessionOperations({} as never),
-      ...transcriptOperations({} as never),
-      ...webhookEndpointOperations({} as never),
+      ...sessionOperations({} as never, {} as never),
+      ...transcriptOperations({} as never, {} as never),
+      ...webhookEndpointOperations({} as never, {} as never),
       ...accountOperations({} as never),
-      ...digitalHumanOperations({} as never),
+      ...digitalHumanOperations({} as never, {} as never),
       ...principalOperations({} as never),
     };
     // The digital human's own operation is answered ahead of the table (routes/transcript-segments.ts).

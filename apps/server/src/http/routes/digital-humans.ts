@@ -3,11 +3,12 @@
  * nothing more.
  */
 import type { DigitalHumanService } from "../../domain/digital-humans/digital-human-service.js";
-import { decodeDigitalHumanCursor, encodeDigitalHumanCursor } from "../cursor.js";
+import type { Cursors } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";
 
 export function digitalHumanOperations(
   digitalHumans: DigitalHumanService,
+  cursors: Cursors,
 ): Pick<
   OperationHandlers,
   "createDigitalHuman" | "listDigitalHumans" | "getDigitalHuman" | "updateDigitalHuman" | "deleteDigitalHuman" | "listVoices"
@@ -21,9 +22,10 @@ export function digitalHumanOperations(
 
     // GET /v1/digital-humans
     listDigitalHumans: async ({ query }, principal) => {
-      const after = query.cursor === undefined ? undefined : decodeDigitalHumanCursor(query.cursor);
+      const owner = principal.accountId;
+      const after = query.cursor === undefined ? undefined : cursors.digitalHumans.decode(owner, query.cursor);
       const page = await digitalHumans.list(principal, { kind: query.kind, limit: query.limit ?? 20, after });
-      return { body: { data: page.items, next_cursor: page.next === null ? null : encodeDigitalHumanCursor(page.next) } };
+      return { body: { data: page.items, next_cursor: page.next === null ? null : cursors.digitalHumans.encode(owner, page.next) } };
     },
 
     // GET /v1/digital-humans/{digital_human_id}

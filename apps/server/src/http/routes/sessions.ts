@@ -3,11 +3,12 @@
  * SessionService calls and back, nothing more.
  */
 import type { SessionService } from "../../domain/sessions/session-service.js";
-import { decodeCursor, encodeCursor } from "../cursor.js";
+import type { Cursors } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";
 
 export function sessionOperations(
   sessions: SessionService,
+  cursors: Cursors,
 ): Pick<
   OperationHandlers,
   "createSession" | "listSessions" | "getSession" | "refreshSessionToken" | "endSession" | "sendTestSessionEvent"
@@ -22,9 +23,10 @@ export function sessionOperations(
 
     // GET /v1/sessions
     listSessions: async ({ query }, principal) => {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const owner = principal.accountId;
+      const after = query.cursor === undefined ? undefined : cursors.sessions.decode(owner, query.cursor);
       const page = await sessions.list(principal, { status: query.status, limit: query.limit ?? 20, after });
-      return { body: { data: page.items, next_cursor: page.next ? encodeCursor(page.next) : null } };
+      return { body: { data: page.items, next_cursor: page.next ? cursors.sessions.encode(owner, page.next) : null } };
     },
 
     // GET /v1/sessions/{session_id}

@@ -3,20 +3,20 @@
  * TranscriptService calls and back.
  */
 import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
-import { decodeCursor, encodeCursor } from "../cursor.js";
+import type { Cursors } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";
 
 export function transcriptOperations(
   transcripts: TranscriptService,
+  cursors: Cursors,
 ): Pick<OperationHandlers, "getSessionTranscript" | "deleteSessionTranscript"> {
   return {
     // GET /v1/sessions/{session_id}/transcript
     getSessionTranscript: async ({ path, query }, principal) => {
-      // A transcript's cursor is a segment's start time and id, in the lists' cursor format.
-      const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      const after = cursor && { startedAtMs: cursor.createdAtMs, id: cursor.id };
-      const { transcript, next } = await transcripts.read(principal, path.session_id, { limit: query.limit ?? 100, after });
-      return { body: { ...transcript, next_cursor: next ? encodeCursor({ createdAtMs: next.startedAtMs, id: next.id }) : null } };
+      const [owner, sessionId] = [principal.accountId, path.session_id];
+      const after = query.cursor === undefined ? undefined : cursors.transcript.decode(owner, sessionId, query.cursor);
+      const { transcript, next } = await transcripts.read(principal, sessionId, { limit: query.limit ?? 100, after });
+      return { body: { ...transcript, next_cursor: next ? cursors.transcript.encode(owner, sessionId, next) : null } };
     },
 
     // DELETE /v1/sessions/{session_id}/transcript

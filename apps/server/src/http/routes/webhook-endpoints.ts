@@ -2,11 +2,12 @@
  * The /v1/webhook-endpoints operations: translate HTTP to WebhookEndpointService calls and back, nothing more.
  */
 import type { WebhookEndpointService } from "../../domain/customer-webhooks/endpoint-service.js";
-import { decodeIdCursor, encodeIdCursor, ID_SHAPES } from "../cursor.js";
+import type { Cursors } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";
 
 export function webhookEndpointOperations(
   endpoints: WebhookEndpointService,
+  cursors: Cursors,
 ): Pick<
   OperationHandlers,
   | "createWebhookEndpoint"
@@ -42,9 +43,11 @@ export function webhookEndpointOperations(
 
     // GET /v1/webhook-endpoints/{endpoint_id}/deliveries
     listWebhookDeliveries: async ({ path, query }, principal) => {
-      const after = query.cursor === undefined ? undefined : decodeIdCursor(query.cursor, ID_SHAPES.logEntry);
-      const page = await endpoints.deliveries(principal, path.endpoint_id, query.limit ?? 20, after);
-      return { body: { data: page.data, next_cursor: page.next_cursor === null ? null : encodeIdCursor(page.next_cursor) } };
+      const [owner, endpointId] = [principal.accountId, path.endpoint_id];
+      const after = query.cursor === undefined ? undefined : cursors.deliveries.decode(owner, endpointId, query.cursor);
+      const page = await endpoints.deliveries(principal, endpointId, query.limit ?? 20, after);
+      const next = page.next_cursor === null ? null : cursors.deliveries.encode(owner, endpointId, page.next_cursor);
+      return { body: { data: page.data, next_cursor: next } };
     },
   };
 }
