@@ -4,6 +4,7 @@
  * the client, with the session's isolation and scopes; `session.transcript_ready` is sent once, when the
  * session has ended and the transcript is complete.
  */
+import { createHmac } from "node:crypto";
 import { WebhookReceiver } from "@dhs/testkit";
 import { AccessToken } from "livekit-server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -159,6 +160,109 @@ describe("POST /v1/sessions/{id}/transcript/segments, with the digital human's t
     expect(new Set(ids).size).toBe(1000);
     expect(ids[0]).toBe("s0");
     expect(ids.at(-1)).toBe("y");
+  });
+});
+
+/** An HS256 JWT signed by hand, for claims no SDK would write (an expiry beyond any date). */
+function handSigned(claims: Record<string, unknown>, secret = LIVEKIT.apiSecret): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}`;
+  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`;
+}
+
+describe("what an attacker's probe sent the transcript (issue 39)", () => {
+  it("keeps a leap second (23:59:60Z) as the last millisecond of its minute, in spoken order, on every store", async () => {
+    const session = await newSession(h);
+    const leap = {
+      id: "leap",
+      speaker: "digital_human",
+      text: "a leap",
+      started_at: "2026-12-31T23:59:60Z",
+      ended_at: "2026-12-31T23:59:60.5Z",
+    };
+    const after = { ...leap, id: "after", text: "next year", started_at: "2027-01-01T00:00:00Z", ended_at: "2027-01-01T00:00:01Z" };
+    const endsLeaping = { ...leap, id: "ends", text: "ends on it", started_at: "2026-12-31T23:59:59Z", ended_at: "2026-12-31T23:59:60Z" };
+    const res = await post(session, { segments: [after, leap, endsLeaping] });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual({ accepted: 3, duplicates: 0, segment_count: 3 });
+    const read1 = expectData(await read(session.id));
+    expect(read1.segments.map((s) => [s.id, s.started_at, s.ended_at])).toEqual([
+      ["ends", "2026-12-31T23:59:59.000Z", "2026-12-31T23:59:59.999Z"],
+      ["leap", "2026-12-31T23:59:59.999Z", "2026-12-31T23:59:59.999Z"],
+      ["after", "2027-01-01T00:00:00.000Z", "2027-01-01T00:00:01.000Z"],
+    ]);
+  });
+
+  it("refuses text with a control character, a bidirectional override or nothing visible, naming the segment, and stores none of the post", async () => {
+    const session = await newSession(h);
+    const refused = [
+      "nul\u0000here",
+      "bell\u0007",
+      "\u001b[31mred\u001b[0m",
+      "cr\r",
+      "c1\u0085",
+      "abc\u202edcba",
+      "\u2066isolated\u2069",
+      "\u200b\u200b",
+      "\u200d",
+      " \t\n",
+      "\u0301",
+    ];
+    for (const text of refused) {
+      const error = await expectApiError(
+        await post(session, { segments: [segment("ok", 0), segment("bad", 1, text)] }),
+        422,
+        "validation_failed",
+      );
+      expect(error.detail, JSON.stringify(text)).toEqual([{ location: "body", path: "segments.1.text", message: expect.any(String) }]);
+    }
+    expect(expectData(await read(session.id)).segment_count).toBe(0);
+    // Tabs, line breaks, other scripts and emoji are text.
+    const fine = ["two\tcolumns", "two\nlines", "مرحبا", "שלום", "こんにちは", "👋🏽 hi", "é"];
+    const res = await post(session, { segments: fine.map((text, i) => segment(`fine-${i}`, i, text)) });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(expectData(await read(session.id)).segments.map((s) => s.text)).toEqual(fine);
+  });
+
+  it("refuses a token that lives longer than an hour (a century, 1e300), and takes one of 59 minutes", async () => {
+    const session = await newSession(h);
+    const now = Math.floor(Date.now() / 1000);
+    const claims = (exp: number) => ({
+      iss: LIVEKIT.apiKey,
+      sub: "dh-worker",
+      nbf: now - 5,
+      exp,
+      video: { agent: true, room: session.room_name },
+    });
+    for (const token of [
+      await workerToken(session.room_name, { ttl: "36500d" }),
+      handSigned(claims(1e300)),
+      handSigned(claims(now + 7200)),
+    ]) {
+      const error = await expectApiError(await post(session, { segments: [segment("long", 0)] }, `Bearer ${token}`), 401, "unauthorized");
+      expect(error.detail).toMatch(/digital human token/);
+    }
+    expect(h.logs.some((line) => line.includes("lives longer than 3600 s"))).toBe(true);
+    expect((await post(session, { segments: [segment("ok", 0)] }, `Bearer ${handSigned(claims(now + 59 * 60))}`)).status).toBe(200);
+  });
+
+  it("refuses a token in any encoding but its canonical one (padding, + and / for - and _)", async () => {
+    const session = await newSession(h);
+    let token = await workerToken(session.room_name);
+    // A signature with - or _ in it, so that it can be spelled with + or /.
+    for (let i = 0; i < 50 && !/[-_]/.test(token.split(".")[2] as string); i++)
+      token = await workerToken(session.room_name, { ttl: 300 + i });
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    expect(signature).toMatch(/[-_]/);
+    for (const variant of [
+      `${header}.${payload}.${signature.replaceAll("-", "+").replaceAll("_", "/")}`,
+      `${header}.${payload}.${signature}=`,
+      `${header}.${payload}.${signature}==`,
+      `${header}==.${payload}.${signature}`,
+    ]) {
+      await expectApiError(await post(session, { segments: [segment("x", 0)] }, `Bearer ${variant}`), 401, "unauthorized");
+    }
+    expect((await post(session, { segments: [segment("x", 0)] }, `Bearer ${token}`)).status).toBe(200);
   });
 });
 

@@ -1470,7 +1470,7 @@ export interface components {
             id: string;
             speaker: components["schemas"]["TranscriptSpeaker"];
             /**
-             * @description What was said, as spoken by the digital human or as recognised from the participant's audio; not only white space.
+             * @description What was said, as spoken by the digital human or as recognised from the participant's audio: at least one visible character, no control character but tab and line feed, no bidirectional embedding, override or isolate (see [Transcripts](#section/transcripts)).
              * @example Hello Ada, I am Nova. How can I help you today?
              */
             text: string;

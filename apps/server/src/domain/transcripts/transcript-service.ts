@@ -25,6 +25,7 @@ import {
   type SegmentPosition,
   type StoredSegment,
   storedSegment,
+  textProblem,
   transcriptView,
 } from "./transcript.js";
 
@@ -161,16 +162,28 @@ export class TranscriptService {
   }
 }
 
-/** What the contract cannot say of a post: ids unique within it, and no segment ending before it started. */
+/**
+ * What the contract cannot say of a post, checked whole before anything is stored, so a post is all or
+ * nothing: ids unique within it, times a clock can say (a leap second is its minute's last millisecond),
+ * no segment ending before it started, and text people can be shown.
+ */
 function checkedSegments(body: TranscriptSegmentsAppend): StoredSegment[] {
   const problems: { location: string; path: string; message: string }[] = [];
+  const problem = (i: number, field: string, message: string) =>
+    problems.push({ location: "body", path: `segments.${i}.${field}`, message });
   const seen = new Set<string>();
   const segments = body.segments.map((segment, i) => {
     const stored = storedSegment(segment);
-    if (seen.has(stored.id)) problems.push({ location: "body", path: `segments.${i}.id`, message: "is posted twice" });
+    if (seen.has(stored.id)) problem(i, "id", "is posted twice");
     seen.add(stored.id);
-    if (stored.endedAtMs < stored.startedAtMs)
-      problems.push({ location: "body", path: `segments.${i}.ended_at`, message: "is before started_at" });
+    const times = [
+      ["started_at", stored.startedAtMs],
+      ["ended_at", stored.endedAtMs],
+    ] as const;
+    for (const [field, ms] of times) if (!Number.isFinite(ms)) problem(i, field, "is not a time this API can store");
+    if (stored.endedAtMs < stored.startedAtMs) problem(i, "ended_at", "is before started_at");
+    const text = textProblem(stored.text);
+    if (text !== undefined) problem(i, "text", text);
     return stored;
   });
   if (problems.length > 0) throw new AppError("validation_failed", problems);

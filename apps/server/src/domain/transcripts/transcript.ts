@@ -43,9 +43,35 @@ export function storedSegment(segment: TranscriptSegment): StoredSegment {
     id: segment.id,
     speaker: segment.speaker,
     text: segment.text,
-    startedAtMs: Date.parse(segment.started_at),
-    endedAtMs: Date.parse(segment.ended_at),
+    startedAtMs: instantMs(segment.started_at),
+    endedAtMs: instantMs(segment.ended_at),
   };
+}
+
+// An RFC 3339 time whose seconds are 60: a leap second.
+const LEAP_SECOND = /^(.+[Tt ]\d{2}:\d{2}:)60(?:\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The milliseconds of an RFC 3339 time (contract guide, "Transcripts"). A leap second (`23:59:60Z`, which
+ * RFC 3339 allows and JavaScript's clock does not have) is the last millisecond of its minute, so it
+ * sorts before the second that follows it. NaN for what no clock can say: the caller refuses it.
+ */
+export function instantMs(text: string): number {
+  const leap = LEAP_SECOND.exec(text);
+  return leap ? Date.parse(`${leap[1]}59.999${leap[2]}`) : Date.parse(text);
+}
+
+/**
+ * What a transcript's text may not be (contract guide, "Transcripts"): customers show it to people, so
+ * no C0 control character but tab and line feed (no NUL, BEL or terminal escapes), no DEL, no C1 control,
+ * no bidirectional embedding, override or isolate (which reorder what is shown around them), and at least
+ * one visible character (not only white space, zero-width or other format characters, or lone marks).
+ */
+export function textProblem(text: string): string | undefined {
+  if (/(?![\t\n])\p{Cc}/u.test(text)) return "has a control character (only tab and line feed are allowed)";
+  if (/[\u202a-\u202e\u2066-\u2069]/u.test(text)) return "has a bidirectional embedding, override or isolate character";
+  if (!/[^\p{White_Space}\p{Cf}\p{Cc}\p{M}\u115f\u1160\u3164\uffa0]/u.test(text)) return "has no visible character";
+  return undefined;
 }
 
 function segmentView(segment: StoredSegment): TranscriptSegment {

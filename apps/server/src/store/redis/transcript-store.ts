@@ -20,6 +20,11 @@ local hash, order = KEYS[1], KEYS[2]
 local state = redis.call('HMGET', hash, '!n', '!final', '!deleted')
 local n, final = tonumber(state[1]) or 0, state[2] and 1 or 0
 if state[3] then return {'closed', 'deleted', 0, final} end
+-- Every start is checked before anything is written: a script that fails halfway keeps its writes.
+for a = 7, #ARGV, 3 do
+  local start = tonumber(ARGV[a])
+  if start == nil or start ~= start then return redis.error_reply('segment start ' .. ARGV[a] .. ' is not a number') end
+end
 local fresh = {}
 for a = 6, #ARGV, 3 do
   if redis.call('HEXISTS', hash, ARGV[a]) == 0 then fresh[#fresh + 1] = a end
