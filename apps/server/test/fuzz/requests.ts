@@ -26,7 +26,12 @@ export interface FuzzContext {
   /** Ids of sessions that exist, in the first account and in the other one. */
   sessionIds: string[];
   otherAccountSessionIds: string[];
+  /** The digital human's token for each of `sessionIds` (its room's), so its transcript is reached too. */
+  agentTokens: Record<string, string>;
 }
+
+/** A cursor in the format the API issued before cursors were sealed: anyone could write one. */
+const unsealedCursor = (value: unknown) => `cursor=${Buffer.from(JSON.stringify(value)).toString("base64url")}`;
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
@@ -254,6 +259,12 @@ function queryOf(op: Operation): fc.Arbitrary<string> {
       "=x",
       "&&",
       "cursor=AAAA",
+      // What an attacker's probe sent (issue 39): a time beyond JavaScript's, the log entry 0-0, a
+      // segment that does not exist.
+      unsealedCursor([9007199254740991, "x"]),
+      unsealedCursor(["0-0"]),
+      unsealedCursor([1795869261120, "no-such-segment"]),
+      unsealedCursor(["c", 8.64e15, "3fa85f64-5717-4562-b3fc-2c963f66afa6"]),
     ),
   );
   // Mostly none, so that most requests get past validation and reach the operation itself.
@@ -290,8 +301,9 @@ function operationRequest(op: Operation, ctx: FuzzContext): fc.Arbitrary<FuzzReq
         : fc.constant(undefined),
       extra: fc.dictionary(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), headerText, { maxKeys: 3 }),
       accept: fc.constantFrom(undefined, "application/json", "application/xml", "*/*", "text/html"),
+      useAgentToken: fc.boolean(),
     })
-    .map(({ id, query, auth, type, body, idempotencyKey, extra, accept }) => {
+    .map(({ id, query, auth, type, body, idempotencyKey, extra, accept, useAgentToken }) => {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(extra)) {
         // Hop-by-hop and framing headers would make the client's request another request.
@@ -302,7 +314,10 @@ function operationRequest(op: Operation, ctx: FuzzContext): fc.Arbitrary<FuzzReq
         )
           headers[name] = value;
       }
-      if (auth !== undefined) headers.Authorization = auth;
+      // The digital human's operation, mostly with its own token for the path's session, so its body is reached.
+      const agentToken = op.id === "appendTranscriptSegments" && useAgentToken ? ctx.agentTokens[id] : undefined;
+      if (agentToken !== undefined) headers.Authorization = `Bearer ${agentToken}`;
+      else if (auth !== undefined) headers.Authorization = auth;
       if (type !== undefined && body.body !== undefined) headers["Content-Type"] = type;
       if (idempotencyKey !== undefined) headers["Idempotency-Key"] = idempotencyKey;
       if (accept !== undefined) headers.Accept = accept;
@@ -441,4 +456,52 @@ export function requestArbitrary(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
     { weight: 3, arbitrary: oddRequest(ctx) },
     { weight: 1, arbitrary: rawRequest(ctx) },
   );
+}
+
+/**
+ * Requests every run sends before the generated ones: what found a defect once, so that it cannot come
+ * back unseen (issue 39's probe: cursors forged with a time beyond JavaScript's or naming no segment,
+ * and transcript segments timed at a leap second, which broke a Redis script halfway through a post).
+ */
+export function seedRequests(ctx: FuzzContext): FuzzRequest[] {
+  const session = ctx.sessionIds[0] as string;
+  const key = { Authorization: `Bearer ${ctx.keys.readWrite}` };
+  const agent = { Authorization: `Bearer ${ctx.agentTokens[session]}`, "Content-Type": "application/json" };
+  const segment = (id: string, started_at: string, ended_at: string) => ({
+    id,
+    speaker: "digital_human",
+    text: "a leap",
+    started_at,
+    ended_at,
+  });
+  const post = (segments: unknown[]): FuzzRequest => ({
+    method: "POST",
+    path: `/v1/sessions/${session}/transcript/segments`,
+    headers: agent,
+    body: json({ segments }),
+    kind: "seed: a transcript post with a leap second",
+  });
+  return [
+    ...[
+      [9007199254740991, "x"],
+      [-9007199254740991, session],
+      [8.64e15 + 1, session],
+    ].map((value) => ({
+      method: "GET",
+      path: `/v1/sessions?${unsealedCursor(value)}`,
+      headers: key,
+      kind: "seed: a forged sessions cursor",
+    })),
+    {
+      method: "GET",
+      path: `/v1/sessions/${session}/transcript?${unsealedCursor([1795869261120, "no-such-segment"])}`,
+      headers: key,
+      kind: "seed: a forged transcript cursor",
+    },
+    post([
+      segment("seed-1", "2026-12-31T23:59:58Z", "2026-12-31T23:59:59Z"),
+      segment("seed-2", "2026-12-31T23:59:60Z", "2027-01-01T00:00:00Z"),
+    ]),
+    post([segment("seed-3", "2026-12-31T23:59:59Z", "2026-12-31T23:59:60Z")]),
+  ];
 }

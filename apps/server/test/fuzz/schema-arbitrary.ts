@@ -44,7 +44,14 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
     case "uuid":
       return fc.uuid();
     case "date-time":
-      return fc.date({ min: new Date("2000-01-01"), max: new Date("2099-12-31"), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc.oneof(
+        {
+          weight: 9,
+          arbitrary: fc.date({ min: new Date("2000-01-01"), max: new Date("2099-12-31"), noInvalidDate: true }).map((d) => d.toISOString()),
+        },
+        // Leap seconds, which RFC 3339 allows and JavaScript's Date cannot parse (issue 39).
+        { weight: 1, arbitrary: fc.constantFrom("2016-12-31T23:59:60Z", "2026-12-31T23:59:60.500Z", "2016-12-31T18:59:60-05:00") },
+      );
     case "uri":
       return fc.webUrl();
   }
