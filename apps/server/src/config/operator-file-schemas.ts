@@ -98,6 +98,20 @@ const LANGUAGE = {
   maxLength: 35,
   "x-error": "must be a BCP 47 language tag (en)",
 };
+const NAME = {
+  type: "string",
+  minLength: 1,
+  maxLength: 100,
+  pattern: NO_CONTROL,
+  "x-error": "must be 1-100 characters, no control character",
+};
+const DESCRIPTION = {
+  type: "string",
+  minLength: 1,
+  maxLength: 500,
+  pattern: NO_CONTROL,
+  "x-error": "must be a string of 1-500 characters, no control character",
+};
 /** The schema, or null; its `x-error` says what the value must be. */
 const nullable = ({ "x-error": error, ...schema }: Schema): Schema => ({ anyOf: [schema, { type: "null" }], "x-error": error ?? "" });
 
@@ -113,21 +127,9 @@ const DIGITAL_HUMANS: Schema = {
         required: ["id", "name", "agent_name"],
         properties: {
           id: { type: "string", pattern: "^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$", "x-error": "must be a UUID" },
-          name: {
-            type: "string",
-            minLength: 1,
-            maxLength: 100,
-            pattern: NO_CONTROL,
-            "x-error": "must be 1-100 characters, no control character",
-          },
+          name: NAME,
           agent_name: { type: "string", minLength: 1, "x-error": "must be a non-empty string" },
-          description: {
-            type: "string",
-            minLength: 1,
-            maxLength: 500,
-            pattern: NO_CONTROL,
-            "x-error": "must be a string of 1-500 characters, no control character",
-          },
+          description: DESCRIPTION,
           instructions: nullable({
             type: "string",
             minLength: 1,
@@ -171,21 +173,9 @@ const DIGITAL_HUMANS: Schema = {
         required: ["id", "name", "language"],
         properties: {
           id: VOICE_ID,
-          name: {
-            type: "string",
-            minLength: 1,
-            maxLength: 100,
-            pattern: NO_CONTROL,
-            "x-error": "must be 1-100 characters, no control character",
-          },
+          name: NAME,
           language: LANGUAGE,
-          description: {
-            type: "string",
-            minLength: 1,
-            maxLength: 500,
-            pattern: NO_CONTROL,
-            "x-error": "must be a string of 1-500 characters",
-          },
+          description: DESCRIPTION,
         },
         "x-error": "must be an object",
       },
