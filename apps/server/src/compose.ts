@@ -4,6 +4,7 @@
  * integration tests build the same thing with their own configuration.
  */
 import { randomUUID } from "node:crypto";
+import type { RequestListener } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "pino";
 import { operatorFilesReloader } from "./config/operator-files.js";
@@ -23,9 +24,10 @@ import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { maxDurationSOf } from "./domain/sessions/session-deps.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
 import { TranscriptService } from "./domain/transcripts/transcript-service.js";
-import { createApp } from "./http/app.js";
+import { createApp, MAX_BODY_BYTES } from "./http/app.js";
 import { Cursors } from "./http/cursor.js";
 import type { ErrorLogger } from "./http/error-handler.js";
+import { livekitWebhookHandler } from "./http/livekit-webhook.js";
 import { LiveKitCredentialCheck } from "./livekit/credential-check.js";
 import { DigitalHumanTokens } from "./livekit/digital-human-token.js";
 import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
@@ -39,7 +41,10 @@ import { RoomReconciler } from "./workers/room-reconciler.js";
 import { sessionTimers, TimerSweeper } from "./workers/timer-sweeper.js";
 
 export interface Composed {
+  /** The API (Express); `handler` serves it with LiveKit's webhooks ahead of it. */
   app: Express;
+  /** What the HTTP server runs: LiveKit's webhooks on their own path, then the app. */
+  handler: RequestListener;
   metrics: Metrics;
   store: SessionStore;
   sessions: SessionService;
@@ -148,6 +153,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     },
   });
 
+  const logError = requestErrorLogger(logger, metrics);
   const app = createApp({
     sessions,
     transcripts,
@@ -165,16 +171,28 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     // Every replica holds LiveKit's secret: the cursors' key is derived from it (a rotation of the
     // secret voids the cursors handed out before it, which callers then get again from the first page).
     cursors: new Cursors(config.livekit.apiSecret),
-    webhooks: new LiveKitEventReceiver(config.livekit.apiKey, config.livekit.apiSecret),
     rateLimiter: stores.rateLimiter,
     metrics,
     logger,
-    logError: requestErrorLogger(logger, metrics),
+    logError,
     validateResponses: config.validateResponses,
   });
+  // LiveKit's webhooks are answered ahead of Express (http/livekit-webhook.ts); everything else is the app's.
+  const livekitWebhook = livekitWebhookHandler({
+    receiver: new LiveKitEventReceiver(config.livekit.apiKey, config.livekit.apiSecret),
+    sessions,
+    maxBodyBytes: MAX_BODY_BYTES,
+    metrics,
+    logger,
+    logError,
+  });
+  const handler: RequestListener = (req, res) => {
+    if (!livekitWebhook(req, res)) app(req, res);
+  };
 
   return {
     app,
+    handler,
     metrics,
     store,
     sessions,

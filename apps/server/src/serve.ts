@@ -109,7 +109,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     composed.waitForStore(Number.POSITIVE_INFINITY, 1000).catch(layoutRefused);
   }
   const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
-  running = await startWebServer(composed.app, config.port, config.host, limits);
+  running = await startWebServer(composed.handler, config.port, config.host, limits);
   metricsServer = await startWebServer(metricsListener(composed.metrics), config.metricsPort, config.host, limits);
   composed.sweeper.start();
   composed.reconciler.start();

@@ -18,7 +18,6 @@ import type { DigitalHumanService } from "../domain/digital-humans/digital-human
 import type { SessionService } from "../domain/sessions/session-service.js";
 import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
 import type { DigitalHumanTokens } from "../livekit/digital-human-token.js";
-import type { LiveKitEventReceiver } from "../livekit/event-receiver.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
 import { contractValidator, takesBody } from "./contract-validator.js";
@@ -33,7 +32,6 @@ import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { accountOperations } from "./routes/account.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
-import { livekitEventRoutes } from "./routes/livekit-events.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionOperations } from "./routes/sessions.js";
@@ -56,7 +54,6 @@ export interface AppDependencies {
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
   ready: () => Promise<void>;
   apiKeys: ApiKeyRing;
-  webhooks: LiveKitEventReceiver;
   metrics?: Metrics;
   /** Undefined: no rate limits. */
   rateLimiter?: RateLimiter | undefined;
@@ -131,7 +128,6 @@ export function createApp(deps: AppDependencies): Express {
   );
 
   app.use(probeRoutes(deps.ready));
-  app.use(livekitEventRoutes(deps.webhooks, deps.sessions, MAX_BODY_BYTES, deps.metrics));
 
   app.use(notFound);
   app.use(errorHandler(deps.logError));

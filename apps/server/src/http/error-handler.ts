@@ -4,6 +4,7 @@
  * errors to 413, 422, 404 or 405; anything else to a logged 500 without a stack), and every body is the
  * contract's ApiError whose request_id equals the X-Request-ID header.
  */
+import type { ServerResponse } from "node:http";
 import type { ApiError } from "@dhs/contract";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../domain/app-error.js";
@@ -112,16 +113,24 @@ export function toAppError(error: unknown): AppError {
 }
 
 export function sendError(res: Response, error: AppError): void {
-  const body: ApiError = { code: error.code, detail: error.detail, request_id: requestIdOf(res) };
-  const status = STATUS_OF[error.code];
+  const { status, body } = errorAnswer(res, error, requestIdOf(res));
   res.locals.errorCode = error.code;
+  res.status(status).json(body);
+}
+
+/**
+ * An AppError's status and ApiError body, with its headers set on `res`: Express's response (sendError)
+ * or the plain one of the LiveKit webhook's path (livekit-webhook.ts).
+ */
+export function errorAnswer(res: ServerResponse, error: AppError, requestId: string): { status: number; body: ApiError } {
+  const status = STATUS_OF[error.code];
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   // A refused caller, or a request answered before its body arrived, gets no more of this connection:
   // Node would otherwise read and discard the rest of the body to keep the connection alive, which a
   // client trickling it could stretch for as long as the request timeout allows.
   if (status === 401 || status === 403 || !res.req.complete) res.setHeader("Connection", "close");
   if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
-  res.status(status).json(body);
+  return { status, body: { code: error.code, detail: error.detail, request_id: requestId } };
 }
 
 export function errorHandler(log: ErrorLogger) {

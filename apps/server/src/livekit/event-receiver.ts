@@ -1,17 +1,17 @@
 /**
- * LiveKit's webhooks: the signature is a JWT in Authorization (verified by livekit-server-sdk's
- * TokenVerifier, once, before the body is read) whose sha256 claim is the body's hash (checked once the
- * body is read). A verified event is reduced to what sessions care about: which session's room and what
+ * LiveKit's webhooks: the signature is a JWT in Authorization (webhook-signature.ts, verified once, before
+ * the body is read) whose sha256 claim is the body's hash (checked once the body is read). A verified event is reduced to what sessions care about: which session's room and what
  * happened in it, read from the protobuf JSON directly (five fields; the SDK's message classes would parse
  * and keep everything). The session is the one the room's name was made for (the name is what the
  * service chose and LiveKit keys rooms by); the room's metadata, written at creation, adds the account and
  * must name the same session.
  */
-import { createHash } from "node:crypto";
 import { ParticipantInfo_Kind } from "@livekit/protocol";
-import { TokenVerifier } from "livekit-server-sdk";
 import { sessionIdOfRoom } from "../domain/sessions/session.js";
 import type { RoomEvent } from "../domain/sessions/session-service.js";
+import { bodyMatches, InvalidWebhookError, WebhookSignature } from "./webhook-signature.js";
+
+export { InvalidWebhookError };
 
 export interface SessionRoomEvent {
   id: string;
@@ -29,36 +29,24 @@ export interface LiveKitEvent {
   participant: { identity: string; sid: string; isAgent: boolean } | undefined;
 }
 
-export class InvalidWebhookError extends Error {
-  override readonly name = "InvalidWebhookError";
-}
-
 /** A signed event whose room name and metadata do not name the same session: applied to neither. */
 export class InconsistentRoomError extends Error {
   override readonly name = "InconsistentRoomError";
 }
 
 export class LiveKitEventReceiver {
-  private readonly verifier: TokenVerifier;
+  private readonly signature: WebhookSignature;
 
   constructor(apiKey: string, apiSecret: string) {
-    this.verifier = new TokenVerifier(apiKey, apiSecret);
+    this.signature = new WebhookSignature(apiKey, apiSecret);
   }
 
   /**
    * Verifies the signature's JWT (ours, unexpired) before the body is read, so a forged delivery costs a
    * header, not 64 KiB; returns the body hash it signs. InvalidWebhookError when it does not verify.
    */
-  async checkAuthorization(authorization: string | undefined): Promise<string> {
-    if (!authorization) throw new InvalidWebhookError("authorization header is empty");
-    let sha256: unknown;
-    try {
-      ({ sha256 } = await this.verifier.verify(authorization));
-    } catch (error) {
-      throw new InvalidWebhookError(error instanceof Error ? error.message : String(error));
-    }
-    // A token that signs no body (a participant's, say) matches none.
-    return typeof sha256 === "string" ? sha256 : "";
+  checkAuthorization(authorization: string | undefined): Promise<string> {
+    return this.signature.signedSha256(authorization);
   }
 
   /**
@@ -66,7 +54,7 @@ export class LiveKitEventReceiver {
    * InvalidWebhookError when it was tampered with or is not an event.
    */
   parse(rawBody: Buffer, signedSha256: string): LiveKitEvent {
-    if (signedSha256 === "" || createHash("sha256").update(rawBody).digest("base64") !== signedSha256) {
+    if (!bodyMatches(rawBody, signedSha256)) {
       throw new InvalidWebhookError("sha256 checksum of body does not match");
     }
     let json: unknown;

@@ -84,7 +84,7 @@ export async function startHarness(
   const logs: string[] = [];
   const sink = logSink("harness");
   const logger = pino(
-    { level: "info" },
+    { level: config.logLevel },
     {
       write: (line: string) => {
         logs.push(line);
@@ -95,7 +95,7 @@ export async function startHarness(
   const composed = compose(config, logger, overrides);
   if (!(await composed.waitForStore(10_000))) throw new Error("the test store did not answer");
   const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
-  const server: RunningServer = await startWebServer(composed.app, 0, "127.0.0.1", limits);
+  const server: RunningServer = await startWebServer(composed.handler, 0, "127.0.0.1", limits);
   const metricsServer: RunningServer = await startWebServer(metricsListener(composed.metrics), 0, "127.0.0.1", limits);
   composed.sweeper.start();
   composed.dispatcher.start();

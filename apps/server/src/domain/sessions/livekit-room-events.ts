@@ -9,12 +9,18 @@ import type { RoomEvent } from "./session-deps.js";
 import type { SessionEvent } from "./session-machine.js";
 import type { SessionTransitions } from "./session-transitions.js";
 
+export type LiveKitEventOutcome = "changed" | "unchanged" | "unknown_session";
+
 export class LiveKitRoomEvents {
   constructor(private readonly transitions: SessionTransitions) {}
 
-  /** A LiveKit event in a session's room. Unknown sessions are ignored. */
-  async onLiveKitEvent(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<void> {
-    await this.transitions.apply(accountId, sessionId, (read) => sessionEventOf(event, read), eventId);
+  /**
+   * A LiveKit event in a session's room: whether it changed the session (`unchanged`: a redelivery, or an
+   * event that means nothing in the session's state). Unknown sessions are ignored.
+   */
+  async onLiveKitEvent(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<LiveKitEventOutcome> {
+    const applied = await this.transitions.apply(accountId, sessionId, (read) => sessionEventOf(event, read), eventId);
+    return applied === undefined ? "unknown_session" : applied.changed ? "changed" : "unchanged";
   }
 }
 

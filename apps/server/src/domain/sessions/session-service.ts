@@ -8,7 +8,7 @@ import { NO_TRACING } from "../../tracing/tracing.js";
 import type { Principal } from "../accounts/api-keys.js";
 import { CreateSession } from "./create-session.js";
 import { EndSession } from "./end-session.js";
-import { LiveKitRoomEvents } from "./livekit-room-events.js";
+import { type LiveKitEventOutcome, LiveKitRoomEvents } from "./livekit-room-events.js";
 import type { DueTimer, ListPosition, ListQuery } from "./ports.js";
 import type { CreateResult, RoomEvent, SessionContext, SessionServiceDeps } from "./session-deps.js";
 import { SessionQueries } from "./session-queries.js";
@@ -66,7 +66,7 @@ export class SessionService {
     return this.reader.view(await this.testEvents.apply(principal, sessionId, event));
   }
 
-  onLiveKitEvent(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<void> {
+  onLiveKitEvent(eventId: string, accountId: string, sessionId: string, event: RoomEvent): Promise<LiveKitEventOutcome> {
     return this.roomEvents.onLiveKitEvent(eventId, accountId, sessionId, event);
   }
 
