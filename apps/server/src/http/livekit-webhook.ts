@@ -23,6 +23,7 @@ import type { Metrics } from "../metrics.js";
 import type { RequestLocals } from "../tracing/tracing.js";
 import { type ErrorLogger, errorAnswer, toAppError } from "./error-handler.js";
 import { newRequestId } from "./request-id.js";
+import { requestLineLevel } from "./request-logger.js";
 
 export const LIVEKIT_WEBHOOK_PATH = "/livekit/webhook";
 
@@ -92,10 +93,7 @@ export function livekitWebhookHandler(deps: LiveKitWebhookDeps): (req: IncomingM
         duration_ms: Math.round(elapsed),
         ...(outcome.reason ? { reason: outcome.reason } : {}),
       };
-      if (status === 500) log.error(line, "request");
-      else if (status >= 500 || outcome.reason) log.warn(line, "request");
-      else if (outcome.quiet) log.debug(line, "request");
-      else log.info(line, "request");
+      log[requestLineLevel(status, outcome.reason, outcome.quiet)](line, "request");
     }
     return true;
   };

@@ -36,6 +36,17 @@ export function setRefusalReason(res: Response, reason: string): void {
 /** Counts each answered request (the metrics); route is the contract's path template, or "unmatched". */
 export type RequestObserver = (route: string, method: string, status: number, seconds: number) => void;
 
+/**
+ * A request line's level: a 503 is an outage, already logged once as a warning; only a 500 (a bug) is an
+ * error; a refusal with its reason is a warning (a forged or stale LiveKit webhook, say); what changed
+ * nothing and is expected often (a LiveKit redelivery, another tenant's room) is debug.
+ */
+export function requestLineLevel(status: number, reason: string | undefined, quiet = false): "error" | "warn" | "info" | "debug" {
+  if (status === 500) return "error";
+  if (status >= 500 || reason) return "warn";
+  return quiet ? "debug" : "info";
+}
+
 export function requestLogger(logger: Logger, observe?: RequestObserver): RequestHandler {
   // The line's fields are the ones below and no redaction path names any of them (the path is scrubbed
   // by loggedPath): the logger's redaction could never change a request line and would cost nearly as
@@ -65,11 +76,7 @@ export function requestLogger(logger: Logger, observe?: RequestObserver): Reques
         ...(principal ? { key_id: principal.keyId, account_id: principal.accountId } : {}),
         ...(res.locals.refusalReason ? { reason: res.locals.refusalReason as string } : {}),
       };
-      // A 503 is an outage, already logged once as a warning; only a 500 (a bug) is an error. A refused
-      // LiveKit webhook is a warning too: forged, stale, or signed with LiveKit's secret yet inconsistent.
-      if (status === 500) log.error(line, "request");
-      else if (status >= 500 || line.reason) log.warn(line, "request");
-      else log.info(line, "request");
+      log[requestLineLevel(status, line.reason)](line, "request");
     });
     next();
   };
