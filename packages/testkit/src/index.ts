@@ -1,3 +1,11 @@
+export {
+  ChatCompletionsServer,
+  type ChatCompletionsServerOptions,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatScript,
+  messageText,
+} from "./chat-completions-server.js";
 export { chromiumLaunchOptions } from "./chromium.js";
 export { FakeLiveKit, type Mode as FakeLiveKitMode, type RecordedCall } from "./fake-livekit.js";
 export {
