@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { rms } from "./audio.js";
 import { FliteVoice, readWav } from "./flite-voice.js";
-import { rms } from "./speaker.js";
 import { wavFile } from "./wav-file.js";
 
 const found = FliteVoice.find();

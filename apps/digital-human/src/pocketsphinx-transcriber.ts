@@ -11,7 +11,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { resample } from "./speaker.js";
+import { resample } from "./audio.js";
 import { type Transcriber, words } from "./transcriber.js";
 import type { Speech } from "./voice.js";
 

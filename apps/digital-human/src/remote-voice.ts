@@ -4,12 +4,13 @@ import type { Speech, Voice } from "./voice.js";
 export class RemoteVoice implements Voice {
   constructor(private readonly url: string) {}
 
-  async synthesize(text: string, voice?: string): Promise<Speech> {
+  async synthesize(text: string, voice?: string, signal?: AbortSignal): Promise<Speech> {
+    const timeout = AbortSignal.timeout(10_000);
     const res = await fetch(`${this.url}/synthesize`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(voice === undefined ? { text } : { text, voice }),
-      signal: AbortSignal.timeout(10_000),
+      signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
     });
     if (!res.ok) throw new Error(`the voice answered ${res.status}`);
     const bytes = new Uint8Array(await res.arrayBuffer());

@@ -1,10 +1,14 @@
-import type { AudioFrame } from "@livekit/rtc-node";
+import { voice as agentsVoice, createTimedString, initializeLogger, USERDATA_TIMED_TRANSCRIPT } from "@livekit/agents";
+import { AudioFrame } from "@livekit/rtc-node";
 import { beforeAll, describe, expect, it } from "vitest";
+import { resample, rms } from "./audio.js";
 import { ESpeakVoice } from "./espeak-voice.js";
-import { resample, rms, SAMPLE_RATE, Speaker } from "./speaker.js";
+import { type HeardLine, SAMPLE_RATE, Speaker } from "./speaker.js";
+import type { Speech } from "./voice.js";
 
 let voice: ESpeakVoice;
 beforeAll(async () => {
+  initializeLogger({ pretty: false, level: "warn" });
   voice = await ESpeakVoice.load();
 });
 
@@ -19,6 +23,28 @@ class Recorder {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/** Speech as the framework hands it over: 10 ms frames at the speech's own rate, the line marked on the first. */
+function framesOf(speech: Speech, text: string): AudioFrame[] {
+  const size = speech.sampleRate / 100;
+  const frames: AudioFrame[] = [];
+  for (let offset = 0; offset < speech.samples.length; offset += size) {
+    const chunk = speech.samples.slice(offset, offset + size);
+    frames.push(new AudioFrame(chunk, speech.sampleRate, 1, chunk.length));
+  }
+  (frames[0] as AudioFrame).userdata[USERDATA_TIMED_TRANSCRIPT] = [createTimedString({ text })];
+  return frames;
+}
+
+function listen(speaker: Speaker) {
+  const started: number[] = [];
+  const finished: agentsVoice.PlaybackFinishedEvent[] = [];
+  speaker.on(agentsVoice.AudioOutput.EVENT_PLAYBACK_STARTED, () => started.push(Date.now()));
+  speaker.on(agentsVoice.AudioOutput.EVENT_PLAYBACK_FINISHED, (ev: agentsVoice.PlaybackFinishedEvent) => finished.push(ev));
+  return { started, finished };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("ESpeakVoice", () => {
   it("speaks the text with pauses between words: loud and quiet 20 ms frames, not a constant tone", async () => {
@@ -38,29 +64,38 @@ describe("ESpeakVoice", () => {
 });
 
 describe("Speaker", () => {
-  it("sends speech at 48 kHz in 20 ms frames, says when a line starts, opens the mouth only while it is heard, and sends nothing between lines", async () => {
+  it("plays a reply at 48 kHz in 20 ms frames, tells the framework when it started and that it was heard whole, captions its line, opens the mouth only while it is heard, and sends nothing between replies", async () => {
     let speaker: Speaker | undefined;
     const sink = new Recorder(() => speaker as Speaker);
-    const started: string[] = [];
-    speaker = new Speaker(sink, 5, (text) => started.push(text));
+    const lines: string[] = [];
+    const heard: HeardLine[] = [];
+    speaker = new Speaker(sink, 5, { lineStarted: (text) => lines.push(text), lineHeard: (line) => heard.push(line) });
+    const playback = listen(speaker);
     const running = speaker.run();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(sink.frames).toHaveLength(0);
 
     const text = "Good morning, how are you today?";
     const speech = await voice.synthesize(text);
-    await speaker.say(speech, text);
+    for (const frame of framesOf(speech, text)) await speaker.captureFrame(frame);
+    speaker.flush();
+    const result = await speaker.waitForPlayout();
     const endFrame = sink.frames.length;
     // A short tail of silence, so the mouth closes with the sound; then nothing.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     const afterTail = sink.frames.length;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     expect(sink.frames.length).toBe(afterTail);
     expect(afterTail - endFrame).toBe(15);
     speaker.stop();
     await running;
 
-    expect(started).toEqual([text]);
+    const seconds = speech.samples.length / speech.sampleRate;
+    expect(result.interrupted).toBe(false);
+    expect(result.playbackPosition).toBeCloseTo(seconds, 1);
+    expect(playback.started).toHaveLength(1);
+    expect(lines).toEqual([text]);
+    expect(heard.map((line) => [line.text, line.interrupted])).toEqual([[text, false]]);
     expect(sink.frames.every((f) => f.sampleRate === SAMPLE_RATE && f.samplesPerChannel === 960)).toBe(true);
     const expectedFrames = Math.ceil((speech.samples.length * SAMPLE_RATE) / speech.sampleRate / 960);
     expect(endFrame).toBeGreaterThanOrEqual(expectedFrames - 1);
@@ -70,6 +105,38 @@ describe("Speaker", () => {
     expect(during.filter((open) => open > 0.4).length / during.length).toBeGreaterThan(0.25);
     expect(sink.mouth.at(-1)).toBeLessThan(0.05);
     expect(speaker.mouthOpen()).toBe(0);
+  });
+
+  it("cut off, drops what was not heard, finishes the reply as interrupted where it stood, and keeps the line as far as it was heard", async () => {
+    /** A sink that takes a frame every 20 ms, as an AudioSource does. */
+    const realTime = { captureFrame: async () => void (await sleep(20)) };
+    const heard: HeardLine[] = [];
+    const speaker = new Speaker(realTime, 5, { lineHeard: (line) => heard.push(line) });
+    const playback = listen(speaker);
+    const running = speaker.run();
+    const first = "This is a long first sentence that will not be heard to its end.";
+    const second = "And this one is never heard at all.";
+    for (const frame of [...framesOf(await voice.synthesize(first), first), ...framesOf(await voice.synthesize(second), second)])
+      await speaker.captureFrame(frame);
+    speaker.flush();
+    await sleep(500);
+    speaker.clearBuffer();
+    const result = await speaker.waitForPlayout();
+    expect(result.interrupted).toBe(true);
+    expect(result.playbackPosition).toBeGreaterThan(0.3);
+    expect(result.playbackPosition).toBeLessThan(0.8);
+    expect(speaker.speaking).toBe(false);
+    expect(heard.map((line) => [line.text, line.interrupted])).toEqual([[first, true]]);
+    expect((heard[0] as HeardLine).endedAt.getTime() - (heard[0] as HeardLine).startedAt.getTime()).toBeLessThan(800);
+
+    // The next reply plays as a segment of its own.
+    const next = "Yes?";
+    for (const frame of framesOf(await voice.synthesize(next), next)) await speaker.captureFrame(frame);
+    speaker.flush();
+    expect((await speaker.waitForPlayout()).interrupted).toBe(false);
+    expect(playback.finished.map((ev) => ev.interrupted)).toEqual([true, false]);
+    speaker.stop();
+    await running;
   });
 
   it("resamples without changing the duration", () => {

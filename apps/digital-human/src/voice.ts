@@ -9,5 +9,6 @@ export interface Speech {
 }
 
 export interface Voice {
-  synthesize(text: string, voice?: string): Promise<Speech>;
+  /** `signal` aborts a synthesis no longer wanted (the reply it belonged to was cut off). */
+  synthesize(text: string, voice?: string, signal?: AbortSignal): Promise<Speech>;
 }

@@ -1,0 +1,71 @@
+/**
+ * The digital human as an Agent of LiveKit's voice pipeline: the persona's instructions are its
+ * instructions, and its turn ends in one of two ways.
+ *
+ * - With an LLM: the framework's reply, read through guardReply, so a stalled one ends in a short apology
+ *   and the digital human listens again instead of falling silent (a refused or broken one is apologized
+ *   for by the session, which hears of it as an error).
+ * - Without one (no OPENAI_BASE_URL): a short acknowledgement, never the same twice in a row. It says
+ *   nothing it did not hear or was not given.
+ *
+ * A turn the recognizer heard nothing in still gets its acknowledgement (or, with an LLM, a request to
+ * say it again): `nothingHeard`, called by the job when the speech-to-text returns no words for a turn
+ * the VAD heard, since the framework ends no turn on an empty transcript.
+ */
+import type { ReadableStream } from "node:stream/web";
+import { type llm, voice } from "@livekit/agents";
+import { guardReply, type ReplyFailure } from "./guarded-reply.js";
+import { acknowledgement } from "./lines.js";
+
+export const NOT_HEARD = "Sorry, I didn't catch that. Could you say it again?";
+
+export interface ConversationOptions {
+  /** The persona's instructions; a generic one when it has none. */
+  instructions: string;
+  /** Whether the session has an LLM to reply with. */
+  hasLlm: boolean;
+  /** How long a reply may go without a token before it is given up (the first one included). */
+  llmTimeoutMs: number;
+  onReplyFailure(failure: ReplyFailure): void;
+  /** The LLM is asked for a reply (the timeline's "llm request"). */
+  onRequest?(): void;
+  /** The reply's first text arrived (the timeline's "first token"). */
+  onFirstToken?(): void;
+}
+
+export class ConversationAgent extends voice.Agent {
+  private lastAcknowledgement: string | undefined;
+
+  constructor(private readonly options: ConversationOptions) {
+    super({ instructions: options.instructions });
+  }
+
+  override async onUserTurnCompleted(_chatCtx: llm.ChatContext, _message: llm.ChatMessage): Promise<void> {
+    // With an LLM the framework replies next; without one this is the reply.
+    if (!this.options.hasLlm) this.acknowledge();
+  }
+
+  override async llmNode(
+    chatCtx: llm.ChatContext,
+    toolCtx: llm.ToolContext,
+    modelSettings: voice.ModelSettings,
+  ): Promise<ReadableStream<llm.ChatChunk | string> | null> {
+    this.options.onRequest?.();
+    const reply = await voice.Agent.default.llmNode(this, chatCtx, toolCtx, modelSettings);
+    if (reply === null) return null;
+    const { llmTimeoutMs, onReplyFailure, onFirstToken } = this.options;
+    return guardReply(reply, { timeoutMs: llmTimeoutMs, onFailure: onReplyFailure, onFirstText: () => onFirstToken?.() });
+  }
+
+  /** A turn the VAD heard but the recognizer found no words in; none while the digital human is talking. */
+  nothingHeard(): void {
+    if (this.session.agentState === "speaking") return;
+    if (this.options.hasLlm) this.session.say(NOT_HEARD);
+    else this.acknowledge();
+  }
+
+  private acknowledge(): void {
+    this.lastAcknowledgement = acknowledgement(this.lastAcknowledgement);
+    this.session.say(this.lastAcknowledgement);
+  }
+}

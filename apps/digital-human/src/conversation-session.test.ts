@@ -1,0 +1,156 @@
+/**
+ * The conversation on LiveKit's real AgentSession, without a room: the persona's agent, the voice as the
+ * session's TTS, the Speaker as its audio output, and (when the test gives one) the OpenAI plugin pointed
+ * at the testkit's Chat Completions server. What the digital human says is read off the Speaker, as the
+ * participant would hear it.
+ */
+import { ChatCompletionsServer, type ChatScript, messageText } from "@dhs/testkit";
+import { initializeLogger } from "@livekit/agents";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { NOT_HEARD } from "./conversation-agent.js";
+import { type ConversationEvents, createConversation } from "./conversation-session.js";
+import { GatedVAD } from "./gated-vad.js";
+import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
+import { DEFAULT_GREETING, type JobPersona } from "./job.js";
+import type { LlmSettings } from "./llm-settings.js";
+import { type HeardLine, Speaker } from "./speaker.js";
+import type { Speech, Voice } from "./voice.js";
+
+/** A voice that says every text as 10 ms of tone per character, at once: the pipeline's timing without eSpeak's. */
+const toneVoice: Voice = {
+  async synthesize(text: string): Promise<Speech> {
+    const samples = new Int16Array(160 * text.length).map((_, i) => Math.round(4000 * Math.sin(i / 4)));
+    return { samples, sampleRate: 16_000 };
+  },
+};
+
+const persona = (instructions: string | undefined): JobPersona => ({
+  instructions,
+  greeting: DEFAULT_GREETING,
+  voice: undefined,
+  language: "en",
+  llm: { model: "persona-model", temperature: 0.4 },
+});
+
+let vad: GatedVAD;
+beforeAll(async () => {
+  initializeLogger({ pretty: false, level: "warn" });
+  vad = await GatedVAD.load();
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function converse(options: { instructions?: string; script?: (n: number) => ChatScript; timeoutMs?: number }) {
+  let llm: LlmSettings | undefined;
+  let server: ChatCompletionsServer | undefined;
+  if (options.script) {
+    const script = options.script;
+    server = await new ChatCompletionsServer({ script: () => script((server?.requests.length ?? 1) - 1) }).start();
+    cleanups.push(() => (server as ChatCompletionsServer).stop());
+    llm = { baseUrl: server.baseUrl, apiKey: "sk-test", defaultModel: "default-model", timeoutMs: options.timeoutMs ?? 2000 };
+  }
+  const heard: HeardLine[] = [];
+  const failures: ReplyFailure[] = [];
+  // Frames taken 20 times faster than real time: a test hears a reply in a twentieth of its length.
+  const speaker = new Speaker({ captureFrame: () => new Promise((resolve) => setTimeout(resolve, 1)) }, 5, {
+    lineHeard: (line) => heard.push(line),
+  });
+  const running = speaker.run();
+  const events: ConversationEvents = { participantSaid: () => undefined, step: () => undefined, replyFailed: (f) => failures.push(f) };
+  const job = { persona: persona(options.instructions), digitalHuman: { id: "dh_ada", name: "Ada" } };
+  const conversation = createConversation(job, { vad, voice: toneVoice, transcriber: undefined, llm, speaker }, events);
+  await conversation.session.start({ agent: conversation.agent, record: false });
+  cleanups.push(async () => {
+    await conversation.session.close();
+    speaker.stop();
+    await running;
+  });
+  const said = () => heard.map((line) => line.text).join(" ");
+  return { ...conversation, server, heard, said, failures };
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("the conversation, with an LLM", () => {
+  it("asks the LLM as the persona, with the participant's words, and says its reply sentence by sentence", async () => {
+    const c = await converse({
+      instructions: "You are Ada, a concise travel agent.",
+      script: () => ({ tokens: ["Lisbon is ", "sunny this week. ", "Pack light ", "clothes!"], firstTokenMs: 50 }),
+    });
+    await c.session.run({ userInput: "What is the weather in Lisbon?" }).wait();
+    await until(() => c.said().includes("Pack light clothes!"));
+    const request = c.server?.requests[0];
+    expect(request?.model).toBe("persona-model");
+    expect(request?.temperature).toBe(0.4);
+    expect(request?.stream).toBe(true);
+    const messages = request?.messages.map((m) => [m.role, messageText(m)]);
+    expect(messages?.[0]).toEqual(["system", "You are Ada, a concise travel agent."]);
+    expect(messages?.at(-1)).toEqual(["user", "What is the weather in Lisbon?"]);
+    expect(c.heard.map((line) => line.text)).toEqual(["Lisbon is sunny this week.", "Pack light clothes!"]);
+    expect(c.failures).toEqual([]);
+  });
+
+  // A 401 is not retried; a 503 is, once.
+  it.each([
+    ["refuses the key (401)", { status: 401 }, 1],
+    ["is overloaded (503, and again on the retry)", { status: 503 }, 2],
+  ] as const)("apologizes, and the next turn works, when the LLM %s", async (_, refusal, requests) => {
+    const c = await converse({ script: (n) => (n < requests ? refusal : { tokens: ["Yes, I am here."] }) });
+    await c.session.run({ userInput: "Hello?" }).wait();
+    await until(() => c.said().includes(APOLOGY));
+    expect(c.failures.map((f) => f.kind)).toEqual(["error"]);
+    expect(c.server?.requests).toHaveLength(requests);
+    await c.session.run({ userInput: "Are you there?" }).wait();
+    await until(() => c.said().includes("Yes, I am here."));
+    expect(c.session.agentState).not.toBe("initializing");
+  });
+
+  it("keeps what was said of a reply broken midway, then apologizes", async () => {
+    const c = await converse({
+      script: () => ({ tokens: ["The museum opens at nine. ", "On Sundays it ", "opens at ten."], breakAfter: 2 }),
+    });
+    await c.session.run({ userInput: "When does the museum open?" }).wait();
+    await until(() => c.said().includes(APOLOGY));
+    expect(c.said()).toContain("The museum opens at nine.");
+    expect(c.said()).not.toContain("opens at ten");
+  });
+
+  it("gives up on an LLM that hangs past the timeout, and says so", async () => {
+    const c = await converse({ script: (n) => (n === 0 ? "hang" : { tokens: ["Ok."] }), timeoutMs: 500 });
+    const asked = Date.now();
+    await c.session.run({ userInput: "Hello?" }).wait();
+    await until(() => c.said().includes(APOLOGY));
+    expect(Date.now() - asked).toBeLessThan(4000);
+    expect(c.failures.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("asks the participant to say it again when the recognizer heard no words", async () => {
+    const c = await converse({ script: () => ({ tokens: ["Unused."] }) });
+    c.agent.nothingHeard();
+    await until(() => c.said() === NOT_HEARD);
+    expect(c.server?.requests).toHaveLength(0);
+  });
+});
+
+describe("the conversation, without an LLM", () => {
+  it("acknowledges each turn, never the same line twice in a row, and asks no LLM", async () => {
+    const c = await converse({});
+    const turns = 4;
+    for (let i = 0; i < turns; i++) {
+      c.agent.nothingHeard();
+      await until(() => c.heard.length === i + 1);
+    }
+    const lines = c.heard.map((line) => line.text);
+    for (let i = 1; i < lines.length; i++) expect(lines[i]).not.toBe(lines[i - 1]);
+    expect(lines.every((line) => line.length < 30)).toBe(true);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * The job's AgentSession, LiveKit's voice pipeline: the session's VAD (Silero) hears the participant,
+ * the speech-to-text (PocketSphinx, per turn) writes down what they said, the LLM (when there is one)
+ * answers as the persona, the worker's voice says it sentence by sentence, and the Speaker plays it into
+ * the job's own voice track while the face follows. The framework handles turns and barge-in: the
+ * participant talking over the digital human for a moment stops it, and only what was heard stays in the
+ * conversation.
+ *
+ * What each side says is reported through `ConversationEvents` (captions, the transcript, the
+ * response-time timeline); the room's own captions and audio of RoomIO are off, since the job publishes
+ * both itself.
+ */
+import { type JobContext, type VAD, voice } from "@livekit/agents";
+import { ConversationAgent } from "./conversation-agent.js";
+import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
+import type { JobInfo } from "./job.js";
+import { createLlm, type LlmSettings } from "./llm-settings.js";
+import { RECOGNITION_RATE } from "./pocketsphinx-transcriber.js";
+import { SAMPLE_RATE, type Speaker } from "./speaker.js";
+import type { Transcriber } from "./transcriber.js";
+import { TranscriberSTT } from "./transcriber-stt.js";
+import type { Voice } from "./voice.js";
+import { VoiceTTS } from "./voice-tts.js";
+
+/** Milliseconds of the participant's speech over the digital human's before it stops talking. */
+export const INTERRUPTION_MIN_MS = 300;
+
+export interface ConversationEvents {
+  /** The participant's turn, as recognized, with when they spoke. */
+  participantSaid(text: string, startedAt: Date, endedAt: Date): void;
+  /** A step of the response-time timeline. */
+  step(step: string): void;
+  replyFailed(failure: ReplyFailure): void;
+}
+
+export interface ConversationParts {
+  vad: VAD;
+  voice: Voice;
+  transcriber: Transcriber | undefined;
+  llm: LlmSettings | undefined;
+  speaker: Speaker;
+}
+
+/** The session and its agent, wired to `events` and to the Speaker; started by `joinRoom` (or a test). */
+export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman">, parts: ConversationParts, events: ConversationEvents) {
+  const { persona } = job;
+  const model = parts.llm === undefined ? undefined : createLlm(parts.llm, persona);
+  const agent = new ConversationAgent({
+    instructions:
+      persona.instructions ?? `You are ${job.digitalHuman.name}, a friendly assistant. Answer briefly, in plain spoken sentences.`,
+    hasLlm: model !== undefined,
+    llmTimeoutMs: parts.llm?.timeoutMs ?? 0,
+    onReplyFailure: events.replyFailed,
+    onFirstToken: () => events.step("first token"),
+    onRequest: () => events.step("llm request"),
+  });
+  const stt =
+    parts.transcriber === undefined
+      ? undefined
+      : new TranscriberSTT({
+          transcribe: async (speech) => {
+            const text = await parts.transcriber?.transcribe(speech).catch(() => "");
+            events.step("stt done");
+            // The framework ends no turn on an empty transcript: the agent answers it itself.
+            if (!text) agent.nothingHeard();
+            return text ?? "";
+          },
+        });
+  const session = new voice.AgentSession({
+    vad: parts.vad,
+    ...(stt === undefined ? {} : { stt }),
+    ...(model === undefined ? {} : { llm: model }),
+    tts: new VoiceTTS(parts.voice, persona.voice, SAMPLE_RATE),
+    // One retry of a refused request, after 100 ms; then the apology (guarded-reply.ts) rather than silence.
+    connOptions: {
+      llmConnOptions: { maxRetry: 1, retryIntervalMs: 100, timeoutMs: parts.llm?.timeoutMs ?? 10_000 },
+      maxUnrecoverableErrors: Number.MAX_SAFE_INTEGER,
+    },
+    turnHandling: {
+      turnDetection: "vad",
+      interruption: { minDuration: INTERRUPTION_MIN_MS },
+    },
+    // No "away" state: a quiet participant is still in the session.
+    userAwayTimeout: null,
+    // The framework would ignore the participant talking over the digital human for its first 3 s of
+    // speech (an echo canceller's warm-up); the browser cancels its own echo, so barge-in works at once.
+    aecWarmupDuration: null,
+  });
+  // A refused request (after one retry) or a stream broken midway: what was said stays, then the apology.
+  session.on(voice.AgentSessionEventTypes.Error, (ev) => {
+    if (ev.error.type !== "llm_error" || ev.error.recoverable) return;
+    events.replyFailed({ kind: "error", error: ev.error.error });
+    session.say(APOLOGY);
+  });
+  let speechStartedAt = new Date();
+  let speechEndedAt = new Date();
+  session.on(voice.AgentSessionEventTypes.UserStateChanged, (ev) => {
+    if (ev.newState === "speaking") speechStartedAt = new Date();
+    else if (ev.oldState === "speaking") {
+      speechEndedAt = new Date();
+      events.step("end of speech");
+    }
+  });
+  session.on(voice.AgentSessionEventTypes.UserInputTranscribed, (ev) => {
+    if (!ev.isFinal || ev.transcript.trim() === "") return;
+    events.participantSaid(ev.transcript.trim(), speechStartedAt, speechEndedAt);
+  });
+  // Before start: RoomIO keeps an output it finds there and publishes no audio of its own.
+  session.output.audio = parts.speaker;
+  return { session, agent };
+}
+
+export type Conversation = ReturnType<typeof createConversation>;
+
+/** Starts the conversation in the job's room, listening to the session's participant. */
+export async function joinRoom({ session, agent }: Conversation, ctx: JobContext, job: JobInfo): Promise<void> {
+  await session.start({
+    agent,
+    room: ctx.room,
+    inputOptions: {
+      ...(job.participantIdentity === undefined ? {} : { participantIdentity: job.participantIdentity }),
+      audioSampleRate: RECOGNITION_RATE,
+      // The participant may drop and rejoin within the departure timeout: the conversation waits for them.
+      closeOnDisconnect: false,
+    },
+    outputOptions: { audioEnabled: false, transcriptionEnabled: false },
+    record: false,
+  });
+}
