@@ -10,7 +10,7 @@
  * response-time timeline); the room's own captions and audio of RoomIO are off, since the job publishes
  * both itself.
  */
-import { type JobContext, type VAD, voice } from "@livekit/agents";
+import { type JobContext, tokenize, tts, type VAD, voice } from "@livekit/agents";
 import { ConversationAgent } from "./conversation-agent.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import type { JobInfo } from "./job.js";
@@ -21,6 +21,9 @@ import type { Transcriber } from "./transcriber.js";
 import { TranscriberSTT } from "./transcriber-stt.js";
 import type { Voice } from "./voice.js";
 import { VoiceTTS } from "./voice-tts.js";
+
+/** Characters: a shorter sentence is said with the next (the framework's default is 20). */
+const SHORTEST_SENTENCE = 8;
 
 /** Milliseconds of the participant's speech over the digital human's before it stops talking. */
 export const INTERRUPTION_MIN_MS = 300;
@@ -70,7 +73,12 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
     vad: parts.vad,
     ...(stt === undefined ? {} : { stt }),
     ...(model === undefined ? {} : { llm: model }),
-    tts: new VoiceTTS(parts.voice, persona.voice, SAMPLE_RATE),
+    // Sentence by sentence, as the framework would, but down to short ones ("Hello Ada!"): the first is
+    // heard while the rest are synthesized, and each is captioned as it starts.
+    tts: new tts.StreamAdapter(
+      new VoiceTTS(parts.voice, persona.voice, SAMPLE_RATE),
+      new tokenize.basic.SentenceTokenizer({ minSentenceLength: SHORTEST_SENTENCE }),
+    ),
     // One retry of a refused request, after 100 ms; then the apology (guarded-reply.ts) rather than silence.
     connOptions: {
       llmConnOptions: { maxRetry: 1, retryIntervalMs: 100, timeoutMs: parts.llm?.timeoutMs ?? 10_000 },
