@@ -103,8 +103,10 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
   let speechStartedAt = new Date();
   let speechEndedAt = new Date();
   session.on(voice.AgentSessionEventTypes.UserStateChanged, (ev) => {
-    if (ev.newState === "speaking") speechStartedAt = new Date();
-    else if (ev.oldState === "speaking") {
+    if (ev.newState === "speaking") {
+      speechStartedAt = new Date();
+      events.step("start of speech");
+    } else if (ev.oldState === "speaking") {
       speechEndedAt = new Date();
       events.step("end of speech");
     }

@@ -9,10 +9,11 @@ import { createClient, type DhsClient, verifyWebhook, type WebhookPayload } from
 import { ESpeakVoice } from "@dhs/digital-human/espeak-voice";
 import { wordRecall } from "@dhs/digital-human/transcriber";
 import { wavFile } from "@dhs/digital-human/wav-file";
-import { chromiumLaunchOptions, scanForSecrets, until, WebhookReceiver } from "@dhs/testkit";
+import { scanForSecrets, until, WebhookReceiver } from "@dhs/testkit";
 import { AgentDispatchClient, RoomServiceClient } from "livekit-server-sdk";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { type DemoState, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
 import { mean, readMediaProbe, SPEAKING_RMS, speakingAt, startMediaProbe } from "./support/media-probe.js";
 import {
   ARTIFACTS,
@@ -33,20 +34,6 @@ let stack: Stack;
 let browser: Browser;
 let api: DhsClient;
 let rooms: RoomServiceClient;
-
-interface DemoState {
-  state: string;
-  times: {
-    start?: number;
-    created?: number;
-    connected?: number;
-    videoSubscribed?: number;
-    audioSubscribed?: number;
-    firstVideoFrame?: number;
-  };
-  session: { session_id: string; rtc_url: string; participant_token: string } | null;
-  remoteTracks: { kind: string; participant: string; participantKind: number }[];
-}
 
 beforeAll(async () => {
   stack = await startStack(inject("livekitServer"));
@@ -73,29 +60,9 @@ afterEach(async () => {
   }
 });
 
-async function demoState(page: Page): Promise<DemoState> {
-  return page.evaluate(() => (window as unknown as { demo: DemoState }).demo);
-}
-
-/** Headless Chromium with a fake camera and microphone (the microphone plays `microphoneWav` if given). */
-function launchBrowser(microphoneWav?: string): Promise<Browser> {
-  return chromium.launch(
-    chromiumLaunchOptions([
-      "--use-fake-ui-for-media-stream",
-      "--use-fake-device-for-media-stream",
-      ...(microphoneWav ? [`--use-file-for-fake-audio-capture=${microphoneWav}`] : []),
-      "--autoplay-policy=no-user-gesture-required",
-    ]),
-  );
-}
-
-/** Opens the demo and joins: the page asks its backend for a session and connects to the room. */
+/** Opens the demo and joins; the page is closed and its session ended after the test. */
 async function joinThroughDemo(query = "", from: Browser = browser): Promise<{ page: Page; sessionId: string }> {
-  const page = await from.newPage({ viewport: { width: 1000, height: 600 } });
-  await page.goto(`${stack.demoUrl}/${query}`);
-  await page.click("#join");
-  await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.session !== null, null, { timeout: 30_000 });
-  const joined = { page, sessionId: (await demoState(page)).session?.session_id as string };
+  const joined = await joinDemo(stack.demoUrl, from, query);
   opened.push(joined);
   return joined;
 }

@@ -100,13 +100,21 @@ async function startWorker(
   livekitEnv: Record<string, string>,
   apiUrl: string,
   ready: RegExp,
+  extraEnv: Record<string, string> = {},
 ): Promise<Started> {
   const agentHttpPort = await freePort();
   return start(
     name,
     process.execPath,
     [root("apps/digital-human/dist/worker.js")],
-    { ...livekitEnv, DHS_API_URL: apiUrl, DIGITAL_HUMANS_FILE: catalogFile, AGENT_HTTP_PORT: String(agentHttpPort), LOG_LEVEL: "debug" },
+    {
+      ...livekitEnv,
+      DHS_API_URL: apiUrl,
+      DIGITAL_HUMANS_FILE: catalogFile,
+      AGENT_HTTP_PORT: String(agentHttpPort),
+      LOG_LEVEL: "debug",
+      ...extraEnv,
+    },
     ready,
     120_000,
   );
@@ -125,12 +133,14 @@ async function stopAll(processes: Started[]): Promise<void> {
 
 /**
  * Starts the stack. `parts: "api"` leaves out the digital human worker and the demo, for tests of the API
- * alone (sessions are created, no agent joins them; workerPid is then 0).
+ * alone (sessions are created, no agent joins them; workerPid is then 0). `workerEnv` is added to the
+ * digital human worker's environment (its LLM: OPENAI_BASE_URL and the like).
  */
 export async function startStack(
   livekitServer: string,
   timeouts: typeof TIMEOUTS = TIMEOUTS,
   parts: "all" | "api" = "all",
+  workerEnv: Record<string, string> = {},
 ): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
   const [livekitPort, rtcTcpPort, apiPort, demoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
@@ -177,7 +187,7 @@ export async function startStack(
     if (parts === "all") {
       // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
       const warm = /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/;
-      processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, apiUrl, warm));
+      processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, apiUrl, warm, workerEnv));
       processes.push(
         await start(
           "demo",

@@ -1,0 +1,181 @@
+/**
+ * A conversation with the digital human, with real parts: LiveKit, the service, the worker with its LLM
+ * pointed at the testkit's Chat Completions server (OPENAI_BASE_URL), the demo, and Chromium whose fake
+ * microphone asks a question in Flite's voice (which PocketSphinx follows), then is quiet, over and over.
+ *
+ * The test's LLM answers by how many turns of the participant's the request holds: a long reply first
+ * (the participant asks again while it is said, and it stops), then a reply that breaks midway (the
+ * digital human apologizes), then a short one (the conversation goes on). The response time of each turn
+ * is printed, step by step, from the worker's timeline and what the browser heard.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { createClient, type DhsClient } from "@dhs/client";
+import { FliteVoice } from "@dhs/digital-human/flite-voice";
+import { wordRecall } from "@dhs/digital-human/transcriber";
+import { wavFile } from "@dhs/digital-human/wav-file";
+import { ChatCompletionsServer, type ChatRequest, type ChatScript, messageText, until } from "@dhs/testkit";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { joinDemo, launchBrowser } from "./support/demo-page.js";
+import { readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
+import { ARTIFACTS, DEV_API_KEY, FACE, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+
+const QUESTION = "What will the weather be like in Lisbon tomorrow morning?";
+/** Seconds of quiet after the question before the microphone asks it again. */
+const QUIET_S = 9;
+const INSTRUCTIONS = "You are Sol, the forecaster of a weather service. Answer in short spoken sentences.";
+const LONG_REPLY = [
+  "Tomorrow morning in Lisbon will be bright and sunny. ",
+  "The temperature will start at twelve degrees. ",
+  "By noon it will reach twenty two degrees. ",
+  "A light breeze will come from the north west. ",
+  "In the afternoon a few clouds will cross the sky. ",
+  "The evening will be mild and clear. ",
+  "This last sentence is never heard.",
+];
+const BROKEN_REPLY = ["Let me look at the forecast again. ", "The wind will ", "turn to the south."];
+const SHORT_REPLY = "It will be windy in the afternoon.";
+const APOLOGY = "Sorry, I lost my train of thought, could you say that again?";
+
+let stack: Stack;
+let llm: ChatCompletionsServer;
+let browser: Browser;
+let api: DhsClient;
+
+/** The participant's turns a request holds: the first asks for the long reply, the second breaks, then short. */
+function script(request: ChatRequest): ChatScript {
+  const turns = request.messages.filter((m) => m.role === "user").length;
+  if (turns <= 1) return { tokens: LONG_REPLY, firstTokenMs: 200, betweenTokensMs: 20 };
+  if (turns === 2) return { tokens: BROKEN_REPLY, firstTokenMs: 200, breakAfter: 2 };
+  return { tokens: [SHORT_REPLY], firstTokenMs: 200 };
+}
+
+beforeAll(async () => {
+  llm = await new ChatCompletionsServer({ script, apiKey: "sk-e2e" }).start();
+  stack = await startStack(inject("livekitServer"), TIMEOUTS, "all", {
+    OPENAI_BASE_URL: llm.baseUrl,
+    OPENAI_API_KEY: "sk-e2e",
+    DHS_LLM_MODEL: "e2e-model",
+  });
+  api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
+  const flite = FliteVoice.find();
+  if (!("voice" in flite)) throw new Error(flite.missing);
+  const speech = await flite.voice.synthesize(QUESTION, "slt");
+  const recording = new Int16Array(speech.samples.length + speech.sampleRate * QUIET_S);
+  recording.set(speech.samples);
+  const wav = `${ARTIFACTS}e2e-participant-asks.wav`;
+  writeFileSync(wav, wavFile(recording, speech.sampleRate));
+  browser = await launchBrowser(wav);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await llm?.stop();
+});
+
+interface LogLine {
+  time: number;
+  msg: string;
+  step?: string;
+  text?: string;
+}
+
+function workerLines(sessionId: string): LogLine[] {
+  return readFileSync(`${LOGS}digital-human.log`, "utf8")
+    .split("\n")
+    .filter((line) => line.includes(sessionId))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+const TURN_STEPS = ["end of speech", "stt done", "llm request", "first token", "first audio sent"] as const;
+
+/** Each turn's steps, in ms from the end of the participant's speech, with when the browser first heard the reply. */
+function turnTimelines(lines: LogLine[], audio: { at: number; rms: number }[]): Record<string, number>[] {
+  const turns: Record<string, number>[] = [];
+  let turn: Record<string, number> | undefined;
+  let endedAt = 0;
+  for (const line of lines) {
+    if (line.msg !== "timeline" || line.step === undefined) continue;
+    if (line.step === "end of speech") {
+      endedAt = line.time;
+      turn = { "end of speech": 0 };
+      turns.push(turn);
+    } else if (turn && (TURN_STEPS as readonly string[]).includes(line.step) && turn[line.step] === undefined) {
+      turn[line.step] = line.time - endedAt;
+      if (line.step === "first audio sent") {
+        const heard = audio.find((s) => s.at >= line.time - 100 && s.rms > SPEAKING_RMS);
+        if (heard) turn["first audio heard (browser)"] = heard.at - endedAt;
+      }
+    }
+  }
+  return turns.filter((t) => t["first audio sent"] !== undefined && t["llm request"] !== undefined);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+describe("a conversation with an LLM", () => {
+  it("answers the question in the persona, stops when talked over, apologizes for a broken reply, and goes on", async () => {
+    const { data: sol, error } = await api.createDigitalHuman({ name: "Sol", instructions: INSTRUCTIONS, greeting: null, voice: "slt" });
+    if (!sol) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
+    const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?identity=ada&digital_human_id=${sol.id}`);
+    try {
+      await startMediaProbe(page, FACE.mouth, FACE.size);
+      type Caption = { who: string; text: string };
+      const captionsOf = () => page.evaluate(() => (window as unknown as { demo: { captions: Caption[] } }).demo.captions);
+      const mine = async () => (await captionsOf()).filter((c) => c.who === "digital_human").map((c) => c.text);
+      await until(async () => ((await mine()).includes(SHORT_REPLY) ? true : undefined), {
+        what: "the long reply, the broken one and its apology, then the short reply",
+        timeoutMs: 90_000,
+      });
+      const said = await mine();
+      const heard = (await captionsOf()).filter((c) => c.who === "you").map((c) => c.text);
+      const probe = await readMediaProbe(page);
+      await page.screenshot({ path: `${ARTIFACTS}e2e-conversation.png`, fullPage: true });
+      console.log(`conversation: the participant was heard as ${JSON.stringify(heard)}; the digital human said ${JSON.stringify(said)}`);
+
+      // The LLM was asked as the persona, with the words the participant was heard to say.
+      const first = llm.requests[0] as ChatRequest;
+      expect(first.model).toBe("e2e-model");
+      expect([first.messages[0]?.role, messageText(first.messages[0] as never)]).toEqual(["system", INSTRUCTIONS]);
+      const asked = messageText(first.messages.filter((m) => m.role === "user").at(-1) as never);
+      console.log(`the LLM was asked "${asked}": word recall ${wordRecall(QUESTION, asked).toFixed(2)} of "${QUESTION}"`);
+      expect(wordRecall(QUESTION, asked)).toBeGreaterThanOrEqual(0.5);
+
+      // The reply was heard, and cut off when the participant asked again over it: its end never said.
+      expect(said[0]).toBe(LONG_REPLY[0]?.trim());
+      expect(said).not.toContain(LONG_REPLY.at(-1));
+      const lines = workerLines(sessionId);
+      const cut = lines.find((l) => l.msg === "cut off");
+      expect(cut?.text).toBeDefined();
+      const spokeOver = lines.filter((l) => l.step === "start of speech" && l.time < (cut?.time ?? 0)).at(-1);
+      console.log(`barge-in: the reply stopped ${(cut?.time ?? 0) - (spokeOver?.time ?? 0)} ms after the VAD heard the participant`);
+      const replyHeard = probe.audio.filter((s) => s.rms > SPEAKING_RMS).length * 50;
+      expect(replyHeard).toBeGreaterThan(3000);
+
+      // A reply broken midway: what was said of it, then the apology; the next turn is answered.
+      const apology = said.indexOf(APOLOGY);
+      expect(apology).toBeGreaterThan(0);
+      expect(said.slice(0, apology)).toContain(BROKEN_REPLY[0]?.trim());
+      expect(said.indexOf(SHORT_REPLY)).toBeGreaterThan(apology);
+
+      // The transcript holds what was heard, and not the reply's unheard end.
+      const { data: transcript } = await api.getSessionTranscript(sessionId, { limit: 500 });
+      const theirs = transcript?.segments.filter((s) => s.speaker === "digital_human").map((s) => s.text) ?? [];
+      expect(theirs).toContain(LONG_REPLY[0]?.trim());
+      expect(theirs).not.toContain(LONG_REPLY.at(-1));
+      expect(transcript?.segments.some((s) => s.speaker === "participant" && wordRecall(QUESTION, s.text) >= 0.5)).toBe(true);
+
+      const turns = turnTimelines(lines, probe.audio);
+      console.log("response time per turn, ms from the end of the participant's speech (VAD):");
+      console.table(turns);
+      const toHeard = turns.map((t) => t["first audio heard (browser)"]).filter((t): t is number => t !== undefined);
+      console.log(`median end of speech -> first word of the reply heard: ${median(toHeard)} ms over ${toHeard.length} turns`);
+      expect(toHeard.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await page.close();
+      await api.endSession(sessionId).catch(() => undefined);
+      await api.deleteDigitalHuman(sol.id).catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The demo's page as the end-to-end tiers drive it: headless Chromium with a fake camera and microphone,
+ * the page's own state (window.demo: its session, the times of each step, the tracks and captions it
+ * received), and joining a session through it as a user would (the page asks its backend for a session).
+ */
+import { chromiumLaunchOptions } from "@dhs/testkit";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+export interface DemoState {
+  state: string;
+  times: {
+    start?: number;
+    created?: number;
+    connected?: number;
+    videoSubscribed?: number;
+    audioSubscribed?: number;
+    firstVideoFrame?: number;
+  };
+  session: { session_id: string; rtc_url: string; participant_token: string } | null;
+  remoteTracks: { kind: string; participant: string; participantKind: number }[];
+  /** Both sides' captions as they arrived ("you" or "digital_human"; `at` is the page's performance.now()). */
+  captions: { who: string; text: string; at: number }[];
+}
+
+export async function demoState(page: Page): Promise<DemoState> {
+  return page.evaluate(() => (window as unknown as { demo: DemoState }).demo);
+}
+
+/** Headless Chromium with a fake camera and microphone (the microphone plays `microphoneWav`, looped, if given). */
+export function launchBrowser(microphoneWav?: string): Promise<Browser> {
+  return chromium.launch(
+    chromiumLaunchOptions([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      ...(microphoneWav ? [`--use-file-for-fake-audio-capture=${microphoneWav}`] : []),
+      "--autoplay-policy=no-user-gesture-required",
+    ]),
+  );
+}
+
+/** Opens the demo and joins: the page asks its backend for a session and connects to the room. */
+export async function joinDemo(demoUrl: string, from: Browser, query = ""): Promise<{ page: Page; sessionId: string }> {
+  const page = await from.newPage({ viewport: { width: 1000, height: 600 } });
+  await page.goto(`${demoUrl}/${query}`);
+  await page.click("#join");
+  await page.waitForFunction(() => (window as unknown as { demo: DemoState }).demo.session !== null, null, { timeout: 30_000 });
+  return { page, sessionId: (await demoState(page)).session?.session_id as string };
+}
