@@ -122,10 +122,19 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
 
 export type Conversation = ReturnType<typeof createConversation>;
 
-/** Starts the conversation in the job's room, listening to the session's participant. */
+/**
+ * Starts the conversation in the job's room, listening to the session's participant.
+ *
+ * The room's audio and captions go through the framework's RoomIO, made here rather than by
+ * `session.start({ room })`: given the room, the session would also answer the participant's requests on
+ * the `lk.agent.session` topic (LiveKit's remote-session protocol, meant for its console and playground),
+ * which hand anyone in the room the persona's instructions (`getAgentInfo`), the conversation, and a
+ * way to make the agent say what they type (`runInput`). A customer's system prompt is theirs, and the
+ * service keeps it from participants (the dispatch's metadata is not the room's).
+ */
 export async function joinRoom({ session, agent }: Conversation, ctx: JobContext, job: JobInfo): Promise<void> {
-  await session.start({
-    agent,
+  const roomIO = new voice.RoomIO({
+    agentSession: session,
     room: ctx.room,
     inputOptions: {
       ...(job.participantIdentity === undefined ? {} : { participantIdentity: job.participantIdentity }),
@@ -134,6 +143,8 @@ export async function joinRoom({ session, agent }: Conversation, ctx: JobContext
       closeOnDisconnect: false,
     },
     outputOptions: { audioEnabled: false, transcriptionEnabled: false },
-    record: false,
   });
+  session._roomIO = roomIO;
+  roomIO.start();
+  await session.start({ agent, record: false });
 }

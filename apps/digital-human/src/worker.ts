@@ -3,7 +3,8 @@
  * (DIGITAL_HUMANS_FILE, the server's default catalog otherwise), so a session's explicit dispatch to
  * that name reaches it. LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET default to
  * `livekit-server --dev`'s, like the service's. DHS_API_URL, the service's address, is where its jobs
- * post each session's transcript; without it they only caption.
+ * post each session's transcript; without it they only caption. OPENAI_BASE_URL and OPENAI_API_KEY name
+ * the digital humans' LLM (llm-settings.ts); without them they greet and acknowledge.
  */
 import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { Admission } from "./admission.js";
 import { FliteVoice } from "./flite-voice.js";
 import { HostCpu } from "./host-cpu.js";
 import { parseJobMetadata } from "./job.js";
+import { llmSettings } from "./llm-settings.js";
 import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
 import { speaks } from "./voice-library.js";
 
@@ -46,6 +48,13 @@ const initializeTimeoutMs = Number(env.AGENT_INITIALIZE_TIMEOUT_S ?? 30) * 1000;
 const hostCpu = new HostCpu().start(1000);
 
 initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
+
+// A wrong LLM setting stops the worker here, once, rather than every session's reply.
+const llm = llmSettings(env);
+if ("invalid" in llm) {
+  log().error({ reason: llm.invalid }, "the LLM's settings are wrong: the worker does not start");
+  process.exit(1);
+}
 
 // One voice server for every job (voice-server.ts); job processes inherit its address through the environment.
 const voiceServer = fork(fileURLToPath(new URL("./voice-server.js", import.meta.url)), {
@@ -101,6 +110,8 @@ process.stdout.write(`${JSON.stringify({ msg: "digital human worker starting", a
 const transcriber = PocketSphinxTranscriber.find();
 if ("missing" in transcriber)
   log().warn({ reason: transcriber.missing }, "no speech recognition: the participant's words are not transcribed");
+if ("settings" in llm) log().info({ base_url: llm.settings.baseUrl, default_model: llm.settings.defaultModel }, "the digital humans' LLM");
+else log().warn({ reason: llm.missing }, "no LLM: the digital humans greet, acknowledge each turn and take their leave");
 if (!env.DHS_API_URL) log().warn("DHS_API_URL is not set: transcripts are captioned in the room but not sent to the service");
 // Said once here, not by every job: a voice the catalog offers that this worker cannot speak falls back.
 const fliteInstalled = "voice" in FliteVoice.find();

@@ -115,11 +115,20 @@ function turnTimelines(lines: LogLine[], audio: { at: number; rms: number }[]): 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 describe("a conversation with an LLM", () => {
-  it("answers the question in the persona, stops when talked over, apologizes for a broken reply, and goes on", async () => {
+  it("answers the question in the persona, stops when talked over, apologizes for a broken reply, goes on, and never tells the participant its instructions", async () => {
     const { data: sol, error } = await api.createDigitalHuman({ name: "Sol", instructions: INSTRUCTIONS, greeting: null, voice: "slt" });
     if (!sol) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
     const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?identity=ada&digital_human_id=${sol.id}`);
     try {
+      // LiveKit's remote-session protocol would answer the participant with the persona's instructions: it is off.
+      type WithRoom = { demo: { room: { registerByteStreamHandler(topic: string, handler: () => void): void }; sessionMessages?: number } };
+      await page.evaluate(() => {
+        const { demo } = window as unknown as WithRoom;
+        demo.sessionMessages = 0;
+        demo.room.registerByteStreamHandler("lk.agent.session", () => {
+          demo.sessionMessages = (demo.sessionMessages ?? 0) + 1;
+        });
+      });
       await startMediaProbe(page, FACE.mouth, FACE.size);
       type Caption = { who: string; text: string };
       const captionsOf = () => page.evaluate(() => (window as unknown as { demo: { captions: Caption[] } }).demo.captions);
@@ -138,9 +147,13 @@ describe("a conversation with an LLM", () => {
       const first = llm.requests[0] as ChatRequest;
       expect(first.model).toBe("e2e-model");
       expect([first.messages[0]?.role, messageText(first.messages[0] as never)]).toEqual(["system", INSTRUCTIONS]);
-      const asked = messageText(first.messages.filter((m) => m.role === "user").at(-1) as never);
-      console.log(`the LLM was asked "${asked}": word recall ${wordRecall(QUESTION, asked).toFixed(2)} of "${QUESTION}"`);
-      expect(wordRecall(QUESTION, asked)).toBeGreaterThanOrEqual(0.5);
+      // Each turn's question as the LLM got it (the first may have lost its first words to the page's start).
+      const asked = llm.requests.map((r) => messageText(r.messages.filter((m) => m.role === "user").at(-1) as never));
+      const recalls = asked.map((text) => wordRecall(QUESTION, text));
+      console.log(
+        `the LLM was asked ${JSON.stringify(asked)}: word recall ${recalls.map((r) => r.toFixed(2)).join(", ")} of "${QUESTION}"`,
+      );
+      expect(Math.max(...recalls)).toBeGreaterThanOrEqual(0.6);
 
       // The reply was heard, and cut off when the participant asked again over it: its end never said.
       expect(said[0]).toBe(LONG_REPLY[0]?.trim());
@@ -165,6 +178,8 @@ describe("a conversation with an LLM", () => {
       expect(theirs).toContain(LONG_REPLY[0]?.trim());
       expect(theirs).not.toContain(LONG_REPLY.at(-1));
       expect(transcript?.segments.some((s) => s.speaker === "participant" && wordRecall(QUESTION, s.text) >= 0.5)).toBe(true);
+
+      expect(await page.evaluate(() => (window as unknown as WithRoom).demo.sessionMessages)).toBe(0);
 
       const turns = turnTimelines(lines, probe.audio);
       console.log("response time per turn, ms from the end of the participant's speech (VAD):");

@@ -132,6 +132,15 @@ async function main(): Promise<void> {
       say("  no speech recognition: captions will show the digital human's lines but not your words;");
       say("  to caption them too: apt-get install pocketsphinx pocketsphinx-en-us (or bash scripts/bootstrap.sh)");
     }
+    // The worker reads the OpenAI SDK's own variables (README, "The digital human's LLM"), passed on as they are.
+    const llmUrl = process.env.OPENAI_BASE_URL?.trim();
+    if (llmUrl) {
+      const model = process.env.DHS_LLM_MODEL?.trim() || "gpt-4o-mini";
+      say(`  its LLM: ${llmUrl} (model ${model} unless the digital human names one); it answers what you say`);
+    } else {
+      say("  no LLM (OPENAI_BASE_URL is not set): it greets you and acknowledges what you say;");
+      say("  to converse: OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-... pnpm demo (or a local server's address)");
+    }
     await processes.start(
       "digital-human",
       process.execPath,
