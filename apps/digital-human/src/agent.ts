@@ -4,7 +4,7 @@
  * LiveKit's voice pipeline (conversation-session.ts: an LLM's replies in the persona, or acknowledgements
  * without one), greet them by name, and take its leave when they go or the session's time runs out.
  *
- * The ears (Silero VAD behind a loudness gate) load while the process waits for a job; the voice is the worker's
+ * The ears (Silero VAD) load while the process waits for a job; the voice is the worker's
  * (voice-server.ts), shared by its jobs. What either side says is published as a live caption
  * (captions.ts): the digital human's lines verbatim as they start to be heard, the participant's turns
  * as the recognizer heard them; and, where the service's address is known (DHS_API_URL), posted to the
@@ -14,7 +14,6 @@ import { defineAgent, type JobContext, type JobProcess, log, type VAD } from "@l
 import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, TrackSource } from "@livekit/rtc-node";
 import { publishCaption } from "./captions.js";
 import { createConversation, joinRoom } from "./conversation-session.js";
-import { GatedVAD } from "./gated-vad.js";
 import { parseJobMetadata } from "./job.js";
 import { FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "./lines.js";
 import { llmSettings } from "./llm-settings.js";
@@ -23,6 +22,7 @@ import { Presence } from "./presence.js";
 import { RemoteVoice } from "./remote-voice.js";
 import type { Transcriber } from "./transcriber.js";
 import { TranscriptPoster } from "./transcript-poster.js";
+import { loadVad } from "./vad.js";
 import type { Voice } from "./voice.js";
 
 /** How long the greeting waits, after the participant joined, for someone to subscribe to the voice. */
@@ -40,7 +40,7 @@ export default defineAgent({
     // The worker's shared voice when it runs one; a job process run alone loads its own.
     const voiceUrl = process.env.DHS_VOICE_URL;
     const ownVoice = async () => (await import("./espeak-voice.js")).ESpeakVoice.load();
-    const [voice, vad] = await Promise.all([voiceUrl ? new RemoteVoice(voiceUrl) : ownVoice(), GatedVAD.load()]);
+    const [voice, vad] = await Promise.all([voiceUrl ? new RemoteVoice(voiceUrl) : ownVoice(), loadVad()]);
     // One word through the voice while waiting for a job: the first request of a process (its HTTP client,
     // its connection) is not paid for by a participant's greeting.
     await voice.synthesize("Hello.").catch(() => undefined);
@@ -54,7 +54,7 @@ export default defineAgent({
     const job = parseJobMetadata(ctx.job.metadata, ctx.job.agentName);
     const logger = log().child({ session_id: job.sessionId, digital_human: job.digitalHuman.name });
     // Each step of a session's start and of each turn, for the end-to-end tier's timeline (README).
-    const timeline = (step: string) => logger.info({ step }, "timeline");
+    const timeline = (step: string, fields: Record<string, number> = {}) => logger.info({ step, ...fields }, "timeline");
     timeline("job started");
     const { persona } = job;
     const llm = llmSettings(process.env);
@@ -132,12 +132,11 @@ export default defineAgent({
         },
       },
     );
-    await joinRoom(conversation, ctx, job);
-    const say = (text: string) => conversation.session.say(text);
-
     // The session's participant; with no metadata (a hand-made dispatch), whoever joins who is not an agent.
     const isTheParticipant = (p: RemoteParticipant) =>
       p.kind !== ParticipantKind.AGENT && (job.participantIdentity === undefined || p.identity === job.participantIdentity);
+    await joinRoom(conversation, ctx, job, isTheParticipant);
+    const say = (text: string) => conversation.session.say(text);
     let timeLimit: NodeJS.Timeout | undefined;
 
     // The greeting starts once the participant is there and can hear it: when someone subscribed to the

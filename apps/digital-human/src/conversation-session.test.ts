@@ -5,15 +5,15 @@
  * participant would hear it.
  */
 import { ChatCompletionsServer, type ChatScript, messageText } from "@dhs/testkit";
-import { initializeLogger } from "@livekit/agents";
+import { initializeLogger, type VAD } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { NOT_HEARD } from "./conversation-agent.js";
 import { type ConversationEvents, createConversation } from "./conversation-session.js";
-import { GatedVAD } from "./gated-vad.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import { DEFAULT_GREETING, type JobPersona } from "./job.js";
 import type { LlmSettings } from "./llm-settings.js";
 import { type HeardLine, Speaker } from "./speaker.js";
+import { loadVad } from "./vad.js";
 import type { Speech, Voice } from "./voice.js";
 
 /** A voice that says every text as 10 ms of tone per character, at once: the pipeline's timing without eSpeak's. */
@@ -32,10 +32,10 @@ const persona = (instructions: string | undefined): JobPersona => ({
   llm: { model: "persona-model", temperature: 0.4 },
 });
 
-let vad: GatedVAD;
+let vad: VAD;
 beforeAll(async () => {
   initializeLogger({ pretty: false, level: "warn" });
-  vad = await GatedVAD.load();
+  vad = await loadVad();
 });
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -8,13 +8,15 @@
  *
  * What each side says is reported through `ConversationEvents` (captions, the transcript, the
  * response-time timeline); the room's own captions and audio of RoomIO are off, since the job publishes
- * both itself.
+ * both itself, and the participant is heard through the loudness gate (participant-audio.ts).
  */
 import { type JobContext, tokenize, tts, type VAD, voice } from "@livekit/agents";
+import type { RemoteParticipant } from "@livekit/rtc-node";
 import { ConversationAgent } from "./conversation-agent.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import type { JobInfo } from "./job.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
+import { GatedParticipantInput } from "./participant-audio.js";
 import { RECOGNITION_RATE } from "./pocketsphinx-transcriber.js";
 import { SAMPLE_RATE, type Speaker } from "./speaker.js";
 import type { Transcriber } from "./transcriber.js";
@@ -31,8 +33,8 @@ export const INTERRUPTION_MIN_MS = 300;
 export interface ConversationEvents {
   /** The participant's turn, as recognized, with when they spoke. */
   participantSaid(text: string, startedAt: Date, endedAt: Date): void;
-  /** A step of the response-time timeline. */
-  step(step: string): void;
+  /** A step of the response-time timeline, with what the step measured. */
+  step(step: string, fields?: Record<string, number>): void;
   replyFailed(failure: ReplyFailure): void;
 }
 
@@ -62,6 +64,7 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
       ? undefined
       : new TranscriberSTT({
           transcribe: async (speech) => {
+            events.step("stt started", { audio_s: Math.round((speech.samples.length / speech.sampleRate) * 100) / 100 });
             const text = await parts.transcriber?.transcribe(speech).catch(() => "");
             events.step("stt done");
             // The framework ends no turn on an empty transcript: the agent answers it itself.
@@ -132,13 +135,23 @@ export type Conversation = ReturnType<typeof createConversation>;
  * way to make the agent say what they type (`runInput`). A customer's system prompt is theirs, and the
  * service keeps it from participants (the dispatch's metadata is not the room's).
  */
-export async function joinRoom({ session, agent }: Conversation, ctx: JobContext, job: JobInfo): Promise<void> {
+export async function joinRoom(
+  { session, agent }: Conversation,
+  ctx: JobContext,
+  job: JobInfo,
+  isTheParticipant: (participant: RemoteParticipant) => boolean,
+): Promise<void> {
+  // RoomIO keeps an input it finds there: the gated one, which follows the participant's microphone.
+  const input = new GatedParticipantInput(ctx.room, isTheParticipant, RECOGNITION_RATE);
+  session.input.audio = input;
+  session.on(voice.AgentSessionEventTypes.UserStateChanged, (ev) => {
+    input.userSpeaking = ev.newState === "speaking";
+  });
   const roomIO = new voice.RoomIO({
     agentSession: session,
     room: ctx.room,
     inputOptions: {
       ...(job.participantIdentity === undefined ? {} : { participantIdentity: job.participantIdentity }),
-      audioSampleRate: RECOGNITION_RATE,
       // The participant may drop and rejoin within the departure timeout: the conversation waits for them.
       closeOnDisconnect: false,
     },

@@ -1,10 +1,11 @@
 import { ReadableStream } from "node:stream/web";
-import { initializeLogger, type VADEvent, VADEventType } from "@livekit/agents";
+import { initializeLogger, type VAD, type VADEvent, VADEventType } from "@livekit/agents";
 import { AudioFrame } from "@livekit/rtc-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resample, rms } from "./audio.js";
 import { ESpeakVoice } from "./espeak-voice.js";
-import { GatedVAD, LoudnessGate, WAKE_RMS } from "./gated-vad.js";
+import { WAKE_RMS } from "./loudness-gate.js";
+import { loadVad } from "./vad.js";
 
 /** 10 ms frames at 16 kHz, in real time's order but as fast as they are read. */
 async function* framesOf(samples: Int16Array): AsyncGenerator<AudioFrame> {
@@ -17,9 +18,9 @@ async function* framesOf(samples: Int16Array): AsyncGenerator<AudioFrame> {
 // The plugin logs through the agents framework, which a worker sets up.
 beforeAll(() => initializeLogger({ pretty: false, level: "warn" }));
 
-describe("GatedVAD", () => {
+describe("the session's VAD", () => {
   /** What the VAD says of some audio, fed in as the framework does (a stream of frames). */
-  async function eventsOf(vad: GatedVAD, samples: Int16Array, waitMs: number): Promise<VADEvent[]> {
+  async function eventsOf(vad: VAD, samples: Int16Array, waitMs: number): Promise<VADEvent[]> {
     const stream = vad.stream();
     stream.updateInputStream(ReadableStream.from(framesOf(samples)) as never);
     const events: VADEvent[] = [];
@@ -33,7 +34,7 @@ describe("GatedVAD", () => {
   }
 
   it("notices a person speaking and when they stop, with what it heard of the turn, and nothing in silence", async () => {
-    const [vad, voice] = await Promise.all([GatedVAD.load(), ESpeakVoice.load()]);
+    const [vad, voice] = await Promise.all([loadVad(), ESpeakVoice.load()]);
     const speech = await voice.synthesize("Could you tell me more about the weather in Lisbon this week?");
     const words = resample(speech.samples, speech.sampleRate, 16_000);
     const silence = new Int16Array(16_000);
@@ -49,27 +50,5 @@ describe("GatedVAD", () => {
     expect(Math.max(...end.frames.map((f) => rms(f.data)))).toBeGreaterThan(WAKE_RMS);
 
     expect(await eventsOf(vad, new Int16Array(16_000 * 2), 1500)).toEqual([]);
-  });
-});
-
-describe("LoudnessGate", () => {
-  const frame = (level: number) => new AudioFrame(new Int16Array(160).fill(level), 16_000, 1, 160);
-
-  it("holds quiet frames back, then lets the last 300 ms through with the first loud one", () => {
-    const gate = new LoudnessGate();
-    for (let i = 0; i < 100; i++) expect(gate.pass(frame(10), false)).toEqual([]);
-    const loud = frame(WAKE_RMS * 4);
-    const passed = gate.pass(loud, false);
-    expect(passed.at(-1)).toBe(loud);
-    expect(passed.length).toBeGreaterThanOrEqual(30);
-    expect(passed.length).toBeLessThanOrEqual(32);
-  });
-
-  it("stays open 1.5 s after the last loud frame, and while the model still hears speech", () => {
-    const gate = new LoudnessGate();
-    gate.pass(frame(WAKE_RMS * 4), false);
-    for (let i = 0; i < 149; i++) expect(gate.pass(frame(0), false)).toHaveLength(1);
-    expect(gate.pass(frame(0), false)).toEqual([]);
-    expect(gate.pass(frame(0), true)).toHaveLength(2);
   });
 });
