@@ -22,7 +22,7 @@ export function farewellAtTimeLimit(identity: string): string {
   return `We are almost out of time, ${spokenName(identity)}. Thank you for talking with me. Goodbye!`;
 }
 
-const ACKNOWLEDGEMENTS = ["I see.", "Mm-hmm, go on.", "Right.", "That's interesting.", "Got it.", "I hear you."];
+export const ACKNOWLEDGEMENTS = ["I see.", "Mm-hmm, go on.", "Right.", "That's interesting.", "Got it.", "I hear you."];
 
 /** A short acknowledgement, never the same one twice in a row. */
 export function acknowledgement(previous: string | undefined, random: () => number = Math.random): string {
