@@ -112,7 +112,11 @@ function turnTimelines(lines: LogLine[], audio: { at: number; rms: number }[]): 
   return turns.filter((t) => t["first audio sent"] !== undefined && t["llm request"] !== undefined);
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
 
 describe("a conversation with an LLM", () => {
   it("answers the question in the persona, stops when talked over, apologizes for a broken reply, goes on, and never tells the participant its instructions", async () => {
@@ -137,6 +141,8 @@ describe("a conversation with an LLM", () => {
         what: "the long reply, the broken one and its apology, then the short reply",
         timeoutMs: 90_000,
       });
+      // The last reply's sound reaches the page a moment after its caption.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       const said = await mine();
       const heard = (await captionsOf()).filter((c) => c.who === "you").map((c) => c.text);
       const probe = await readMediaProbe(page);
