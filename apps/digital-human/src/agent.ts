@@ -125,6 +125,7 @@ export default defineAgent({
           transcript?.add({ speaker: "participant", text, startedAt, endedAt });
         },
         step: timeline,
+        sttFailed: (error) => logger.warn({ error: String(error) }, "could not transcribe a turn"),
         replyFailed: (failure) => {
           replyFailures++;
           const why = failure.kind === "error" ? String(failure.error) : "no token for the deadline";

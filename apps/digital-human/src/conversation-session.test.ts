@@ -59,7 +59,12 @@ async function converse(options: { instructions?: string; script?: (n: number) =
     lineHeard: (line) => heard.push(line),
   });
   const running = speaker.run();
-  const events: ConversationEvents = { participantSaid: () => undefined, step: () => undefined, replyFailed: (f) => failures.push(f) };
+  const events: ConversationEvents = {
+    participantSaid: () => undefined,
+    step: () => undefined,
+    replyFailed: (f) => failures.push(f),
+    sttFailed: () => undefined,
+  };
   const job = { persona: persona(options.instructions), digitalHuman: { id: "dh_ada", name: "Ada" } };
   const conversation = createConversation(job, { vad, voice: toneVoice, transcriber: undefined, llm, speaker }, events);
   await conversation.session.start({ agent: conversation.agent, record: false });

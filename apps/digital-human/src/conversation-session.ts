@@ -36,6 +36,8 @@ export interface ConversationEvents {
   /** A step of the response-time timeline, with what the step measured. */
   step(step: string, fields?: Record<string, number>): void;
   replyFailed(failure: ReplyFailure): void;
+  /** The recognizer failed on a turn: it is answered as one with no words heard. */
+  sttFailed(error: unknown): void;
 }
 
 export interface ConversationParts {
@@ -65,7 +67,10 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
       : new TranscriberSTT({
           transcribe: async (speech) => {
             events.step("stt started", { audio_s: Math.round((speech.samples.length / speech.sampleRate) * 100) / 100 });
-            const text = await parts.transcriber?.transcribe(speech).catch(() => "");
+            const text = await parts.transcriber?.transcribe(speech).catch((error: unknown) => {
+              events.sttFailed(error);
+              return "";
+            });
             events.step("stt done");
             // The framework ends no turn on an empty transcript: the agent answers it itself.
             if (!text) agent.nothingHeard();
