@@ -199,4 +199,48 @@ describe("a conversation with an LLM", () => {
       await api.deleteDigitalHuman(sol.id).catch(() => undefined);
     }
   });
+
+  it("keeps the conversation for a participant who drops and rejoins within the departure timeout", async () => {
+    const FIRST = "The first answer is sunshine.";
+    const SECOND = "The second answer is rain.";
+    llm.script = (request) => ({
+      tokens: [request.messages.some((m) => m.role === "assistant" && messageText(m) === FIRST) ? SECOND : FIRST],
+    });
+    const { data: sol, error } = await api.createDigitalHuman({ name: "Sol", instructions: INSTRUCTIONS, greeting: null, voice: "slt" });
+    if (!sol) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
+    const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?identity=ada&digital_human_id=${sol.id}`);
+    const saying = (text: string) => workerLines(sessionId).some((l) => l.msg === "saying" && l.text === text);
+    try {
+      await until(async () => (saying(FIRST) ? true : undefined), { what: "the first answer", timeoutMs: 45_000 });
+      type WithSession = {
+        demo: {
+          session: { rtc_url: string; participant_token: string };
+          room: {
+            disconnect(): Promise<void>;
+            connect(url: string, token: string): Promise<void>;
+            localParticipant: { setMicrophoneEnabled(on: boolean): Promise<unknown> };
+          };
+        };
+      };
+      await page.evaluate(() => (window as unknown as WithSession).demo.room.disconnect());
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await page.evaluate(async () => {
+        const { demo } = window as unknown as WithSession;
+        await demo.room.connect(demo.session.rtc_url, demo.session.participant_token);
+        await demo.room.localParticipant.setMicrophoneEnabled(true);
+      });
+      const rejoinedAt = Date.now();
+      // Asked again after the rejoin, the LLM sees the first answer: the same conversation, not a new one.
+      await until(async () => (saying(SECOND) ? true : undefined), { what: "an answer after the rejoin", timeoutMs: 45_000 });
+      const secondAsked = llm.requests.find((r) => r.messages.some((m) => m.role === "assistant" && messageText(m) === FIRST));
+      expect(secondAsked?.at).toBeGreaterThan(rejoinedAt);
+      const { data: session } = await api.getSession(sessionId);
+      expect(session?.status).toBe("active");
+      expect(workerLines(sessionId).filter((l) => l.msg === "timeline" && l.step === "job started")).toHaveLength(1);
+    } finally {
+      await page.close();
+      await api.endSession(sessionId).catch(() => undefined);
+      await api.deleteDigitalHuman(sol.id).catch(() => undefined);
+    }
+  });
 });
