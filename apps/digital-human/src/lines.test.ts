@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_GREETING } from "./job.js";
-import { acknowledgement, farewellOnLeaving, greeting, sentences, spokenName } from "./lines.js";
+import { acknowledgement, farewellOnLeaving, greeting, spokenName } from "./lines.js";
 
 describe("what the digital human says", () => {
   it("greets the participant by their identity, as it is spoken, and says its own name", () => {
@@ -19,17 +19,5 @@ describe("what the digital human says", () => {
       expect(next).not.toBe(previous);
       previous = next;
     }
-  });
-});
-
-describe("sentences", () => {
-  it.each([
-    ["Hello ada! I'm Ava. It's good to meet you.", ["Hello ada!", "I'm Ava.", "It's good to meet you."]],
-    ["Mm-hmm, go on.", ["Mm-hmm, go on."]],
-    ["no end", ["no end"]],
-    ["Wait... what?! Fine", ["Wait...", "what?!", "Fine"]],
-    ["", []],
-  ])("cuts %j into its sentences", (line, want) => {
-    expect(sentences(line)).toEqual(want);
   });
 });

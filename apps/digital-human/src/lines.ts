@@ -32,9 +32,3 @@ export function acknowledgement(previous: string | undefined, random: () => numb
 
 /** Seconds before the session's end at which the farewell starts, so it is heard whole. */
 export const FAREWELL_LEAD_S = 8;
-
-/** A line cut into its sentences, each with its closing punctuation, so each can be synthesized alone. */
-export function sentences(line: string): string[] {
-  const parts = line.match(/[^.!?]+[.!?]+|[^.!?]+$/g) ?? [];
-  return parts.map((part) => part.trim()).filter((part) => part !== "");
-}
