@@ -4,7 +4,10 @@
  * received), and joining a session through it as a user would (the page asks its backend for a session).
  */
 import { chromiumLaunchOptions } from "@dhs/testkit";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { wavFile } from "@dhs/digital-human/wav-file";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { ARTIFACTS } from "./stack.js";
 
 export interface DemoState {
   state: string;
@@ -26,16 +29,28 @@ export async function demoState(page: Page): Promise<DemoState> {
   return page.evaluate(() => (window as unknown as { demo: DemoState }).demo);
 }
 
-/** Headless Chromium with a fake camera and microphone (the microphone plays `microphoneWav`, looped, if given). */
-export function launchBrowser(microphoneWav?: string): Promise<Browser> {
+/**
+ * Headless Chromium with a fake camera and microphone: the microphone plays `microphoneWav`, looped, or
+ * silence. Not Chromium's own fake microphone: it beeps every second, and the VAD now and then takes a beep
+ * for speech, which barges into what the digital human is saying (it cut a greeting in a CI run).
+ */
+export function launchBrowser(microphoneWav = silentMicrophone()): Promise<Browser> {
   return chromium.launch(
     chromiumLaunchOptions([
       "--use-fake-ui-for-media-stream",
       "--use-fake-device-for-media-stream",
-      ...(microphoneWav ? [`--use-file-for-fake-audio-capture=${microphoneWav}`] : []),
+      `--use-file-for-fake-audio-capture=${microphoneWav}`,
       "--autoplay-policy=no-user-gesture-required",
     ]),
   );
+}
+
+/** A WAV file of one second of silence, for a participant who says nothing. */
+function silentMicrophone(): string {
+  const wav = `${ARTIFACTS}e2e-silent-microphone.wav`;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(wav, wavFile(new Int16Array(16_000), 16_000));
+  return wav;
 }
 
 /** Opens the demo and joins: the page asks its backend for a session and connects to the room. */
