@@ -3,9 +3,10 @@
  * the page's own state (window.demo: its session, the times of each step, the tracks and captions it
  * received), and joining a session through it as a user would (the page asks its backend for a session).
  */
-import { chromiumLaunchOptions } from "@dhs/testkit";
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { wavFile } from "@dhs/digital-human/wav-file";
+import { chromiumLaunchOptions } from "@dhs/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { ARTIFACTS } from "./stack.js";
 
