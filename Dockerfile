@@ -23,10 +23,10 @@ RUN cp apps/server/config/digital-humans.json /worker/digital-humans.json
 
 FROM node:20.20.2-bookworm-slim AS worker
 ENV NODE_ENV=production DIGITAL_HUMANS_FILE=/app/digital-humans.json AGENT_HTTP_PORT=8081
-# The reference speech recognition (PocketSphinx and its US English model, from Debian) for the
+# The reference speech recognition (PocketSphinx for Debian's Python, and its US English model) for the
 # participant's captions, without which the worker captions only its own lines; and Flite's voices,
 # without which every voice is spoken by eSpeak NG.
-RUN apt-get update && apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us flite && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends python3-pocketsphinx pocketsphinx-en-us flite && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=root:root /worker ./
 USER node

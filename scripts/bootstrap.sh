@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Node.js, when it is missing: pnpm 10, redis-server (tests start
 # their own on a free port), Debian's Chromium (the docs page and the end-to-end tier run in a real
-# browser), PocketSphinx with its US English model (the digital human's speech recognition) and Flite (its
+# browser), PocketSphinx for Debian's Python with its US English model (the digital human's speech recognition) and Flite (its
 # voices). Go, which builds livekit-server for the end-to-end tier, comes with the machine.
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail
@@ -10,7 +10,7 @@ need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || need_apt+=(chromium)
-command -v pocketsphinx_continuous >/dev/null 2>&1 || need_apt+=(pocketsphinx)
+/usr/bin/python3 -c "import pocketsphinx" >/dev/null 2>&1 || need_apt+=(python3-pocketsphinx)
 command -v flite >/dev/null 2>&1 || need_apt+=(flite)
 [ -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] || need_apt+=(pocketsphinx-en-us)
 

@@ -20,7 +20,6 @@ import { llmSettings } from "./llm-settings.js";
 import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
 import { Presence } from "./presence.js";
 import { RemoteVoice } from "./remote-voice.js";
-import type { Transcriber } from "./transcriber.js";
 import { TranscriptPoster } from "./transcript-poster.js";
 import { loadVad } from "./vad.js";
 import type { Voice } from "./voice.js";
@@ -32,7 +31,7 @@ interface Loaded {
   voice: Voice;
   vad: VAD;
   /** Undefined where none is installed: the job captions only its own lines (worker.ts said so once). */
-  transcriber: Transcriber | undefined;
+  transcriber: PocketSphinxTranscriber | undefined;
 }
 
 export default defineAgent({
@@ -46,11 +45,15 @@ export default defineAgent({
     await voice.synthesize("Hello.").catch(() => undefined);
     const found = PocketSphinxTranscriber.find();
     const transcriber = "transcriber" in found ? found.transcriber : undefined;
+    // Its model loads (a second of a core, 100 MB) while the process waits, not in the session's first turn.
+    transcriber?.warm();
     proc.userData.loaded = { voice, vad, transcriber } satisfies Loaded;
   },
 
   entry: async (ctx: JobContext) => {
     const { voice, vad, transcriber } = ctx.proc.userData.loaded as Loaded;
+    // Started again if it has died while the process waited.
+    transcriber?.warm();
     const job = parseJobMetadata(ctx.job.metadata, ctx.job.agentName);
     const logger = log().child({ session_id: job.sessionId, digital_human: job.digitalHuman.name });
     // Each step of a session's start and of each turn, for the end-to-end tier's timeline (README).
@@ -186,6 +189,7 @@ export default defineAgent({
       clearTimeout(greetingWait);
       await presence.stop();
       await conversation.session.close().catch(() => undefined);
+      transcriber?.close();
       // A turn still being transcribed is lost with the job; what was said before it is sent.
       await transcript?.finish(roomGone);
     };

@@ -1,6 +1,6 @@
 /**
  * The job's AgentSession, LiveKit's voice pipeline: the session's VAD (Silero) hears the participant,
- * the speech-to-text (PocketSphinx, per turn) writes down what they said, the LLM (when there is one)
+ * the speech-to-text (PocketSphinx, decoding as they speak) writes down what they said, the LLM (when there is one)
  * answers as the persona, the worker's voice says it sentence by sentence, and the Speaker plays it into
  * the job's own voice track while the face follows. The framework handles turns and barge-in: the
  * participant talking over the digital human for a moment stops it, and only what was heard stays in the
@@ -61,22 +61,7 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
     onFirstToken: () => events.step("first token"),
     onRequest: () => events.step("llm request"),
   });
-  const stt =
-    parts.transcriber === undefined
-      ? undefined
-      : new TranscriberSTT({
-          transcribe: async (speech) => {
-            events.step("stt started", { audio_s: Math.round((speech.samples.length / speech.sampleRate) * 100) / 100 });
-            const text = await parts.transcriber?.transcribe(speech).catch((error: unknown) => {
-              events.sttFailed(error);
-              return "";
-            });
-            events.step("stt done");
-            // The framework ends no turn on an empty transcript: the agent answers it itself.
-            if (!text) agent.nothingHeard();
-            return text ?? "";
-          },
-        });
+  const stt = parts.transcriber === undefined ? undefined : new TranscriberSTT(observed(parts.transcriber, events, agent), parts.vad);
   const session = new voice.AgentSession({
     vad: parts.vad,
     ...(stt === undefined ? {} : { stt }),
@@ -129,6 +114,34 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
 }
 
 export type Conversation = ReturnType<typeof createConversation>;
+
+/**
+ * The transcriber, its turns timed for the timeline; a turn it failed on, or heard no words in, is
+ * answered by the agent, since the framework ends no turn on an empty transcript.
+ */
+function observed(transcriber: Transcriber, events: ConversationEvents, agent: ConversationAgent): Transcriber {
+  return {
+    startTurn() {
+      const turn = transcriber.startTurn();
+      let seconds = 0;
+      return {
+        hear(speech) {
+          seconds += speech.samples.length / speech.sampleRate;
+          turn.hear(speech);
+        },
+        async end() {
+          const text = await turn.end().catch((error: unknown) => {
+            events.sttFailed(error);
+            return "";
+          });
+          events.step("stt done", { audio_s: Math.round(seconds * 100) / 100 });
+          if (!text) agent.nothingHeard();
+          return text;
+        },
+      };
+    },
+  };
+}
 
 /**
  * Starts the conversation in the job's room, listening to the session's participant.

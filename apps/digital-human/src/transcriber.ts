@@ -1,13 +1,29 @@
 /**
- * What the agent asks of speech recognition: a participant's turn, as the VAD cut it, in; its words out.
- * A team that brings a better recognizer (a cloud STT through an `@livekit/agents` plugin, say)
- * implements this; the agent publishes whatever it returns as the participant's caption.
+ * What the agent asks of speech recognition: each of the participant's turns, as the VAD hears it, in;
+ * its words out. The audio is given while the participant is still speaking, so a recognizer that decodes
+ * as it goes has little left to do when the turn ends. A team that brings a better recognizer (a cloud
+ * STT through an `@livekit/agents` plugin, say) implements this; the agent publishes whatever it returns
+ * as the participant's caption.
  */
 import type { Speech } from "./voice.js";
 
 export interface Transcriber {
-  /** The words heard in one turn, lower case, or "" when none were recognized. */
-  transcribe(speech: Speech): Promise<string>;
+  /** Starts a turn. One at a time: a turn started before the last one ended replaces it. */
+  startTurn(): TranscriberTurn;
+}
+
+export interface TranscriberTurn {
+  /** More of the turn's audio, in order. */
+  hear(speech: Speech): void;
+  /** The words heard in the whole turn, lower case, or "" when none were recognized. */
+  end(): Promise<string>;
+}
+
+/** The words of a whole recording, as one turn. */
+export function transcribe(transcriber: Transcriber, speech: Speech): Promise<string> {
+  const turn = transcriber.startTurn();
+  turn.hear(speech);
+  return turn.end();
 }
 
 /** Words as they are compared: lower case, letters, digits and apostrophes only. */

@@ -1,40 +1,9 @@
-import { initializeLogger, stt, type tts } from "@livekit/agents";
-import { AudioFrame } from "@livekit/rtc-node";
+import { initializeLogger, type tts } from "@livekit/agents";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Transcriber } from "./transcriber.js";
-import { TranscriberSTT } from "./transcriber-stt.js";
 import type { Speech, Voice } from "./voice.js";
 import { VoiceTTS } from "./voice-tts.js";
 
 beforeAll(() => initializeLogger({ pretty: false, level: "warn" }));
-
-describe("TranscriberSTT", () => {
-  it("hands the turn's audio to the transcriber as one mono recording and answers its words as the final transcript", async () => {
-    const heard: Speech[] = [];
-    const transcriber: Transcriber = {
-      transcribe: async (speech) => {
-        heard.push(speech);
-        return "what time is it";
-      },
-    };
-    // Two stereo frames of 10 ms at 16 kHz: left rising, right silent.
-    const frames = [0, 1].map((n) => {
-      const data = new Int16Array(320).map((_, i) => (i % 2 === 0 ? n * 160 + i / 2 : 0));
-      return new AudioFrame(data, 16_000, 2, 160);
-    });
-    const event = await new TranscriberSTT(transcriber).recognize(frames);
-    expect(event.type).toBe(stt.SpeechEventType.FINAL_TRANSCRIPT);
-    expect(event.alternatives?.[0]).toMatchObject({ text: "what time is it", language: "en", confidence: 1 });
-    expect(event.alternatives?.[0]?.endTime).toBeCloseTo(0.02, 5);
-    expect(heard[0]?.sampleRate).toBe(16_000);
-    expect([...(heard[0]?.samples ?? [])]).toEqual(Array.from({ length: 320 }, (_, i) => i));
-  });
-
-  it("answers an empty transcript with no confidence when nothing was recognized", async () => {
-    const event = await new TranscriberSTT({ transcribe: async () => "" }).recognize(new AudioFrame(new Int16Array(160), 16_000, 1, 160));
-    expect(event.alternatives?.[0]).toMatchObject({ text: "", confidence: 0 });
-  });
-});
 
 describe("VoiceTTS", () => {
   it("says a sentence in the persona's voice as 20 ms frames at the speaker's rate, the last one final", async () => {

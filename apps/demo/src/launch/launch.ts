@@ -14,6 +14,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PocketSphinxTranscriber } from "@dhs/digital-human/pocketsphinx-transcriber";
 import { freePort } from "@dhs/testkit";
 import { ChildProcesses } from "./child-processes.js";
 import { liveKitConfigYaml } from "./livekit-config.js";
@@ -128,9 +129,10 @@ async function main(): Promise<void> {
     );
 
     say("starting the digital human worker (it loads its voice and its listening model)");
-    if (!onPath("pocketsphinx_continuous")) {
+    const recognizer = PocketSphinxTranscriber.find();
+    if ("missing" in recognizer) {
       say("  no speech recognition: captions will show the digital human's lines but not your words;");
-      say("  to caption them too: apt-get install pocketsphinx pocketsphinx-en-us (or bash scripts/bootstrap.sh)");
+      say(`  ${recognizer.missing}, or bash scripts/bootstrap.sh`);
     }
     // The worker reads the OpenAI SDK's own variables (README, "The digital human's LLM"), passed on as they are.
     const llmUrl = process.env.OPENAI_BASE_URL?.trim();
