@@ -30,7 +30,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3-pockets
 WORKDIR /app
 COPY --from=build --chown=root:root /worker ./
 USER node
-EXPOSE 8081
+# 8081: the framework's health endpoint; 9465: the worker's GET /metrics, for Prometheus inside the deployment.
+EXPOSE 8081 9465
 # The agents framework's health endpoint: 200 while the worker is registered with LiveKit.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:8081/').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/worker.js"]

@@ -23,6 +23,7 @@ import { RemoteVoice } from "./remote-voice.js";
 import { TranscriptPoster } from "./transcript-poster.js";
 import { loadVad } from "./vad.js";
 import type { Voice } from "./voice.js";
+import { reportToWorker } from "./worker-report.js";
 
 /** How long the greeting waits, after the participant joined, for someone to subscribe to the voice. */
 const GREETING_WAIT_MS = 1500;
@@ -128,11 +129,15 @@ export default defineAgent({
           transcript?.add({ speaker: "participant", text, startedAt, endedAt });
         },
         step: timeline,
-        sttFailed: (error) => logger.warn({ error: String(error) }, "could not transcribe a turn"),
+        sttFailed: (error) => {
+          logger.warn({ error: String(error) }, "could not transcribe a turn");
+          void reportToWorker({ event: "stt_failed" });
+        },
         replyFailed: (failure) => {
           replyFailures++;
           const why = failure.kind === "error" ? String(failure.error) : "no token for the deadline";
           logger.warn({ kind: failure.kind, error: why, reply_failures: replyFailures }, "the LLM's reply failed: apologizing");
+          void reportToWorker({ event: "llm_reply_failed", kind: failure.kind });
         },
       },
     );

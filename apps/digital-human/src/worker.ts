@@ -17,6 +17,7 @@ import { parseJobMetadata } from "./job.js";
 import { llmSettings } from "./llm-settings.js";
 import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
 import { speaks } from "./voice-library.js";
+import { WorkerMetrics } from "./worker-metrics.js";
 
 const env = process.env;
 // Set here, so the job processes, which inherit the environment, sign their transcript tokens alike.
@@ -45,6 +46,8 @@ const loadThreshold = Number(env.AGENT_LOAD_THRESHOLD ?? 0.7);
 // about 2 s on an idle core and several times that while running sessions hold the CPUs; at most one
 // accepted job waits for it (admission.ts), so the bound is generous rather than tight.
 const initializeTimeoutMs = Number(env.AGENT_INITIALIZE_TIMEOUT_S ?? 30) * 1000;
+// Prometheus's GET /metrics (worker-metrics.ts); 0: any free port, logged at start.
+const metricsPort = Number(env.AGENT_METRICS_PORT ?? 9465);
 const hostCpu = new HostCpu().start(1000);
 
 initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
@@ -67,6 +70,11 @@ env.DHS_VOICE_URL = await new Promise<string>((resolve, reject) => {
   );
   voiceServer.once("exit", (code) => reject(new Error(`the voice server exited (${code}) before it was ready`)));
 });
+
+// Its job processes report what they count here (worker-report.ts), inheriting the address.
+const metrics = new WorkerMetrics(() => servers.reduce((n, server) => n + server.activeJobs.length, 0));
+const reports = await metrics.receiveReports();
+env.DHS_WORKER_REPORT_URL = reports.url;
 
 const servers = agentNames.map((agentName, i) => {
   const admission = new Admission({ maxJobs, threshold: loadThreshold, startTimeoutMs: initializeTimeoutMs }, () => hostCpu.load);
@@ -105,7 +113,10 @@ const servers = agentNames.map((agentName, i) => {
   return server;
 });
 
-process.stdout.write(`${JSON.stringify({ msg: "digital human worker starting", agent_names: agentNames })}\n`);
+const metricsServer = await metrics.serve(metricsPort, httpHost);
+process.stdout.write(
+  `${JSON.stringify({ msg: "digital human worker starting", agent_names: agentNames, metrics_port: metricsServer.port })}\n`,
+);
 // Said once here, not by every job: without a transcriber the jobs caption only the digital human's lines.
 const transcriber = PocketSphinxTranscriber.find();
 if ("missing" in transcriber)
@@ -124,6 +135,8 @@ if (unspoken.length > 0)
 const stop = async () => {
   await Promise.allSettled(servers.map((server) => server.close()));
   hostCpu.stop();
+  metricsServer.server.close();
+  reports.server.close();
   voiceServer.kill("SIGTERM");
   process.exit(0);
 };

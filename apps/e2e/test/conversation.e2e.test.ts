@@ -178,6 +178,9 @@ describe("a conversation with an LLM", () => {
       expect(apology).toBeGreaterThan(0);
       expect(said.slice(0, apology)).toContain(BROKEN_REPLY[0]?.trim());
       expect(said.indexOf(SHORT_REPLY)).toBeGreaterThan(apology);
+      // Counted in the worker's metrics, for an operator's alert.
+      const metrics = await (await fetch(stack.workerMetricsUrl)).text();
+      expect(metrics).toContain('dhs_worker_llm_reply_failures_total{kind="error"} 1');
 
       // The transcript holds what was heard, and not the reply's unheard end.
       const { data: transcript } = await api.getSessionTranscript(sessionId, { limit: 500 });

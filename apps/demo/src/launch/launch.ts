@@ -148,7 +148,14 @@ async function main(): Promise<void> {
       process.execPath,
       [join(ROOT, "apps/digital-human/dist/worker.js")],
       // DHS_API_URL: where its jobs post each session's transcript.
-      { ...process.env, ...livekitEnv, DHS_API_URL: apiUrl, AGENT_HTTP_HOST: "127.0.0.1", AGENT_HTTP_PORT: String(await freePort()) },
+      {
+        ...process.env,
+        ...livekitEnv,
+        DHS_API_URL: apiUrl,
+        AGENT_HTTP_HOST: "127.0.0.1",
+        AGENT_HTTP_PORT: String(await freePort()),
+        AGENT_METRICS_PORT: process.env.AGENT_METRICS_PORT ?? "0",
+      },
       /registered worker/,
       120_000,
     );

@@ -72,6 +72,8 @@ export interface Stack {
   livekitApiUrl: string;
   /** The digital human worker's process id (its jobs run in processes it starts). */
   workerPid: number;
+  /** The digital human worker's GET /metrics (worker-metrics.ts); empty without a worker. */
+  workerMetricsUrl: string;
   /** Starts a worker for LATE's agent name; resolves once it is registered with LiveKit. */
   startLateWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -101,9 +103,9 @@ async function startWorker(
   apiUrl: string,
   ready: RegExp,
   extraEnv: Record<string, string> = {},
-): Promise<Started> {
-  const agentHttpPort = await freePort();
-  return start(
+): Promise<Started & { metricsUrl: string }> {
+  const [agentHttpPort, metricsPort] = [await freePort(), await freePort()];
+  const started = await start(
     name,
     process.execPath,
     [root("apps/digital-human/dist/worker.js")],
@@ -112,12 +114,14 @@ async function startWorker(
       DHS_API_URL: apiUrl,
       DIGITAL_HUMANS_FILE: catalogFile,
       AGENT_HTTP_PORT: String(agentHttpPort),
+      AGENT_METRICS_PORT: String(metricsPort),
       LOG_LEVEL: "debug",
       ...extraEnv,
     },
     ready,
     120_000,
   );
+  return { ...started, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 async function stopAll(processes: Started[]): Promise<void> {
@@ -153,6 +157,7 @@ export async function startStack(
     return file;
   };
   const processes: Started[] = [];
+  let workerMetricsUrl = "";
   const redis = await startRedis();
 
   try {
@@ -187,7 +192,9 @@ export async function startStack(
     if (parts === "all") {
       // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
       const warm = /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/;
-      processes.push(await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, apiUrl, warm, workerEnv));
+      const worker = await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, apiUrl, warm, workerEnv);
+      processes.push(worker);
+      workerMetricsUrl = worker.metricsUrl;
       processes.push(
         await start(
           "demo",
@@ -207,6 +214,7 @@ export async function startStack(
   return {
     apiUrl,
     workerPid: processes.find((p) => p.child.spawnargs.some((arg) => arg.endsWith("worker.js")))?.child.pid ?? 0,
+    workerMetricsUrl,
     startLateWorker: async () => {
       processes.push(
         await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, apiUrl, /registered worker/),

@@ -1,0 +1,28 @@
+/**
+ * What a job process tells the worker's main process to count (worker-metrics.ts), over loopback HTTP
+ * at DHS_WORKER_REPORT_URL, which the worker sets for the processes it starts. A job run without a worker
+ * (a test) reports nothing; a report that cannot be delivered costs the count, never the session.
+ */
+import type { ReplyFailure } from "./guarded-reply.js";
+
+export type WorkerEvent = { event: "llm_reply_failed"; kind: ReplyFailure["kind"] } | { event: "stt_failed" };
+
+export function isWorkerEvent(value: unknown): value is WorkerEvent {
+  if (typeof value !== "object" || value === null) return false;
+  const { event, kind } = value as { event?: unknown; kind?: unknown };
+  if (event === "stt_failed") return true;
+  return event === "llm_reply_failed" && (kind === "error" || kind === "timeout");
+}
+
+export function reportToWorker(event: WorkerEvent, url = process.env.DHS_WORKER_REPORT_URL): Promise<void> {
+  if (!url) return Promise.resolve();
+  return fetch(`${url}/events`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(event),
+    signal: AbortSignal.timeout(2000),
+  }).then(
+    () => undefined,
+    () => undefined,
+  );
+}
