@@ -1,18 +1,24 @@
 /**
- * `pnpm demo` as a newcomer runs it (the README's first command): it builds what it needs, starts
- * LiveKit (from the cache the end-to-end tier's setup built), the service, the digital human and the
- * page, and prints the page's address. A browser joins, sees and hears the digital human, leaves, and the
- * session ends by the departure timer; then SIGTERM stops everything, leaving no process behind.
+ * `pnpm demo` as a newcomer runs it (the README's first command), with an LLM as the README's "The
+ * digital human's LLM" points it at one (here an OpenAI-compatible server of the test's own): it builds
+ * what it needs, starts LiveKit (from the cache the end-to-end tier's setup built), the service, the
+ * digital human and the page, and prints the page's address. A browser joins, sees and hears the digital
+ * human, asks it a question and hears the LLM's answer, leaves, and the session ends by the departure
+ * timer; then SIGTERM stops everything, leaving no process behind.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@dhs/client";
-import { chromiumLaunchOptions, freePort, until } from "@dhs/testkit";
-import { type Browser, chromium } from "playwright-core";
+import { FliteVoice } from "@dhs/digital-human/flite-voice";
+import { wordRecall } from "@dhs/digital-human/transcriber";
+import { wavFile } from "@dhs/digital-human/wav-file";
+import { ChatCompletionsServer, freePort, messageText, until } from "@dhs/testkit";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "./support/demo-page.js";
 import { listeningSockets } from "./support/listening-sockets.js";
 import { readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
 import { ARTIFACTS, DEV_API_KEY, FACE } from "./support/stack.js";
@@ -21,6 +27,8 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 // The service's default departure timeout: the demo runs on every default a user gets, so LiveKit's own
 // departure timeout (20 s by default) would decide first if the service did not set it past ours.
 const DEPARTURE_S = 30;
+const QUESTION = "What will the weather be like in Lisbon tomorrow morning?";
+const ANSWER = "Lisbon will be sunny tomorrow morning.";
 
 let demo: ChildProcess;
 let output = "";
@@ -28,6 +36,7 @@ let browser: Browser;
 let pageUrl: string;
 let apiUrl: string;
 let livekitPort: number;
+let llm: ChatCompletionsServer;
 // Every process the demo starts inherits its environment: this marks them, to find any left behind.
 const marker = `dhs-demo-test-${crypto.randomUUID()}`;
 
@@ -49,10 +58,13 @@ beforeAll(async () => {
   const [demoPort, servicePort] = [await freePort(), await freePort()];
   // LiveKit uses its port and the next two.
   livekitPort = 20_000 + Math.floor(Math.random() * 20_000);
+  llm = await new ChatCompletionsServer({ script: () => ({ tokens: [ANSWER], firstTokenMs: 200 }), apiKey: "sk-demo" }).start();
   demo = spawn("pnpm", ["demo"], {
     cwd: ROOT,
     env: {
       ...process.env,
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: "sk-demo",
       DEMO_PORT: String(demoPort),
       PORT: String(servicePort),
       LIVEKIT_PORT: String(livekitPort),
@@ -72,17 +84,21 @@ beforeAll(async () => {
     { what: "pnpm demo to print its address", timeoutMs: 300_000 },
   );
   apiUrl = `http://127.0.0.1:${servicePort}`;
-  browser = await chromium.launch(
-    chromiumLaunchOptions([
-      "--use-fake-ui-for-media-stream",
-      "--use-fake-device-for-media-stream",
-      "--autoplay-policy=no-user-gesture-required",
-    ]),
-  );
+  // The participant listens to the greeting, then asks its question (in Flite's voice, which PocketSphinx
+  // follows), then is quiet; over and over.
+  const flite = FliteVoice.find();
+  if (!("voice" in flite)) throw new Error(flite.missing);
+  const speech = await flite.voice.synthesize(QUESTION, "slt");
+  const recording = new Int16Array(speech.samples.length + speech.sampleRate * 30);
+  recording.set(speech.samples, speech.sampleRate * 10);
+  const wav = `${ARTIFACTS}demo-command-participant.wav`;
+  writeFileSync(wav, wavFile(recording, speech.sampleRate));
+  browser = await launchBrowser(wav);
 });
 
 afterAll(async () => {
   await browser?.close();
+  await llm?.stop();
   const group = demo?.pid;
   if (group === undefined || markedProcesses().length === 0) return;
   const signal = (name: NodeJS.Signals) => {
@@ -105,6 +121,10 @@ describe("pnpm demo", () => {
       expect(at, step).toBeGreaterThanOrEqual(0);
       expect(at, step).toBeLessThan(ready);
     }
+    // It says the digital human has an LLM, and which.
+    const llmLine = lines.findIndex((line) => line.includes(`its LLM: ${llm.baseUrl}`));
+    expect(llmLine).toBeGreaterThanOrEqual(0);
+    expect(llmLine).toBeLessThan(ready);
   });
 
   it("listens on loopback only: every TCP port of every process it started (LiveKit, the service, the worker, its voice, the page)", () => {
@@ -118,7 +138,7 @@ describe("pnpm demo", () => {
     expect(sockets.filter((s) => s.address !== "127.0.0.1" && s.address !== "::1" && s.port !== media)).toEqual([]);
   });
 
-  it("lets a browser join at once, see and hear the digital human, leave, and the session ends with participant_left (the defaults: 30 s later)", async () => {
+  it("lets a browser join at once, see and hear the digital human, be answered by the LLM, leave, and the session ends with participant_left (the defaults: 30 s later)", async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(pageUrl);
     await page.fill("#name", "newcomer");
@@ -138,6 +158,22 @@ describe("pnpm demo", () => {
     expect(await page.textContent("#session-status")).toBe("active");
     await page.screenshot({ path: `${ARTIFACTS}demo-command-joined.png` });
     const sessionId = (await page.textContent("#session-id")) as string;
+
+    // Asked, after the greeting, it answers with the LLM's words, captioned under the video.
+    type Caption = { who: string; text: string };
+    await page.waitForFunction(
+      (answer) =>
+        (window as unknown as { demo: { captions: Caption[] } }).demo.captions.some((c) => c.who === "digital_human" && c.text === answer),
+      ANSWER,
+      { timeout: 45_000 },
+    );
+    const asked =
+      llm.requests
+        .at(-1)
+        ?.messages.filter((m) => m.role === "user")
+        .map((m) => messageText(m)) ?? [];
+    console.log(`pnpm demo with an LLM: it heard ${JSON.stringify(asked)} and answered ${JSON.stringify(ANSWER)}`);
+    expect(Math.max(...asked.map((text) => wordRecall(QUESTION, text)))).toBeGreaterThanOrEqual(0.5);
 
     await page.click("#leave");
     const left = Date.now();
