@@ -19,8 +19,8 @@
  *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)
  *   BENCH_EVENT_SESSIONS (2000; sessions per account whose LiveKit webhooks are measured)
  *   BENCH_ONLY (unset; "events": only LiveKit's webhooks, printed, no results file: quick, and a profile
- *   of their path alone but for their sessions' creates; "tracing": only create and get with tracing off
- *   and on, printed)
+ *   of their path alone but for their sessions' creates; "get": only gets, printed, the same for a get;
+ *   "tracing": only create and get with tracing off and on, printed)
  *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
  *   one session to get each: an account's keys share one hash slot, so one account loads one shard)
  *
@@ -38,6 +38,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { quiet, registerReceiver } from "./bench-receiver.js";
 import { rssMb } from "./figures.js";
+import { measure } from "./load.js";
 import { measureAtLimit } from "./measure-at-limit.js";
 import { getTargets, measureAll } from "./measure-create-get.js";
 import { measureLiveKitEvents, profileWindows } from "./measure-livekit-events.js";
@@ -46,7 +47,7 @@ import { measureTracing } from "./measure-tracing.js";
 import { measureWebhooks } from "./measure-webhooks.js";
 import { report } from "./report.js";
 import { eventsSection, tracingSection } from "./report-sections.js";
-import { here } from "./settings.js";
+import { DURATION_S, here, WARMUP_S } from "./settings.js";
 import { disconnect, startStack, stopStack } from "./stack.js";
 
 async function main(): Promise<void> {
@@ -55,6 +56,18 @@ async function main(): Promise<void> {
   if (process.env.BENCH_ONLY === "events") {
     // The LiveKit events alone (a profile of their path: BENCH_CPU_PROF), printed, no results file.
     process.stdout.write(`\n${eventsSection(await measureLiveKitEvents(stack, receiver))}\n`);
+    await receiver.stop();
+    await disconnect(stack);
+    return;
+  }
+  if (process.env.BENCH_ONLY === "get") {
+    // Gets alone (a profile of their path: BENCH_CPU_PROF), printed, no results file.
+    const sessionIds = await getTargets(stack);
+    await measure(stack.serverUrl, "get", sessionIds, WARMUP_S);
+    const get = await measure(stack.serverUrl, "get", sessionIds, DURATION_S, { pid: stack.servicePid, nodes: stack.nodes });
+    process.stdout.write(
+      `\nget: ${get.rps} req/s, p50 ${get.p50} ms, p99 ${get.p99} ms, ${get.cpuUsPerRequest} µs of CPU a request, ${get.redis?.commandsPerRequest} Redis commands\n`,
+    );
     await receiver.stop();
     await disconnect(stack);
     return;

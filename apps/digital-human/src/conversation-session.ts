@@ -1,10 +1,10 @@
 /**
  * The job's AgentSession, LiveKit's voice pipeline: the session's VAD (Silero) hears the participant,
- * the speech-to-text (PocketSphinx, decoding as they speak) writes down what they said, the LLM (when there is one)
- * answers as the persona, the worker's voice says it sentence by sentence, and the Speaker plays it into
- * the job's own voice track while the face follows. The framework handles turns and barge-in: the
- * participant talking over the digital human for a moment stops it, and only what was heard stays in the
- * conversation.
+ * the speech-to-text (PocketSphinx, decoding as they speak) writes down what they said, the LLM (when
+ * there is one) answers as the persona, the worker's voice says it sentence by sentence, and the Speaker
+ * plays it into the job's own voice track while the face follows. The framework handles turns and
+ * barge-in: the participant talking over the digital human for a moment stops it, and only what was
+ * heard stays in the conversation.
  *
  * What each side says is reported through `ConversationEvents` (captions, the transcript, the
  * response-time timeline); the room's own captions and audio of RoomIO are off, since the job publishes
