@@ -24,6 +24,10 @@ def main() -> None:
     config.set_string("-lm", f"{model}/en-us.lm.bin")
     config.set_string("-dict", f"{model}/cmudict-en-us.dict")
     config.set_string("-logfn", "/dev/null")
+    # Without the flat second pass, a turn's words are ready about 0.1 s after its end instead of 0.2 s,
+    # for a third less CPU; measured on the unit test's sentences, recall 0.85 of Flite's words instead
+    # of 0.88, 0.41 of eSpeak's instead of 0.34.
+    config.set_boolean("-fwdflat", False)
     decoder = Decoder(config)
     read = sys.stdin.buffer.read
     in_turn = False

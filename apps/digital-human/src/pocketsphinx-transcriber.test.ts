@@ -15,12 +15,12 @@ const SENTENCES = [
   "Can you tell me what the weather will be like tomorrow morning?",
   "My name is Ada and I live in London.",
 ];
-// Measured here: 0.34 over the four (eSpeak's robotic en-us voice at 140 words a minute is hard for
+// Measured here: 0.41 over the four (eSpeak's robotic en-us voice at 140 words a minute is hard for
 // PocketSphinx's model, which was trained on people). The floor sits under it, so PocketSphinx's modest
 // accuracy passes while a broken pipeline (wrong rate, wrong byte order, a model not loaded), which
 // hears noise and catches a word by chance at most, fails.
 const RECALL_FLOOR = 0.15;
-/** Flite's slt is far easier to follow: 0.90 measured here on these sentences. */
+/** Flite's slt is far easier to follow: 0.85 measured here on these sentences. */
 const FLITE_RECALL_FLOOR = 0.7;
 const flite = FliteVoice.find();
 

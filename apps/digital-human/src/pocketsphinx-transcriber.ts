@@ -1,13 +1,13 @@
 /**
  * The reference Transcriber: CMU PocketSphinx (BSD-2-Clause) with its US English model, from Debian's
  * `pocketsphinx-en-us` and `python3-pocketsphinx` packages. It runs on the machine with nothing downloaded
- * at run time, and its accuracy is modest (about nine words in ten of a clear voice such as Flite's slt,
- * a quarter of eSpeak's robotic one; less for a noisy microphone): enough for captions and an LLM's
+ * at run time, and its accuracy is modest (about 85% of the words of a clear voice such as Flite's slt,
+ * 40% of eSpeak's robotic one; less for a noisy microphone): enough for captions and an LLM's
  * input, not for a transcript a business relies on.
  *
  * One decoder process per job (decoder/pocketsphinx-decoder.py), kept for the whole session: its model
  * is loaded once, and each turn is decoded while the participant speaks, so the words are ready about a
- * quarter of a second after the turn ends (a decoder run per turn took 1.5 to 2.5 s: half a second to load
+ * tenth of a second after the turn ends (a decoder run per turn took 1.5 to 2.5 s: half a second to load
  * the model, then all the turn's audio). The audio reaches it through a pipe, never a file. A decoder that
  * dies costs the turn it was decoding; the next turn starts another.
  */
