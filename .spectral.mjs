@@ -34,6 +34,8 @@ export default {
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints~1%7Bendpoint_id%7D~1rotate-secret/post/responses",
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints~1%7Bendpoint_id%7D~1enable/post/responses",
         "openapi/v1.yaml#/paths/~1v1~1webhook-endpoints~1%7Bendpoint_id%7D~1test/post/responses",
+        "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1say~1%7Butterance_id%7D/get/responses",
+        "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1interrupt/post/responses",
       ],
       rules: { "owasp:api8:2023-define-error-validation": "off" },
     },

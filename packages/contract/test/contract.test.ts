@@ -220,6 +220,68 @@ describe("the operations", () => {
         errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
+    [
+      "say",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/say",
+        scopes: ["sessions:write"],
+        success: "202",
+        errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "getUtterance",
+      {
+        method: "get",
+        path: "/v1/sessions/{session_id}/say/{utterance_id}",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "interruptSession",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/interrupt",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "409", "429", "503", "default"],
+      },
+    ],
+    [
+      "addSessionContext",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/context",
+        scopes: ["sessions:write"],
+        success: "202",
+        errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "pullConversation",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/conversation/pull",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "reportConversation",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/conversation/reports",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "413", "422", "429", "503", "default"],
+      },
+    ],
   ];
 
   it("has exactly these operations", () => {
@@ -266,7 +328,7 @@ describe("the operations", () => {
 });
 
 describe("Idempotency-Key (spec 4.1, 8)", () => {
-  it.each(["createSession", "createDigitalHuman"])("is a required header of %s, 1 to 200 characters", (id) => {
+  it.each(["createSession", "createDigitalHuman", "say", "addSessionContext"])("is a required header of %s, 1 to 200 characters", (id) => {
     const params = operation(id).op.parameters.map(resolve);
     const key = params.find((p: Json) => p.name === "Idempotency-Key");
     expect(key).toMatchObject({ in: "header", required: true, schema: { type: "string", minLength: 1, maxLength: 200 } });
@@ -280,6 +342,8 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
       ["deleteSessionTranscript", true],
       ["enableWebhookEndpoint", true],
       ["endSession", true],
+      ["interruptSession", true],
+      ["pullConversation", true],
       ["refreshSessionToken", true],
       ["updateDigitalHuman", true],
     ]);

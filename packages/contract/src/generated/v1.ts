@@ -211,6 +211,225 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/say": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the digital human say something
+         * @description Queues `text` for the session's digital human to say verbatim, in the session's voice, after what
+         *     it is saying now, or at once with `interrupt: true` (which also drops the utterances queued
+         *     before it, as `interruptSession` would). Answers `202` with the **utterance**, `queued`; follow it
+         *     with `getUtterance` or the `session.utterance_started` and `session.utterance_ended` events (see
+         *     [Driving a session](#section/driving-a-session)). What it says is captioned and in the transcript
+         *     like anything else it says.
+         *
+         *     Allowed from the moment the session is created: an utterance queued before the digital human
+         *     joins is said once it has joined (after its greeting), in order. One not started within 60
+         *     seconds (unless the deployment set another bound) becomes `expired`.
+         *
+         *     Requires the `sessions:write` scope and an `Idempotency-Key`, with the rules of `createSession`:
+         *     the same key and body replay the utterance (`202`, `Idempotent-Replayed: true`), another body is
+         *     `409 idempotency_key_reused`. Keys are remembered as long as the session is kept. A terminal
+         *     session is `409 session_ended`; at most 20 utterances queued per session
+         *     (`429 conversation_queue_full`) and 3 000 characters a minute per session, `say` and
+         *     `addSessionContext` together (`429 conversation_rate_limited`, with `Retry-After`), unless the
+         *     deployment set other bounds.
+         */
+        post: operations["say"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/say/{utterance_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+                /**
+                 * @description The `id` of an utterance, as answered by `say`. A malformed id is answered `404 not_found`.
+                 * @example utt_5e8f0a1b2c3d4e5f60718293
+                 */
+                utterance_id: components["parameters"]["UtteranceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve an utterance
+         * @description An utterance queued with `say`, in its current state: `queued` until the digital human starts it
+         *     (`delivered_at` says when the digital human took it), `speaking`, then `spoken`, `interrupted`
+         *     or `expired`. Kept as long as its session.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getUtterance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/interrupt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop the digital human talking
+         * @description Stops what the digital human is saying now (an utterance of yours or its own answer) and drops
+         *     every utterance still queued: each becomes `interrupted`, with its `session.utterance_ended`
+         *     event. Context notes stay. Answers the utterances it stopped or dropped (none on a repeat: safe to
+         *     retry). A terminal session is `409 session_ended`. Takes no body.
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        post: operations["interruptSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tell the digital human something
+         * @description Adds a note to the conversation the digital human's LLM sees (an order shipped, the caller's name
+         *     from your CRM); with `respond: true` the digital human answers it now, in its own words. Allowed
+         *     from the moment the session is created: notes given before the digital human joins are handed to
+         *     it when it joins, in order, each once (`status` becomes `delivered`). A note never expires while
+         *     its session runs; one not delivered when the session ends becomes `expired`.
+         *
+         *     Requires the `sessions:write` scope and an `Idempotency-Key`, with the rules of `say`, and counts
+         *     against the same bounds (`409 session_ended`, `429 conversation_queue_full`,
+         *     `429 conversation_rate_limited`).
+         */
+        post: operations["addSessionContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/conversation/pull": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take what the backend queued for the digital human
+         * @description Called by the session's digital human, never by your backend (a `digitalHumanToken`, as for
+         *     `appendTranscriptSegments`): answers the utterances and context notes queued for it with a `seq`
+         *     greater than `after`, in order, and marks them delivered. Call it as soon as the job has joined
+         *     the room (with `after: 0`), whenever a data message on the topic `dhs.conversation` arrives (the
+         *     service sends one to `participant_identity` after each change), and every 20 seconds in case one
+         *     was lost; pass the greatest `seq` you hold as `after`.
+         *
+         *     An utterance is said only after `reportConversation` accepted its `utterance_started`, so an
+         *     utterance is said at most once even if a job is dispatched again. `interrupt_seq` is the `seq` of
+         *     the latest interruption: when it grows, stop speaking and drop what you hold with a smaller `seq`
+         *     (on the job's first pull, just remember it). `turn_events` says whether any webhook endpoint of
+         *     the account takes the per-turn events: report the participant's turns and your own utterances
+         *     only while it is true (utterances of `say` always).
+         */
+        post: operations["pullConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/conversation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report the conversation's turns
+         * @description Called by the session's digital human (a `digitalHumanToken`): what happened in the conversation,
+         *     in order. Each report becomes a webhook event for the endpoints that take it, once, however often
+         *     it is posted (the same report again answers `accepted: true` and records nothing):
+         *
+         *     - `utterance_started` (`id`, `text`, `started_at`): it starts saying something; with `say: true`
+         *       the `id` is an utterance of `say`, and the answer's `accepted` says whether the job may say it
+         *       (`false`: it expired, was interrupted, or another job took it; do not say it).
+         *     - `utterance_ended` (`id`, `ended_at`, `interrupted`): it finished or was cut off.
+         *     - `participant_turn` (`id`, `text`, `started_at`, `ended_at`): the participant's words, as
+         *       recognised.
+         *
+         *     At most 20 reports a post (`422 validation_failed`); rate limited per session as
+         *     `appendTranscriptSegments` is.
+         */
+        post: operations["reportConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test-helpers/sessions/{session_id}/events": {
         parameters: {
             query?: never;
@@ -241,6 +460,7 @@ export interface paths {
          *     | `digital_human_left` | the digital human left the room |
          *     | `room_finished` | LiveKit closed the room |
          *     | `time_passed` | `seconds` passed: the session's join, departure, digital-human and maximum-duration timeouts due by then fire, in order, and the later ones come that much closer |
+         *     | `participant_turn` | your participant said `text` (a `session.participant_turn` event; refused on a terminal session) |
          *
          *     An event that changes nothing in the session's state (a second `participant_left`, any event on a
          *     terminal session) answers the session as it is. Test keys only: a live key is answered
@@ -1251,20 +1471,20 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "webhook.test";
+        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "webhook.test";
         /**
          * @description An event type an endpoint receives, or `*` for every event type, including types added later.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready";
+        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended";
         /** @description A webhook endpoint to register. No other fields are allowed. */
         WebhookEndpointCreate: {
             /**
@@ -1563,9 +1783,365 @@ export interface components {
              */
             segment_count: number;
         };
+        /** @description What the digital human is to say. No other fields are allowed. */
+        SayRequest: {
+            text: components["schemas"]["ConversationText"];
+            /**
+             * @description Say it at once, cutting off what the digital human is saying and dropping what is queued before it.
+             * @default false
+             * @example false
+             */
+            interrupt: boolean;
+        };
+        /**
+         * @description 1 to 2 000 characters with at least one visible one, and no control character but tab and line
+         *     feed nor bidirectional formatting character (as a transcript segment's text; `422` otherwise).
+         * @example Your order shipped this morning; it arrives on Thursday.
+         */
+        ConversationText: string;
+        /**
+         * @description An utterance's id.
+         * @example utt_5e8f0a1b2c3d4e5f60718293
+         */
+        UtteranceId: string;
+        /**
+         * @description `queued` (waiting for the digital human, or for what it says first), `speaking`, then one of
+         *     `spoken`, `interrupted` (stopped or dropped by an interruption, or its digital human left while
+         *     saying it) or `expired` (not started within the bound, or the session ended first).
+         * @example queued
+         * @enum {string}
+         */
+        UtteranceStatus: "queued" | "speaking" | "spoken" | "interrupted" | "expired";
+        /** @description Something `say` asked the digital human to say, and how far it got. Exactly these fields, always all present. */
+        Utterance: {
+            id: components["schemas"]["UtteranceId"];
+            /**
+             * Format: uuid
+             * @description The session it is said in.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            /**
+             * @description What is said, verbatim.
+             * @example Your order shipped this morning; it arrives on Thursday.
+             */
+            text: string;
+            /**
+             * @description Whether it was to be said at once, cutting off what was being said.
+             * @example false
+             */
+            interrupt: boolean;
+            status: components["schemas"]["UtteranceStatus"];
+            /**
+             * Format: date-time
+             * @description When it was queued.
+             * @example 2026-11-22T09:27:40.310Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it expires if it has not started by then.
+             * @example 2026-11-22T09:28:40.310Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the digital human took it; null while nobody could.
+             * @example 2026-11-22T09:27:40.352Z
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the digital human started saying it.
+             * @example 2026-11-22T09:27:41.090Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was spoken, interrupted or expired.
+             * @example 2026-11-22T09:27:44.620Z
+             */
+            ended_at: string | null;
+        };
+        /** @description What `interruptSession` stopped. */
+        Interruption: {
+            /**
+             * Format: uuid
+             * @description The session.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description When.
+             * @example 2026-11-22T09:27:42.004Z
+             */
+            interrupted_at: string;
+            /** @description The utterances of `say` it stopped (the one being said) or dropped (queued), now `interrupted`. */
+            utterance_ids: components["schemas"]["UtteranceId"][];
+        };
+        /** @description A note for the digital human's conversation. No other fields are allowed. */
+        ContextRequest: {
+            text: components["schemas"]["ConversationText"];
+            /**
+             * @description Have the digital human answer it now, in its own words (otherwise it only knows it).
+             * @default false
+             * @example false
+             */
+            respond: boolean;
+        };
+        /**
+         * @description A context note's id.
+         * @example ctx_0a1b2c3d4e5f60718293a4b5
+         */
+        ContextNoteId: string;
+        /** @description A note added with `addSessionContext`. Exactly these fields, always all present. */
+        ContextNote: {
+            id: components["schemas"]["ContextNoteId"];
+            /**
+             * Format: uuid
+             * @description The session.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            /**
+             * @description The note.
+             * @example The caller is Ines Bauer; her order 4417 shipped today.
+             */
+            text: string;
+            /**
+             * @description Whether the digital human answers it at once.
+             * @example false
+             */
+            respond: boolean;
+            /**
+             * @description `queued` until the digital human takes it, then `delivered`; `expired` if the session ended first.
+             * @example queued
+             * @enum {string}
+             */
+            status: "queued" | "delivered" | "expired";
+            /**
+             * Format: date-time
+             * @description When it was added.
+             * @example 2026-11-22T09:25:02.118Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the digital human took it.
+             * @example null
+             */
+            delivered_at: string | null;
+        };
+        /** @description Where the digital human's queue stands. */
+        ConversationPullRequest: {
+            /**
+             * Format: int32
+             * @description The greatest `seq` the job holds (0 on its first pull).
+             * @example 0
+             */
+            after: number;
+            /**
+             * @description The job's identity in the room, where the service sends its `dhs.conversation` data messages.
+             * @example agent-AJ_3x9QkLm2
+             */
+            participant_identity: string;
+        };
+        /** @description Something queued for the digital human. */
+        ConversationItem: {
+            /**
+             * Format: int32
+             * @description Its place in the session's queue (the same across pulls).
+             * @example 3
+             */
+            seq: number;
+            /**
+             * @description `say`: say `text` verbatim; `context`: add it to what the LLM knows.
+             * @example say
+             * @enum {string}
+             */
+            type: "say" | "context";
+            /**
+             * @description The utterance's or note's id.
+             * @example utt_5e8f0a1b2c3d4e5f60718293
+             */
+            id: string;
+            /**
+             * @description What to say, or the note.
+             * @example Your order shipped this morning; it arrives on Thursday.
+             */
+            text: string;
+            /**
+             * @description `say`: cut off what is being said and drop what is held with a smaller `seq`, then say it.
+             * @example false
+             */
+            interrupt?: boolean;
+            /**
+             * @description `context`: answer it now.
+             * @example false
+             */
+            respond?: boolean;
+        };
+        /** @description What the digital human's queue holds after `after`. */
+        ConversationQueue: {
+            /** @description In `seq` order. */
+            items: components["schemas"]["ConversationItem"][];
+            /**
+             * Format: int32
+             * @description The `seq` of the latest interruption (0 for none).
+             * @example 0
+             */
+            interrupt_seq: number;
+            /**
+             * @description Whether an endpoint of the account takes per-turn events (report them only then).
+             * @example true
+             */
+            turn_events: boolean;
+        };
+        /**
+         * @description One thing that happened in the conversation (see `reportConversation` for which fields each type
+         *     requires; a report without them is `422 validation_failed`).
+         */
+        ConversationReport: {
+            /**
+             * @description What happened.
+             * @example utterance_started
+             * @enum {string}
+             */
+            type: "utterance_started" | "utterance_ended" | "participant_turn";
+            /**
+             * @description The utterance's id (of `say`'s when `say` is true, the job's own otherwise) or the turn's, unique in the session.
+             * @example utt_5e8f0a1b2c3d4e5f60718293
+             */
+            id: string;
+            /**
+             * @description The utterance is one of `say`.
+             * @default false
+             * @example true
+             */
+            say: boolean;
+            /**
+             * @description What is said (`utterance_started`) or what the participant said (`participant_turn`).
+             * @example Your order shipped this morning; it arrives on Thursday.
+             */
+            text?: string;
+            /**
+             * Format: date-time
+             * @description When it started (`utterance_started`, `participant_turn`).
+             * @example 2026-11-22T09:27:41.090Z
+             */
+            started_at?: string;
+            /**
+             * Format: date-time
+             * @description When it ended (`utterance_ended`, `participant_turn`).
+             * @example 2026-11-22T09:27:44.620Z
+             */
+            ended_at?: string;
+            /**
+             * @description `utterance_ended`: it was cut off.
+             * @example false
+             */
+            interrupted?: boolean;
+        };
+        /** @description Reports of the conversation, in order. */
+        ConversationReports: {
+            /**
+             * @description The reporting job's identity in the room.
+             * @example agent-AJ_3x9QkLm2
+             */
+            participant_identity: string;
+            /** @description The reports. */
+            reports: components["schemas"]["ConversationReport"][];
+        };
+        /** @description Whether each report was taken, in the order posted. */
+        ConversationReported: {
+            /** @description One per report. */
+            results: {
+                /**
+                 * @description Taken (or taken before); `false` for an utterance of `say` that must not be said.
+                 * @example true
+                 */
+                accepted: boolean;
+            }[];
+        };
+        /** @description The `data` of a `session.participant_turn` event. */
+        ParticipantTurnData: {
+            /**
+             * Format: uuid
+             * @description The session.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            /**
+             * @description The turn's id, unique in the session.
+             * @example turn-7
+             */
+            turn_id: string;
+            /**
+             * @description What the participant said, as the digital human's recogniser heard it.
+             * @example When does my order arrive?
+             */
+            text: string;
+            /**
+             * Format: date-time
+             * @description When the participant started speaking.
+             * @example 2026-11-22T09:27:36.410Z
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description When the participant stopped.
+             * @example 2026-11-22T09:27:38.020Z
+             */
+            ended_at: string;
+        };
+        /** @description The `data` of `session.utterance_started` and `session.utterance_ended`. */
+        UtteranceEventData: {
+            /**
+             * Format: uuid
+             * @description The session.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            /**
+             * @description The utterance (the id `say` answered when `source` is `say`).
+             * @example utt_5e8f0a1b2c3d4e5f60718293
+             */
+            utterance_id: string;
+            /**
+             * @description `say`: your utterance; `digital_human`: its own (a greeting, an answer of its LLM).
+             * @example say
+             * @enum {string}
+             */
+            source: "say" | "digital_human";
+            /**
+             * @description What is said.
+             * @example Your order shipped this morning; it arrives on Thursday.
+             */
+            text: string;
+            /**
+             * @description `speaking` in `session.utterance_started`; how it ended in `session.utterance_ended`.
+             * @example spoken
+             * @enum {string}
+             */
+            status: "speaking" | "spoken" | "interrupted" | "expired";
+            /**
+             * Format: date-time
+             * @description When it started (null for one that never did).
+             * @example 2026-11-22T09:27:41.090Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it ended (null in `session.utterance_started`).
+             * @example 2026-11-22T09:27:44.620Z
+             */
+            ended_at: string | null;
+        };
         /**
          * @description One event for a test session (see `sendTestSessionEvent`). `seconds` is required with `time_passed`
-         *     and refused with any other type (`422 validation_failed`, at `seconds`).
+         *     and refused with any other type (`422 validation_failed`, at `seconds`); `text` likewise with
+         *     `participant_turn`.
          */
         TestSessionEvent: {
             /**
@@ -1573,13 +2149,14 @@ export interface components {
              * @example participant_joined
              * @enum {string}
              */
-            type: "participant_joined" | "participant_left" | "digital_human_joined" | "digital_human_left" | "room_finished" | "time_passed";
+            type: "participant_joined" | "participant_left" | "digital_human_joined" | "digital_human_left" | "room_finished" | "time_passed" | "participant_turn";
             /**
              * Format: int32
              * @description How many seconds pass (`time_passed` only).
              * @example 600
              */
             seconds?: number;
+            text?: components["schemas"]["ConversationText"];
         };
         /**
          * @description `live` or `test`: the mode of the key, and of everything made with it. Test and live data never mix
@@ -1602,8 +2179,8 @@ export interface components {
              * @example 2026-11-22T09:27:41.090Z
              */
             timestamp: string;
-            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), or the endpoint tested (`webhook.test`). */
-            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"];
+            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"];
         };
         /**
          * @description An event's id, sent as the `webhook-id` header of every attempt to deliver it.
@@ -1710,6 +2287,41 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description The session is terminal (`session_ended`): nobody is left to say or hear it. Or the
+         *     `Idempotency-Key` was used with another body (`idempotency_key_reused`).
+         */
+        ConversationConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description The session's queue holds as many utterances as it may (`conversation_queue_full`: wait for
+         *     one to be said), the session was given more characters this minute than it may
+         *     (`conversation_rate_limited`), or the API key is over its rate (`rate_limited`). Wait
+         *     `Retry-After` seconds.
+         */
+        ConversationLimited: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1873,6 +2485,11 @@ export interface components {
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         SessionId: string;
+        /**
+         * @description The `id` of an utterance, as answered by `say`. A malformed id is answered `404 not_found`.
+         * @example utt_5e8f0a1b2c3d4e5f60718293
+         */
+        UtteranceId: string;
         /**
          * @description The `id` of a webhook endpoint, as answered by `createWebhookEndpoint`. A malformed id is answered `404 not_found`.
          * @example we_5f2b9c1e7a3d4f60b8e1c2d3
@@ -2320,6 +2937,273 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    say: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice): 1 to 200
+                 *     visible ASCII characters, no spaces. Retry the same create with the same key and body. Remembered
+                 *     for 24 hours per account.
+                 * @example 5d2c9a64-2b7e-4f0e-9a51-0c3f3b8e7d12
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SayRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description The utterance was queued, or, on a replay of the same `Idempotency-Key` and body, the utterance
+             *     queued by the first request in its current state (with `Idempotent-Replayed: true`).
+             */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Utterance"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ConversationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["ConversationLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getUtterance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+                /**
+                 * @description The `id` of an utterance, as answered by `say`. A malformed id is answered `404 not_found`.
+                 * @example utt_5e8f0a1b2c3d4e5f60718293
+                 */
+                utterance_id: components["parameters"]["UtteranceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The utterance. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Utterance"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    interruptSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the interruption stopped. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Interruption"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ConversationConflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    addSessionContext: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice): 1 to 200
+                 *     visible ASCII characters, no spaces. Retry the same create with the same key and body. Remembered
+                 *     for 24 hours per account.
+                 * @example 5d2c9a64-2b7e-4f0e-9a51-0c3f3b8e7d12
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContextRequest"];
+            };
+        };
+        responses: {
+            /** @description The note was queued, or replayed (with `Idempotent-Replayed: true`) in its current state. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContextNote"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ConversationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["ConversationLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    pullConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationPullRequest"];
+            };
+        };
+        responses: {
+            /** @description What is queued after `after`. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationQueue"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    reportConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationReports"];
+            };
+        };
+        responses: {
+            /** @description Whether each report was taken, in the order posted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationReported"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -3111,14 +3995,20 @@ export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"];
 export const digitalHumanKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DigitalHumanKind"]> = ["stock", "custom"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "headers_too_large", "internal_error", "service_unavailable"];
-export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "webhook.test"];
-export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_rate_limited", "headers_too_large", "internal_error", "service_unavailable"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "webhook.test"];
+export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
 export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
 export const transcriptStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptStatus"]> = ["in_progress", "complete", "deleted"];
 export const transcriptSpeakerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptSpeaker"]> = ["participant", "digital_human"];
-export const testSessionEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionEvent"]["type"]> = ["participant_joined", "participant_left", "digital_human_joined", "digital_human_left", "room_finished", "time_passed"];
+export const utteranceStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UtteranceStatus"]> = ["queued", "speaking", "spoken", "interrupted", "expired"];
+export const contextNoteStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextNote"]["status"]> = ["queued", "delivered", "expired"];
+export const conversationItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversationItem"]["type"]> = ["say", "context"];
+export const conversationReportTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversationReport"]["type"]> = ["utterance_started", "utterance_ended", "participant_turn"];
+export const utteranceEventDataSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UtteranceEventData"]["source"]> = ["say", "digital_human"];
+export const utteranceEventDataStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UtteranceEventData"]["status"]> = ["speaking", "spoken", "interrupted", "expired"];
+export const testSessionEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionEvent"]["type"]> = ["participant_joined", "participant_left", "digital_human_joined", "digital_human_left", "room_finished", "time_passed", "participant_turn"];
 export const modeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Mode"]> = ["live", "test"];
 export const webhookDeliveryOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["outcome"]> = ["succeeded", "failed"];
 export const webhookDeliveryErrorOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["error"]> = ["timeout", "dns_failed", "address_not_allowed", "connection_failed", "tls_failed"];
