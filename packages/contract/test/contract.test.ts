@@ -44,6 +44,17 @@ describe("document", () => {
   it("authenticates with a bearer API key", () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
+
+  // oapi-codegen makes one Go type per parameter and per schema, named after the component, and refuses
+  // to generate at all when two share a name; only the Go client tier (e2e) would notice otherwise.
+  it("names no parameter like a schema unless it gives its Go type another name", () => {
+    const clashes = Object.entries<Json>(doc.components.parameters)
+      .filter(([name, parameter]) => name in schemas && parameter["x-go-name"] === undefined)
+      .map(([name]) => name);
+    expect(clashes).toEqual([]);
+    for (const parameter of Object.values<Json>(doc.components.parameters))
+      if (parameter["x-go-name"] !== undefined) expect(parameter["x-go-name"] in schemas).toBe(false);
+  });
 });
 
 describe("the operations", () => {
