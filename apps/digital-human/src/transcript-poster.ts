@@ -1,15 +1,14 @@
 /**
  * Hands the session's transcript to the service (its contract's appendTranscriptSegments): each segment
- * once it is final, then `final: true` when the job ends. Authenticated by a LiveKit access token this
- * worker signs with the LiveKit API key and secret it already holds, an agent's grant for the session's
- * room, as the contract's `digitalHumanToken` asks.
+ * once it is final, then `final: true` when the job ends, with the contract's `digitalHumanToken`
+ * (service-api.ts).
  *
  * Posts go one at a time, in order, with what queued meanwhile batched (at most 50 a post, the
  * contract's bound). A post that failed on the network or with 429/5xx is sent again as it was (segment
  * ids make a retry harmless), backing off, up to a few times; one the service refuses (409 closed, 4xx)
  * is dropped and said once. A transcript that cannot be delivered costs the transcript, never the session.
  */
-import { AccessToken } from "livekit-server-sdk";
+import { type ServiceAccess, ServiceApi } from "./service-api.js";
 
 export interface TranscriptSegmentInput {
   speaker: "participant" | "digital_human";
@@ -18,19 +17,12 @@ export interface TranscriptSegmentInput {
   endedAt: Date;
 }
 
-export interface TranscriptPosterOptions {
-  /** The service's base URL (DHS_API_URL), without a trailing slash. */
-  serviceUrl: string;
-  sessionId: string;
-  roomName: string;
+export interface TranscriptPosterOptions extends ServiceAccess {
   /**
    * Begins every segment id of this job (its LiveKit job id): a digital human dispatched again to the
    * same session numbers its segments from 1 too, and must not have them taken for the first one's.
    */
   idPrefix: string;
-  apiKey: string;
-  apiSecret: string;
-  fetch?: typeof fetch;
   onError?: (message: string) => void;
   /** The first retry's wait; each next one doubles it. */
   retryBaseMs?: number;
@@ -39,18 +31,19 @@ export interface TranscriptPosterOptions {
 const MAX_PER_POST = 50;
 const MAX_TEXT = 2000;
 const ATTEMPTS = 5;
-const TOKEN_TTL_S = 600;
 
 export class TranscriptPoster {
   private readonly queue: Record<string, string>[] = [];
   private readonly counters = { digital_human: 0, participant: 0 };
   private sending: Promise<void> = Promise.resolve();
-  private token: { jwt: string; expiresAtMs: number } | undefined;
+  private readonly api: ServiceApi;
   private refused = false;
   private finished = false;
   private finalSaid = false;
 
-  constructor(private readonly options: TranscriptPosterOptions) {}
+  constructor(private readonly options: TranscriptPosterOptions) {
+    this.api = new ServiceApi(options, `dh-transcript-${options.sessionId}`);
+  }
 
   /** Queues a final segment and sends it (with whatever else is queued) once the post before is done. */
   add(segment: TranscriptSegmentInput): void {
@@ -96,41 +89,10 @@ export class TranscriptPoster {
 
   private async post(body: { segments: Record<string, string>[]; final: boolean }): Promise<void> {
     if (this.refused) return;
-    const { serviceUrl, sessionId, retryBaseMs = 500 } = this.options;
-    const fetchImpl = this.options.fetch ?? fetch;
-    let problem = "";
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, retryBaseMs * 2 ** (attempt - 1)));
-      try {
-        const res = await fetchImpl(`${serviceUrl}/v1/sessions/${sessionId}/transcript/segments`, {
-          method: "POST",
-          headers: { Authorization: `Bearer ${await this.bearer()}`, "Content-Type": "application/json" },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(10_000),
-        });
-        if (res.ok) return;
-        problem = `${res.status} ${await res.text()}`;
-        if (res.status !== 429 && res.status < 500) {
-          // Closed (deleted, or too late), or refused as malformed: later posts would be too.
-          if (res.status === 409 || res.status === 401 || res.status === 404) this.refused = true;
-          break;
-        }
-      } catch (error) {
-        problem = String(error);
-      }
-    }
-    this.options.onError?.(`transcript segments not delivered: ${problem.slice(0, 300)}`);
-  }
-
-  private async bearer(): Promise<string> {
-    const now = Date.now();
-    if (this.token && this.token.expiresAtMs - now > 60_000) return this.token.jwt;
-    const token = new AccessToken(this.options.apiKey, this.options.apiSecret, {
-      identity: `dh-transcript-${this.options.sessionId}`,
-      ttl: TOKEN_TTL_S,
-    });
-    token.addGrant({ room: this.options.roomName, agent: true });
-    this.token = { jwt: await token.toJwt(), expiresAtMs: now + TOKEN_TTL_S * 1000 };
-    return this.token.jwt;
+    const outcome = await this.api.post("/transcript/segments", body, { attempts: ATTEMPTS, baseMs: this.options.retryBaseMs ?? 500 });
+    if (outcome.ok) return;
+    // Closed (deleted, or too late), or not this session's: later posts would be refused too.
+    if (outcome.status === 409 || outcome.status === 401 || outcome.status === 404) this.refused = true;
+    this.options.onError?.(`transcript segments not delivered: ${outcome.problem.slice(0, 300)}`);
   }
 }
