@@ -3,14 +3,15 @@
  * code only (it sends your API key).
  *
  * Every method resolves to openapi-fetch's `{ data, error, response }`: HTTP errors are typed `ApiError`
- * data, never exceptions. Use `unwrap()` where an exception reads better. Creates get an
- * `Idempotency-Key` when the caller gives none, and every call retries transient failures (network
- * errors, 429, 502-504, a create still in flight) with the same key, backing off with jitter and
- * honouring Retry-After.
+ * data, never exceptions. Use `unwrap()` where an exception reads better. Creates, `say` and
+ * `addSessionContext` get an `Idempotency-Key` when the caller gives none, and every call retries
+ * transient failures (network errors, 429, 502-504, a create still in flight) with the same key, backing
+ * off with jitter and honouring Retry-After.
  */
 
 import type {
   ApiKeyOperationId,
+  ContextRequest,
   DigitalHumanCreate,
   DigitalHumanUpdate,
   GetSessionTranscriptQuery,
@@ -20,6 +21,7 @@ import type {
   ListWebhookDeliveriesQuery,
   operations,
   paths,
+  SayRequest,
   SessionCreate,
   TestSessionEvent,
   WebhookEndpointCreate,
@@ -31,6 +33,8 @@ import { type Fetch, withRetries } from "./retry.js";
 
 export type {
   ApiError,
+  ContextNote,
+  ContextRequest,
   components,
   DigitalHuman,
   DigitalHumanCreate,
@@ -39,11 +43,14 @@ export type {
   DigitalHumanList,
   DigitalHumanUpdate,
   EndReason,
+  Interruption,
   ListSessionsQuery,
   Mode,
   operations,
+  ParticipantTurnData,
   Principal,
   paths,
+  SayRequest,
   Scope,
   Session,
   SessionCreate,
@@ -59,6 +66,9 @@ export type {
   TranscriptStatus,
   Usage,
   UsageCounts,
+  Utterance,
+  UtteranceEventData,
+  UtteranceStatus,
   Voice,
   VoiceList,
   WebhookDelivery,
@@ -88,17 +98,32 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-/** The options of a create (a session's, a digital human's). */
+/** The options of a create (a session's, a digital human's), and of `say` and `addSessionContext`. */
 export interface CreateSessionOptions {
   /**
-   * Names this logical create; send the same key to retry it. Generated (a UUID v4) when omitted, and
-   * reused for the client's own retries. Give your own to retry across processes or restarts.
+   * Names this logical create (or utterance, or note); send the same key to retry it. Generated (a UUID
+   * v4) when omitted, and reused for the client's own retries. Give your own to retry across processes
+   * or restarts.
    */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }
 
 export type CreateOptions = CreateSessionOptions;
+/** The options of `say` and `addSessionContext`, which take an Idempotency-Key like a create. */
+export type IdempotentOptions = CreateSessionOptions;
+
+/**
+ * A request body as a caller may write it. openapi-typescript types a property with a `default` as
+ * required (it always has a value once the server has read the request), but a request may leave it out.
+ */
+type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
+/** What `say` takes: `text`, and `interrupt` (default false) to say it at once. */
+export type SayInput = WithDefaults<SayRequest, "interrupt">;
+
+/** What `addSessionContext` takes: `text`, and `respond` (default false) to have it answered now. */
+export type ContextInput = WithDefaults<ContextRequest, "respond">;
 
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -183,6 +208,47 @@ export function createClient(options: ClientOptions) {
     /** DELETE /v1/sessions/{id}/transcript: erases the transcript now and refuses later segments; idempotent. */
     deleteSessionTranscript(sessionId: string, opts: RequestOptions = {}) {
       return raw.DELETE("/v1/sessions/{session_id}/transcript", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /**
+     * POST /v1/sessions/{id}/say: queues `text` for the digital human to say verbatim, after what it is
+     * saying now or at once (`interrupt: true`); answers the utterance, `queued` (202). Replays it for a
+     * repeated key and body (a key is generated when none is given).
+     */
+    say(sessionId: string, body: SayInput, opts: IdempotentOptions = {}) {
+      const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
+      return raw.POST("/v1/sessions/{session_id}/say", {
+        params: { path: { session_id: sessionId }, header: { "Idempotency-Key": idempotencyKey } },
+        // Sent as given, not with `interrupt: false` filled in: the server applies the default.
+        body: body as SayRequest,
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** GET /v1/sessions/{id}/say/{utterance_id}: an utterance of `say` and how far it got. */
+    getUtterance(sessionId: string, utteranceId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/sessions/{session_id}/say/{utterance_id}", {
+        params: { path: { session_id: sessionId, utterance_id: utteranceId } },
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** POST /v1/sessions/{id}/interrupt: stops the digital human talking and drops what is queued; safe to retry. */
+    interruptSession(sessionId: string, opts: RequestOptions = {}) {
+      return raw.POST("/v1/sessions/{session_id}/interrupt", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /**
+     * POST /v1/sessions/{id}/context: a note for the digital human's LLM (answered now with `respond:
+     * true`); replays it for a repeated key and body (a key is generated when none is given).
+     */
+    addSessionContext(sessionId: string, body: ContextInput, opts: IdempotentOptions = {}) {
+      const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
+      return raw.POST("/v1/sessions/{session_id}/context", {
+        params: { path: { session_id: sessionId }, header: { "Idempotency-Key": idempotencyKey } },
+        body: body as ContextRequest,
+        ...signalOption(opts.signal),
+      });
     },
 
     /**

@@ -1,6 +1,17 @@
 import type { ApiKeyOperationId } from "@dhs/contract";
 import { describe, expectTypeOf, it } from "vitest";
-import { type ApiError, createClient, type DhsClient, type Principal, type Session, type SessionList, unwrap } from "../src/index.js";
+import {
+  type ApiError,
+  type ContextNote,
+  createClient,
+  type DhsClient,
+  type Interruption,
+  type Principal,
+  type Session,
+  type SessionList,
+  type Utterance,
+  unwrap,
+} from "../src/index.js";
 
 const client = createClient({ baseUrl: "http://dhs.test", apiKey: "dhs_x" });
 
@@ -8,6 +19,8 @@ describe("what the types promise", () => {
   it("has one method per operation an API key calls, named by its operationId, and raw", () => {
     expectTypeOf<keyof DhsClient>().toEqualTypeOf<ApiKeyOperationId | "raw">();
     expectTypeOf<"appendTranscriptSegments">().not.toExtend<keyof DhsClient>();
+    // The digital human's side of a conversation, with its own token, is not an API key's.
+    expectTypeOf<"pullConversation" | "reportConversation">().not.toExtend<keyof DhsClient>();
   });
 
   it("types each operation's data and error from the contract", async () => {
@@ -19,6 +32,11 @@ describe("what the types promise", () => {
     expectTypeOf((await client.refreshSessionToken("id")).data).toEqualTypeOf<Session | undefined>();
     expectTypeOf((await client.endSession("id")).data).toEqualTypeOf<Session | undefined>();
     expectTypeOf((await client.getPrincipal()).data).toEqualTypeOf<Principal | undefined>();
+    expectTypeOf((await client.say("id", { text: "Hi." })).data).toEqualTypeOf<Utterance | undefined>();
+    expectTypeOf((await client.getUtterance("id", "utt")).data).toEqualTypeOf<Utterance | undefined>();
+    expectTypeOf((await client.interruptSession("id")).data).toEqualTypeOf<Interruption | undefined>();
+    expectTypeOf((await client.addSessionContext("id", { text: "A note." })).data).toEqualTypeOf<ContextNote | undefined>();
+    expectTypeOf((await client.say("id", { text: "Hi." })).error).toEqualTypeOf<ApiError | undefined>();
   });
 
   it("narrows data once error is ruled out", async () => {
@@ -44,5 +62,15 @@ describe("what the types promise", () => {
     void client.listSessions({ status: "running" });
     // @ts-expect-error the id is required
     void client.getSession();
+    // @ts-expect-error say needs text
+    void client.say("id", { interrupt: true });
+    // @ts-expect-error SayRequest allows no other fields
+    void client.say("id", { text: "Hi.", voice: "slt" });
+    // @ts-expect-error interrupt is a boolean
+    void client.say("id", { text: "Hi.", interrupt: "yes" });
+    // @ts-expect-error ContextRequest allows no other fields
+    void client.addSessionContext("id", { text: "A note.", interrupt: true });
+    // @ts-expect-error an utterance is read by its session and its id
+    void client.getUtterance("id");
   });
 });

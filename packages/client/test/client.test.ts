@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createClient, DhsApiError, unwrap } from "../src/index.js";
-import { apiError, json, scriptedFetch, session } from "./helpers.js";
+import { apiError, contextNote, interruption, json, scriptedFetch, session, utterance } from "./helpers.js";
 
 const BASE = "http://dhs.test";
 const KEY = "dhs_test_secret";
@@ -12,6 +12,7 @@ function client(fetch: (r: Request) => Promise<Response>, maxRetries = 2) {
 }
 
 const WE = "we_5f2b9c1e7a3d4f60b8e1c2d3";
+const UTT = utterance.id;
 
 describe("each operation sends the request the contract describes", () => {
   type C = ReturnType<typeof createClient>;
@@ -49,6 +50,27 @@ describe("each operation sends the request the contract describes", () => {
       },
     ],
     ["deleteSessionTranscript", { call: (c) => c.deleteSessionTranscript(ID), method: "DELETE", path: `/v1/sessions/${ID}/transcript` }],
+    ["say", { call: (c) => c.say(ID, { text: "Hello." }), method: "POST", path: `/v1/sessions/${ID}/say`, body: { text: "Hello." } }],
+    [
+      "say at once",
+      {
+        call: (c) => c.say(ID, { text: "Sorry to interrupt.", interrupt: true }),
+        method: "POST",
+        path: `/v1/sessions/${ID}/say`,
+        body: { text: "Sorry to interrupt.", interrupt: true },
+      },
+    ],
+    ["getUtterance", { call: (c) => c.getUtterance(ID, UTT), method: "GET", path: `/v1/sessions/${ID}/say/${UTT}` }],
+    ["interruptSession", { call: (c) => c.interruptSession(ID), method: "POST", path: `/v1/sessions/${ID}/interrupt` }],
+    [
+      "addSessionContext",
+      {
+        call: (c) => c.addSessionContext(ID, { text: "The caller is Ines.", respond: true }),
+        method: "POST",
+        path: `/v1/sessions/${ID}/context`,
+        body: { text: "The caller is Ines.", respond: true },
+      },
+    ],
     ["getPrincipal", { call: (c) => c.getPrincipal(), method: "GET", path: "/v1/me" }],
     [
       "listDigitalHumans",
@@ -164,6 +186,56 @@ describe("createSession and the Idempotency-Key", () => {
   });
 });
 
+describe("say, addSessionContext and the Idempotency-Key, as a create's", () => {
+  type C = ReturnType<typeof createClient>;
+  const calls: [string, (c: C, key?: string) => Promise<{ data?: unknown; response: Response }>, unknown][] = [
+    ["say", (c, key) => c.say(ID, { text: "Hello." }, key ? { idempotencyKey: key } : {}), utterance],
+    ["addSessionContext", (c, key) => c.addSessionContext(ID, { text: "A note." }, key ? { idempotencyKey: key } : {}), contextNote],
+  ];
+
+  it.each(calls)("%s generates a UUID v4 key when none is given, a new one per call", async (_name, call, answer) => {
+    const { fetch, requests } = scriptedFetch(json(202, answer), json(202, answer));
+    const c = client(fetch);
+    await call(c);
+    await call(c);
+    const keys = requests.map((r) => r.headers.get("Idempotency-Key"));
+    expect(keys[0]).toMatch(UUID_V4);
+    expect(keys[1]).toMatch(UUID_V4);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it.each(calls)("%s sends the caller's key as given, and answers 202 data with Idempotent-Replayed", async (_name, call, answer) => {
+    const { fetch, requests } = scriptedFetch(json(202, answer, { "Idempotent-Replayed": "true" }));
+    const { data, response } = await call(client(fetch), "turn-7-answer");
+    expect(requests[0]?.headers.get("Idempotency-Key")).toBe("turn-7-answer");
+    expect(data).toEqual(answer);
+    expect(response.status).toBe(202);
+    expect(response.headers.get("Idempotent-Replayed")).toBe("true");
+  });
+
+  it("answers getUtterance and interruptSession with their data", async () => {
+    const spoken = { ...utterance, status: "spoken", ended_at: "2026-11-22T09:27:44.620Z" };
+    const { fetch } = scriptedFetch(json(200, spoken), json(200, interruption));
+    const c = client(fetch);
+    expect(unwrap(await c.getUtterance(ID, UTT))).toEqual(spoken);
+    expect(unwrap(await c.interruptSession(ID))).toEqual(interruption);
+  });
+
+  // A conversation's bounds are the caller's to handle: an utterance said late is worse than one not
+  // said, and a terminal session never takes one.
+  it.each([
+    [409, "session_ended"],
+    [429, "conversation_queue_full"],
+    [429, "conversation_rate_limited"],
+  ])("say answers %i %s at once, without a retry", async (status, code) => {
+    const { fetch, requests } = scriptedFetch(apiError(status, code, { "Retry-After": "1" }));
+    const { error, response } = await client(fetch).say(ID, { text: "Hello." });
+    expect(error).toMatchObject({ code });
+    expect(response.status).toBe(status);
+    expect(requests).toHaveLength(1);
+  });
+});
+
 describe("HTTP errors are typed data, never exceptions", () => {
   it.each([
     [401, "unauthorized"],
@@ -213,6 +285,19 @@ describe("retries of transient failures", () => {
     expect(requests).toHaveLength(2);
     expect(requests[1]?.headers.get("Idempotency-Key")).toBe(requests[0]?.headers.get("Idempotency-Key"));
     expect(requests[1]?.body).toEqual({ participant_identity: "u1" });
+  });
+
+  it.each<[string, (c: ReturnType<typeof client>) => Promise<{ data?: unknown }>, unknown]>([
+    ["say", (c) => c.say(ID, { text: "Hello.", interrupt: true }), utterance],
+    ["addSessionContext", (c) => c.addSessionContext(ID, { text: "A note." }), contextNote],
+  ])("retries %s after a 503 with the key it generated and the same body", async (_name, call, answer) => {
+    const { fetch, requests } = scriptedFetch(apiError(503, "service_unavailable", { "Retry-After": "1" }), json(202, answer));
+    const { data } = await settle(call(client(fetch)));
+    expect(data).toEqual(answer);
+    expect(requests).toHaveLength(2);
+    expect(requests[0]?.headers.get("Idempotency-Key")).toMatch(UUID_V4);
+    expect(requests[1]?.headers.get("Idempotency-Key")).toBe(requests[0]?.headers.get("Idempotency-Key"));
+    expect(requests[1]?.body).toEqual(requests[0]?.body);
   });
 
   it("stops after maxRetries and answers the last failure", async () => {
@@ -269,6 +354,8 @@ describe("retries of transient failures", () => {
     ["refreshSessionToken", (c) => c.refreshSessionToken(ID)],
     ["getSessionTranscript", (c) => c.getSessionTranscript(ID)],
     ["deleteSessionTranscript", (c) => c.deleteSessionTranscript(ID)],
+    ["getUtterance", (c) => c.getUtterance(ID, UTT)],
+    ["interruptSession", (c) => c.interruptSession(ID)],
   ])("retries %s, which is safe to repeat", async (_name, call) => {
     const { fetch, requests } = scriptedFetch(apiError(503, "service_unavailable"), json(200, session));
     const { data } = await settle(call(client(fetch)));

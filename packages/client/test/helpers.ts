@@ -51,3 +51,32 @@ export const session = {
   started_at: null,
   ended_at: null,
 } as const;
+
+export const utterance = {
+  id: "utt_5e8f0a1b2c3d4e5f60718293",
+  session_id: session.id,
+  text: "Your order shipped this morning; it arrives on Thursday.",
+  interrupt: false,
+  status: "queued",
+  created_at: "2026-11-22T09:27:40.310Z",
+  expires_at: "2026-11-22T09:28:40.310Z",
+  delivered_at: null,
+  started_at: null,
+  ended_at: null,
+} as const;
+
+export const contextNote = {
+  id: "ctx_0a1b2c3d4e5f60718293a4b5",
+  session_id: session.id,
+  text: "The caller is Ines Bauer; her order 4417 shipped today.",
+  respond: false,
+  status: "queued",
+  created_at: "2026-11-22T09:25:02.118Z",
+  delivered_at: null,
+} as const;
+
+export const interruption = {
+  session_id: session.id,
+  interrupted_at: "2026-11-22T09:27:42.004Z",
+  utterance_ids: [utterance.id],
+} as const;
