@@ -79,11 +79,12 @@ export type {
   WebhookEvent,
   WebhookEventType,
   WebhookPayload,
+  WebhookTestData,
   webhooks,
 } from "@dhs/contract";
 export { DhsApiError, unwrap } from "./errors.js";
 export { isSafeToRetry } from "./retry.js";
-export { verifyWebhook, WebhookVerificationError } from "./verify-webhook.js";
+export { type VerifiedWebhook, verifyWebhook, WebhookVerificationError } from "./verify-webhook.js";
 
 export interface ClientOptions {
   /** Where the service is, e.g. `https://dhs.internal` (no `/v1`). */

@@ -4,8 +4,39 @@
  * the timestamp within five minutes of now. Give it the body exactly as it arrived (before any JSON
  * parsing) and the endpoint's secret; during a rotation, either the old or the new secret verifies.
  */
-import type { WebhookPayload } from "@dhs/contract";
+import type {
+  ParticipantTurnData,
+  SessionEventData,
+  TranscriptReadyData,
+  UtteranceEventData,
+  WebhookEventType,
+  WebhookPayload,
+  WebhookTestData,
+} from "@dhs/contract";
 import { Webhook } from "standardwebhooks";
+
+/**
+ * Each event type's `data`, as the contract's guide ("Webhooks") lists them; the contract's schema says
+ * only that `data` is one of them. Every event type must be named: a type the contract adds does not
+ * compile until it is.
+ */
+type DataOf<T extends Record<WebhookEventType, WebhookPayload["data"]>> = T;
+type WebhookData = DataOf<{
+  "session.created": SessionEventData;
+  "session.active": SessionEventData;
+  "session.digital_human_joined": SessionEventData;
+  "session.ended": SessionEventData;
+  "session.transcript_ready": TranscriptReadyData;
+  "session.participant_turn": ParticipantTurnData;
+  "session.utterance_started": UtteranceEventData;
+  "session.utterance_ended": UtteranceEventData;
+  "webhook.test": WebhookTestData;
+}>;
+
+/** A delivery whose `data` narrows with its `type` (`if (event.type === "session.participant_turn")`). */
+export type VerifiedWebhook = {
+  [T in WebhookEventType]: Omit<WebhookPayload, "type" | "data"> & { type: T; data: WebhookData[T] };
+}[WebhookEventType];
 
 /**
  * A delivery that did not verify: forged, altered, signed with another secret, or too old or too new.
@@ -21,7 +52,7 @@ type Headers = Record<string, string | string[] | undefined> | { get(name: strin
  * The delivered event, once its signature verified with `secret` (`whsec_...`); throws
  * `WebhookVerificationError` otherwise. The event's id is the `webhook-id` header: de-duplicate on it.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers, secret: string): WebhookPayload {
+export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers, secret: string): VerifiedWebhook {
   const read = (name: string): string => {
     if (typeof (headers as { get?: unknown }).get === "function") return (headers as { get(name: string): string | null }).get(name) ?? "";
     const value = (headers as Record<string, string | string[] | undefined>)[name];
@@ -33,7 +64,7 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers, se
       "webhook-id": read("webhook-id"),
       "webhook-timestamp": read("webhook-timestamp"),
       "webhook-signature": read("webhook-signature"),
-    }) as WebhookPayload;
+    }) as VerifiedWebhook;
   } catch (error) {
     throw new WebhookVerificationError(error instanceof Error ? error.message : "the webhook did not verify", { cause: error });
   }

@@ -6,11 +6,18 @@ import {
   createClient,
   type DhsClient,
   type Interruption,
+  type ParticipantTurnData,
   type Principal,
   type Session,
+  type SessionEventData,
   type SessionList,
+  type TranscriptReadyData,
   type Utterance,
+  type UtteranceEventData,
   unwrap,
+  verifyWebhook,
+  type WebhookPayload,
+  type WebhookTestData,
 } from "../src/index.js";
 
 const client = createClient({ baseUrl: "http://dhs.test", apiKey: "dhs_x" });
@@ -72,5 +79,16 @@ describe("what the types promise", () => {
     void client.addSessionContext("id", { text: "A note.", interrupt: true });
     // @ts-expect-error an utterance is read by its session and its id
     void client.getUtterance("id");
+  });
+
+  it("verifyWebhook's event narrows its data by its type, and is still a WebhookPayload", () => {
+    const event = verifyWebhook("{}", {}, "whsec_x");
+    expectTypeOf(event).toExtend<WebhookPayload>();
+    if (event.type === "session.participant_turn") expectTypeOf(event.data).toEqualTypeOf<ParticipantTurnData>();
+    if (event.type === "session.utterance_started" || event.type === "session.utterance_ended")
+      expectTypeOf(event.data).toEqualTypeOf<UtteranceEventData>();
+    if (event.type === "session.ended") expectTypeOf(event.data).toEqualTypeOf<SessionEventData>();
+    if (event.type === "session.transcript_ready") expectTypeOf(event.data).toEqualTypeOf<TranscriptReadyData>();
+    if (event.type === "webhook.test") expectTypeOf(event.data).toEqualTypeOf<WebhookTestData>();
   });
 });
