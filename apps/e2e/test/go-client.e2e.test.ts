@@ -65,7 +65,7 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
     await run("go", ["build", "-o", "bin/", "./check", "./example"], { cwd: dir, env: goEnv, timeout: 300_000 });
   }, 600_000);
 
-  it("creates with an Idempotency-Key, replays, gets 409 on a reused key, gets, lists, ends, reads 401 and 422 codes as strings, and makes, uses, changes and deletes a digital human", async () => {
+  it("creates with an Idempotency-Key, replays, gets 409 on a reused key, gets, lists, drives the session (says, replays, reads, adds context, interrupts), ends, is refused a say after the end, reads 401 and 422 codes as strings, and makes, uses, changes and deletes a digital human", async () => {
     const { stdout } = await run(join(dir, "bin/check"), [], {
       env: { ...goEnv, DHS_URL: stack.apiUrl, DHS_API_KEY: DEV_API_KEY },
       timeout: 60_000,
@@ -88,11 +88,28 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
       persona_renamed: "Go Mia",
       persona_greeting_cleared: true,
       persona_deleted: true,
+      // Nothing joined (this stack has no digital human worker): the utterance and the note wait for it,
+      // and the interruption drops the utterance.
+      utterance_status: "queued",
+      say_replayed: "true",
+      say_replayed_same_id: true,
+      got_utterance_status: "queued",
+      context_note_status: "queued",
+      interrupted_utterance_ids: [seen.utterance_id],
+      interrupted_utterance_status: "interrupted",
+      say_after_end_status: 409,
+      say_after_end_code: "session_ended",
+      say_after_end_code_known: true,
     });
+    expect(seen.utterance_id).toMatch(/^utt_[0-9a-f]{24}$/);
+    expect(seen.context_note_id).toMatch(/^ctx_[0-9a-f]{24}$/);
     // The server's own view of what the Go client did.
     const api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
     const { data: session } = await api.getSession(seen.session_id as string);
     expect(session).toMatchObject({ id: seen.session_id, room_name: seen.room_name, status: "cancelled" });
+    // One utterance for the said-twice key, still interrupted, never said.
+    const { data: utterance } = await api.getUtterance(seen.session_id as string, seen.utterance_id as string);
+    expect(utterance).toMatchObject({ id: seen.utterance_id, session_id: seen.session_id, status: "interrupted", started_at: null });
     const { data: list } = await api.listSessions({ limit: 100 });
     expect(list?.data.find((item) => item.id === seen.session_id)?.tags).toEqual(["go-client"]);
     // The session the Go client made of its digital human names it, and the digital human is gone.

@@ -35,6 +35,20 @@ type report struct {
 	PersonaRenamed   string `json:"persona_renamed"`
 	PersonaCleared   bool   `json:"persona_greeting_cleared"`
 	PersonaDeleted   bool   `json:"persona_deleted"`
+	// Driving the session from the backend: an utterance (said, replayed, read), a note, an interruption,
+	// and an utterance refused once the session has ended.
+	UtteranceID          string   `json:"utterance_id"`
+	UtteranceStatus      string   `json:"utterance_status"`
+	SayReplayed          string   `json:"say_replayed"`
+	SayReplayedSameID    bool     `json:"say_replayed_same_id"`
+	GotUtteranceStatus   string   `json:"got_utterance_status"`
+	ContextNoteID        string   `json:"context_note_id"`
+	ContextNoteStatus    string   `json:"context_note_status"`
+	InterruptedIDs       []string `json:"interrupted_utterance_ids"`
+	InterruptedStatus    string   `json:"interrupted_utterance_status"`
+	SayAfterEndStatus    int      `json:"say_after_end_status"`
+	SayAfterEndCode      string   `json:"say_after_end_code"`
+	SayAfterEndCodeKnown bool     `json:"say_after_end_code_known"`
 }
 
 func fail(step string, status int, body []byte) {
@@ -114,12 +128,24 @@ func main() {
 		out.Listed = out.Listed || item.Id == session.Id
 	}
 
+	converse(ctx, api, session.Id, &out)
+
 	ended, err := api.EndSessionWithResponse(ctx, session.Id)
 	check("end", err)
 	if ended.JSON200 == nil {
 		fail("end", ended.StatusCode(), ended.Body)
 	}
 	out.EndedStatus = string(ended.JSON200.Status)
+
+	late, err := api.SayWithResponse(ctx, session.Id, &dhs.SayParams{IdempotencyKey: uuid.NewString()},
+		dhs.SayJSONRequestBody{Text: "Is anyone still there?"})
+	check("say after the end", err)
+	if late.JSON409 == nil {
+		fail("say after the end", late.StatusCode(), late.Body)
+	}
+	out.SayAfterEndStatus = late.StatusCode()
+	out.SayAfterEndCode = late.JSON409.Code
+	out.SayAfterEndCodeKnown = late.JSON409.Code == string(dhs.ErrorCodeSessionEnded)
 
 	stranger := client(os.Getenv("DHS_URL"), "dhs_not_a_key_of_this_service")
 	denied, err := stranger.GetSessionWithResponse(ctx, session.Id)
@@ -142,6 +168,60 @@ func main() {
 
 	persona(ctx, api, &out)
 	check("report", json.NewEncoder(os.Stdout).Encode(out))
+}
+
+// converse drives the session as a backend that brings its own brain would, before anyone has joined
+// (both are accepted from the session's creation and wait for the digital human): it says something with
+// an Idempotency-Key, retries it with the same key, reads the utterance back, tells the digital human
+// something, and interrupts, which drops the utterance still queued.
+func converse(ctx context.Context, api *dhs.ClientWithResponses, sessionID dhs.SessionId, out *report) {
+	key := dhs.SayParams{IdempotencyKey: uuid.NewString()}
+	line := dhs.SayJSONRequestBody{Text: "Your order shipped this morning; it arrives on Thursday."}
+	said, err := api.SayWithResponse(ctx, sessionID, &key, line)
+	check("say", err)
+	if said.JSON202 == nil {
+		fail("say", said.StatusCode(), said.Body)
+	}
+	out.UtteranceID, out.UtteranceStatus = said.JSON202.Id, string(said.JSON202.Status)
+
+	// The same key and body, as after a timeout: the same utterance, said once.
+	again, err := api.SayWithResponse(ctx, sessionID, &key, line)
+	check("say again", err)
+	if again.JSON202 == nil {
+		fail("say again", again.StatusCode(), again.Body)
+	}
+	out.SayReplayed = again.HTTPResponse.Header.Get("Idempotent-Replayed")
+	out.SayReplayedSameID = again.JSON202.Id == said.JSON202.Id
+
+	got, err := api.GetUtteranceWithResponse(ctx, sessionID, said.JSON202.Id)
+	check("get the utterance", err)
+	if got.JSON200 == nil {
+		fail("get the utterance", got.StatusCode(), got.Body)
+	}
+	out.GotUtteranceStatus = string(got.JSON200.Status)
+
+	respond := false
+	note, err := api.AddSessionContextWithResponse(ctx, sessionID, &dhs.AddSessionContextParams{IdempotencyKey: uuid.NewString()},
+		dhs.AddSessionContextJSONRequestBody{Text: "The caller is Ines Bauer; her order 4417 shipped today.", Respond: &respond})
+	check("add context", err)
+	if note.JSON202 == nil {
+		fail("add context", note.StatusCode(), note.Body)
+	}
+	out.ContextNoteID, out.ContextNoteStatus = note.JSON202.Id, string(note.JSON202.Status)
+
+	stopped, err := api.InterruptSessionWithResponse(ctx, sessionID)
+	check("interrupt", err)
+	if stopped.JSON200 == nil {
+		fail("interrupt", stopped.StatusCode(), stopped.Body)
+	}
+	out.InterruptedIDs = stopped.JSON200.UtteranceIds
+
+	after, err := api.GetUtteranceWithResponse(ctx, sessionID, said.JSON202.Id)
+	check("get the interrupted utterance", err)
+	if after.JSON200 == nil {
+		fail("get the interrupted utterance", after.StatusCode(), after.Body)
+	}
+	out.InterruptedStatus = string(after.JSON200.Status)
 }
 
 // persona makes a digital human of the account's own and a session of it, renames it, clears its greeting
