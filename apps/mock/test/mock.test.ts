@@ -17,6 +17,7 @@ const errorExample = (response: string) =>
 
 const SESSION_ID = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
 const DH_ID = "9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c";
+const UTTERANCE_ID = "utt_5e8f0a1b2c3d4e5f60718293";
 let prism: ChildProcess;
 let base: string;
 
@@ -65,6 +66,8 @@ describe("pnpm mock", () => {
     ["getDigitalHuman", "GET", `/v1/digital-humans/${DH_ID}`, 200, example("DigitalHumanAva")],
     ["deleteDigitalHuman", "DELETE", `/v1/digital-humans/${DH_ID}`, 200, example("DigitalHumanDeleted")],
     ["listVoices", "GET", "/v1/voices", 200, example("VoiceListAll")],
+    ["getUtterance", "GET", `/v1/sessions/${SESSION_ID}/say/${UTTERANCE_ID}`, 200, example("UtteranceSpoken")],
+    ["interruptSession", "POST", `/v1/sessions/${SESSION_ID}/interrupt`, 200, example("InterruptionStopped")],
   ])("answers %s with its first example", async (_name, method, path, status, body) => {
     const res = await fetch(`${base}${path}`, { method, headers: auth });
     expect(res.status).toBe(status);
@@ -127,6 +130,30 @@ describe("pnpm mock", () => {
     expect(((await readOnly.json()) as { code: string }).code).toBe("digital_human_read_only");
     expect((await patch({}, { colour: "blue" })).status).toBe(422);
   });
+
+  it.each([
+    ["say", "say", { text: "Your order shipped this morning.", interrupt: true }, "UtteranceQueued"],
+    ["addSessionContext", "context", { text: "The caller is Ines Bauer.", respond: true }, "ContextNoteQueued"],
+  ])(
+    "answers %s with 202 and its example, 409 session_ended on request, and 422 without a key, with empty text or an unknown field",
+    async (_name, path, body, name) => {
+      const post = (headers: Record<string, string>, sent: unknown) =>
+        fetch(`${base}/v1/sessions/${SESSION_ID}/${path}`, {
+          method: "POST",
+          headers: { ...auth, ...json, ...headers },
+          body: JSON.stringify(sent),
+        });
+      const queued = await post({ "Idempotency-Key": "qa-say-1" }, body);
+      expect(queued.status).toBe(202);
+      expect(await queued.json()).toEqual(example(name));
+      const ended = await post({ "Idempotency-Key": "qa-say-2", Prefer: "code=409" }, body);
+      expect(ended.status).toBe(409);
+      expect(await ended.json()).toEqual(example("SessionEnded"));
+      expect((await post({}, body)).status).toBe(422);
+      expect((await post({ "Idempotency-Key": "qa-say-3" }, { text: "" })).status).toBe(422);
+      expect((await post({ "Idempotency-Key": "qa-say-4" }, { ...body, voice: "slt" })).status).toBe(422);
+    },
+  );
 
   it("answers 401 with the Unauthorized example when no API key is sent", async () => {
     const res = await fetch(`${base}/v1/sessions/${SESSION_ID}`);
