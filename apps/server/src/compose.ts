@@ -14,6 +14,7 @@ import { UndiciWebhookSender } from "./customer-webhooks/webhook-sender.js";
 import { AccountLimits } from "./domain/accounts/account-limits.js";
 import { AccountService } from "./domain/accounts/account-service.js";
 import { ApiKeyRing } from "./domain/accounts/api-keys.js";
+import { ConversationService } from "./domain/conversation/conversation-service.js";
 import { WebhookEndpointService } from "./domain/customer-webhooks/endpoint-service.js";
 import type { WebhookSender, WebhookStore } from "./domain/customer-webhooks/ports.js";
 import { RetrySchedule } from "./domain/customer-webhooks/retry-schedule.js";
@@ -115,8 +116,21 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     accounts,
     rateLimit: config.rateLimit.enabled ? { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst } : undefined,
   });
+  const conversation = new ConversationService({
+    sessions: store,
+    store: stores.conversations,
+    // A test's own RoomService has no data channel: its jobs pull on their own.
+    nudger: livekit,
+    limits: config.conversation,
+    durations: settings.durations,
+    eventRetainMs: hooks.eventRetainMs,
+    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    onNudgeFailed: (err) =>
+      logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "conversation nudge failed"),
+  });
   const sessions = new SessionService({
     store,
+    participantTurns: conversation,
     rooms: overrides.rooms ?? (livekit as LiveKitRoomService),
     tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
     catalog,
@@ -136,7 +150,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     eventRetainMs: hooks.eventRetainMs,
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
   });
-  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts), {
+  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts, conversation), {
     intervalMs: config.sweepIntervalMs,
     leaseMs: 30_000,
     batch: 100,
@@ -157,6 +171,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const app = createApp({
     sessions,
     transcripts,
+    conversation,
     digitalHumanTokens: new DigitalHumanTokens(config.livekit.apiKey, config.livekit.apiSecret),
     webhookEndpoints: hooks.endpoints,
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit

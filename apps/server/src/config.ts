@@ -68,6 +68,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     digitalHumanRedispatchS: s.DIGITAL_HUMAN_REDISPATCH_S,
     sessionRetentionS: s.SESSION_RETENTION_S,
     transcriptGraceS: s.TRANSCRIPT_GRACE_S,
+    /** The bounds of a session's conversation (say, addSessionContext). */
+    conversation: {
+      maxQueued: s.CONVERSATION_QUEUE_MAX,
+      charactersPerMinute: s.CONVERSATION_CHARACTERS_PER_MINUTE,
+      sayTtlMs: s.SAY_TTL_S * 1000,
+      maxNotes: s.CONVERSATION_MAX_NOTES,
+    },
     idempotencyKeyTtlS: s.IDEMPOTENCY_KEY_TTL_S,
     idempotencyLockTtlS: s.IDEMPOTENCY_LOCK_TTL_S,
     /** How often each replica looks for due session timers. */

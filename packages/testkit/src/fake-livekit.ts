@@ -1,5 +1,5 @@
 /**
- * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom, ListRooms) and AgentDispatchService
+ * A stand-in for LiveKit's Twirp RoomService (CreateRoom, DeleteRoom, ListRooms, SendData) and AgentDispatchService
  * (ListDispatch, CreateDispatch) over HTTP, as livekit-server-sdk
  * calls it. It checks the SDK's bearer JWT like LiveKit does, records every call, and can be told to be
  * slow, to answer late what it already did, to fail with 503 or to stop answering, so tests can see what
@@ -124,7 +124,7 @@ export class FakeLiveKit {
     } catch {
       return reply(401, { code: "unauthenticated", msg: "invalid token" });
     }
-    const grant = method === "ListRooms" ? "roomList" : method.endsWith("Dispatch") ? "roomAdmin" : "roomCreate";
+    const grant = method === "ListRooms" ? "roomList" : method.endsWith("Dispatch") || method === "SendData" ? "roomAdmin" : "roomCreate";
     if (!grants.video?.[grant]) return reply(403, { code: "permission_denied", msg: `${grant} grant required` });
 
     const body = raw ? (JSON.parse(raw) as Record<string, any>) : {};
@@ -173,6 +173,10 @@ export class FakeLiveKit {
       case "CreateDispatch":
         this.dispatch(body.room, body.agentName);
         return reply(200, { id: "AD_new", agentName: body.agentName, room: body.room });
+      case "SendData":
+        // As LiveKit: data for a room it does not have is refused.
+        if (!this.rooms.has(body.room)) return reply(404, { code: "not_found", msg: "room not found" });
+        return reply(200, {});
       case "DeleteRoom":
         this.roomInfo.delete(body.room);
         if (!this.rooms.delete(body.room)) return reply(404, { code: "not_found", msg: "room not found" });

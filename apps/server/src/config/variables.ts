@@ -127,6 +127,22 @@ export const VARIABLES = {
     { default: 60, min: 1, max: 3600 },
     "How long after its session ended a transcript still takes the digital human's segments, unless it said `final` first; then the transcript is complete and `session.transcript_ready` is sent.",
   ),
+  SAY_TTL_S: integer(
+    { default: 60, min: 1, max: 3600 },
+    "How long an utterance of `say` waits to be started (the digital human not joined yet, or saying something else) before it is `expired`.",
+  ),
+  CONVERSATION_QUEUE_MAX: integer(
+    { default: 20, min: 1, max: 50 },
+    "Utterances and context notes a session may have queued at once (`429 conversation_queue_full` beyond).",
+  ),
+  CONVERSATION_CHARACTERS_PER_MINUTE: integer(
+    { default: 3000, min: 100, max: 100_000 },
+    "Characters of `say` and `addSessionContext` a session may be given a minute (`429 conversation_rate_limited` beyond).",
+  ),
+  CONVERSATION_MAX_NOTES: integer(
+    { default: 50, min: 1, max: 50 },
+    "Context notes a session may be given in all (each is handed again to a digital human dispatched again).",
+  ),
   SESSION_RETENTION_S: integer(
     { default: 30 * 86_400, min: 60, max: 400 * 86_400 },
     "How long a session is kept after it ends (readable and listed); then it expires from Redis by itself, with no timer or sweep. At least `IDEMPOTENCY_KEY_TTL_S`.",

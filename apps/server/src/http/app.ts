@@ -13,6 +13,7 @@ import type { Logger } from "pino";
 import type { AccountService } from "../domain/accounts/account-service.js";
 import type { ApiKeyRing } from "../domain/accounts/api-keys.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
+import type { ConversationService } from "../domain/conversation/conversation-service.js";
 import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
 import type { DigitalHumanService } from "../domain/digital-humans/digital-human-service.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
@@ -31,11 +32,12 @@ import { jsonBody } from "./request-guards.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { accountOperations } from "./routes/account.js";
+import { conversationOperations } from "./routes/conversation.js";
+import { digitalHumanRoutes } from "./routes/digital-human-routes.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionOperations } from "./routes/sessions.js";
-import { transcriptSegmentRoutes } from "./routes/transcript-segments.js";
 import { transcriptOperations } from "./routes/transcripts.js";
 import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
@@ -44,7 +46,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export interface AppDependencies {
   sessions: SessionService;
   transcripts: TranscriptService;
-  /** Verifies the digital human's token for its session's transcript. */
+  conversation: ConversationService;
+  /** Verifies the digital human's token for its session's transcript and conversation. */
   digitalHumanTokens: DigitalHumanTokens;
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
@@ -95,10 +98,11 @@ export function createApp(deps: AppDependencies): Express {
     res.setHeader("Cache-Control", "no-store");
     next();
   };
-  // The digital human's own operation, ahead of the API keys' pipeline (transcript-segments.ts says why).
+  // The digital human's own operations, ahead of the API keys' pipeline (digital-human-routes.ts says why).
   app.use(
-    transcriptSegmentRoutes({
+    digitalHumanRoutes({
       transcripts: deps.transcripts,
+      conversation: deps.conversation,
       tokens: deps.digitalHumanTokens,
       validator,
       rateLimiter: deps.rateLimiter,
@@ -119,6 +123,7 @@ export function createApp(deps: AppDependencies): Express {
       dispatch({
         ...sessionOperations(deps.sessions, deps.cursors),
         ...transcriptOperations(deps.transcripts, deps.cursors),
+        ...conversationOperations(deps.conversation),
         ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
         ...accountOperations(deps.accounts),
         ...digitalHumanOperations(deps.digitalHumans, deps.cursors),

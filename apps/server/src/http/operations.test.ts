@@ -42,7 +42,7 @@ describe("the operation table", () => {
       ...digitalHumanOperations({} as never, {} as never),
       ...principalOperations({} as never),
     };
-    // The digital human's own operation is answered ahead of the table (routes/transcript-segments.ts).
+    // The digital human's own operation is answered ahead of the table (routes/digital-human-routes.ts).
     expect(Object.keys(table).sort()).toEqual(
       contractOperationIds()
         .filter((id) => id !== "appendTranscriptSegments")

@@ -25,7 +25,7 @@ export type OperationHandler<Id extends ApiKeyOperationId> = (
 
 /**
  * Every operation an API key calls: not `receiveSessionEvent` (the webhook this service sends), nor
- * `appendTranscriptSegments` (the digital human's, answered ahead of this table: routes/transcript-segments.ts).
+ * the digital human's (`appendTranscriptSegments`, `pullConversation`, `reportConversation`, answered ahead of this table: routes/digital-human-routes.ts).
  */
 export type OperationHandlers = { [Id in ApiKeyOperationId]: OperationHandler<Id> };
 

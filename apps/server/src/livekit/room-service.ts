@@ -34,6 +34,9 @@ interface ListRoomsResponse {
   rooms?: { name?: string; metadata?: string; creationTime?: string | number; creationTimeMs?: string | number }[];
 }
 
+/** The data topic of the nudges (contract: pullConversation). */
+export const CONVERSATION_TOPIC = "dhs.conversation";
+
 export class LiveKitRoomService implements RoomService {
   private readonly twirp: TwirpClient;
 
@@ -120,6 +123,23 @@ export class LiveKitRoomService implements RoomService {
   /** Closes the connections to LiveKit, once nothing calls any more. */
   async close(): Promise<void> {
     await this.twirp.close();
+  }
+
+  /**
+   * ConversationNudger: a reliable data message to the session's digital human alone, on the topic its
+   * pull loop listens to; the payload says only how far the queue goes (the items are pulled with the
+   * job's own token, so nothing of the conversation travels through the room).
+   */
+  async nudge(roomName: string, identity: string, seq: number): Promise<void> {
+    const data = Buffer.from(JSON.stringify({ seq })).toString("base64");
+    await callLiveKit(() =>
+      this.twirp.call(
+        "RoomService",
+        "SendData",
+        { room: roomName, data, kind: "RELIABLE", destinationIdentities: [identity], topic: CONVERSATION_TOPIC },
+        roomName,
+      ),
+    );
   }
 
   async deleteRoom(name: string): Promise<void> {

@@ -6,17 +6,20 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
+import type { ConversationStore } from "../domain/conversation/ports.js";
 import type { WebhookStore } from "../domain/customer-webhooks/ports.js";
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
+import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
 import { connectRedis } from "./redis/client.js";
+import { RedisConversationStore } from "./redis/conversation-store.js";
 import { RedisWebhookStore } from "./redis/customer-webhook-store.js";
 import { RedisDigitalHumanStore } from "./redis/digital-humans/digital-human-store.js";
 import { StoreLayout } from "./redis/layout-version.js";
@@ -43,6 +46,8 @@ export interface Stores {
   digitalHumans: DigitalHumanStore;
   webhooks: WebhookStore;
   transcripts: TranscriptStore;
+  /** Each session's conversation as its backend drives it. */
+  conversations: ConversationStore;
   /** Per-API-key rate limits on the same store; undefined when they are off. */
   rateLimiter: RateLimiter | undefined;
   connection: StoresConnection;
@@ -65,18 +70,24 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   let webhooks: WebhookStore;
   let transcripts: TranscriptStore;
   let digitalHumans: DigitalHumanStore;
+  let conversations: ConversationStore;
   if (redis) {
     digitalHumans = new RedisDigitalHumanStore(redis, prefix, tracing);
     webhooks = new RedisWebhookStore(redis, prefix, tracing);
     sessions = options.sessions ?? new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}) });
     transcripts = new RedisTranscriptStore(redis, prefix);
+    conversations = new RedisConversationStore(redis, prefix, tracing);
   } else {
     // In memory, the session store queues webhook events in the webhook store's maps, in the same step.
     const memoryHooks = new MemoryWebhookStore();
     digitalHumans = new MemoryDigitalHumanStore();
     webhooks = memoryHooks;
-    sessions = options.sessions ?? new MemorySessionStore(Date.now, memoryHooks);
+    const memorySessions = new MemorySessionStore(Date.now, memoryHooks);
+    sessions = options.sessions ?? memorySessions;
     transcripts = new MemoryTranscriptStore();
+    // The conversation's timer is a session timer: it lives where the session store keeps them.
+    const timers = options.sessions instanceof MemorySessionStore ? options.sessions.state : memorySessions.state;
+    conversations = new MemoryConversationStore(memoryHooks, timers);
   }
   const { rateLimit } = config;
   const rateLimiter = rateLimit.enabled
@@ -89,6 +100,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     digitalHumans,
     webhooks,
     transcripts,
+    conversations,
     rateLimiter,
     connection: {
       ready: () => readiness.ready(),

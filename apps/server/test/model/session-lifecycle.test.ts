@@ -681,7 +681,9 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       eventRetainMs: 86_400_000,
       now: () => new Date(clock.now),
     });
-    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts), {
+    // No session of this model is driven, so none has a conversation timer (conversation-delivery.test.ts models those).
+    const noConversation = { onTimer: () => Promise.reject(new Error("no session of this model has a conversation")) };
+    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts, noConversation), {
       intervalMs: 1000,
       leaseMs: 30_000,
       batch: 100,

@@ -93,6 +93,8 @@ export interface SessionServiceDeps {
   onEventsQueued?: (sessionId: string) => void;
   /** Spans of transitions and timers; none by default. */
   tracing?: Tracing;
+  /** What a test helper's `participant_turn` sends (the conversation's event); refused without it. */
+  participantTurns?: { testTurn(principal: Principal, sessionId: string, text: string): Promise<void> };
 }
 
 /** The dependencies with the clock and tracing settled: what every use case is given. */

@@ -73,8 +73,8 @@ export class SessionService {
   /** A timer is due (the sweeper): an event of the machine. */
   async onTimer(due: DueTimer): Promise<void> {
     const { timer } = due;
-    // The transcripts fire their own timer (compose.ts routes it); the machine never sees it.
-    if (timer === "transcript_ready") throw new Error("transcript_ready is not a timer of the session machine");
+    // The transcripts and the conversation fire their own timers (compose.ts routes them); the machine never sees them.
+    if (timer === "transcript_ready" || timer === "conversation") throw new Error(`${timer} is not a timer of the session machine`);
     // A trace of its own, linked to the change that scheduled the timer (stored with the session).
     await this.context.tracing.span(
       "session.timer",

@@ -45,6 +45,16 @@ export class TestSessionEvents {
       const message = body.type === "time_passed" ? "is required with time_passed" : "is allowed with time_passed only";
       throw new AppError("validation_failed", [{ location: "body", path: "seconds", message }]);
     }
+    if ((body.type === "participant_turn") !== (body.text !== undefined)) {
+      const message = body.type === "participant_turn" ? "is required with participant_turn" : "is allowed with participant_turn only";
+      throw new AppError("validation_failed", [{ location: "body", path: "text", message }]);
+    }
+    if (body.type === "participant_turn") {
+      const turns = this.context.participantTurns;
+      if (!turns) throw new Error("participant_turn needs the conversation, which this server was not given");
+      await turns.testTurn(principal, sessionId, body.text ?? "");
+      return this.reader.find(principal, sessionId);
+    }
     const record = await this.reader.find(principal, sessionId);
     if (body.type === "time_passed") return this.timePassed(record, (body.seconds ?? 0) * 1000);
     // As if LiveKit closed the room: it is closed for real first (as endSession does), so no test room
@@ -93,7 +103,7 @@ export class TestSessionEvents {
 }
 
 /** The machine's event for a helper's type, given the session as stored (whose connection leaves). */
-function sessionEventOf(type: Exclude<TestSessionEvent["type"], "time_passed">, record: SessionRecord): SessionEvent {
+function sessionEventOf(type: Exclude<TestSessionEvent["type"], "time_passed" | "participant_turn">, record: SessionRecord): SessionEvent {
   switch (type) {
     case "participant_joined":
       // A new connection, as a reload or a reconnect would make.

@@ -1,13 +1,15 @@
 /**
- * POST /v1/sessions/{session_id}/transcript/segments (appendTranscriptSegments): the digital human's
- * segments. Under /v1 and in the contract like every operation, but answered ahead of the API-key
- * pipeline: its caller holds no API key but a LiveKit token bound to the session's room
- * (livekit/digital-human-token.ts), checked before the body is read (401, and the connection learns
- * nothing else), then the session's rate limit, the contract's match and validation, and the call.
+ * The digital human's operations (tag *Digital human workers*): appendTranscriptSegments,
+ * pullConversation and reportConversation. Under /v1 and in the contract like every operation, but
+ * answered ahead of the API-key pipeline: their caller holds no API key but a LiveKit token bound to the
+ * session's room (livekit/digital-human-token.ts), checked before the body is read (401, and the
+ * connection learns nothing else), then the session's rate limit, the contract's match and validation,
+ * and the call.
  */
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
 import type { RateLimiter } from "../../domain/accounts/rate-limiter.js";
 import { AppError } from "../../domain/app-error.js";
+import type { ConversationService } from "../../domain/conversation/conversation-service.js";
 import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
 import { type DigitalHumanTokens, InvalidDigitalHumanTokenError } from "../../livekit/digital-human-token.js";
 import type { ContractValidator } from "../contract-validator.js";
@@ -19,12 +21,31 @@ import { jsonBody } from "../request-guards.js";
 import { setRefusalReason } from "../request-logger.js";
 import { exactRouter } from "./exact-router.js";
 
+type DigitalHumanOperationId = "appendTranscriptSegments" | "pullConversation" | "reportConversation";
+
 // Matched without a route parameter: the contract's match reads (and decodes) the session id, so a
 // malformed one is answered as everywhere else in /v1, never by Express's own parameter decoding.
-const TRANSCRIPT_SEGMENTS_PATH = /^\/v1\/sessions\/[^/]+\/transcript\/segments$/;
+const ROUTES: readonly { operationId: DigitalHumanOperationId; path: RegExp; route: string }[] = [
+  {
+    operationId: "appendTranscriptSegments",
+    path: /^\/v1\/sessions\/[^/]+\/transcript\/segments$/,
+    route: "/v1/sessions/{session_id}/transcript/segments",
+  },
+  {
+    operationId: "pullConversation",
+    path: /^\/v1\/sessions\/[^/]+\/conversation\/pull$/,
+    route: "/v1/sessions/{session_id}/conversation/pull",
+  },
+  {
+    operationId: "reportConversation",
+    path: /^\/v1\/sessions\/[^/]+\/conversation\/reports$/,
+    route: "/v1/sessions/{session_id}/conversation/reports",
+  },
+];
 
-export function transcriptSegmentRoutes(deps: {
+export function digitalHumanRoutes(deps: {
   transcripts: TranscriptService;
+  conversation: ConversationService;
   tokens: DigitalHumanTokens;
   validator: ContractValidator;
   /** Each session's digital human is limited as an API key is ("/" is in no key id, so no bucket is shared). */
@@ -42,19 +63,21 @@ export function transcriptSegmentRoutes(deps: {
       ),
     );
   };
-  const authenticate: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader("Cache-Control", "no-store");
-    // Named from the start, so the request's log line, metrics and span say which operation a 401 refused.
-    res.locals.operationId = "appendTranscriptSegments";
-    res.locals.route = "/v1/sessions/{session_id}/transcript/segments";
-    try {
-      res.locals.transcriptSession = await deps.tokens.sessionOf(req.get("Authorization"));
-      next();
-    } catch (error) {
-      if (!(error instanceof InvalidDigitalHumanTokenError)) throw error;
-      refuse(res, next, error.message);
-    }
-  };
+  const authenticate =
+    (operationId: DigitalHumanOperationId, route: string): RequestHandler =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      res.setHeader("Cache-Control", "no-store");
+      // Named from the start, so the request's log line, metrics and span say which operation a 401 refused.
+      res.locals.operationId = operationId;
+      res.locals.route = route;
+      try {
+        res.locals.transcriptSession = await deps.tokens.sessionOf(req.get("Authorization"));
+        next();
+      } catch (error) {
+        if (!(error instanceof InvalidDigitalHumanTokenError)) throw error;
+        refuse(res, next, error.message);
+      }
+    };
   // The token is for one room: another session's path is not this token's to write (checked once the
   // contract matched the path, before the body is read).
   const ownSession: RequestHandler = (req, res, next) => {
@@ -63,21 +86,31 @@ export function transcriptSegmentRoutes(deps: {
     }
     next();
   };
-  const append = answer("appendTranscriptSegments", async ({ body }, res) => ({
-    body: await deps.transcripts.append(tokenSession(res), body),
-  }));
-  router.post(
-    TRANSCRIPT_SEGMENTS_PATH,
-    pipeline([
-      authenticate,
-      ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter, (res) => `session/${tokenSession(res)}`)] : []),
-      ...deps.validator.match,
-      ownSession,
-      jsonBody(deps.maxBodyBytes, takesBody),
-      ...deps.validator.validate,
-      append,
-    ]),
-  );
+  const handlers: Record<DigitalHumanOperationId, RequestHandler> = {
+    appendTranscriptSegments: answer("appendTranscriptSegments", async ({ body }, res) => ({
+      body: await deps.transcripts.append(tokenSession(res), body),
+    })),
+    pullConversation: answer("pullConversation", async ({ body }, res) => ({
+      body: await deps.conversation.pull(tokenSession(res), body),
+    })),
+    reportConversation: answer("reportConversation", async ({ body }, res) => ({
+      body: await deps.conversation.report(tokenSession(res), body),
+    })),
+  };
+  for (const { operationId, path, route } of ROUTES) {
+    router.post(
+      path,
+      pipeline([
+        authenticate(operationId, route),
+        ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter, (res) => `session/${tokenSession(res)}`)] : []),
+        ...deps.validator.match,
+        ownSession,
+        jsonBody(deps.maxBodyBytes, takesBody),
+        ...deps.validator.validate,
+        handlers[operationId],
+      ]),
+    );
+  }
   return router;
 }
 

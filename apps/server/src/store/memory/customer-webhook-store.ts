@@ -61,6 +61,16 @@ export class MemoryWebhookStore implements WebhookStore {
     return recorded;
   }
 
+  /** Whether an enabled endpoint of the account takes any of these event types (by name or `*`). */
+  takesAny(accountId: string, types: readonly string[]): boolean {
+    for (const json of this.endpointsOf(accountId).values()) {
+      const endpoint = JSON.parse(json) as WebhookEndpointRecord;
+      const taken: readonly string[] = endpoint.eventTypes;
+      if (endpoint.status === "enabled" && (taken.includes("*") || types.some((type) => taken.includes(type)))) return true;
+    }
+    return false;
+  }
+
   async createEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<boolean> {
     const endpoints = this.endpointsOf(endpoint.accountId);
     if (endpoints.size >= max) return false;

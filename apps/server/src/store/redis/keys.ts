@@ -123,6 +123,12 @@ export function keyspace(prefix = "dhs") {
     transcript: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:transcript:${sessionId}`,
     /** The transcript's segment ids by start time (ms): its spoken order, ties by id. */
     transcriptOrder: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:transcript-order:${sessionId}`,
+    /**
+     * A session's conversation (a hash): its state and version (`state`, `ver`), each item under `i:<id>`,
+     * each Idempotency-Key of say and addSessionContext under `k:<key>`, the digital human's reports under
+     * `r:<kind>:<id>` (none of which the other fields' names can be).
+     */
+    conversation: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:conversation:${sessionId}`,
     /** The id of a LiveKit event that reached the session (expires after LIVEKIT_WEBHOOK_DEDUPE_S). */
     livekitEvent: (sessionId: string, eventId: string) => `${prefix}:{${shard(sessionId)}}:livekit-event:${sessionId}:${eventId}`,
     /** A lease on work one replica at a time does (its holder, with a TTL). */

@@ -3,10 +3,11 @@
  * defined beside the part of the store that runs it, with a header naming its KEYS[i] and ARGV[i] and
  * what it returns, and builders that turn named arguments into them (script.ts), so callers never line
  * up positional values: the sessions' in sessions/*-scripts.ts, customer webhooks' in
- * customer-webhook-scripts.ts, the account's digital humans' in digital-humans/digital-human-scripts.ts. Each runs atomically in Redis on the keys of one slot.
+ * customer-webhook-scripts.ts, the conversations' in conversation-scripts.ts, the account's digital humans' in digital-humans/digital-human-scripts.ts. Each runs atomically in Redis on the keys of one slot.
  */
 import type { Cluster, Redis } from "ioredis";
 import { NO_TRACING, type Tracing } from "../../tracing/tracing.js";
+import { CONVERSATION_SCRIPTS } from "./conversation-scripts.js";
 import { WEBHOOK_SCRIPTS } from "./customer-webhook-scripts.js";
 import { DIGITAL_HUMAN_SCRIPTS } from "./digital-humans/digital-human-scripts.js";
 import type { Script } from "./script.js";
@@ -24,6 +25,7 @@ const SCRIPTS = {
   ...LEASE_SCRIPTS,
   ...WEBHOOK_SCRIPTS,
   ...DIGITAL_HUMAN_SCRIPTS,
+  ...CONVERSATION_SCRIPTS,
 };
 
 type ScriptName = keyof typeof SCRIPTS;
