@@ -9,9 +9,12 @@
  * (captions.ts): the digital human's lines verbatim as they start to be heard, the participant's turns
  * as the recognizer heard them; and, where the service's address is known (DHS_API_URL), posted to the
  * session's transcript (transcript-poster.ts) as well, the digital human's as far as they were heard.
+ * There too, the session's backend drives the conversation (backend-conversation.ts): what it asks to be
+ * said is said after the greeting, what it notes goes to the LLM, and the turns are reported.
  */
 import { defineAgent, type JobContext, type JobProcess, log, type VAD } from "@livekit/agents";
 import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, TrackSource } from "@livekit/rtc-node";
+import { BackendConversation } from "./backend-conversation.js";
 import { publishCaption } from "./captions.js";
 import { createConversation, joinRoom } from "./conversation-session.js";
 import { parseJobMetadata } from "./job.js";
@@ -20,6 +23,8 @@ import { llmSettings } from "./llm-settings.js";
 import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
 import { Presence } from "./presence.js";
 import { RemoteVoice } from "./remote-voice.js";
+import { serviceAccess } from "./service-api.js";
+import { sessionVoice } from "./session-voice.js";
 import { TranscriptPoster } from "./transcript-poster.js";
 import { loadVad } from "./vad.js";
 import type { Voice } from "./voice.js";
@@ -82,30 +87,23 @@ export default defineAgent({
         logger.warn({ error: String(error) }, "could not publish a caption"),
       );
     };
-    // The service's copy of what was said; none where the worker does not know the service (worker.ts).
-    const serviceUrl = process.env.DHS_API_URL;
-    const transcript =
-      serviceUrl === undefined || serviceUrl === "" || job.sessionId === undefined
-        ? undefined
-        : new TranscriptPoster({
-            serviceUrl: serviceUrl.replace(/\/+$/, ""),
-            sessionId: job.sessionId,
-            roomName: ctx.job.room?.name ?? `dhs-${job.sessionId}`,
-            idPrefix: ctx.job.id,
-            apiKey: process.env.LIVEKIT_API_KEY ?? "",
-            apiSecret: process.env.LIVEKIT_API_SECRET ?? "",
-            onError: (message) => logger.warn(message),
-          });
+    // The service's copy of what was said, and its backend's part in the conversation; neither where the
+    // worker does not know the service (worker.ts).
+    const service = serviceAccess(process.env, job.sessionId, ctx.job.room?.name);
+    const transcript = service && new TranscriptPoster({ ...service, idPrefix: ctx.job.id, onError: (message) => logger.warn(message) });
+    let backend: BackendConversation | undefined;
     const presence = new Presence(job.digitalHuman.name, job.digitalHuman.id, {
       // The line as it starts to be heard: tests match it against the audio the browser receives.
       lineStarted: (text) => {
         logger.info({ text }, "saying");
         caption(ctx.room.localParticipant?.identity ?? "", presence.voiceTrack.sid, text);
+        backend?.lineStarted(text);
       },
       // In the transcript as far as it was heard: a line cut off keeps its words, timed to the cut.
       lineHeard: ({ text, startedAt, endedAt, interrupted }) => {
         if (interrupted) logger.info({ text }, "cut off");
         transcript?.add({ speaker: "digital_human", text, startedAt, endedAt });
+        backend?.lineHeard(interrupted);
       },
       replyStarted: () => timeline("first audio sent"),
     });
@@ -127,6 +125,7 @@ export default defineAgent({
           const microphone = [...(speaker?.trackPublications.values() ?? [])].find((t) => t.source === TrackSource.SOURCE_MICROPHONE);
           caption(speaker?.identity ?? job.participantIdentity ?? "participant", microphone?.sid, text);
           transcript?.add({ speaker: "participant", text, startedAt, endedAt });
+          backend?.participantSaid(text, startedAt, endedAt);
         },
         step: timeline,
         sttFailed: (error) => {
@@ -145,6 +144,11 @@ export default defineAgent({
     const isTheParticipant = (p: RemoteParticipant) =>
       p.kind !== ParticipantKind.AGENT && (job.participantIdentity === undefined || p.identity === job.participantIdentity);
     await joinRoom(conversation, ctx, job, isTheParticipant);
+    if (service) {
+      const voice = sessionVoice(conversation.session, conversation.agent, { hasLlm: "settings" in llm });
+      backend = new BackendConversation({ room: ctx.room, service, jobId: ctx.job.id, voice, logger });
+      backend.start();
+    }
     const say = (text: string) => conversation.session.say(text);
     let timeLimit: NodeJS.Timeout | undefined;
 
@@ -159,9 +163,12 @@ export default defineAgent({
       if (greeted || greetFor === undefined) return;
       greeted = true;
       clearTimeout(greetingWait);
-      if (persona.greeting === null) return;
-      timeline("greeting started");
-      say(greeting(persona.greeting, greetFor.identity, job.digitalHuman.name));
+      if (persona.greeting !== null) {
+        timeline("greeting started");
+        say(greeting(persona.greeting, greetFor.identity, job.digitalHuman.name));
+      }
+      // The backend's says follow the greeting, which the session now holds.
+      backend?.greeted();
     };
     const welcome = (p: RemoteParticipant) => {
       if (!isTheParticipant(p) || greetFor !== undefined) return;
@@ -192,9 +199,12 @@ export default defineAgent({
     const stop = async () => {
       clearTimeout(timeLimit);
       clearTimeout(greetingWait);
+      backend?.stop();
       await presence.stop();
       await conversation.session.close().catch(() => undefined);
       transcriber?.close();
+      // A say cut by the close is reported so.
+      await backend?.flush();
       // A turn still being transcribed is lost with the job; what was said before it is sent.
       await transcript?.finish(roomGone);
     };

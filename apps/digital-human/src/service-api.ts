@@ -23,6 +23,26 @@ export interface ServiceAccess {
   fetch?: typeof fetch;
 }
 
+/**
+ * The service's address (DHS_API_URL) and the worker's LiveKit key (worker.ts sets both for its jobs);
+ * undefined where the worker does not know the service, or the job no session (a dispatch made by hand).
+ */
+export function serviceAccess(
+  env: NodeJS.ProcessEnv,
+  sessionId: string | undefined,
+  roomName: string | undefined,
+): ServiceAccess | undefined {
+  const serviceUrl = env.DHS_API_URL?.replace(/\/+$/, "");
+  if (!serviceUrl || sessionId === undefined) return undefined;
+  return {
+    serviceUrl,
+    sessionId,
+    roomName: roomName ?? `dhs-${sessionId}`,
+    apiKey: env.LIVEKIT_API_KEY ?? "",
+    apiSecret: env.LIVEKIT_API_SECRET ?? "",
+  };
+}
+
 /** The bearer token of the session's room, signed again a minute before it expires. */
 export class DigitalHumanToken {
   private token: { jwt: string; expiresAtMs: number } | undefined;

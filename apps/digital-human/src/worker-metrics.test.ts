@@ -25,7 +25,12 @@ describe("the worker's metrics", () => {
     await reportToWorker({ event: "llm_reply_failed", kind: "error" }, reportsUrl);
     await reportToWorker({ event: "llm_reply_failed", kind: "error" }, reportsUrl);
     await reportToWorker({ event: "stt_failed" }, reportsUrl);
+    await reportToWorker({ event: "say", outcome: "spoken" }, reportsUrl);
+    await reportToWorker({ event: "say", outcome: "refused" }, reportsUrl);
     const text = await scrape();
+    expect(text).toContain('dhs_worker_says_total{outcome="spoken"} 1');
+    expect(text).toContain('dhs_worker_says_total{outcome="refused"} 1');
+    expect(text).toContain('dhs_worker_says_total{outcome="interrupted"} 0');
     expect(text).toContain('dhs_worker_llm_reply_failures_total{kind="error"} 2');
     expect(text).toContain('dhs_worker_llm_reply_failures_total{kind="timeout"} 1');
     expect(text).toContain("dhs_worker_stt_failures_total 1");
@@ -39,6 +44,7 @@ describe("the worker's metrics", () => {
     expect(await post(`${reportsUrl}/events`, "not json")).toBe(400);
     expect(await post(`${reportsUrl}/events`, JSON.stringify({ event: "llm_reply_failed", kind: "bored" }))).toBe(400);
     expect(await post(`${reportsUrl}/events`, JSON.stringify({ event: "job_ended" }))).toBe(400);
+    expect(await post(`${reportsUrl}/events`, JSON.stringify({ event: "say", outcome: "sung" }))).toBe(400);
     expect(await post(`${reportsUrl}/events`, "x".repeat(4096)).catch(() => "reset")).not.toBe(204);
     expect(await post(`${reportsUrl}/other`, "{}")).toBe(404);
     expect(await post(`${metricsUrl}/events`, JSON.stringify({ event: "stt_failed" }))).toBe(404);

@@ -1,8 +1,9 @@
 /**
  * The worker's Prometheus metrics (prom-client): the jobs it runs, the replies the LLM failed (refused,
  * broken midway, or timed out: each one the participant heard an apology for), the turns the recognizer
- * failed on, and Node's own process metrics. Served as text at GET /metrics on a port of its own
- * (AGENT_METRICS_PORT), apart from the framework's health endpoint.
+ * failed on, the utterances of the backends' `say` by how they went, and Node's own process metrics.
+ * Served as text at GET /metrics on a port of its own (AGENT_METRICS_PORT), apart from the framework's
+ * health endpoint.
  *
  * Jobs run in processes the framework starts, so they report what they count to the worker's main
  * process over loopback HTTP (worker-report.ts), as they reach its voice server:
@@ -27,6 +28,12 @@ export class WorkerMetrics {
     help: "Turns of a participant the speech recognizer failed on (answered as turns with no words heard).",
     registers: [this.registry],
   });
+  private readonly says = new Counter({
+    name: "dhs_worker_says_total",
+    help: "Utterances of a backend's say the jobs took, by outcome (spoken; interrupted: cut or dropped once started; refused: the service did not let it start).",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
 
   constructor(jobsRunning: () => number) {
     new Gauge({
@@ -39,11 +46,13 @@ export class WorkerMetrics {
     });
     // Zero before the first failure, so a rate is defined from the start.
     for (const kind of ["error", "timeout"]) this.replyFailures.inc({ kind }, 0);
+    for (const outcome of ["spoken", "interrupted", "refused"]) this.says.inc({ outcome }, 0);
     collectDefaultMetrics({ register: this.registry, prefix: "dhs_worker_" });
   }
 
   count(event: WorkerEvent): void {
     if (event.event === "llm_reply_failed") this.replyFailures.inc({ kind: event.kind });
+    else if (event.event === "say") this.says.inc({ outcome: event.outcome });
     else this.sttFailures.inc();
   }
 

@@ -3,14 +3,21 @@
  * at DHS_WORKER_REPORT_URL, which the worker sets for the processes it starts. A job run without a worker
  * (a test) reports nothing; a report that cannot be delivered costs the count, never the session.
  */
+import type { SayOutcome } from "./conversation-driver.js";
 import type { ReplyFailure } from "./guarded-reply.js";
 
-export type WorkerEvent = { event: "llm_reply_failed"; kind: ReplyFailure["kind"] } | { event: "stt_failed" };
+export type WorkerEvent =
+  | { event: "llm_reply_failed"; kind: ReplyFailure["kind"] }
+  | { event: "stt_failed" }
+  | { event: "say"; outcome: SayOutcome };
+
+const SAY_OUTCOMES: readonly unknown[] = ["spoken", "interrupted", "refused"] satisfies SayOutcome[];
 
 export function isWorkerEvent(value: unknown): value is WorkerEvent {
   if (typeof value !== "object" || value === null) return false;
-  const { event, kind } = value as { event?: unknown; kind?: unknown };
+  const { event, kind, outcome } = value as { event?: unknown; kind?: unknown; outcome?: unknown };
   if (event === "stt_failed") return true;
+  if (event === "say") return SAY_OUTCOMES.includes(outcome);
   return event === "llm_reply_failed" && (kind === "error" || kind === "timeout");
 }
 

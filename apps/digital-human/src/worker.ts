@@ -3,8 +3,9 @@
  * (DIGITAL_HUMANS_FILE, the server's default catalog otherwise), so a session's explicit dispatch to
  * that name reaches it. LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET default to
  * `livekit-server --dev`'s, like the service's. DHS_API_URL, the service's address, is where its jobs
- * post each session's transcript; without it they only caption. OPENAI_BASE_URL and OPENAI_API_KEY name
- * the digital humans' LLM (llm-settings.ts); without them they greet and acknowledge.
+ * post each session's transcript and take what its backend queued (say, notes); without it they only
+ * caption. OPENAI_BASE_URL and OPENAI_API_KEY name the digital humans' LLM (llm-settings.ts); without
+ * them they greet and acknowledge.
  */
 import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -123,7 +124,10 @@ if ("missing" in transcriber)
   log().warn({ reason: transcriber.missing }, "no speech recognition: the participant's words are not transcribed");
 if ("settings" in llm) log().info({ base_url: llm.settings.baseUrl, default_model: llm.settings.defaultModel }, "the digital humans' LLM");
 else log().warn({ reason: llm.missing }, "no LLM: the digital humans greet, acknowledge each turn and take their leave");
-if (!env.DHS_API_URL) log().warn("DHS_API_URL is not set: transcripts are captioned in the room but not sent to the service");
+if (!env.DHS_API_URL)
+  log().warn(
+    "DHS_API_URL is not set: transcripts are captioned in the room but not sent to the service, and backends cannot drive sessions",
+  );
 // Said once here, not by every job: a voice the catalog offers that this worker cannot speak falls back.
 const fliteInstalled = "voice" in FliteVoice.find();
 const unspoken = voices.flatMap((id) => {
