@@ -307,7 +307,8 @@ describe("per-turn events", () => {
   it("the test helper's participant_turn sends the event a real turn would, test keys only", async () => {
     const created = await h.request("POST", "/v1/sessions", { key: KEYS.aTest, body: {}, headers: { "Idempotency-Key": randomUUID() } });
     const session = (await created.json()) as Session;
-    const helper = (body: unknown, key: string = KEYS.aTest) => h.request("POST", `/v1/test-helpers/sessions/${session.id}/events`, { key, body });
+    const helper = (body: unknown, key: string = KEYS.aTest) =>
+      h.request("POST", `/v1/test-helpers/sessions/${session.id}/events`, { key, body });
     const res = await helper({ type: "participant_turn", text: "I would like to cancel." });
     expect(res.status, await res.clone().text()).toBe(200);
     expect((await res.json()).id).toBe(session.id);

@@ -375,8 +375,10 @@ export interface paths {
          *     `appendTranscriptSegments`): answers the utterances and context notes queued for it with a `seq`
          *     greater than `after`, in order, and marks them delivered. Call it as soon as the job has joined
          *     the room (with `after: 0`), whenever a data message on the topic `dhs.conversation` arrives (the
-         *     service sends one to `participant_identity` after each change), and every 20 seconds in case one
-         *     was lost; pass the greatest `seq` you hold as `after`.
+         *     service sends one to `participant_identity` after each change, and again every few seconds while it
+         *     has not taken what is queued), after it reconnects, and every 60 seconds; pass the greatest `seq`
+         *     you hold as `after`. Safe to repeat: a note taken before with a `seq` after `after` is handed
+         *     again (with `respond: false`).
          *
          *     An utterance is said only after `reportConversation` accepted its `utterance_started`, so an
          *     utterance is said at most once even if a job is dispatched again. `interrupt_seq` is the `seq` of

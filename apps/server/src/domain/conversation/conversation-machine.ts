@@ -150,9 +150,10 @@ export function interrupt(sessionId: string, state: ConversationState, nowMs: nu
 /**
  * The job `identity` pulls what has a `seq` after `after`: queued items are marked delivered (notes
  * leave the queue then). A job the state does not know yet is a new one (the first, or one dispatched
- * again): what another job was saying is over (interrupted), and it is handed every note delivered
- * before (`redeliver`, whose texts the service reads from their items) so it knows what its predecessor
- * knew. `changed` is false when nothing needs writing.
+ * again): what another job was saying is over (interrupted). Every note delivered before with a `seq`
+ * after `after` is handed again (`redeliver`, whose texts the service reads from their items): a new job
+ * learns what its predecessor knew, and a job whose pull's answer was lost gets what it missed, so a
+ * pull is safe to repeat. `changed` is false when nothing needs writing.
  */
 export function pull(
   sessionId: string,
@@ -188,7 +189,8 @@ export function pull(
     if (marked !== item) items.push(marked);
     live.push(marked);
   }
-  const redeliver = newcomer ? state.delivered.filter((note) => note.seq > after) : [];
+  // Notes taken before and past `after`: a new job's predecessor took them, or this job's answer was lost.
+  const redeliver = state.delivered.filter((note) => note.seq > after);
   const changed = newcomer || items.length > 0;
   return { state: { ...state, agent: identity, live, delivered }, items, events, deliver, redeliver, changed };
 }
