@@ -26,6 +26,7 @@ export class BackendConversation {
   private readonly reports: ConversationReports;
   private readonly driver: ConversationDriver;
   private readonly queue: ConversationQueue;
+  private readonly reconnected = () => this.queue.nudge();
   private readonly nudged = (_payload: Uint8Array, _from?: unknown, _kind?: unknown, topic?: string) => {
     if (topic === CONVERSATION_TOPIC) this.queue.nudge();
   };
@@ -53,6 +54,8 @@ export class BackendConversation {
   /** Listens for nudges, then pulls for the first time: a nudge sent after that pull is not missed. */
   start(): void {
     this.options.room.on(RoomEvent.DataReceived, this.nudged);
+    // A nudge sent while the job's connection was being re-established is lost with it.
+    this.options.room.on(RoomEvent.Reconnected, this.reconnected);
     this.queue.start();
   }
 
@@ -76,6 +79,7 @@ export class BackendConversation {
   /** No more pulls nor says; a say being spoken ends as the session closes (then `flush`). */
   stop(): void {
     this.options.room.off(RoomEvent.DataReceived, this.nudged);
+    this.options.room.off(RoomEvent.Reconnected, this.reconnected);
     this.queue.stop();
     this.driver.stop();
   }

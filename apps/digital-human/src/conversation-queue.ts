@@ -2,7 +2,8 @@
  * Takes what the session's backend queued for the digital human (the contract's pullConversation): a
  * first pull as soon as the job has joined (`after: 0`), another whenever the service nudges the job (a
  * data message on `dhs.conversation`, sent to the identity the job gave in its last pull), and one every
- * 20 seconds in case a nudge was lost. Pulls go one at a time: a nudge during a pull makes one more after
+ * 60 seconds (the service nudges again while the job has not taken what is queued, so this is the last
+ * resort, and how a job learns that an endpoint now takes per-turn events). Pulls go one at a time: a nudge during a pull makes one more after
  * it, however many came.
  *
  * The cursor is the greatest `seq` seen, of an item or of an interruption, so nothing is handed on twice.
@@ -17,7 +18,7 @@ type Queue = components["schemas"]["ConversationQueue"];
 
 /** The topic of the service's nudges. */
 export const CONVERSATION_TOPIC = "dhs.conversation";
-const FALLBACK_MS = 20_000;
+const FALLBACK_MS = 60_000;
 const ATTEMPTS = 4;
 
 /** What one pull brought. */
