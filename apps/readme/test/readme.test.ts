@@ -22,9 +22,11 @@ import { fileURLToPath } from "node:url";
 import { freePort, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ReadmeBlock, type ReadmeCommand, readmeBlocks } from "./readme-blocks.js";
+import { checkBrainExample } from "./readme-brain.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const blocks = readmeBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const blocks = readmeBlocks(readme);
 
 /**
  * How each service block serves: what it prints once ready, and the README's ports with the variable that
@@ -139,6 +141,11 @@ describe("the README's shell commands", () => {
         for (const command of beside) {
           if (name === "quick-start" && command === rest[0]) continue; // the test command: see below
           await check(command, local(command.text), { METRICS_PORT: "0" });
+        }
+        if (name === "quick-start") {
+          // The backend section's example, against the demo it promises it works with.
+          const { answer } = await checkBrainExample(readme, ROOT, `http://localhost:${moved.get("8080")}`);
+          expect(answer).toBe("Your order shipped this morning.");
         }
       } finally {
         await stop(server);

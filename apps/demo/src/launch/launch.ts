@@ -123,7 +123,15 @@ async function main(): Promise<void> {
       "service",
       process.execPath,
       [join(ROOT, "apps/server/dist/main.js")],
-      { ...process.env, ...livekitEnv, HOST: "127.0.0.1", PORT: String(apiPort), METRICS_PORT: process.env.METRICS_PORT ?? "0" },
+      {
+        // A backend of one's own on this machine (README, "Bring your own brain") takes the webhooks on localhost.
+        WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+        ...process.env,
+        ...livekitEnv,
+        HOST: "127.0.0.1",
+        PORT: String(apiPort),
+        METRICS_PORT: process.env.METRICS_PORT ?? "0",
+      },
       /"msg":"listening"/,
       60_000,
     );
