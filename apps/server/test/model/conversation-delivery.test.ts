@@ -175,7 +175,7 @@ describe(`the delivery of a session's conversation (${STORE})`, () => {
       }
     };
     const report = (job: Job, reports: unknown[]) =>
-      retrying(() => w.service.report(sid, { participant_identity: job.identity, reports: reports as never })).then((r) =>
+      retrying(() => w.service.job.report(sid, { participant_identity: job.identity, reports: reports as never })).then((r) =>
         r.results.map((x) => x.accepted),
       );
     // As the sweeper: a timer whose replica died is left claimed, and fires again once its lease ran out.
@@ -244,7 +244,7 @@ describe(`the delivery of a session's conversation (${STORE})`, () => {
           break;
         case "pull": {
           if (!job?.alive) break;
-          const queue = await retrying(() => w.service.pull(sid, { after: job.cursor, participant_identity: job.identity }));
+          const queue = await retrying(() => w.service.job.pull(sid, { after: job.cursor, participant_identity: job.identity }));
           const seqs = queue.items.map((item) => item.seq);
           expect(seqs, "items in seq order").toEqual([...seqs].sort((a, b) => a - b));
           for (const item of queue.items) {

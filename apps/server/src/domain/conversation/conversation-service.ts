@@ -1,73 +1,46 @@
 /**
  * Driving a session (contract guide, "Driving a session"): the backend's say, addSessionContext,
- * interruptSession and getUtterance, the digital human's pull and reports, and the `conversation` timer.
- * Every change is read, decided by the pure rules (conversation-machine.ts, conversation-reports.ts) and
- * written with its items, events and timer in one compare-and-set; then the job is nudged.
+ * interruptSession and getUtterance, the test helper's turn, and the `conversation` timer; the digital
+ * human's pull and reports are `job` (job-conversation.ts). Every change is read, decided by the pure
+ * rules (conversation-machine.ts, conversation-delivery.ts, conversation-reports.ts) and written with its
+ * items, events and timer in one compare-and-set, then the job is nudged (conversation-changes.ts).
  */
-import type {
-  ContextNote,
-  ContextRequest,
-  ConversationItem,
-  ConversationPullRequest,
-  ConversationQueue,
-  ConversationReported,
-  ConversationReports,
-  Interruption,
-  SayRequest,
-  Utterance,
-} from "@dhs/contract";
+import type { ContextNote, ContextRequest, Interruption, SayRequest, Utterance } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
-import { modeOfOwner } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
-import type { SessionRecords } from "../sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
-import { keptUntilMs } from "../sessions/session-deps.js";
-import { outboundEvent } from "../sessions/session-events.js";
-import type { Durations } from "../sessions/session-machine.js";
 import { findOwnSession } from "../sessions/session-reader.js";
 import {
   awaitsDelivery,
-  type ConversationLimits,
   type ConversationState,
   contextView,
   EMPTY_CONVERSATION,
   fields,
   newContextId,
   newUtteranceId,
-  nextDueMs,
   RENUDGE_MS,
   type StoredContext,
   type StoredItem,
   type StoredSay,
   utteranceView,
 } from "./conversation.js";
-import { type Change, expire, interrupt, pull, queueItem, redeliveredNote } from "./conversation-machine.js";
-import { applyReports, checkReports, reportFields } from "./conversation-reports.js";
+import { ConversationChanges, type ConversationServiceDeps } from "./conversation-changes.js";
+import { type Change, expire, interrupt, queueItem } from "./conversation-machine.js";
 import { checkedText, queueRefusal, replayOf } from "./conversation-requests.js";
-import type { ConversationNudger, ConversationRead, ConversationStore } from "./ports.js";
+import { JobConversation } from "./job-conversation.js";
 
-export interface ConversationServiceDeps {
-  sessions: Pick<SessionRecords, "getSession" | "findSession">;
-  store: ConversationStore;
-  nudger: ConversationNudger | undefined;
-  limits: ConversationLimits;
-  durations: Durations;
-  /** How long a webhook event is kept while its deliveries are pending. */
-  eventRetainMs: number;
-  now?: () => Date;
-  onEventsQueued?: (sessionId: string) => void;
-  /** A nudge LiveKit refused or did not answer (the job's poll or the timer's nudge makes up for it). */
-  onNudgeFailed?: (error: unknown) => void;
-}
-
-/** What a decision writes: the change, and fields beside it; undefined writes nothing. */
-type Decision<T> = { result: T; change?: Change; marks?: Record<string, string>; nudge?: boolean };
+export type { ConversationServiceDeps };
 
 export class ConversationService {
+  /** The digital human's side: its pull and its reports. */
+  readonly job: JobConversation;
+  private readonly changes: ConversationChanges;
   private readonly now: () => Date;
 
   constructor(private readonly deps: ConversationServiceDeps) {
-    this.now = deps.now ?? (() => new Date());
+    this.changes = new ConversationChanges(deps);
+    this.now = this.changes.now;
+    this.job = new JobConversation(deps, this.changes);
   }
 
   /** POST /v1/sessions/{id}/say */
@@ -104,55 +77,11 @@ export class ConversationService {
   async interrupt(principal: Principal, sessionId: string): Promise<Interruption> {
     const session = await this.openSession(principal, sessionId);
     const nowMs = this.now().getTime();
-    const stopped = await this.change(session, [], (read) => {
+    const stopped = await this.changes.change(session, [], (read) => {
       const change = interrupt(session.id, read.state ?? EMPTY_CONVERSATION, nowMs);
-      return { result: change.stopped, change: { ...change, state: this.nudged(change.state, nowMs) }, nudge: true };
+      return { result: change.stopped, change: { ...change, state: this.changes.nudged(change.state, nowMs) }, nudge: true };
     });
     return { session_id: session.id, interrupted_at: new Date(nowMs).toISOString(), utterance_ids: stopped };
-  }
-
-  /** POST /v1/sessions/{id}/conversation/pull, from the session's digital human (its token checked). */
-  async pull(sessionId: string, body: ConversationPullRequest): Promise<ConversationQueue> {
-    const session = await this.tokenSession(sessionId);
-    const nowMs = this.now().getTime();
-    const outcome = await this.change(session, [], (read) => {
-      const pulled = pull(session.id, read.state ?? EMPTY_CONVERSATION, body.after, body.participant_identity, nowMs);
-      const result = { pulled, interruptSeq: pulled.state.interruptSeq, turnEvents: read.takesTurnEvents };
-      return pulled.changed ? { result, change: pulled } : { result };
-    });
-    const { deliver, redeliver } = outcome.pulled;
-    const notes =
-      redeliver.length === 0
-        ? []
-        : await this.deps.store.readConversationFields(
-            session.id,
-            redeliver.map((note) => fields.item(note.id)),
-          );
-    const again = notes.flatMap((json) => (json ? [redeliveredNote(JSON.parse(json) as StoredContext)] : []));
-    const items: ConversationItem[] = [...again, ...deliver].sort((a, b) => a.seq - b.seq);
-    return { items, interrupt_seq: outcome.interruptSeq, turn_events: outcome.turnEvents };
-  }
-
-  /** POST /v1/sessions/{id}/conversation/reports, from the session's digital human. */
-  async report(sessionId: string, body: ConversationReports): Promise<ConversationReported> {
-    checkReports(body.reports);
-    const session = await this.tokenSession(sessionId);
-    const nowMs = this.now().getTime();
-    const lookups = reportFields(body.reports);
-    const accepted = await this.change(session, lookups, (read) => {
-      const values = new Map(lookups.map((name, i) => [name, read.fields[i] ?? null]));
-      const applied = applyReports(
-        session.id,
-        read.state ?? EMPTY_CONVERSATION,
-        body.reports,
-        body.participant_identity,
-        { field: (name) => values.get(name) ?? null },
-        nowMs,
-      );
-      const writes = applied.items.length > 0 || Object.keys(applied.marks).length > 0;
-      return writes ? { result: applied.accepted, change: applied, marks: applied.marks } : { result: applied.accepted };
-    });
-    return { results: accepted.map((ok) => ({ accepted: ok })) };
   }
 
   /** The test helper's `participant_turn`: the event a recognised turn would send, without media. */
@@ -162,7 +91,7 @@ export class ConversationService {
     const turn = { type: "participant_turn" as const, id: `test-${newUtteranceId().slice(4)}`, text: checkedText(text) };
     const started = new Date(at.getTime() - 1000).toISOString();
     const report = { ...turn, say: false, started_at: started, ended_at: at.toISOString() };
-    await this.report(session.id, { participant_identity: "test-helper", reports: [report] });
+    await this.job.report(session.id, { participant_identity: "test-helper", reports: [report] });
   }
 
   /** The `conversation` timer: expiries, says whose job is gone, a nudge again, the end of the session. */
@@ -172,16 +101,16 @@ export class ConversationService {
     const nowMs = this.now().getTime();
     const ended = TERMINAL.has(session.status);
     let nudge: ConversationState | undefined;
-    await this.change(session, [], (read) => {
+    await this.changes.change(session, [], (read) => {
       if (!read.state) return { result: undefined };
       const change = expire(session.id, read.state, nowMs, ended);
       nudge = !ended && awaitsDelivery(change.state) && nowMs >= change.state.nudgedAtMs + RENUDGE_MS ? change.state : undefined;
-      const state = nudge ? this.nudged(change.state, nowMs) : change.state;
+      const state = nudge ? this.changes.nudged(change.state, nowMs) : change.state;
       // Written even when nothing changed: the write sets the timer to the next due time, and a timer left
       // as claimed would be dropped when it completes.
       return { result: undefined, change: { ...change, state } };
     });
-    if (nudge?.agent) this.nudge(session, nudge.agent, nudge.seq);
+    if (nudge?.agent) this.changes.nudge(session, nudge.agent, nudge.seq);
   }
 
   private async queue(
@@ -196,7 +125,7 @@ export class ConversationService {
     const keyField = fields.key(key);
     const { fingerprint: print } = replayOf(request, null);
     const nowMs = this.now().getTime();
-    const outcome = await this.change<{ replayOf: string } | { queued: Change }>(session, [keyField], (read) => {
+    const outcome = await this.changes.change<{ replayOf: string } | { queued: Change }>(session, [keyField], (read) => {
       const replay = replayOf(request, read.fields[0] ?? null);
       if (replay.kind === "reused")
         throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body.");
@@ -205,7 +134,7 @@ export class ConversationService {
       const queued = queueItem(session.id, read.state ?? EMPTY_CONVERSATION, request, nowMs, this.deps.limits);
       if (queued.kind !== "queued") throw queueRefusal(queued);
       const marks = { [keyField]: `${print}|${request.id}` };
-      return { result: { queued }, change: { ...queued, state: this.nudged(queued.state, nowMs) }, marks, nudge: true };
+      return { result: { queued }, change: { ...queued, state: this.changes.nudged(queued.state, nowMs) }, marks, nudge: true };
     });
     if ("replayOf" in outcome) {
       const [json] = await this.deps.store.readConversationFields(session.id, [fields.item(outcome.replayOf)]);
@@ -215,53 +144,9 @@ export class ConversationService {
     return { item: outcome.queued.items[0] as StoredItem, replayed: false, session };
   }
 
-  /**
-   * Reads, decides, writes, until the write is the first since the read; then nudges the job if the
-   * decision changed its queue (`nudge`). What a decision throws is the answer.
-   */
-  private async change<T>(session: SessionRecord, lookups: readonly string[], decide: (read: ConversationRead) => Decision<T>): Promise<T> {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const read = await this.deps.store.readConversation(session.account_id, session.id, lookups);
-      const decision = decide(read);
-      if (!decision.change) return decision.result;
-      const { state, items, events } = decision.change;
-      const now = this.now();
-      const mode = modeOfOwner(session.account_id);
-      const written = await this.deps.store.writeConversation({
-        accountId: session.account_id,
-        sessionId: session.id,
-        version: read.version,
-        state,
-        fields: { ...Object.fromEntries(items.map((item) => [fields.item(item.id), JSON.stringify(item)])), ...decision.marks },
-        events: events.map((event) => outboundEvent(event.type, mode, now, event.data, this.deps.eventRetainMs)),
-        expiresAtMs: keptUntilMs(session, this.deps.durations),
-        timerAtMs: nextDueMs(state),
-      });
-      if (!written) continue;
-      if (events.length > 0) this.deps.onEventsQueued?.(session.id);
-      if (decision.nudge && state.agent !== null) this.nudge(session, state.agent, state.seq);
-      return decision.result;
-    }
-    throw new Error(`session ${session.id}: too many concurrent changes of its conversation`);
-  }
-
-  private nudged(state: ConversationState, nowMs: number): ConversationState {
-    return state.agent === null ? state : { ...state, nudgedAtMs: nowMs };
-  }
-
-  private nudge(session: SessionRecord, identity: string, seq: number): void {
-    this.deps.nudger?.nudge(session.room_name, identity, seq).catch((error: unknown) => this.deps.onNudgeFailed?.(error));
-  }
-
   private async openSession(principal: Principal, sessionId: string): Promise<SessionRecord> {
     const session = await findOwnSession(this.deps.sessions, principal, sessionId);
     if (TERMINAL.has(session.status)) throw ended(session);
-    return session;
-  }
-
-  private async tokenSession(sessionId: string): Promise<SessionRecord> {
-    const session = await this.deps.sessions.findSession(sessionId);
-    if (!session) throw new AppError("not_found", `No session ${sessionId}.`);
     return session;
   }
 }

@@ -91,10 +91,10 @@ export function digitalHumanRoutes(deps: {
       body: await deps.transcripts.append(tokenSession(res), body),
     })),
     pullConversation: answer("pullConversation", async ({ body }, res) => ({
-      body: await deps.conversation.pull(tokenSession(res), body),
+      body: await deps.conversation.job.pull(tokenSession(res), body),
     })),
     reportConversation: answer("reportConversation", async ({ body }, res) => ({
-      body: await deps.conversation.report(tokenSession(res), body),
+      body: await deps.conversation.job.report(tokenSession(res), body),
     })),
   };
   for (const { operationId, path, route } of ROUTES) {
