@@ -31,15 +31,32 @@ export async function redisSnapshot(nodes: readonly Redis[]): Promise<RedisSnaps
 
 /** What Redis did between two snapshots, per request; the snapshot's own INFO calls are not counted. */
 export function redisFigures(before: RedisSnapshot, after: RedisSnapshot, requests: number): RedisFigures {
+  return perRequest(redisSpent(before, after), requests);
+}
+
+/** What each master did between two snapshots, less the snapshots' own INFO calls: windows add up. */
+export function redisSpent(before: RedisSnapshot, after: RedisSnapshot): RedisSnapshot {
   // Each snapshot is two INFO commands per node, counted in the later one.
-  const calls = after.map((node, i) => Math.max(0, node.calls - (before[i]?.calls ?? 0) - 2));
-  const total = calls.reduce((a, b) => a + b, 0);
-  const cpuUs = after.reduce((sum, node, i) => sum + node.cpuUs - (before[i]?.cpuUs ?? 0), 0);
+  return after.map((node, i) => ({
+    calls: Math.max(0, node.calls - (before[i]?.calls ?? 0) - 2),
+    cpuUs: node.cpuUs - (before[i]?.cpuUs ?? 0),
+  }));
+}
+
+/** Two spans' work, master by master. */
+export function addSpent(a: RedisSnapshot, b: RedisSnapshot): RedisSnapshot {
+  return b.map((node, i) => ({ calls: node.calls + (a[i]?.calls ?? 0), cpuUs: node.cpuUs + (a[i]?.cpuUs ?? 0) }));
+}
+
+/** What Redis spent (redisSpent), per request. */
+export function perRequest(spent: RedisSnapshot, requests: number): RedisFigures {
+  const total = spent.reduce((sum, node) => sum + node.calls, 0);
+  const cpuUs = spent.reduce((sum, node) => sum + node.cpuUs, 0);
   const per = Math.max(requests, 1);
   return {
     commandsPerRequest: Number((total / per).toFixed(1)),
     cpuUsPerRequest: Math.round(cpuUs / per),
-    shares: calls.map((c) => (total > 0 ? c / total : 0)),
+    shares: spent.map((node) => (total > 0 ? node.calls / total : 0)),
   };
 }
 

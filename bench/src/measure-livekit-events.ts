@@ -33,14 +33,14 @@ interface EventRound {
 }
 
 type Signed = { body: string; authorization: string };
-type Session = { id: string; room_name: string };
+export type Session = { id: string; room_name: string };
 
 /**
  * When each kind's load ran, on the clock V8's CPU profiles use (CLOCK_MONOTONIC, µs): written beside the
  * profile (BENCH_CPU_PROF) so that profile-summary can show one kind's samples alone.
  */
 export const profileWindows: { kind: string; events: number; fromUs: number; toUs: number }[] = [];
-const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Event ids: unique over the run, so no round's events are taken for another's duplicates. */
 let serial = 0;
@@ -51,11 +51,7 @@ export async function measureLiveKitEvents(stack: Stack, receiver: WebhookReceiv
   await liveKitEvents(stack, receiver, Math.min(EVENT_SESSIONS, 500), QUIET, 0);
   // What the service spends doing nothing (its timer and delivery sweeps) is not the events': each
   // kind's window (its load, then a quiet second at least) is charged that much less.
-  await quiet(receiver);
-  const idleBefore = cpuUsOf(stack.servicePid);
-  const idleStarted = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const idleUsPerS = (cpuUsOf(stack.servicePid) - idleBefore) / ((performance.now() - idleStarted) / 1000);
+  const idleUsPerS = await idleCpu(stack, receiver);
   const alone = await liveKitEvents(stack, receiver, EVENT_SESSIONS, QUIET, idleUsPerS);
   const delivered = await liveKitEvents(stack, receiver, EVENT_SESSIONS, { key: API_KEY, accountId: ACCOUNT }, idleUsPerS);
   return {
@@ -68,8 +64,17 @@ export async function measureLiveKitEvents(stack: Stack, receiver: WebhookReceiv
   };
 }
 
+/** The idle service's CPU (µs/s: its timer and delivery sweeps), over 3 s once the receiver is quiet. */
+export async function idleCpu(stack: Stack, receiver: WebhookReceiver): Promise<number> {
+  await quiet(receiver);
+  const before = cpuUsOf(stack.servicePid);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  return (cpuUsOf(stack.servicePid) - before) / ((performance.now() - started) / 1000);
+}
+
 /** `count` sessions of the account, created for their events. */
-async function sessionsFor(stack: Stack, count: number, account: { key: string }): Promise<Session[]> {
+export async function sessionsFor(stack: Stack, count: number, account: { key: string }): Promise<Session[]> {
   const sessions: Session[] = [];
   await inParallel(
     count,
@@ -91,9 +96,13 @@ async function sessionsFor(stack: Stack, count: number, account: { key: string }
   return sessions;
 }
 
-/** Each kind of event, in the order of a session's life, as LiveKit sends them (protobuf JSON), signed. */
-async function signedKinds(sessions: Session[], accountId: string): Promise<[string, Signed[]][]> {
-  const event = (kind: string, session: Session, participant?: { identity: string; kind: "STANDARD" | "AGENT" }) => ({
+type Participant = { identity: string; kind: "STANDARD" | "AGENT" };
+export const USER: Participant = { identity: "bench-user", kind: "STANDARD" };
+export const AGENT: Participant = { identity: "agent-ava", kind: "AGENT" };
+
+/** One of LiveKit's webhook events for a session's room, as LiveKit sends it (protobuf JSON). */
+function liveKitEvent(kind: string, session: Session, accountId: string, participant?: Participant) {
+  return {
     event: kind,
     id: `EV_bench_${++serial}`,
     createdAt: String(Math.floor(Date.now() / 1000)),
@@ -105,27 +114,59 @@ async function signedKinds(sessions: Session[], accountId: string): Promise<[str
     ...(participant
       ? { participant: { sid: `PA_${participant.identity}_${session.id}`, identity: participant.identity, kind: participant.kind } }
       : {}),
-  });
-  const signed = async (body: string) => ({
-    body,
-    authorization: await signLiveKitWebhook(body, { apiKey: LIVEKIT.key, secret: LIVEKIT.secret }),
-  });
-  const sign = (bodies: object[]) => Promise.all(bodies.map((body) => signed(JSON.stringify(body))));
-  const user = { identity: "bench-user", kind: "STANDARD" as const };
-  const agent = { identity: "agent-ava", kind: "AGENT" as const };
-  const joined = await sign(sessions.map((s) => event("participant_joined", s, user)));
+  };
+}
+
+function sign(bodies: object[]): Promise<Signed[]> {
+  return Promise.all(
+    bodies.map(async (object) => {
+      const body = JSON.stringify(object);
+      return { body, authorization: await signLiveKitWebhook(body, { apiKey: LIVEKIT.key, secret: LIVEKIT.secret }) };
+    }),
+  );
+}
+
+/** One kind of event for each session, signed. */
+export function signedEvents(kind: string, sessions: Session[], accountId: string, participant?: Participant): Promise<Signed[]> {
+  return sign(sessions.map((s) => liveKitEvent(kind, s, accountId, participant)));
+}
+
+/** Posts signed events to the service's LiveKit webhook over 16 connections; each must be answered 200. */
+export async function postEvents(stack: Stack, bodies: Signed[], what: string): Promise<void> {
+  await inParallel(
+    bodies.length,
+    async (i) => {
+      const { body, authorization } = bodies[i] as Signed;
+      const res = await fetch(`${stack.serverUrl}/livekit/webhook`, {
+        method: "POST",
+        headers: { authorization, "content-type": "application/webhook+json" },
+        body,
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${what}: LiveKit's webhook answered ${res.status}`);
+    },
+    16,
+  );
+}
+
+/** Each kind of event, in the order of a session's life, signed. */
+async function signedKinds(sessions: Session[], accountId: string): Promise<[string, Signed[]][]> {
+  const joined = await signedEvents("participant_joined", sessions, accountId, USER);
   return [
     ["participant joined (the session becomes active)", joined],
-    ["digital human joined", await sign(sessions.map((s) => event("participant_joined", s, agent)))],
+    ["digital human joined", await signedEvents("participant_joined", sessions, accountId, AGENT)],
     ["a duplicate delivery (participant joined again, same event id)", joined],
     [
       "a room that is not this service's",
       await sign(
-        sessions.map((s, i) => ({ ...event("participant_joined", s, user), room: { sid: `RM_other_${i}`, name: `other-room-${i}` } })),
+        sessions.map((s, i) => ({
+          ...liveKitEvent("participant_joined", s, accountId, USER),
+          room: { sid: `RM_other_${i}`, name: `other-room-${i}` },
+        })),
       ),
     ],
-    ["participant left (the departure timer starts)", await sign(sessions.map((s) => event("participant_left", s, user)))],
-    ["room finished (the session ends)", await sign(sessions.map((s) => event("room_finished", s)))],
+    ["participant left (the departure timer starts)", await signedEvents("participant_left", sessions, accountId, USER)],
+    ["room finished (the session ends)", await signedEvents("room_finished", sessions, accountId)],
   ];
 }
 
@@ -147,20 +188,7 @@ async function liveKitEvents(
     const cpuBefore = cpuUsOf(stack.servicePid);
     const started = performance.now();
     const fromUs = monotonicUs();
-    await inParallel(
-      bodies.length,
-      async (i) => {
-        const { body, authorization } = bodies[i] as Signed;
-        const res = await fetch(`${stack.serverUrl}/livekit/webhook`, {
-          method: "POST",
-          headers: { authorization, "content-type": "application/webhook+json" },
-          body,
-        });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${kind}: LiveKit's webhook answered ${res.status}`);
-      },
-      16,
-    );
+    await postEvents(stack, bodies, kind);
     const seconds = (performance.now() - started) / 1000;
     profileWindows.push({ kind: `${account.accountId}: ${kind}`, events: bodies.length, fromUs, toUs: monotonicUs() });
     await quiet(receiver);

@@ -1,17 +1,19 @@
 /**
  * The results file (bench/results*.md) and what `pnpm bench` prints: the machine, versions and settings,
  * the create and get table against bare Express, memory per session, RSS, deliveries, the account's
- * limit, then the sections of report-sections.ts.
+ * limit, then the sections of report-sections.ts (LiveKit's webhooks, a whole session, driving a session,
+ * tracing).
  */
 import { cpus, totalmem } from "node:os";
 import { commit, packageVersion, version } from "./environment.js";
 import { shares } from "./figures.js";
 import type { Measured } from "./load.js";
+import type { ConversationFigures } from "./measure-conversation.js";
 import type { EventFigures } from "./measure-livekit-events.js";
 import type { MemoryFigures } from "./measure-memory.js";
 import type { TracingFigures } from "./measure-tracing.js";
 import { MIN_DRAINED, type WebhookFigures } from "./measure-webhooks.js";
-import { eventsSection, tracingSection, wholeLife } from "./report-sections.js";
+import { conversationSection, eventsSection, tracingSection, wholeLife } from "./report-sections.js";
 import { ACCOUNTS, CLUSTER, CONNECTIONS, DURATION_S, MEMORY_SESSIONS, STORED, WARMUP_S } from "./settings.js";
 
 export function report(
@@ -22,6 +24,7 @@ export function report(
   atLimit: Measured,
   events: EventFigures,
   tracing: TracingFigures,
+  conversation: ConversationFigures,
 ): string {
   const header = [
     "op",
@@ -104,6 +107,8 @@ export function report(
     eventsSection(events),
     "",
     wholeLife(rows, events),
+    "",
+    conversationSection(conversation),
     "",
     tracingSection(tracing),
     "",

@@ -7,7 +7,9 @@
  * get, req/s, p50, p99 and the ratio to bare Express. Then it measures Redis memory per session over 100k
  * creates and the service's RSS, and writes the table to bench/results.md. Then it registers one
  * customer webhook endpoint (a receiver in this process that answers 204), measures create again, and
- * how fast the session.created events reach the receiver. Numbers only: nothing here fails on timing.
+ * how fast the session.created events reach the receiver. Before that, LiveKit's webhooks by kind and a
+ * driven session's requests by kind (say, the digital human's pull and reports, with the per-turn events
+ * they cause). Numbers only: nothing here fails on timing.
  *
  *   BENCH_DURATION_S (10)  BENCH_STORED (1; "1,10000,1000000" = pnpm bench:scale)  BENCH_MEMORY_SESSIONS (100000)
  *   BENCH_RESULTS (results.md; the file in bench/ the table is written to)
@@ -20,7 +22,9 @@
  *   BENCH_EVENT_SESSIONS (2000; sessions per account whose LiveKit webhooks are measured)
  *   BENCH_ONLY (unset; "events": only LiveKit's webhooks, printed, no results file: quick, and a profile
  *   of their path alone but for their sessions' creates; "get": only gets, printed, the same for a get;
- *   "tracing": only create and get with tracing off and on, printed)
+ *   "tracing": only create and get with tracing off and on, printed; "conversation": only driving a
+ *   session (say, the digital human's pull and reports, per-turn events and their delivery), printed)
+ *   BENCH_CONVERSATION_SESSIONS (1000; sessions per account whose conversation is measured)
  *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
  *   one session to get each: an account's keys share one hash slot, so one account loads one shard)
  *
@@ -40,13 +44,14 @@ import { quiet, registerReceiver } from "./bench-receiver.js";
 import { rssMb } from "./figures.js";
 import { measure } from "./load.js";
 import { measureAtLimit } from "./measure-at-limit.js";
+import { measureConversation } from "./measure-conversation.js";
 import { getTargets, measureAll } from "./measure-create-get.js";
 import { measureLiveKitEvents, profileWindows } from "./measure-livekit-events.js";
 import { memoryPerSession } from "./measure-memory.js";
 import { measureTracing } from "./measure-tracing.js";
 import { measureWebhooks } from "./measure-webhooks.js";
 import { report } from "./report.js";
-import { eventsSection, tracingSection } from "./report-sections.js";
+import { conversationSection, eventsSection, tracingSection } from "./report-sections.js";
 import { DURATION_S, here, WARMUP_S } from "./settings.js";
 import { disconnect, startStack, stopStack } from "./stack.js";
 
@@ -72,6 +77,12 @@ async function main(): Promise<void> {
     await disconnect(stack);
     return;
   }
+  if (process.env.BENCH_ONLY === "conversation") {
+    process.stdout.write(`\n${conversationSection(await measureConversation(stack, receiver))}\n`);
+    await receiver.stop();
+    await disconnect(stack);
+    return;
+  }
   if (process.env.BENCH_ONLY === "tracing") {
     const figures = await measureTracing(stack, await getTargets(stack), () => quiet(receiver));
     process.stdout.write(`\n${tracingSection(figures)}\n`);
@@ -83,11 +94,14 @@ async function main(): Promise<void> {
   const { rows, bareCreate } = await measureAll(stack, sessionIds, () => quiet(receiver));
   const tracing = await measureTracing(stack, sessionIds, () => quiet(receiver));
   const rss = rssMb(stack.servicePid);
+  // Before LiveKit's events, whose sessions end: 60 s later (TRANSCRIPT_GRACE_S) their transcripts'
+  // timers fire, and this measurement's sessions stay open, so nothing of theirs comes due later.
+  const conversation = await measureConversation(stack, receiver);
   // Before measureWebhooks, which stops the receiver: the events' deliveries are part of their cost.
   const events = await measureLiveKitEvents(stack, receiver);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
-  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing);
+  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation);
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await disconnect(stack);

@@ -33,3 +33,5 @@ export const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({
   keyId: i === 0 ? "key_bench" : `key_bench_${i}`,
   accountId: i === 0 ? ACCOUNT : `${ACCOUNT}_${i}`,
 }));
+/** Sessions per account whose conversation (say, the job's pull and reports) is measured. */
+export const CONVERSATION_SESSIONS = Number(process.env.BENCH_CONVERSATION_SESSIONS ?? 1000);

@@ -15,6 +15,8 @@ import { accounts, CAPPED_KEY, CLUSTER, here, LIVEKIT, QUIET } from "./settings.
 export interface Stack {
   serverUrl: string;
   bareUrl: string;
+  /** The LiveKit stand-in's address (its call counts: GET /bench/calls). */
+  livekitUrl: string;
   redis: Redis | Cluster;
   /** One connection to each master, for Redis's own figures. */
   nodes: Redis[];
@@ -109,6 +111,7 @@ export async function startStack(): Promise<Stack> {
   return {
     serverUrl,
     bareUrl: `http://127.0.0.1:${barePort}`,
+    livekitUrl: `http://127.0.0.1:${livekitPort}`,
     redis,
     nodes,
     servicePid: service.pid as number,
