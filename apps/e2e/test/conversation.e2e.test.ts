@@ -17,7 +17,7 @@ import { ChatCompletionsServer, type ChatRequest, type ChatScript, messageText, 
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { joinDemo, launchBrowser } from "./support/demo-page.js";
-import { readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
+import { median, readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
 import { ARTIFACTS, DEV_API_KEY, FACE, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const QUESTION = "What will the weather be like in Lisbon tomorrow morning?";
@@ -110,12 +110,6 @@ function turnTimelines(lines: LogLine[], audio: { at: number; rms: number }[]): 
     }
   }
   return turns.filter((t) => t["first audio sent"] !== undefined && t["llm request"] !== undefined);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 describe("a conversation with an LLM", () => {

@@ -15,7 +15,7 @@ import { until, WebhookReceiver } from "@dhs/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type DemoState, demoState, launchBrowser } from "./support/demo-page.js";
-import { readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
+import { median, readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
 import { ARTIFACTS, DEV_API_KEY, FACE, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const GREETING = "Hello, I am Nova from the front desk.";
@@ -80,12 +80,6 @@ async function sayAndHear(page: Page, sessionId: string, text: string): Promise<
   const heard = (await readMediaProbe(page)).audio.find((s) => s.at >= postedAt && s.rms > SPEAKING_RMS);
   if (!heard) throw new Error(`"${text}" was never heard`);
   return { id: data.id, heardMs: heard.at - postedAt };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 describe("a backend drives a live session", () => {

@@ -102,3 +102,10 @@ export function speakingAt(audio: AudioSample[], at: number): boolean | undefine
 }
 
 export const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+
+/** The middle value (the mean of the two middle ones for an even count): the tiers' printed latencies. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

@@ -5,7 +5,14 @@
  * however many replicas and jobs race: an utterance is started once, by one job, and ends once.
  */
 import type { ParticipantTurnData, UtteranceEventData } from "@dhs/contract";
-import { type ConversationLimits, type ConversationState, LONGEST_UTTERANCE_MS, type StoredItem, type StoredSay } from "./conversation.js";
+import {
+  type ConversationLimits,
+  type ConversationState,
+  iso,
+  LONGEST_UTTERANCE_MS,
+  type StoredItem,
+  type StoredSay,
+} from "./conversation.js";
 
 export type ConversationEvent =
   | { type: "session.participant_turn"; data: ParticipantTurnData }
@@ -22,8 +29,6 @@ export type QueueOutcome =
   | ({ kind: "queued" } & Change)
   | { kind: "queue_full"; limit: number }
   | { kind: "rate_limited"; retryAfterS: number; limit: number };
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function sayEvent(
   sessionId: string,

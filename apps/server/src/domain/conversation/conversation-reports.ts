@@ -6,7 +6,7 @@
 import type { ConversationReport } from "@dhs/contract";
 import { AppError } from "../app-error.js";
 import { textProblem } from "../transcripts/transcript.js";
-import { type ConversationState, fields, type StoredItem, type StoredSay } from "./conversation.js";
+import { type ConversationState, fields, iso, type StoredItem, type StoredSay } from "./conversation.js";
 import { type Change, type ConversationEvent, sayEvent, settleSay } from "./conversation-machine.js";
 
 /** A say's report also needs its item when it is no longer live (a retry after it ended). */
@@ -176,7 +176,6 @@ function ownEvent(
   endedAtMs: number | null,
   status: "speaking" | "spoken" | "interrupted",
 ): ConversationEvent {
-  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     type,
     data: {

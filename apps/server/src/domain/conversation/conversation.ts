@@ -119,7 +119,11 @@ export function nextDueMs(state: ConversationState): number | null {
   return due;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** A stored time (ms, or null) as the contract writes times. */
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The per-turn event types: an endpoint takes them by name or by `*`, and the job reports turns only then. */
+export const TURN_EVENT_TYPES: readonly string[] = ["session.participant_turn", "session.utterance_started", "session.utterance_ended"];
 
 /**
  * An utterance as the API shows it. One still queued on a session that ended is shown expired at once;

@@ -2,7 +2,7 @@
  * Conversations in memory, for development and tests: the same rules as the Redis store (a version
  * compared on every write; fields, events and the timer written with it), in one map per session.
  */
-import type { ConversationState } from "../../domain/conversation/conversation.js";
+import { type ConversationState, TURN_EVENT_TYPES } from "../../domain/conversation/conversation.js";
 import type { ConversationRead, ConversationStore, ConversationVersion, ConversationWrite } from "../../domain/conversation/ports.js";
 import type { MemoryWebhookStore } from "./customer-webhook-store.js";
 import type { MemorySessionState } from "./sessions/state.js";
@@ -13,9 +13,6 @@ interface StoredConversation {
   fields: Map<string, string>;
   expiresAtMs: number;
 }
-
-/** The per-turn event types: an endpoint takes them by name or by `*`. */
-const TURN_EVENTS = ["session.participant_turn", "session.utterance_started", "session.utterance_ended"];
 
 export class MemoryConversationStore implements ConversationStore {
   private readonly conversations = new Map<string, StoredConversation>();
@@ -34,7 +31,7 @@ export class MemoryConversationStore implements ConversationStore {
       state: stored?.state ? (JSON.parse(stored.state) as ConversationState) : undefined,
       version: (stored?.version ?? 0) as unknown as ConversationVersion,
       fields: fields.map((field) => stored?.fields.get(field) ?? null),
-      takesTurnEvents: this.webhooks.takesAny(accountId, TURN_EVENTS),
+      takesTurnEvents: this.webhooks.takesAny(accountId, TURN_EVENT_TYPES),
     };
   }
 

@@ -4,7 +4,7 @@
  * the session's timer and the webhook deliveries it causes. The hash expires with its session.
  */
 import type { Cluster, Redis } from "ioredis";
-import type { ConversationState } from "../../domain/conversation/conversation.js";
+import { type ConversationState, TURN_EVENT_TYPES } from "../../domain/conversation/conversation.js";
 import type { ConversationRead, ConversationStore, ConversationVersion, ConversationWrite } from "../../domain/conversation/ports.js";
 import type { Tracing } from "../../tracing/tracing.js";
 import { guard } from "./guard.js";
@@ -17,8 +17,6 @@ interface RedisVersion {
   ver: number;
   routes: Record<string, string>;
 }
-
-const TURN_EVENTS = ["session.participant_turn", "session.utterance_started", "session.utterance_ended"];
 
 export class RedisConversationStore implements ConversationStore {
   private readonly keys: Keyspace;
@@ -46,7 +44,7 @@ export class RedisConversationStore implements ConversationStore {
         version: version as unknown as ConversationVersion,
         fields: values.map((value) => value ?? null),
         takesTurnEvents: Object.values(routes).some(
-          (types) => types === "*" || types.split(" ").some((type) => TURN_EVENTS.includes(type)),
+          (types) => types === "*" || types.split(" ").some((type) => TURN_EVENT_TYPES.includes(type)),
         ),
       };
     });
