@@ -194,6 +194,7 @@ describe("a conversation with an LLM", () => {
     } finally {
       await page.close();
       await api.endSession(sessionId).catch(() => undefined);
+      await stack.untilWorkerIdle();
       await api.deleteDigitalHuman(sol.id).catch(() => undefined);
     }
   });
@@ -238,6 +239,7 @@ describe("a conversation with an LLM", () => {
     } finally {
       await page.close();
       await api.endSession(sessionId).catch(() => undefined);
+      await stack.untilWorkerIdle();
       await api.deleteDigitalHuman(sol.id).catch(() => undefined);
     }
   });

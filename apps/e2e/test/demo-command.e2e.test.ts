@@ -201,11 +201,14 @@ describe("pnpm demo", () => {
     });
     expect(markedProcesses().length).toBeGreaterThanOrEqual(5);
     const exited = new Promise<[number | null, string | null]>((resolve) => demo.once("exit", (code, signal) => resolve([code, signal])));
+    const stoppedAt = Date.now();
     demo.kill("SIGTERM");
     // pnpm passes the signal on and then ends by it, as a shell does.
     const [code, signal] = await exited;
     expect(code === 0 || signal === "SIGTERM", `exit code ${code}, signal ${signal}`).toBe(true);
+    // The launcher stops them all at once and kills what is left after 5 s.
     await until(() => markedProcesses().length === 0, { what: "every process of the demo to exit", timeoutMs: 15_000 });
+    console.log(`pnpm demo stopped on SIGTERM: every process gone ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s after it`);
   });
 });
 

@@ -119,6 +119,7 @@ describe("a backend drives a live session", () => {
       await page.screenshot({ path: `${ARTIFACTS}e2e-drive-session.png` }).catch(() => undefined);
       await page.close();
       await api.endSession(sessionId).catch(() => undefined);
+      await stack.untilWorkerIdle();
     }
   });
 
@@ -151,6 +152,7 @@ describe("a backend drives a live session", () => {
     } finally {
       await page.close();
       await api.endSession(sessionId).catch(() => undefined);
+      await stack.untilWorkerIdle();
     }
   });
 
@@ -203,6 +205,7 @@ describe("a backend drives a live session", () => {
     } finally {
       await page.close();
       await api.endSession(sessionId).catch(() => undefined);
+      await stack.untilWorkerIdle();
       await receiver.stop();
       await speaking.close();
     }

@@ -53,12 +53,15 @@ afterAll(async () => {
 const opened: { page: Page; sessionId: string }[] = [];
 
 // A test that fails half-way must not leave its session running: a digital human still talking (and its
-// page still decoding) would take CPU from the next test, and the worker could refuse the next job.
+// page still decoding) would take CPU from the next test, and the worker could refuse the next job. Its
+// job leaves a moment after the session ends, and the next test starts once it has: on a loaded machine the
+// worker refuses a job while another is still running, and that session would fail on digital_human_timeout.
 afterEach(async () => {
   for (const { page, sessionId } of opened.splice(0)) {
     await page.close().catch(() => undefined);
     await api.endSession(sessionId).catch(() => undefined);
   }
+  await stack.untilWorkerIdle();
 });
 
 /** Opens the demo and joins; the page is closed and its session ended after the test. */

@@ -1,6 +1,6 @@
 /**
  * The demo's processes: each started with its output in a log file of its own, ready once a line it
- * prints says so, and all stopped together (SIGTERM, then SIGKILL after 5 s), newest first. Each runs in
+ * prints says so, and all stopped together (SIGTERM, then SIGKILL after 5 s). Each runs in
  * a process group of its own, killed whole once it has stopped: the digital human worker's job processes
  * (a session still running when the demo stops) go with it instead of lingering as orphans.
  */
@@ -63,21 +63,25 @@ export class ChildProcesses {
     }
   }
 
+  /**
+   * All at once, each given 5 s before SIGKILL: stopped one after another, a worker draining its job, the
+   * service its connections and LiveKit its rooms could each take their 5 s, and a user waits for the sum.
+   */
   async stopAll(): Promise<void> {
     this.stopping = true;
-    for (const { child } of [...this.started].reverse()) {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        killGroup(child.pid);
-        continue;
-      }
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(timer);
-      killGroup(child.pid);
-    }
+    await Promise.all(this.started.map(({ child }) => stopGroup(child)));
   }
+}
+
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  killGroup(child.pid);
 }
 
 /** Whatever is left of a process group (its leader gone): nothing, or children its leader did not stop. */

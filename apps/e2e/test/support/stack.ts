@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { liveKitConfigYaml } from "@dhs/demo/livekit-config";
 import { HEIGHT, MOUTH_REGION, WIDTH } from "@dhs/digital-human/canvas-face";
-import { freePort, startRedis, waitForOutput } from "@dhs/testkit";
+import { freePort, startRedis, until, waitForOutput } from "@dhs/testkit";
 import type { Region } from "./media-probe.js";
 
 const root = (path: string) => fileURLToPath(new URL(`../../../../${path}`, import.meta.url));
@@ -74,6 +74,11 @@ export interface Stack {
   workerPid: number;
   /** The digital human worker's GET /metrics (worker-metrics.ts); empty without a worker. */
   workerMetricsUrl: string;
+  /**
+   * Resolves once the worker runs no job: a job still leaving a session that ended keeps the worker busy,
+   * and a busy worker on a loaded machine refuses the next job (its admission's CPU rule).
+   */
+  untilWorkerIdle(timeoutMs?: number): Promise<void>;
   /** Starts a worker for LATE's agent name; resolves once it is registered with LiveKit. */
   startLateWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -215,6 +220,11 @@ export async function startStack(
     apiUrl,
     workerPid: processes.find((p) => p.child.spawnargs.some((arg) => arg.endsWith("worker.js")))?.child.pid ?? 0,
     workerMetricsUrl,
+    untilWorkerIdle: (timeoutMs = 30_000) =>
+      until(async () => (/^dhs_worker_jobs 0$/m.test(await (await fetch(workerMetricsUrl)).text()) ? true : undefined), {
+        what: "the digital human worker to run no job",
+        timeoutMs,
+      }).then(() => undefined),
     startLateWorker: async () => {
       processes.push(
         await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, apiUrl, /registered worker/),
