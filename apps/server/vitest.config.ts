@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 // Unit tests beside the code; the model-based lifecycle test (test/model) and the HTTP integration suite
 // (test/api) each run three times, on a real Redis, on a local Redis Cluster (three masters, three
-// replicas) and on the in-memory store, so every adapter keeps one behaviour; Redis-only behaviour (outages, several processes on one Redis) and the built
+// replicas) and on the in-memory store, so every adapter keeps one behaviour (and the suites that read
+// history a fourth time, on Redis with the PostgreSQL history); Redis-only behaviour (outages, several processes on one Redis) and the built
 // process are tested on Redis alone.
 export default defineConfig({
   test: {
@@ -47,6 +48,26 @@ export default defineConfig({
           name: "api:cluster",
           include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/store/**/*.test.ts", "test/cluster/**/*.test.ts"],
           env: { DHS_TEST_STORE: "cluster" },
+          globalSetup: ["test/support/global-setup.ts"],
+        },
+      },
+      {
+        // Redis with the PostgreSQL history (each harness a database of its own): the suites whose reads
+        // cross from Redis to the history (sessions, lists and cursors, retention, idempotent replays), the
+        // model-based lifecycle test, and the history's own tests.
+        extends: true,
+        test: {
+          name: "api:postgres",
+          include: [
+            "test/api/get-session.test.ts",
+            "test/api/lifecycle.test.ts",
+            "test/api/cursors.test.ts",
+            "test/api/retention.test.ts",
+            "test/api/idempotency.test.ts",
+            "test/model/session-lifecycle.test.ts",
+            "test/postgres/**/*.test.ts",
+          ],
+          env: { DHS_TEST_STORE: "postgres" },
           globalSetup: ["test/support/global-setup.ts"],
         },
       },

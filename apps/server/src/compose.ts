@@ -35,9 +35,10 @@ import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { Metrics } from "./metrics.js";
-import { createStores } from "./store/create-stores.js";
+import { createStores, type Stores } from "./store/create-stores.js";
 import type { Tracing } from "./tracing/tracing.js";
 import { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
+import { HistoryWriter } from "./workers/history-writer.js";
 import { RoomReconciler } from "./workers/room-reconciler.js";
 import { sessionTimers, TimerSweeper } from "./workers/timer-sweeper.js";
 
@@ -58,6 +59,8 @@ export interface Composed {
   digitalHumans: DigitalHumanService;
   /** Delivers customer webhook events; main starts it beside the sweeper. */
   dispatcher: CustomerWebhookDispatcher;
+  /** Writes ended sessions to the history database (with DATABASE_URL); main starts it beside the sweeper. */
+  historyWriter: HistoryWriter | undefined;
   /**
    * Resolves once the store answers and holds this server's key layout (a fresh Redis is given it), or
    * after timeoutMs (false then; asked every pollMs). The store connects in the background and fails fast
@@ -167,6 +170,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     },
   });
 
+  const historyWriter = historyWriterOf(config, stores, logger, metrics);
+
   const logError = requestErrorLogger(logger, metrics);
   const app = createApp({
     sessions,
@@ -218,6 +223,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     accounts: accountService,
     digitalHumans,
     dispatcher: hooks.dispatcher,
+    historyWriter,
     waitForStore: (timeoutMs, pollMs = 50) => stores.connection.waitFor(timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
     reloadOperatorFiles: operatorFilesReloader(
@@ -227,12 +233,39 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     ),
     close: async () => {
       credentials.stop();
-      await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop()]);
+      await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop(), historyWriter?.stop()]);
       await hooks.close();
       await livekit?.close();
       await stores.connection.close();
     },
   };
+}
+
+/** The history writer, when there is a history database; its queue's size is a metric. */
+function historyWriterOf(config: Config, stores: Stores, logger: Logger, metrics: Metrics): HistoryWriter | undefined {
+  if (!stores.history) return undefined;
+  metrics.observeHistoryQueue(() => (stores.history as NonNullable<Stores["history"]>).queue.backlog());
+  let lastError = "";
+  return new HistoryWriter(stores.history.queue, stores.history.sessions, stores.sessions, {
+    intervalMs: config.sweepIntervalMs,
+    leaseMs: 30_000,
+    batch: 200,
+    keepMs: config.database.redisKeepMs,
+    holder: randomUUID(),
+    onWritten: (count) => {
+      lastError = "";
+      metrics.sessionsWritten(count);
+    },
+    onDropped: (partitions) => logger.info({ partitions }, "history past its retention dropped"),
+    // One line per distinct failure while the database is down, not one per pass.
+    onError: (err) => {
+      metrics.databaseError();
+      const message = err instanceof Error ? err.message : String(err);
+      if (message === lastError) return;
+      lastError = message;
+      logger.warn({ err: { message } }, "history write failed; the queue keeps the sessions");
+    },
+  });
 }
 
 /** Customer webhooks: the endpoints' service and the dispatcher, on the store given. */

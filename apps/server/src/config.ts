@@ -41,6 +41,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisCommandTimeoutMs: s.REDIS_COMMAND_TIMEOUT_MS,
     /** Prefix of every Redis key, so deployments can share one Redis. */
     redisKeyPrefix: s.REDIS_KEY_PREFIX,
+    /** PostgreSQL for history; undefined: Redis keeps everything. */
+    database: {
+      url: s.DATABASE_URL,
+      poolSize: s.DATABASE_POOL_SIZE,
+      statementTimeoutMs: s.DATABASE_STATEMENT_TIMEOUT_MS,
+      /** How long an ended session stays in Redis once written (ms). */
+      redisKeepMs: s.HISTORY_REDIS_KEEP_S * 1000,
+    },
     livekit: {
       /** Returned to callers as rtc_url. */
       url: s.LIVEKIT_URL,

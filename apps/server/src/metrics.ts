@@ -5,8 +5,10 @@
  * process metrics. Served as text at GET /metrics
  * on a port of its own (http/metrics-server.ts).
  */
+
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { QueueStats, WebhookMetrics } from "./domain/customer-webhooks/ports.js";
+import type { Dependency } from "./domain/dependency-errors.js";
 import type { SessionMetrics } from "./domain/sessions/ports.js";
 
 export class Metrics implements SessionMetrics, WebhookMetrics {
@@ -38,6 +40,16 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
   private readonly redisErrors = new Counter({
     name: "dhs_redis_errors_total",
     help: "Redis connection errors and requests that failed because Redis did not answer.",
+    registers: [this.registry],
+  });
+  private readonly databaseErrors = new Counter({
+    name: "dhs_database_errors_total",
+    help: "PostgreSQL (history) connection errors and requests or history writes that failed because it did not answer.",
+    registers: [this.registry],
+  });
+  private readonly historyWritten = new Counter({
+    name: "dhs_history_sessions_written_total",
+    help: "Ended sessions written to the history database (a session changed after its end is written again).",
     registers: [this.registry],
   });
   private readonly webhookEvents = new Counter({
@@ -120,12 +132,49 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     this.roomsReconciled.inc({ reason });
   }
 
-  dependencyFault(dependency: "store" | "livekit"): void {
+  dependencyFault(dependency: Dependency): void {
     this.dependencyFaults.inc({ dependency });
   }
 
   redisError(): void {
     this.redisErrors.inc();
+  }
+
+  databaseError(): void {
+    this.databaseErrors.inc();
+  }
+
+  sessionsWritten(count: number): void {
+    this.historyWritten.inc(count);
+  }
+
+  /**
+   * The history queue's size and the age of its oldest entry, read when scraped: what grows while the
+   * database is down, and drains when it is back.
+   */
+  observeHistoryQueue(backlog: () => Promise<{ size: number; oldestMs: number | undefined }>): void {
+    let last = { size: 0, ageS: 0 };
+    const read = async () => {
+      const { size, oldestMs } = await backlog();
+      last = { size, ageS: oldestMs === undefined ? 0 : Math.max(0, (Date.now() - oldestMs) / 1000) };
+    };
+    new Gauge({
+      name: "dhs_history_queue_sessions",
+      help: "Ended sessions waiting to be written to the history database.",
+      registers: [this.registry],
+      async collect() {
+        await read().catch(() => undefined);
+        this.set(last.size);
+      },
+    });
+    new Gauge({
+      name: "dhs_history_queue_oldest_seconds",
+      help: "How long the oldest session waiting to be written to the history database has waited (claimed ones count from their lease's end).",
+      registers: [this.registry],
+      collect() {
+        this.set(last.ageS);
+      },
+    });
   }
 
   /** A property, so it can be handed to the server as its drop listener. */

@@ -114,6 +114,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   composed.sweeper.start();
   composed.reconciler.start();
   composed.dispatcher.start();
+  composed.historyWriter?.start();
   logger.info(
     {
       url: running.url,

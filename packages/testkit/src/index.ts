@@ -21,9 +21,11 @@ export {
 } from "./fixtures.js";
 export { freePort } from "./free-port.js";
 export { signLiveKitWebhook } from "./livekit-webhook.js";
+export { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, type TestDatabase } from "./postgres-database.js";
 export { type RedisCluster, startRedisCluster } from "./redis-cluster.js";
 export { type RedisServer, startRedis } from "./redis-server.js";
 export { type SecretScan, scanForSecrets } from "./secret-scan.js";
+export { TcpGate } from "./tcp-gate.js";
 export { sleep, type UntilOptions, until } from "./until.js";
 export { waitForOutput } from "./wait-for-output.js";
 export { type Answer, type Received, WebhookReceiver, type WebhookReceiverOptions } from "./webhook-receiver.js";

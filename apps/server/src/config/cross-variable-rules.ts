@@ -18,6 +18,10 @@ export function checkCrossVariableRules(settings: Settings): void {
   if (settings.REDIS_MODE === "standalone" && settings.REDIS_URL?.includes(",")) {
     throw new ConfigError("REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes");
   }
+  if (settings.DATABASE_URL !== undefined && settings.REDIS_URL === undefined) {
+    // The queue of sessions to write, and everything live, are in Redis.
+    throw new ConfigError("DATABASE_URL needs REDIS_URL: sessions are live in Redis and written to PostgreSQL from a queue there");
+  }
   if (settings.RATE_LIMIT_BURST < settings.RATE_LIMIT_PER_SECOND) {
     throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");
   }

@@ -56,6 +56,22 @@ export const VARIABLES = {
     { default: 500, min: 50, max: 10_000 },
     "A Redis command not answered by then fails its request with `503`.",
   ),
+  DATABASE_URL: url(
+    { default: undefined, protocols: ["postgres:", "postgresql:"] },
+    "PostgreSQL for history: ended sessions (and, later, what else outlives Redis) are written there from a queue in Redis, and read from there once Redis no longer holds them. Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
+  ),
+  DATABASE_POOL_SIZE: integer(
+    { default: 10, min: 1, max: 200 },
+    "PostgreSQL connections one process keeps at most (reads of history and the history writer share them).",
+  ),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer(
+    { default: 2_000, min: 100, max: 60_000 },
+    "A PostgreSQL statement or connection attempt not done by then fails: a read of history with `503`, a write of history is retried.",
+  ),
+  HISTORY_REDIS_KEEP_S: integer(
+    { default: 3_600, min: 60, max: 86_400 },
+    "With `DATABASE_URL`: how long an ended session stays in Redis once PostgreSQL has it, so the changes that still follow its end (its transcript's last segments and `transcript_ready`) find it; reads find it in either.",
+  ),
   LIVEKIT_URL: url(
     {
       default: "ws://localhost:7880",

@@ -3,11 +3,14 @@
  * domain lets them through or reacts to them, and the HTTP layer maps them (503 or 500).
  */
 
+/** The service's dependencies: Redis (or memory), PostgreSQL (history) and LiveKit. */
+export type Dependency = "store" | "database" | "livekit";
+
 /** A dependency is down: the request changed nothing and may be retried (mapped to 503). */
 export class DependencyUnavailableError extends Error {
   override readonly name = "DependencyUnavailableError";
   constructor(
-    readonly dependency: "store" | "livekit",
+    readonly dependency: Dependency,
     options?: { cause?: unknown },
   ) {
     super(`${dependency} unavailable`, options);
@@ -22,7 +25,7 @@ export class DependencyUnavailableError extends Error {
 export class DependencyFaultError extends Error {
   override readonly name = "DependencyFaultError";
   constructor(
-    readonly dependency: "store" | "livekit",
+    readonly dependency: Dependency,
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -22,6 +22,7 @@ export interface ValidationIssue {
 
 const UNAVAILABLE_DETAIL = {
   store: "The session store is temporarily unavailable.",
+  database: "The history database is temporarily unavailable.",
   livekit: "LiveKit is temporarily unavailable.",
 } as const;
 

@@ -1,14 +1,16 @@
 /**
  * Every store the service uses, made once from the configuration: on Redis (one connection, shared by the
  * session, webhook and transcript stores and the rate limiter) when REDIS_URL is set, in process memory
- * otherwise. The only place that decides between the two; compose.ts wires what it returns.
+ * otherwise; with DATABASE_URL, PostgreSQL keeps the history (ended sessions), read behind Redis and
+ * written from its queue. The only place that decides between them; compose.ts wires what it returns.
  */
 import type { Logger } from "pino";
-import type { Config } from "../config.js";
+import { type Config, VARIABLES } from "../config.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { ConversationStore } from "../domain/conversation/ports.js";
 import type { WebhookStore } from "../domain/customer-webhooks/ports.js";
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
+import type { HistoryQueue, SessionHistory } from "../domain/sessions/history-ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
@@ -17,6 +19,9 @@ import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
+import { connectDatabase, type Database } from "./postgres/database.js";
+import { DatabaseSchema } from "./postgres/schema-version.js";
+import { PostgresSessionHistory } from "./postgres/session-history.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
 import { connectRedis } from "./redis/client.js";
 import { RedisConversationStore } from "./redis/conversation-store.js";
@@ -28,12 +33,23 @@ import { RedisTranscriptStore } from "./redis/transcript-store.js";
 import { StoreReadiness } from "./store-readiness.js";
 
 /** What of the configuration the stores are made from. */
-export type StoreConfig = Pick<Config, "redisUrl" | "redisMode" | "redisCommandTimeoutMs" | "redisKeyPrefix" | "rateLimit">;
+export type StoreConfig = Pick<
+  Config,
+  | "redisUrl"
+  | "redisMode"
+  | "redisCommandTimeoutMs"
+  | "redisKeyPrefix"
+  | "rateLimit"
+  | "database"
+  | "sessionRetentionS"
+  | "sessionJoinTimeoutS"
+  | "sessionDepartureTimeoutS"
+>;
 
 export interface StoreOptions {
   /** Where the Redis connection's errors are logged, one line per distinct error. */
   logger: Logger;
-  metrics: { redisError(): void };
+  metrics: { redisError(): void; databaseError(): void };
   /** Spans of the Redis scripts. */
   tracing?: Tracing | undefined;
   /** A session store of the caller's (a test's), used instead of the one made here; it closes its own connection. */
@@ -50,6 +66,8 @@ export interface Stores {
   conversations: ConversationStore;
   /** Per-API-key rate limits on the same store; undefined when they are off. */
   rateLimiter: RateLimiter | undefined;
+  /** The history database and the live store's queue of what to write there; undefined without DATABASE_URL. */
+  history: { queue: HistoryQueue; sessions: SessionHistory } | undefined;
   connection: StoresConnection;
 }
 
@@ -66,6 +84,9 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   const redis = config.redisUrl ? connectLoggedRedis(config.redisUrl, config, options) : undefined;
   const prefix = config.redisKeyPrefix;
   const { tracing } = options;
+  const db = config.database.url ? connectLoggedDatabase(config.database.url, config, options) : undefined;
+  const history = db ? new PostgresSessionHistory(db, historyBounds(config)) : undefined;
+  let historyQueue: HistoryQueue | undefined;
   let sessions: SessionStore;
   let webhooks: WebhookStore;
   let transcripts: TranscriptStore;
@@ -74,7 +95,9 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   if (redis) {
     digitalHumans = new RedisDigitalHumanStore(redis, prefix, tracing);
     webhooks = new RedisWebhookStore(redis, prefix, tracing);
-    sessions = options.sessions ?? new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}) });
+    const redisSessions = new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}), ...(history ? { history } : {}) });
+    sessions = options.sessions ?? redisSessions;
+    historyQueue = history ? (options.sessions instanceof RedisSessionStore ? options.sessions : redisSessions).historyQueue : undefined;
     transcripts = new RedisTranscriptStore(redis, prefix);
     conversations = new RedisConversationStore(redis, prefix, tracing);
   } else {
@@ -94,7 +117,8 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     ? new FlexibleRateLimiter({ perSecond: rateLimit.perSecond, burst: rateLimit.burst, keyPrefix: prefix }, redis)
     : undefined;
   // A store of the caller's pings its own connection, not ours, which the others share.
-  const readiness = new StoreReadiness(sessions, options.sessions ? redis : undefined, new StoreLayout(redis, prefix));
+  const schema = db ? new DatabaseSchema(db) : undefined;
+  const readiness = new StoreReadiness(sessions, options.sessions ? redis : undefined, new StoreLayout(redis, prefix), schema);
   return {
     sessions,
     digitalHumans,
@@ -102,6 +126,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     transcripts,
     conversations,
     rateLimiter,
+    history: history && historyQueue ? { queue: historyQueue, sessions: history } : undefined,
     connection: {
       ready: () => readiness.ready(),
       waitFor: (timeoutMs, pollMs) => readiness.waitFor(timeoutMs, pollMs),
@@ -109,9 +134,36 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
         await sessions.close();
         // The session store closes the connection it was given; a store of the caller's leaves ours open.
         if (options.sessions && redis) await redis.quit().catch(() => redis.disconnect());
+        await db?.end();
       },
     },
   };
+}
+
+/**
+ * What the history keeps and for how long: a session's retention after its end, and the longest it can
+ * run before it (any account's: an account's keys may allow the variable's maximum), so that a day's
+ * partition is dropped only once every session created that day is past its retention.
+ */
+function historyBounds(config: StoreConfig): { retentionMs: number; maxLifeMs: number } {
+  const longestS = config.sessionJoinTimeoutS + VARIABLES.SESSION_MAX_DURATION_S.max + config.sessionDepartureTimeoutS;
+  return { retentionMs: config.sessionRetentionS * 1000, maxLifeMs: longestS * 1000 };
+}
+
+function connectLoggedDatabase(url: string, config: StoreConfig, { logger, metrics }: StoreOptions): Database {
+  let lastError = "";
+  return connectDatabase({
+    url,
+    poolSize: config.database.poolSize,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+    // One line per distinct error of an idle connection (the address, which may hold a password, never).
+    onError: (err) => {
+      metrics.databaseError();
+      if (err.message === lastError) return;
+      lastError = err.message;
+      logger.warn({ err: { message: err.message } }, "postgres connection error");
+    },
+  });
 }
 
 function connectLoggedRedis(url: string, config: StoreConfig, { logger, metrics }: StoreOptions): ReturnType<typeof connectRedis> {

@@ -1,16 +1,20 @@
 /**
  * The run's Redis for the integration tests, its URL handed to them through vitest's provide: one
- * redis-server, or with DHS_TEST_STORE=cluster a local Redis Cluster of three masters and three replicas.
+ * redis-server, or with DHS_TEST_STORE=cluster a local Redis Cluster of three masters and three replicas;
+ * with DHS_TEST_STORE=postgres also a migrated PostgreSQL database that each harness copies.
  */
 
 import { startRedis, startRedisCluster } from "@dhs/testkit";
 import type { TestProject } from "vitest/node";
 import type { RedisMode } from "../../src/config.js";
+import { migratedDatabase } from "./database.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     redisUrl: string;
     redisMode: RedisMode;
+    /** The migrated template database each harness copies (DHS_TEST_STORE=postgres); "" otherwise. */
+    databaseTemplate: string;
   }
 }
 
@@ -19,5 +23,10 @@ export default async function setup(project: TestProject) {
   const redis = cluster ? await startRedisCluster() : await startRedis();
   project.provide("redisUrl", redis.url);
   project.provide("redisMode", cluster ? "cluster" : "standalone");
-  return () => redis.stop();
+  const template = project.config.env?.DHS_TEST_STORE === "postgres" ? await migratedDatabase() : undefined;
+  project.provide("databaseTemplate", template?.name ?? "");
+  return async () => {
+    await template?.drop();
+    await redis.stop();
+  };
 }

@@ -17,6 +17,7 @@ import { type Composed, type ComposeOverrides, compose } from "../../src/compose
 import { loadConfig } from "../../src/config.js";
 import { metricsListener } from "../../src/http/metrics-server.js";
 import { type RunningServer, startWebServer } from "../../src/http/server.js";
+import { databaseFrom } from "./database.js";
 import { logSink } from "./log-sink.js";
 
 /** Every operation on one webhook endpoint, by the client's name, called with the endpoint's id. */
@@ -29,7 +30,8 @@ export const ENDPOINT_OPERATIONS: readonly [string, (client: DhsClient, id: stri
   ["listWebhookDeliveries", (client, id) => client.listWebhookDeliveries(id)],
 ];
 
-export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "cluster" | "memory";
+/** memory; redis or cluster; postgres: Redis with the PostgreSQL history (a database of the harness's own). */
+export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "cluster" | "memory" | "postgres";
 
 export interface Harness {
   url: string;
@@ -38,6 +40,10 @@ export interface Harness {
   livekit: FakeLiveKit;
   composed: Composed;
   logs: string[];
+  /** The harness's own key prefix on the run's Redis (memory: none). */
+  redisPrefix: string | undefined;
+  /** Its own PostgreSQL history database (DHS_TEST_STORE=postgres; otherwise none). */
+  databaseUrl: string | undefined;
   /** The typed client, as a customer's backend calls the API, with `key` (account A's read-write key by default) and no retries. */
   client(key?: string): DhsClient;
   /** key: the API key to send (account A's read-write key when undefined, none when null). */
@@ -54,13 +60,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** How a harness reaches its history database: directly, or through a port of the test's (a TcpGate). */
+export interface DatabaseRoute {
+  databasePort?: () => number;
+}
+
 export async function startHarness(
   env: Record<string, string> = {},
   overrides: ComposeOverrides = {},
   files: Fixtures = {},
+  route: DatabaseRoute = {},
 ): Promise<Harness> {
   const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
   const fixtures = writeOperatorFiles(files);
+  const database = STORE === "postgres" ? await databaseFrom(inject("databaseTemplate")) : undefined;
   const config = loadConfig({
     NODE_ENV: "test",
     API_KEYS_FILE: fixtures.apiKeysFile,
@@ -79,6 +92,7 @@ export async function startHarness(
     ...(STORE === "memory"
       ? {}
       : { REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` }),
+    ...(database ? { DATABASE_URL: routed(database.url, route) } : {}),
     ...env,
   });
   const logs: string[] = [];
@@ -99,6 +113,7 @@ export async function startHarness(
   const metricsServer: RunningServer = await startWebServer(metricsListener(composed.metrics), 0, "127.0.0.1", limits);
   composed.sweeper.start();
   composed.dispatcher.start();
+  composed.historyWriter?.start();
 
   const request: Harness["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
@@ -124,6 +139,8 @@ export async function startHarness(
   return {
     url: server.url,
     metricsUrl: metricsServer.url,
+    redisPrefix: config.redisUrl ? config.redisKeyPrefix : undefined,
+    databaseUrl: database?.url,
     livekit,
     composed,
     logs,
@@ -148,6 +165,7 @@ export async function startHarness(
     close: async () => {
       await Promise.all([server.stop(1000), metricsServer.stop(1000)]);
       await composed.close();
+      await database?.drop();
       await livekit.stop();
       await new Promise((resolve) => sink.end(resolve));
     },
@@ -159,10 +177,15 @@ export async function startHarness(
  * LiveKit reset before each test (so one test's calls and failure modes never leak into the next). The
  * returned object reads the started harness on each use, so it can be taken at the top of the file.
  */
-export function useHarness(env: Record<string, string> = {}, overrides: ComposeOverrides = {}, files: Fixtures = {}): Harness {
+export function useHarness(
+  env: Record<string, string> = {},
+  overrides: ComposeOverrides = {},
+  files: Fixtures = {},
+  route: DatabaseRoute = {},
+): Harness {
   let started: Harness | undefined;
   beforeAll(async () => {
-    started = await startHarness(env, overrides, files);
+    started = await startHarness(env, overrides, files, route);
   });
   afterAll(async () => {
     await started?.close();
@@ -176,6 +199,13 @@ export function useHarness(env: Record<string, string> = {}, overrides: ComposeO
       return started[property];
     },
   });
+}
+
+function routed(url: string, route: DatabaseRoute): string {
+  if (!route.databasePort) return url;
+  const via = new URL(url);
+  via.port = String(route.databasePort());
+  return via.toString();
 }
 
 export const tokenVerifier = new TokenVerifier(LIVEKIT.apiKey, LIVEKIT.apiSecret);

@@ -1,5 +1,4 @@
 import calculateSlot from "cluster-key-slot";
-import { roomNameFor, type SessionRecord } from "../../domain/sessions/session.js";
 
 /**
  * The version of the key layout below. A server finds it in `<prefix>:layout` and refuses to start
@@ -114,6 +113,11 @@ export function keyspace(prefix = "dhs") {
      * its last one.
      */
     ended: (accountId: string, shardIndex: number, day: string) => `${prefix}:{${SHARD_TAGS[shardIndex]}}:ended:${accountId}:${day}`,
+    /**
+     * With a history database: the shard's ended sessions to write there (session ids by when they are
+     * due, ms; a claimed one by its lease's end), added to by each change of an ended session.
+     */
+    history: (shardIndex: number) => `${prefix}:history:{${SHARD_TAGS[shardIndex]}}`,
     /** The session timers of one shard by due time; members are `account|session|timer`. */
     timers: (shardIndex: number) => `${prefix}:timers:{${SHARD_TAGS[shardIndex]}}`,
     /**
@@ -210,46 +214,3 @@ export const idempotencyRecord = {
     return { state: parts[0] as "p" | "d" | "a", fingerprint: parts[1] ?? "", sessionId: parts.at(-1) ?? "" };
   },
 };
-
-/**
- * A stored session leaves out what its key already says (the id) or what follows from it (the room name),
- * and its fields that are still null: the value fits a 256-byte allocation instead of 384.
- */
-const NULLABLE = [
-  "end_reason",
-  "digital_human_joined_at",
-  "digital_human_left_at",
-  "participant_sid",
-  "participant_left_at",
-  "started_at",
-  "ended_at",
-] as const;
-
-/**
- * The stored session's own format version, its `v` field: a record written in another format is refused
- * (a fault, 500) rather than misread. Raise it with any change of what a stored session holds.
- */
-export const SESSION_FORMAT = 2;
-
-export function encodeSession(record: SessionRecord): string {
-  const { room_name: _room, id: _id, ...fields } = record;
-  for (const field of NULLABLE) if (fields[field] === null) delete fields[field];
-  return JSON.stringify({ v: SESSION_FORMAT, ...fields });
-}
-
-/** The stored session, whichever account it is: callers compare its account_id with the caller's. */
-export function decodeSession(json: string, sessionId: string): SessionRecord {
-  const { v, ...stored } = JSON.parse(json) as Partial<SessionRecord> & { v?: unknown };
-  if (v !== SESSION_FORMAT) throw new Error(`stored session ${sessionId} has format ${String(v)}, this server reads ${SESSION_FORMAT}`);
-  const record = {
-    end_reason: null,
-    digital_human_joined_at: null,
-    digital_human_left_at: null,
-    participant_sid: null,
-    participant_left_at: null,
-    started_at: null,
-    ended_at: null,
-    ...stored,
-  };
-  return { ...record, id: sessionId, room_name: roomNameFor(sessionId) } as SessionRecord;
-}

@@ -11,6 +11,7 @@ import { CONVERSATION_SCRIPTS } from "./conversation-scripts.js";
 import { WEBHOOK_SCRIPTS } from "./customer-webhook-scripts.js";
 import { DIGITAL_HUMAN_SCRIPTS } from "./digital-humans/digital-human-scripts.js";
 import type { Script } from "./script.js";
+import { HISTORY_QUEUE_SCRIPTS } from "./sessions/history-queue-scripts.js";
 import { IDEMPOTENT_CREATE_SCRIPTS } from "./sessions/idempotent-creates-scripts.js";
 import { LEASE_SCRIPTS } from "./sessions/lease-scripts.js";
 import { OPEN_SESSION_SCRIPTS } from "./sessions/open-sessions-scripts.js";
@@ -22,6 +23,7 @@ const SCRIPTS = {
   ...OPEN_SESSION_SCRIPTS,
   ...SESSION_RECORD_SCRIPTS,
   ...TIMER_QUEUE_SCRIPTS,
+  ...HISTORY_QUEUE_SCRIPTS,
   ...LEASE_SCRIPTS,
   ...WEBHOOK_SCRIPTS,
   ...DIGITAL_HUMAN_SCRIPTS,

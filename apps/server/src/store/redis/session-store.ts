@@ -12,8 +12,10 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import { AssembledSessionStore } from "../assembled-session-store.js";
+import { HistorySessionRecords } from "../history-session-records.js";
 import { type RedisSessionStoreOptions, sessionStoreContext } from "./sessions/context.js";
 import { RedisEndingMarks } from "./sessions/ending-marks.js";
+import { RedisHistoryQueue } from "./sessions/history-queue.js";
 import { RedisIdempotentCreates } from "./sessions/idempotent-creates.js";
 import { RedisLeases } from "./sessions/leases.js";
 import { OpenSessions } from "./sessions/open-sessions.js";
@@ -28,6 +30,8 @@ export type { RedisSessionStoreOptions, StoreStep } from "./sessions/context.js"
 export class RedisSessionStore extends AssembledSessionStore {
   /** The lists of sessions (a test steps between their reads). */
   readonly list: RedisSessionList;
+  /** Ended sessions to write to the history database (filled only when options.history is given). */
+  readonly historyQueue: RedisHistoryQueue;
 
   /** `options` as a string is the key prefix alone. */
   constructor(
@@ -38,9 +42,11 @@ export class RedisSessionStore extends AssembledSessionStore {
     const context = sessionStoreContext(redis, options);
     const places = new OpenSessions(context);
     const list = new RedisSessionList(context);
+    const records = new RedisSessionRecords(context, places, list);
+    const history = typeof options === "string" ? undefined : options.history;
     super({
       creates: new RedisIdempotentCreates(context, places),
-      records: new RedisSessionRecords(context, places, list),
+      records: history ? new HistorySessionRecords(records, history) : records,
       counters: new RedisUsageCounters(context),
       timers: new RedisTimerQueue(context),
       endings: new RedisEndingMarks(context),
@@ -48,5 +54,6 @@ export class RedisSessionStore extends AssembledSessionStore {
       connection: new RedisStoreConnection(context),
     });
     this.list = list;
+    this.historyQueue = new RedisHistoryQueue(context);
   }
 }

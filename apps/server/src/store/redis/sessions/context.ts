@@ -4,10 +4,12 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { OutboundEvent } from "../../../domain/customer-webhooks/ports.js";
+import type { SessionHistory } from "../../../domain/sessions/history-ports.js";
 import type { SessionRecord } from "../../../domain/sessions/session.js";
 import type { Tracing } from "../../../tracing/tracing.js";
+import { decodeSession } from "../../session-format.js";
 import type { EventKeys } from "../customer-webhook-scripts.js";
-import { decodeSession, type Keyspace, keyspace, shardOf } from "../keys.js";
+import { type Keyspace, keyspace, shardOf } from "../keys.js";
 import { RedisScripts } from "../scripts.js";
 
 /** The steps of a create and of an end across slots, named for tests that stop the store between them. */
@@ -26,6 +28,11 @@ export interface RedisSessionStoreOptions {
   afterStep?: (step: StoreStep) => void | Promise<void>;
   /** Spans of its scripts, by name. */
   tracing?: Tracing;
+  /**
+   * The history database, when there is one: ended sessions are queued to be written there, and read from
+   * there once Redis no longer holds them.
+   */
+  history?: SessionHistory;
 }
 
 export interface SessionStoreContext {
@@ -35,6 +42,8 @@ export interface SessionStoreContext {
   claimGraceMs: number;
   repairIntervalMs: number;
   afterStep: (step: StoreStep) => void | Promise<void>;
+  /** Ended sessions are queued for the history database (RedisSessionStoreOptions.history). */
+  keepsHistory: boolean;
 }
 
 /** The context of a store on `redis` (a bare string is its key prefix). */
@@ -45,8 +54,10 @@ export function sessionStoreContext(redis: Redis | Cluster, options: RedisSessio
     repairIntervalMs = 10_000,
     afterStep = () => {},
     tracing,
+    history,
   } = typeof options === "string" ? { prefix: options } : options;
-  return { redis, keys: keyspace(prefix), scripts: new RedisScripts(redis, tracing), claimGraceMs, repairIntervalMs, afterStep };
+  const scripts = new RedisScripts(redis, tracing);
+  return { redis, keys: keyspace(prefix), scripts, claimGraceMs, repairIntervalMs, afterStep, keepsHistory: history !== undefined };
 }
 
 /** The JSON of each session (null when there is none), read by shard: one MGET per slot. */

@@ -10,8 +10,9 @@
  */
 import type { BeginOutcome, CreateLock } from "../../../domain/sessions/idempotency.js";
 import type { CreateAbandonment, CreateClaim, CreateCompletion, IdempotentCreates } from "../../../domain/sessions/ports.js";
+import { encodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
-import { encodeSession, idempotencyRecord, keyShardOf, sessionIdIn } from "../keys.js";
+import { idempotencyRecord, keyShardOf, sessionIdIn } from "../keys.js";
 import { eventKeys, type SessionStoreContext } from "./context.js";
 import type { OpenSessions } from "./open-sessions.js";
 

@@ -9,8 +9,9 @@
 import type { SessionRecord } from "../../../domain/sessions/session.js";
 import { TERMINAL } from "../../../domain/sessions/session.js";
 import { type UsageIncrement, usageOf, utcDay } from "../../../domain/sessions/usage.js";
+import { decodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
-import { dayOf, decodeSession } from "../keys.js";
+import { dayOf } from "../keys.js";
 import { readSessions, type SessionStoreContext } from "./context.js";
 import { incrementsOf, USAGE_TTL_MS } from "./usage-counters.js";
 

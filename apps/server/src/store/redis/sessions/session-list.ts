@@ -6,8 +6,9 @@
 import type { ListPosition, ListQuery } from "../../../domain/sessions/ports.js";
 import { isAfterCursor, newestFirst } from "../../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../../domain/sessions/session.js";
+import { decodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
-import { dayOf, decodeSession, SHARDS } from "../keys.js";
+import { dayOf, SHARDS } from "../keys.js";
 import { readSessions, type SessionStoreContext } from "./context.js";
 
 // Each day's ended sessions are in one index per shard: two days are 64 reads a round trip.

@@ -9,8 +9,9 @@
 import type { Persona } from "../../../domain/digital-humans/persona.js";
 import type { ListQuery, SessionChange, SessionRecords, SessionSnapshot, SessionVersion } from "../../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../../domain/sessions/session.js";
+import { decodeSession, encodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
-import { dayOf, decodeSession, encodeSession, shardOf, timerMember } from "../keys.js";
+import { dayOf, shardOf, timerMember } from "../keys.js";
 import { eventKeys, ownSession, type SessionStoreContext } from "./context.js";
 import type { OpenSessions } from "./open-sessions.js";
 import type { RedisSessionList } from "./session-list.js";
@@ -88,6 +89,8 @@ export class RedisSessionRecords implements SessionRecords {
         timers: keys.timers(shard),
         livekitEvent: keys.livekitEvent(record.id, livekitEvent?.id ?? ""),
         persona: keys.persona(record.id),
+        history: keys.history(shard),
+        keepsHistory: this.context.keepsHistory,
         version: json,
         json: encodeSession(record),
         id: record.id,

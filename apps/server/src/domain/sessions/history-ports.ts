@@ -1,0 +1,46 @@
+/**
+ * History (README, "Storage"): with a database configured, ended sessions are written from a queue in the
+ * live store to the history database, and read from there once the live store no longer holds them. The
+ * ports of both sides; adapters live in store/ (Redis's queue, PostgreSQL's history).
+ */
+import type { ListQuery } from "./ports.js";
+import type { SessionRecord } from "./session.js";
+
+/** Ended sessions as the history database keeps them: one row each, written again when they change. */
+export interface SessionHistory {
+  /** Writes each session (inserted, or replacing the row of an earlier write), all or none. */
+  writeSessions(records: readonly SessionRecord[]): Promise<void>;
+  /** The session whichever account it is, while within its retention. */
+  findSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** As SessionRecords.listSessions, over the written sessions alone (ended ones, so `status` is terminal or none). */
+  listSessions(accountId: string, query: ListQuery): Promise<SessionRecord[]>;
+  /** Drops what is past the retention (whole days); returns what it dropped, for the log. */
+  dropExpired(nowMs: number): Promise<string[]>;
+}
+
+/** A session taken from the queue to be written: its record as the live store holds it now. */
+export interface HistoryClaim {
+  sessionId: string;
+  /** Undefined when the live store no longer holds it (it expired or was flushed): nothing to write. */
+  record: SessionRecord | undefined;
+  /** Opaque to the writer: what completing the claim compares with. */
+  claim: string;
+}
+
+/** The live store's queue of ended sessions to write, filled in the same step as each change of one. */
+export interface HistoryQueue {
+  /**
+   * Claims up to `max` sessions due by nowMs (per part of the queue) for leaseMs: no other replica gets
+   * them meanwhile, and a claim whose holder died is handed out again after it.
+   */
+  claimDue(nowMs: number, leaseMs: number, max: number): Promise<HistoryClaim[]>;
+  /**
+   * Takes written sessions off the queue and out of the live store's lists of ended sessions, and keeps
+   * them there for keepMs more at most; a session changed since its claim stays queued, to be written again.
+   */
+  complete(claims: readonly HistoryClaim[], keepMs: number): Promise<void>;
+  /** Gives claims whose write failed back to the queue, due at atMs (unless changed since: due already). */
+  release(claims: readonly HistoryClaim[], atMs: number): Promise<void>;
+  /** How many sessions wait to be written, and since when the oldest has (ms; undefined when none). */
+  backlog(): Promise<{ size: number; oldestMs: number | undefined }>;
+}

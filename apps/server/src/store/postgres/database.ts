@@ -1,0 +1,59 @@
+/**
+ * The PostgreSQL connection pool (node-postgres) and how its failures reach the domain: the database
+ * unreachable for now (refused or lost connections, a statement or connection attempt past its timeout,
+ * a server starting or shutting down) is DependencyUnavailableError (503, retry later); anything else a
+ * fault to fix (500). Every statement is named, so each connection prepares it once.
+ */
+import pg from "pg";
+import { DependencyFaultError, DependencyUnavailableError } from "../../domain/dependency-errors.js";
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize: number;
+  statementTimeoutMs: number;
+  /** Called with each error of an idle connection (the pool replaces it). */
+  onError?: (error: Error) => void;
+}
+
+export type Database = pg.Pool;
+
+export function connectDatabase(options: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.statementTimeoutMs,
+    // The server cancels a statement past it; the client stops waiting a little later.
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs + 500,
+    idleTimeoutMillis: 30_000,
+    application_name: "dhs-server",
+  });
+  pool.on("error", (error) => options.onError?.(error));
+  return pool;
+}
+
+// SQLSTATE classes and codes that mean "not now": connection exceptions (08), insufficient resources
+// (53), operator intervention (57P01 admin shutdown, 57P03 cannot connect now), a statement cancelled by
+// its timeout (57014), serialization failures and deadlocks (40001, 40P01).
+const TRANSIENT_STATE = /^(08|53|57P0[1-3]|57014|40001|40P01)/;
+const UNREACHABLE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+
+/** Whether a failure is PostgreSQL being unreachable or busy for now (503), as opposed to a fault (500). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === "string" && (TRANSIENT_STATE.test(code) || /^E[A-Z]+$/.test(code))) return true;
+  return UNREACHABLE.test(error.message);
+}
+
+/** Runs a database operation, its failures as the domain knows them (dependency "database"). */
+export async function guardDatabase<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new DependencyUnavailableError("database", { cause: error });
+    const message = error instanceof Error ? error.message : String(error);
+    throw new DependencyFaultError("database", `PostgreSQL: ${message}`, { cause: error });
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The queue of ended sessions to write to the history database (HistoryQueue), on Redis: one sorted set
+ * per shard, in the shard's slot beside its sessions, so the script that changes an ended session queues
+ * it in the same step (session-records-scripts.ts). Every replica claims what is due in each shard with a
+ * lease, as it claims timers, reads the claimed sessions with one MGET per shard, and completes each
+ * shard's written ones in one script (history-queue-scripts.ts).
+ */
+import type { HistoryClaim, HistoryQueue } from "../../../domain/sessions/history-ports.js";
+import { decodeSession } from "../../session-format.js";
+import { guard } from "../guard.js";
+import { dayOf, SHARDS, shardOf } from "../keys.js";
+import { readSessions, type SessionStoreContext } from "./context.js";
+
+const SHARD_INDEXES = Array.from({ length: SHARDS }, (_, shard) => shard);
+
+export class RedisHistoryQueue implements HistoryQueue {
+  constructor(private readonly context: SessionStoreContext) {}
+
+  claimDue(nowMs: number, leaseMs: number, max: number): Promise<HistoryClaim[]> {
+    const { keys, scripts } = this.context;
+    const leaseUntilMs = nowMs + leaseMs;
+    return guard(async () => {
+      const claimed = await Promise.all(
+        SHARD_INDEXES.map((shard) => scripts.run("claimDue", { set: keys.history(shard), nowMs, leaseUntilMs, max })),
+      );
+      const ids = claimed.flat();
+      const jsons = await readSessions(this.context, ids);
+      return ids.map((sessionId, i) => {
+        const json = jsons[i];
+        return { sessionId, record: json ? decodeSession(json, sessionId) : undefined, claim: String(leaseUntilMs) };
+      });
+    });
+  }
+
+  complete(claims: readonly HistoryClaim[], keepMs: number): Promise<void> {
+    const { keys, scripts } = this.context;
+    return guard(async () => {
+      await Promise.all(
+        [...byShard(claims)].map(([shard, written]) =>
+          scripts.run("completeHistory", {
+            queue: keys.history(shard),
+            keepMs,
+            written: written.map(({ sessionId, record, claim }) => ({
+              id: sessionId,
+              claim,
+              session: keys.session(sessionId),
+              // A session the store no longer held has no index entry left either (any key of the slot will do).
+              ended: record ? keys.ended(record.account_id, shard, dayOf(Date.parse(record.created_at))) : keys.session(sessionId),
+            })),
+          }),
+        ),
+      );
+    });
+  }
+
+  release(claims: readonly HistoryClaim[], atMs: number): Promise<void> {
+    const { keys, scripts } = this.context;
+    return guard(async () => {
+      await Promise.all(
+        [...byShard(claims)].map(([shard, claimed]) =>
+          scripts.run("releaseHistory", {
+            queue: keys.history(shard),
+            atMs,
+            claims: claimed.map(({ sessionId, claim }) => ({ id: sessionId, claim })),
+          }),
+        ),
+      );
+    });
+  }
+
+  backlog(): Promise<{ size: number; oldestMs: number | undefined }> {
+    const { redis, keys } = this.context;
+    return guard(async () => {
+      const shards = await Promise.all(
+        SHARD_INDEXES.map(async (shard) => {
+          const [size, oldest] = await Promise.all([
+            redis.zcard(keys.history(shard)),
+            redis.zrange(keys.history(shard), "0", "0", "WITHSCORES"),
+          ]);
+          return { size, oldestMs: oldest[1] === undefined ? undefined : Number(oldest[1]) };
+        }),
+      );
+      const oldest = shards.flatMap((s) => (s.oldestMs === undefined ? [] : [s.oldestMs]));
+      return { size: shards.reduce((sum, s) => sum + s.size, 0), oldestMs: oldest.length === 0 ? undefined : Math.min(...oldest) };
+    });
+  }
+}
+
+function byShard(claims: readonly HistoryClaim[]): Map<number, HistoryClaim[]> {
+  const shards = new Map<number, HistoryClaim[]>();
+  for (const claim of claims) {
+    const shard = shardOf(claim.sessionId);
+    shards.set(shard, [...(shards.get(shard) ?? []), claim]);
+  }
+  return shards;
+}

@@ -1,0 +1,68 @@
+/**
+ * PostgreSQL out of reach (its connections reset, new ones refused: a TcpGate between the service and the
+ * server): creates, reads of live sessions and ends go on, since they need only Redis and LiveKit; the
+ * queue of sessions to write grows; reads that need the history answer 503; once the database is back,
+ * the queue drains and every ended session is in the history once.
+ */
+import { TcpGate } from "@dhs/testkit";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectData, newSession, until, useHarness } from "../support/harness.js";
+
+const gate = new TcpGate({ host: "127.0.0.1", port: 5432 });
+beforeAll(async () => {
+  await gate.open();
+});
+const h = useHarness({}, {}, {}, { databasePort: () => gate.port });
+afterAll(async () => {
+  await gate.close();
+});
+
+async function historyRows(ids: readonly string[]): Promise<{ id: string; n: number }[]> {
+  const client = new pg.Client({ connectionString: h.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; n: number }>(
+      "SELECT id::text AS id, count(*)::int AS n FROM sessions WHERE id = ANY($1::uuid[]) GROUP BY id",
+      [ids],
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${h.metricsUrl}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+}
+
+describe("the history database out of reach", () => {
+  it("keeps creates, live reads and ends going, queues the ended sessions, and writes each once when it is back", async () => {
+    await gate.close();
+    const sessions = await Promise.all(Array.from({ length: 20 }, () => newSession(h)));
+    const ended = sessions.slice(0, 10);
+    for (const session of ended) expectData(await h.client().endSession(session.id));
+    for (const session of sessions) expect((await h.client().getSession(session.id)).response.status).toBe(200);
+    await until(async () => ((await metric("dhs_history_queue_sessions")) >= 10 ? true : undefined), { timeoutMs: 5000 });
+    expect(await metric("dhs_database_errors_total")).toBeGreaterThan(0);
+    // A list needs the history: it says so, and the client may retry.
+    const list = await h.client().listSessions({ limit: 100 });
+    expect(list.response.status).toBe(503);
+    expect(list.error).toMatchObject({ code: "service_unavailable" });
+    expect(list.response.headers.get("retry-after")).toBe("1");
+
+    // The writer has tried (and failed) at least twice by now: the sessions were claimed and given back.
+    const failures = await metric("dhs_database_errors_total");
+    await until(async () => ((await metric("dhs_database_errors_total")) >= failures + 2 ? true : undefined), { timeoutMs: 10_000 });
+    await gate.open();
+    const backAt = Date.now();
+    const ids = ended.map((s) => s.id);
+    await until(async () => ((await historyRows(ids)).length === ids.length ? true : undefined), { timeoutMs: 40_000 });
+    console.log(`the history database back: ${ids.length} queued sessions written within ${Date.now() - backAt} ms`);
+    expect((await historyRows(ids)).every((row) => row.n === 1)).toBe(true);
+    await until(async () => ((await metric("dhs_history_queue_sessions")) === 0 ? true : undefined), { timeoutMs: 5000 });
+    const listed = expectData(await h.client().listSessions({ limit: 100 })).data.map((s) => s.id);
+    expect(listed.sort()).toEqual(sessions.map((s) => s.id).sort());
+  });
+});

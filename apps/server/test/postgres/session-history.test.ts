@@ -1,0 +1,88 @@
+/**
+ * The PostgreSQL history as a customer meets it: an ended session is written there once, within seconds,
+ * from Redis's queue, and is read the same (getSession, listSessions) once Redis has lost it; while
+ * PostgreSQL refuses connections, creates and live sessions go on and the queue grows, and once it is
+ * back the queue drains with every session written once.
+ */
+import { Redis } from "ioredis";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { expectData, KEYS, listed, newSession, until, useHarness } from "../support/harness.js";
+
+// The transcript of a session is complete a second after its end: its session changes once more then.
+const h = useHarness({ TRANSCRIPT_GRACE_S: "1" });
+let db: pg.Client;
+let redis: Redis;
+
+beforeAll(async () => {
+  db = new pg.Client({ connectionString: h.databaseUrl });
+  await db.connect();
+  redis = new Redis(inject("redisUrl"));
+});
+
+afterAll(async () => {
+  await db?.end();
+  redis?.disconnect();
+});
+
+/** How many rows the history holds for each of these sessions. */
+async function rows(ids: readonly string[]): Promise<number[]> {
+  const { rows: found } = await db.query<{ id: string; n: number }>(
+    "SELECT id::text AS id, count(*)::int AS n FROM sessions WHERE id = ANY($1::uuid[]) GROUP BY id",
+    [ids],
+  );
+  return ids.map((id) => found.find((row) => row.id === id)?.n ?? 0);
+}
+
+/** Deletes every key of the harness's prefix but its layout: Redis lost everything (a FLUSHALL of ours). */
+async function flushRedis(): Promise<number> {
+  let deleted = 0;
+  for await (const keys of redis.scanStream({ match: `${h.redisPrefix}:*`, count: 1000 })) {
+    const ours = (keys as string[]).filter((key) => key !== `${h.redisPrefix}:layout`);
+    if (ours.length > 0) deleted += await redis.del(...ours);
+  }
+  return deleted;
+}
+
+async function endedSession(identity?: string) {
+  const session = await newSession(h, identity);
+  expectData(await h.client().endSession(session.id));
+  return session;
+}
+
+describe("the history in PostgreSQL", () => {
+  it("holds an ended session once, within seconds of its end, and serves it as before after Redis lost it", async () => {
+    const session = await endedSession();
+    const before = await h.session(session.id);
+    const startedAt = Date.now();
+    await until(async () => ((await rows([session.id]))[0] === 1 ? true : undefined), { timeoutMs: 10_000 });
+    console.log(`ended session written to PostgreSQL ${Date.now() - startedAt} ms after its end`);
+    const item = (await listed(h)).find((s) => s.id === session.id);
+
+    expect(await flushRedis()).toBeGreaterThan(0);
+    expect(await h.session(session.id)).toEqual(before);
+    expect((await listed(h)).find((s) => s.id === session.id)).toEqual(item);
+    // Ended before anyone joined: cancelled.
+    expect((await listed(h, { status: "cancelled" })).map((s) => s.id)).toContain(session.id);
+    expect((await listed(h, { status: "active" })).map((s) => s.id)).not.toContain(session.id);
+    // Another account does not see it, wherever it is.
+    expect((await h.client(KEYS.b).getSession(session.id)).response.status).toBe(404);
+    expect(await rows([session.id])).toEqual([1]);
+  });
+
+  it("writes a session changed after its end again, into its one row (its transcript_ready, a second after its end)", async () => {
+    const session = await endedSession();
+    const ready = await until(
+      async () => {
+        const { rows: found } = await db.query<{ ready: string | null }>(
+          "SELECT record->>'transcript_ready_at' AS ready FROM sessions WHERE id = $1",
+          [session.id],
+        );
+        return found[0]?.ready ?? undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(Date.parse(ready)).toBeGreaterThan(0);
+    expect(await rows([session.id])).toEqual([1]);
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * The PostgreSQL history of the integration tests: one migrated template per run (made by the global
+ * setup with node-pg-migrate, as `pnpm migrate` does), and a copy of it for each harness, so no test sees
+ * another's sessions; each is dropped when its user is done.
+ */
+import { createDatabase, type TestDatabase } from "@dhs/testkit";
+import { runner } from "node-pg-migrate";
+import { MIGRATIONS_DIR } from "../../src/store/postgres/schema-version.js";
+
+/** Applies the service's migrations to the database at `url` (as `pnpm migrate`). */
+export async function migrate(url: string, direction: "up" | "down" = "up", count = Number.POSITIVE_INFINITY): Promise<void> {
+  await runner({
+    databaseUrl: url,
+    dir: MIGRATIONS_DIR,
+    direction,
+    count,
+    migrationsTable: "pgmigrations",
+    log: () => undefined,
+  });
+}
+
+/** A new database with the service's schema. */
+export async function migratedDatabase(): Promise<TestDatabase> {
+  const database = await createDatabase({ prefix: "dhs_test" });
+  await migrate(database.url);
+  return database;
+}
+
+/** A copy of the run's migrated template (the global setup's). */
+export function databaseFrom(template: string): Promise<TestDatabase> {
+  return createDatabase({ template, prefix: "dhs_test" });
+}
