@@ -153,6 +153,21 @@ describe("loadConfig", () => {
     ["REQUEST_TIMEOUT_S", { HEADERS_TIMEOUT_S: "20", REQUEST_TIMEOUT_S: "10" }, "REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S"],
     ["MAX_CONNECTIONS", { MAX_CONNECTIONS: "0" }, 'MAX_CONNECTIONS must be an integer from 1 to 1000000 (got "0")'],
     ["SESSION_RETENTION_S", { SESSION_RETENTION_S: "3600" }, "SESSION_RETENTION_S must be at least IDEMPOTENCY_KEY_TTL_S"],
+    [
+      "DATABASE_URL",
+      { DATABASE_URL: "mysql://db/dhs" },
+      'DATABASE_URL must start with postgres:// or postgresql:// (got "mysql://db/dhs")',
+    ],
+    [
+      "DATABASE_URL",
+      { DATABASE_URL: "postgres://db/dhs" },
+      "DATABASE_URL needs REDIS_URL: sessions are live in Redis and written to PostgreSQL from a queue there",
+    ],
+    [
+      "HISTORY_REDIS_KEEP_S",
+      { REDIS_URL: "redis://r:6379", DATABASE_URL: "postgres://db/dhs", TRANSCRIPT_GRACE_S: "600", HISTORY_REDIS_KEEP_S: "600" },
+      "HISTORY_REDIS_KEEP_S must be longer than TRANSCRIPT_GRACE_S",
+    ],
     ["LIVEKIT_URL", { LIVEKIT_URL: "livekit" }, 'LIVEKIT_URL must be a URL (got "livekit")'],
     ["PARTICIPANT_TOKEN_TTL_S", { PARTICIPANT_TOKEN_TTL_S: "5" }, 'PARTICIPANT_TOKEN_TTL_S must be an integer from 30 to 86400 (got "5")'],
     ["VALIDATE_RESPONSES", { VALIDATE_RESPONSES: "yes" }, 'VALIDATE_RESPONSES must be true or false (got "yes")'],

@@ -95,9 +95,10 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
       logger.warn({ livekit: config.livekit.apiUrl }, "LiveKit not reachable yet; serving, /readyz answers 503 until it is");
   }
 
-  // Take traffic once Redis answers; if it does not within a few seconds, serve anyway (readiness says 503
-  // and requests that need Redis answer 503) and recover when it comes. Redis holding another key layout
-  // stops the process with one line, at start or once Redis answers.
+  // Take traffic once Redis (and the history database, when there is one) answers; if not within a few
+  // seconds, serve anyway (readiness says 503 and requests that need Redis answer 503) and recover when it
+  // comes. Redis holding another key layout, or the database another schema, stops the process with one
+  // line, at start or once it answers.
   async function layoutRefused(error: unknown): Promise<never> {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`configuration error: ${error.message}\n`);
@@ -122,6 +123,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
       metrics_url: `${metricsServer.url}/metrics`,
       node_env: config.nodeEnv,
       store: config.redisUrl ? (config.redisMode === "cluster" ? "redis-cluster" : "redis") : "memory",
+      history: config.database.url ? "postgres" : "none",
       livekit: config.livekit.url,
       api_keys: config.apiKeys.records.length,
     },

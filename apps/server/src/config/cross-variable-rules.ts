@@ -22,6 +22,10 @@ export function checkCrossVariableRules(settings: Settings): void {
     // The queue of sessions to write, and everything live, are in Redis.
     throw new ConfigError("DATABASE_URL needs REDIS_URL: sessions are live in Redis and written to PostgreSQL from a queue there");
   }
+  if (settings.DATABASE_URL !== undefined && settings.HISTORY_REDIS_KEEP_S <= settings.TRANSCRIPT_GRACE_S) {
+    // A transcript completes, and its session changes once more, in Redis.
+    throw new ConfigError("HISTORY_REDIS_KEEP_S must be longer than TRANSCRIPT_GRACE_S");
+  }
   if (settings.RATE_LIMIT_BURST < settings.RATE_LIMIT_PER_SECOND) {
     throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");
   }

@@ -70,7 +70,7 @@ export const VARIABLES = {
   ),
   HISTORY_REDIS_KEEP_S: integer(
     { default: 3_600, min: 60, max: 86_400 },
-    "With `DATABASE_URL`: how long an ended session stays in Redis once PostgreSQL has it, so the changes that still follow its end (its transcript's last segments and `transcript_ready`) find it; reads find it in either.",
+    "With `DATABASE_URL`: how long an ended session stays in Redis once PostgreSQL has it, so the changes that still follow its end (its transcript's last segments and `transcript_ready`) find it; reads find it in either. Longer than `TRANSCRIPT_GRACE_S`. A session whose room's deletion is still owed keeps its retention.",
   ),
   LIVEKIT_URL: url(
     {

@@ -10,7 +10,9 @@
  * events the model expects (created, active and the digital human's first join once each, ended once
  * with the model's status, end reason and active seconds).
  *
- * Runs on the store of the project (memory, or a real Redis). MODEL_SEED replays a run; MODEL_RUNS
+ * Runs on the store of the project (memory, a real Redis, or Redis with the PostgreSQL history, whose
+ * writer runs after every step: the session is in the history once it ended, once, as the model says, and
+ * a step lets Redis forget it once its keep is over, so reads come from the history). MODEL_SEED replays a run; MODEL_RUNS
  * changes how many sequences (each up to MAX_COMMANDS steps) are tried. Two runs each time: a fixed
  * seed, and a fresh one printed for replay.
  *
@@ -26,7 +28,9 @@
  * replica took over, and the account's count of open sessions and its usage must come right all the same.
  */
 import type { Session, TestSessionEvent } from "@dhs/contract";
+import type { TestDatabase } from "@dhs/testkit";
 import fc from "fast-check";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AccountLimits } from "../../src/domain/accounts/account-limits.js";
 import { dataOwner, type Principal } from "../../src/domain/accounts/api-keys.js";
@@ -40,16 +44,23 @@ import { TranscriptService } from "../../src/domain/transcripts/transcript-servi
 import { MemoryWebhookStore } from "../../src/store/memory/customer-webhook-store.js";
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
 import { MemoryTranscriptStore } from "../../src/store/memory/transcript-store.js";
+import { PostgresSessionHistory } from "../../src/store/postgres/session-history.js";
 import { connectRedis } from "../../src/store/redis/client.js";
 import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.js";
+import { keyspace } from "../../src/store/redis/keys.js";
 import { RedisSessionStore, type StoreStep } from "../../src/store/redis/session-store.js";
 import { RedisTranscriptStore } from "../../src/store/redis/transcript-store.js";
+import { HistoryWriter } from "../../src/workers/history-writer.js";
 import { sessionTimers, TimerSweeper } from "../../src/workers/timer-sweeper.js";
+import { databaseFrom } from "../support/database.js";
 import { sessionSettings, stockPersonas, VOICES } from "../support/session-fixtures.js";
 
-const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis" | "cluster";
+const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis" | "cluster" | "postgres";
 // Fewer sequences where each step costs more round trips (a sweep asks every timer shard).
-const RUNS = Number(process.env.MODEL_RUNS ?? { memory: 1000, redis: 500, cluster: 200 }[STORE]);
+const RUNS = Number(process.env.MODEL_RUNS ?? { memory: 1000, redis: 500, cluster: 200, postgres: 200 }[STORE]);
+// With the PostgreSQL history: how long Redis keeps a written session (longer than the transcript's grace,
+// as the configuration requires).
+const KEEP_MS = 3600_000;
 const MAX_COMMANDS = 40;
 const FIXED_SEED = 20261123;
 
@@ -311,10 +322,14 @@ interface Real {
   lastEvent: { id: string; event: RoomEvent } | undefined;
   events: number;
   hooks: WebhookStore;
+  /** Its keys' prefix on Redis. */
+  prefix: string;
   /** The webhook events drained from the queue so far: type and data. */
   delivered: { type: string; timestamp: string; data: Record<string, any> }[];
   /** The step after which the replica handling the next change dies, if one is to. */
   crash: { at: StoreStep | null; happened: boolean };
+  /** With the PostgreSQL history: its writer (run after every step) and the database, to count rows. */
+  history?: { writer: HistoryWriter; db: pg.Pool };
 }
 
 /** Takes every queued webhook delivery off the real queue, as a dispatcher would, and keeps its event. */
@@ -349,6 +364,7 @@ async function webhook(real: Real, event: RoomEvent): Promise<void> {
 /** Compares the service with the model after every step, and checks the lifecycle's invariants. */
 async function check(model: Model, real: Real): Promise<void> {
   await drainEvents(real);
+  if (real.history) await historyAgrees(model, real, real.history);
   // Each expected event exactly once; deliveries promise no order (events of one step may come either way).
   const ready = real.delivered.filter((e) => e.type === "session.transcript_ready");
   const lifecycle = real.delivered.filter((e) => e.type !== "session.transcript_ready");
@@ -400,6 +416,19 @@ async function check(model: Model, real: Real): Promise<void> {
   }
 }
 
+/**
+ * With the PostgreSQL history, after the writer wrote what was queued: a terminal session is there once,
+ * as the model says it ended; an open one is not there at all.
+ */
+async function historyAgrees(model: Model, real: Real, history: NonNullable<Real["history"]>): Promise<void> {
+  await history.writer.drain();
+  const { rows } = await history.db.query<{ status: string; end_reason: string | null }>(
+    "SELECT status, record->>'end_reason' AS end_reason FROM sessions WHERE id = $1",
+    [real.session.id],
+  );
+  expect(rows, "rows of the session in the history").toEqual(model.terminal ? [{ status: model.status, end_reason: model.endReason }] : []);
+}
+
 /** The account's open sessions and usage counters, as the model's one session says they must be. */
 async function expectAccountAgrees(model: Model, real: Real): Promise<void> {
   expect(await real.store.openSessions(principal.accountId), "open sessions").toBe(model.terminal ? 0 : 1);
@@ -416,6 +445,9 @@ type Cmd = fc.AsyncCommand<Model, Real>;
 
 /** Steps run, over every sequence (shrinking included), for the report. */
 let stepsRun = 0;
+/** Sequences whose session Redis forgot, so that reads came from the history (postgres), for the report. */
+let forgotten = 0;
+const reportForgotten = () => (STORE === "postgres" ? `, ${forgotten} of them read from the history once Redis forgot the session` : "");
 
 const step = (name: string, run: (m: Model, r: Real) => Promise<void>): Cmd => ({
   check: () => true,
@@ -594,6 +626,28 @@ commands.push(
   ),
 );
 
+// With the history, Redis lets a written session go once its keep is over: every read is the history's then.
+if (STORE === "postgres") {
+  commands.push(
+    fc.constant(
+      step("Redis forgets the written session once its keep is over", async (m, r) => {
+        if (!m.terminal || r.endedAt === null || !r.history) return;
+        r.clock.now = Math.max(r.clock.now, Date.parse(r.endedAt) + KEEP_MS);
+        // Time passed: what was due fired, and the writer wrote what that changed.
+        await r.sweeper.sweep();
+        await r.history.writer.drain();
+        // Only what the writer gave a keep (a session whose room's deletion is owed keeps its retention).
+        const { redis } = r.store as RedisSessionStore;
+        const key = keyspace(r.prefix).session(r.session.id);
+        const ttl = await redis.pttl(key);
+        if (ttl < 0 || ttl > KEEP_MS) return;
+        await redis.del(key);
+        forgotten++;
+      }),
+    ),
+  );
+}
+
 // On Redis, a replica can die between storing a session's end and what follows it.
 if (STORE !== "memory") {
   commands.push(
@@ -607,7 +661,13 @@ if (STORE !== "memory") {
 
 describe(`the session lifecycle against its model (${STORE} store)`, () => {
   let redis: ReturnType<typeof connectRedis> | undefined;
+  let database: TestDatabase | undefined;
+  let db: pg.Pool | undefined;
   beforeAll(async () => {
+    if (STORE === "postgres") {
+      database = await databaseFrom(inject("databaseTemplate"));
+      db = new pg.Pool({ connectionString: database.url, max: 4 });
+    }
     if (STORE === "memory") return;
     redis = connectRedis({ url: inject("redisUrl"), mode: inject("redisMode"), commandTimeoutMs: 2000 });
     // No offline queue: wait until the connection is up.
@@ -615,6 +675,8 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
   });
   afterAll(async () => {
     await redis?.quit();
+    await db?.end();
+    await database?.drop();
   });
 
   async function setup(): Promise<{ model: () => Model; real: () => Real }> {
@@ -624,9 +686,15 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     const memoryHooks = new MemoryWebhookStore(now);
     const hooks: WebhookStore = redis ? new RedisWebhookStore(redis, prefix) : memoryHooks;
     const crash: Real["crash"] = { at: null, happened: false };
+    // Each sequence's Redis is a prefix of its own; its history starts empty too (one account for all).
+    await db?.query("TRUNCATE sessions");
+    const history = db
+      ? new PostgresSessionHistory(db, { retentionMs: D.retention * 1000, maxLifeMs: (D.join + D.maxDuration + D.departure) * 1000, now })
+      : undefined;
     const store: SessionStore = redis
       ? new RedisSessionStore(redis, {
           prefix,
+          ...(history ? { history } : {}),
           afterStep: (step) => {
             if (step !== crash.at) return;
             crash.at = null;
@@ -709,6 +777,22 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       hooks,
       delivered: [],
       crash,
+      prefix,
+      ...(history && db
+        ? {
+            history: {
+              writer: new HistoryWriter((store as RedisSessionStore).historyQueue, history, store, {
+                intervalMs: 60_000,
+                leaseMs: 30_000,
+                batch: 100,
+                keepMs: KEEP_MS,
+                holder: "model",
+                // The queue is scored by the store's own clock, not the model's.
+              }),
+              db,
+            },
+          }
+        : {}),
     };
     const model = new Model(clock.now);
     return { model: () => model, real: () => real };
@@ -770,15 +854,19 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
 
   it(`holds over ${RUNS} sequences of up to ${MAX_COMMANDS} steps (fixed seed ${FIXED_SEED})`, async () => {
     stepsRun = 0;
+    forgotten = 0;
     await fc.assert(property, { numRuns: RUNS, seed: FIXED_SEED });
-    console.log(`model-based lifecycle test (${STORE}): fixed seed ${FIXED_SEED}, ${RUNS} sequences, ${stepsRun} steps`);
+    console.log(
+      `model-based lifecycle test (${STORE}): fixed seed ${FIXED_SEED}, ${RUNS} sequences, ${stepsRun} steps${reportForgotten()}`,
+    );
   }, 120_000);
 
   const freshSeed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
   it(`holds over ${RUNS} sequences of up to ${MAX_COMMANDS} steps (fresh seed ${freshSeed}; replay with MODEL_SEED=${freshSeed})`, async () => {
     stepsRun = 0;
+    forgotten = 0;
     console.log(`model-based lifecycle test (${STORE}): fresh seed ${freshSeed} (replay with MODEL_SEED=${freshSeed})`);
     await fc.assert(property, { numRuns: RUNS, seed: freshSeed });
-    console.log(`model-based lifecycle test (${STORE}): fresh seed ${freshSeed}, ${RUNS} sequences, ${stepsRun} steps`);
+    console.log(`model-based lifecycle test (${STORE}): fresh seed ${freshSeed}, ${RUNS} sequences, ${stepsRun} steps${reportForgotten()}`);
   }, 120_000);
 });

@@ -8,7 +8,7 @@
 import type { HistoryClaim, HistoryQueue } from "../../../domain/sessions/history-ports.js";
 import { decodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
-import { dayOf, SHARDS, shardOf } from "../keys.js";
+import { dayOf, SHARDS, shardOf, timerMember } from "../keys.js";
 import { readSessions, type SessionStoreContext } from "./context.js";
 
 const SHARD_INDEXES = Array.from({ length: SHARDS }, (_, shard) => shard);
@@ -39,10 +39,12 @@ export class RedisHistoryQueue implements HistoryQueue {
         [...byShard(claims)].map(([shard, written]) =>
           scripts.run("completeHistory", {
             queue: keys.history(shard),
+            timers: keys.timers(shard),
             keepMs,
             written: written.map(({ sessionId, record, claim }) => ({
               id: sessionId,
               claim,
+              roomDeletion: timerMember(record?.account_id ?? "", sessionId, "room_deletion"),
               session: keys.session(sessionId),
               // A session the store no longer held has no index entry left either (any key of the slot will do).
               ended: record ? keys.ended(record.account_id, shard, dayOf(Date.parse(record.created_at))) : keys.session(sessionId),
