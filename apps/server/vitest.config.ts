@@ -64,6 +64,7 @@ export default defineConfig({
             "test/api/cursors.test.ts",
             "test/api/retention.test.ts",
             "test/api/idempotency.test.ts",
+            "test/api/transcripts.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/postgres/**/*.test.ts",
           ],

@@ -14,6 +14,7 @@ import type { HistoryQueue, SessionHistory } from "../domain/sessions/history-po
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
+import { HistoryTranscriptStore } from "./history-transcript-store.js";
 import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
@@ -22,6 +23,7 @@ import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { connectDatabase, type Database } from "./postgres/database.js";
 import { DatabaseSchema } from "./postgres/schema-version.js";
 import { PostgresSessionHistory } from "./postgres/session-history.js";
+import { PostgresTranscriptHistory } from "./postgres/transcript-history.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
 import { connectRedis } from "./redis/client.js";
 import { RedisConversationStore } from "./redis/conversation-store.js";
@@ -98,7 +100,10 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     const redisSessions = new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}), ...(history ? { history } : {}) });
     sessions = options.sessions ?? redisSessions;
     historyQueue = history ? (options.sessions instanceof RedisSessionStore ? options.sessions : redisSessions).historyQueue : undefined;
-    transcripts = new RedisTranscriptStore(redis, prefix);
+    const redisTranscripts = new RedisTranscriptStore(redis, prefix, history !== undefined);
+    transcripts = db
+      ? new HistoryTranscriptStore(redisTranscripts, new PostgresTranscriptHistory(db, historyBounds(config)))
+      : redisTranscripts;
     conversations = new RedisConversationStore(redis, prefix, tracing);
   } else {
     // In memory, the session store queues webhook events in the webhook store's maps, in the same step.

@@ -66,17 +66,17 @@ export class HistoryWriter {
     for (;;) {
       const claims = await this.queue.claimDue(now(), leaseMs, batch);
       if (claims.length === 0) return written;
-      const records = claims.flatMap((claim) => (claim.record ? [claim.record] : []));
+      const entries = claims.flatMap((claim) => (claim.entry ? [claim.entry] : []));
       try {
-        await this.history.writeSessions(records);
+        await this.history.writeSessions(entries);
       } catch (error) {
         // Due again in a second rather than when the lease ends: the database may be back by then.
         await this.queue.release(claims, now() + RETRY_MS).catch(() => undefined);
         throw error;
       }
       await this.queue.complete(claims, keepMs);
-      written += records.length;
-      onWritten?.(records.length);
+      written += entries.length;
+      onWritten?.(entries.length);
       // Each shard gives up to a batch: fewer than a batch in all means none is left due.
       if (claims.length < batch) return written;
     }

@@ -8,46 +8,14 @@ import { createHmac } from "node:crypto";
 import { WebhookReceiver } from "@dhs/testkit";
 import { AccessToken } from "livekit-server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postSegments, type Segment, segment, workerToken } from "../support/digital-human-posts.js";
 import { expectApiError, expectData, KEYS, LIVEKIT, newSession, until, useHarness } from "../support/harness.js";
 
 const GRACE_S = 2;
 const h = useHarness({ TRANSCRIPT_GRACE_S: String(GRACE_S), SWEEP_INTERVAL_MS: "100", TEST_MAX_OPEN_SESSIONS: "100" });
 
-type Segment = { id: string; speaker: "participant" | "digital_human"; text: string; started_at: string; ended_at: string };
-
-const T0 = Date.parse("2026-11-22T09:27:41.000Z");
-function segment(id: string, startS: number, text = `line ${id}`, speaker: Segment["speaker"] = "digital_human"): Segment {
-  return {
-    id,
-    speaker,
-    text,
-    started_at: new Date(T0 + startS * 1000).toISOString(),
-    ended_at: new Date(T0 + startS * 1000 + 900).toISOString(),
-  };
-}
-
-/** A token as the digital human's worker mints it: an agent's grant for the session's room. */
-async function workerToken(
-  roomName: string,
-  options: { agent?: boolean; secret?: string; ttl?: number | string; apiKey?: string } = {},
-): Promise<string> {
-  const token = new AccessToken(options.apiKey ?? LIVEKIT.apiKey, options.secret ?? LIVEKIT.apiSecret, {
-    identity: "dh-worker",
-    ttl: options.ttl ?? 300,
-  });
-  token.addGrant({ room: roomName, roomJoin: true, ...(options.agent === false ? {} : { agent: true }) });
-  return token.toJwt();
-}
-
-async function post(session: { id: string; room_name: string }, body: unknown, authorization?: string | null): Promise<Response> {
-  const auth = authorization === undefined ? `Bearer ${await workerToken(session.room_name)}` : authorization;
-  return fetch(`${h.url}/v1/sessions/${session.id}/transcript/segments`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...(auth === null ? {} : { Authorization: auth }) },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-}
-
+const post = (session: { id: string; room_name: string }, body: unknown, authorization?: string | null) =>
+  postSegments(h, session, body, authorization);
 const read = (id: string, query: { limit?: number; cursor?: string } = {}, key: string = KEYS.a) =>
   h.client(key).getSessionTranscript(id, query);
 const erase = (id: string, key: string = KEYS.a) => h.client(key).deleteSessionTranscript(id);

@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { keyspace } from "../../src/store/redis/keys.js";
 import { expectData, newSession, useHarness } from "../support/harness.js";
 
-const RUNS = Number(process.env.LIST_RUNS ?? 25);
-const h = useHarness();
+const RUNS = Number(process.env.LIST_RUNS ?? 60);
+// Pages by the hundred: no rate limit in the way.
+const h = useHarness({ RATE_LIMIT_ENABLED: "false" });
 let redis: Redis;
 
 beforeAll(async () => {

@@ -3,13 +3,23 @@
  * live store to the history database, and read from there once the live store no longer holds them. The
  * ports of both sides; adapters live in store/ (Redis's queue, PostgreSQL's history).
  */
+import type { StoredSegment, TranscriptState } from "../transcripts/transcript.js";
 import type { ListQuery } from "./ports.js";
 import type { SessionRecord } from "./session.js";
 
-/** Ended sessions as the history database keeps them: one row each, written again when they change. */
+/** What the history writes of an ended session: its record and its transcript, as the live store holds them now. */
+export interface HistoryEntry {
+  record: SessionRecord;
+  transcript: { state: TranscriptState; segments: readonly StoredSegment[] };
+}
+
+/** Ended sessions and their transcripts as the history database keeps them: one row each, written again when they change. */
 export interface SessionHistory {
-  /** Writes each session (inserted, or replacing the row of an earlier write), all or none. */
-  writeSessions(records: readonly SessionRecord[]): Promise<void>;
+  /**
+   * Writes each session with its transcript (inserted, or replacing the row of an earlier write; segments
+   * are added, never changed), all or none. A transcript deleted here stays deleted, its segments gone.
+   */
+  writeSessions(entries: readonly HistoryEntry[]): Promise<void>;
   /** The session whichever account it is, while within its retention. */
   findSession(sessionId: string): Promise<SessionRecord | undefined>;
   /** As SessionRecords.listSessions, over the written sessions alone (ended ones, so `status` is terminal or none). */
@@ -18,11 +28,11 @@ export interface SessionHistory {
   dropExpired(nowMs: number): Promise<string[]>;
 }
 
-/** A session taken from the queue to be written: its record as the live store holds it now. */
+/** A session taken from the queue to be written: its record and transcript as the live store holds them now. */
 export interface HistoryClaim {
   sessionId: string;
   /** Undefined when the live store no longer holds it (it expired or was flushed): nothing to write. */
-  record: SessionRecord | undefined;
+  entry: HistoryEntry | undefined;
   /** Opaque to the writer: what completing the claim compares with. */
   claim: string;
 }

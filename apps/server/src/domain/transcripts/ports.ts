@@ -42,3 +42,15 @@ export interface TranscriptStore {
   /** Moves the transcript's expiry (its session ended: to the session's own). */
   expireAt(sessionId: string, expiresAtMs: number): Promise<void>;
 }
+
+/** Transcripts of ended sessions as the history database keeps them (with DATABASE_URL). */
+export interface TranscriptHistory {
+  /** The state and up to `limit` segments after `after`; undefined when the history does not hold its session. */
+  readSegments(
+    sessionId: string,
+    after: SegmentPosition | undefined,
+    limit: number,
+  ): Promise<{ state: TranscriptState; segments: StoredSegment[] } | undefined>;
+  /** Erases its segments and marks it deleted (once: a deleted one stays as it was); nothing if not held yet. */
+  deleteTranscript(sessionId: string, nowMs: number): Promise<void>;
+}

@@ -57,3 +57,22 @@ export async function guardDatabase<T>(operation: () => Promise<T>): Promise<T> 
     throw new DependencyFaultError("database", `PostgreSQL: ${message}`, { cause: error });
   }
 }
+
+/** Runs `work` in one transaction on one connection of the pool: committed if it resolves, rolled back if not. */
+export async function transaction<T>(db: Database, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  let failure: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    failure = error instanceof Error ? error : new Error(String(error));
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    // A connection that failed mid-transaction is not handed out again.
+    client.release(failure);
+  }
+}

@@ -5,9 +5,9 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { AppendOutcome, AppendSegments, TranscriptStore } from "../../domain/transcripts/ports.js";
-import type { SegmentPosition, StoredSegment, TranscriptState } from "../../domain/transcripts/transcript.js";
+import { type SegmentPosition, type StoredSegment, spokenOrder, type TranscriptState } from "../../domain/transcripts/transcript.js";
 import { guard } from "./guard.js";
-import { type Keyspace, keyspace } from "./keys.js";
+import { type Keyspace, keyspace, shardOf } from "./keys.js";
 
 /**
  * KEYS: the hash, the order. ARGV: the most segments, when the transcript closes ('' for open), now, the
@@ -73,7 +73,11 @@ for _, json in ipairs(segments) do reply[#reply + 1] = json end
 return reply
 `;
 
-/** KEYS: the hash, the order. ARGV: now, the expiry (ms). Returns final and when it was deleted. */
+/**
+ * KEYS: the hash, the order, the shard's history queue. ARGV: now, the expiry (ms), 1 to queue the session
+ * for the history database (its transcript is erased there too, even if the database is down now).
+ * Returns final and when it was deleted.
+ */
 const DELETE = `
 local hash, order = KEYS[1], KEYS[2]
 local state = redis.call('HMGET', hash, '!final', '!deleted')
@@ -82,10 +86,28 @@ redis.call('DEL', hash, order)
 redis.call('HSET', hash, '!deleted', ARGV[1])
 if state[1] then redis.call('HSET', hash, '!final', 1) end
 redis.call('PEXPIREAT', hash, ARGV[2])
+if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], ARGV[1], ARGV[4]) end
 return {state[1] and 1 or 0, ARGV[1]}
 `;
 
 type Command = (...args: (string | number)[]) => Promise<unknown>;
+
+/** A whole transcript from its hash (HGETALL): its state, and its segments in spoken order. */
+export function transcriptOfHash(hash: Record<string, string>): { state: TranscriptState; segments: StoredSegment[] } {
+  const segments = Object.entries(hash)
+    .filter(([field]) => !field.startsWith("!"))
+    .map(([, json]) => JSON.parse(json) as StoredSegment)
+    .sort(spokenOrder);
+  const deleted = hash["!deleted"];
+  return {
+    state: {
+      segmentCount: Number(hash["!n"] ?? 0),
+      final: hash["!final"] !== undefined,
+      deletedAtMs: deleted === undefined ? null : Number(deleted),
+    },
+    segments,
+  };
+}
 
 export class RedisTranscriptStore implements TranscriptStore {
   private readonly keys: Keyspace;
@@ -93,11 +115,13 @@ export class RedisTranscriptStore implements TranscriptStore {
   constructor(
     private readonly redis: Redis | Cluster,
     prefix = "dhs",
+    /** Deletions queue the session for the history database (with DATABASE_URL). */
+    private readonly keepsHistory = false,
   ) {
     this.keys = keyspace(prefix);
     redis.defineCommand("dhs_transcriptAppend", { lua: APPEND, numberOfKeys: 2 });
     redis.defineCommand("dhs_transcriptRead", { lua: READ, numberOfKeys: 2 });
-    redis.defineCommand("dhs_transcriptDelete", { lua: DELETE, numberOfKeys: 2 });
+    redis.defineCommand("dhs_transcriptDelete", { lua: DELETE, numberOfKeys: 3 });
   }
 
   appendSegments(request: AppendSegments): Promise<AppendOutcome> {
@@ -144,10 +168,16 @@ export class RedisTranscriptStore implements TranscriptStore {
 
   deleteTranscript(sessionId: string, nowMs: number, expiresAtMs: number): Promise<TranscriptState> {
     return guard(async () => {
-      const [final, deletedAt] = (await this.command("dhs_transcriptDelete")(...this.keysOf(sessionId), nowMs, expiresAtMs)) as [
-        number,
-        string,
-      ];
+      const queue = this.keys.history(shardOf(sessionId));
+      const history = this.keepsHistory ? 1 : 0;
+      const [final, deletedAt] = (await this.command("dhs_transcriptDelete")(
+        ...this.keysOf(sessionId),
+        queue,
+        nowMs,
+        expiresAtMs,
+        history,
+        sessionId,
+      )) as [number, string];
       return { segmentCount: 0, final: final === 1, deletedAtMs: Number(deletedAt) };
     });
   }

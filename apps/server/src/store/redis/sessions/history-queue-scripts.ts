@@ -9,7 +9,15 @@ export const HISTORY_QUEUE_SCRIPTS = {
     {
       queue: string;
       timers: string;
-      written: readonly { session: string; ended: string; id: string; claim: string; roomDeletion: string }[];
+      written: readonly {
+        session: string;
+        ended: string;
+        transcript: string;
+        transcriptOrder: string;
+        id: string;
+        claim: string;
+        roomDeletion: string;
+      }[];
       keepMs: number;
     },
     number
@@ -17,28 +25,36 @@ export const HISTORY_QUEUE_SCRIPTS = {
     lua: `
 -- Takes written sessions off their shard's queue, unless one changed since its claim (its score is then
 -- another time than the claim's lease end, and it is written again); each is also taken out of its
--- account's index of ended sessions (reads now find it in the history) and kept ARGV[1] ms more at most,
--- unless its room's deletion is still owed (that obligation reads it: it keeps its retention then).
--- KEYS[1] the queue, KEYS[2] the shard's timers, then per session its key and its index of ended sessions
+-- account's index of ended sessions (reads now find it in the history) and kept ARGV[1] ms more at most
+-- with its transcript, unless its room's deletion is still owed (that obligation reads it: it keeps its
+-- retention then).
+-- KEYS[1] the queue, KEYS[2] the shard's timers, then per session its key, its index of ended sessions
+-- and its transcript's two keys
 -- ARGV[1] how long to keep it (ms), then per session its id, its claim's lease end (ms) and its
 -- room_deletion timer's member
 -- Returns how many were taken off.
 local done = 0
 for i = 2, #ARGV, 3 do
-  local k = 3 + 2 * ((i - 2) / 3)
+  local k = 3 + 4 * ((i - 2) / 3)
   local id, session, ended = ARGV[i], KEYS[k], KEYS[k + 1]
   if tonumber(redis.call('ZSCORE', KEYS[1], id)) == tonumber(ARGV[i + 1]) then
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', ended, id)
     local ttl = redis.call('PTTL', session)
     local owed = redis.call('ZSCORE', KEYS[2], ARGV[i + 2])
-    if not owed and (ttl == -1 or ttl > tonumber(ARGV[1])) then redis.call('PEXPIRE', session, ARGV[1]) end
+    if not owed and (ttl == -1 or ttl > tonumber(ARGV[1])) then
+      redis.call('PEXPIRE', session, ARGV[1])
+      for t = k + 2, k + 3 do
+        local left = redis.call('PTTL', KEYS[t])
+        if left == -1 or left > tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[t], ARGV[1]) end
+      end
+    end
     done = done + 1
   end
 end
 return done
 `,
-    keys: (a) => [a.queue, a.timers, ...a.written.flatMap((w) => [w.session, w.ended])],
+    keys: (a) => [a.queue, a.timers, ...a.written.flatMap((w) => [w.session, w.ended, w.transcript, w.transcriptOrder])],
     argv: (a) => [a.keepMs, ...a.written.flatMap((w) => [w.id, w.claim, w.roomDeletion])],
   }),
 

@@ -2,13 +2,14 @@
  * The queue of ended sessions to write to the history database (HistoryQueue), on Redis: one sorted set
  * per shard, in the shard's slot beside its sessions, so the script that changes an ended session queues
  * it in the same step (session-records-scripts.ts). Every replica claims what is due in each shard with a
- * lease, as it claims timers, reads the claimed sessions with one MGET per shard, and completes each
+ * lease, as it claims timers, reads the claimed sessions (one MGET per shard) and their transcripts, and completes each
  * shard's written ones in one script (history-queue-scripts.ts).
  */
 import type { HistoryClaim, HistoryQueue } from "../../../domain/sessions/history-ports.js";
 import { decodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
 import { dayOf, SHARDS, shardOf, timerMember } from "../keys.js";
+import { transcriptOfHash } from "../transcript-store.js";
 import { readSessions, type SessionStoreContext } from "./context.js";
 
 const SHARD_INDEXES = Array.from({ length: SHARDS }, (_, shard) => shard);
@@ -24,10 +25,14 @@ export class RedisHistoryQueue implements HistoryQueue {
         SHARD_INDEXES.map((shard) => scripts.run("claimDue", { set: keys.history(shard), nowMs, leaseUntilMs, max })),
       );
       const ids = claimed.flat();
-      const jsons = await readSessions(this.context, ids);
+      const [jsons, transcripts] = await Promise.all([
+        readSessions(this.context, ids),
+        Promise.all(ids.map((id) => this.context.redis.hgetall(keys.transcript(id)))),
+      ]);
       return ids.map((sessionId, i) => {
         const json = jsons[i];
-        return { sessionId, record: json ? decodeSession(json, sessionId) : undefined, claim: String(leaseUntilMs) };
+        const entry = json ? { record: decodeSession(json, sessionId), transcript: transcriptOfHash(transcripts[i] ?? {}) } : undefined;
+        return { sessionId, entry, claim: String(leaseUntilMs) };
       });
     });
   }
@@ -41,13 +46,17 @@ export class RedisHistoryQueue implements HistoryQueue {
             queue: keys.history(shard),
             timers: keys.timers(shard),
             keepMs,
-            written: written.map(({ sessionId, record, claim }) => ({
+            written: written.map(({ sessionId, entry, claim }) => ({
               id: sessionId,
               claim,
-              roomDeletion: timerMember(record?.account_id ?? "", sessionId, "room_deletion"),
+              roomDeletion: timerMember(entry?.record.account_id ?? "", sessionId, "room_deletion"),
               session: keys.session(sessionId),
+              transcript: keys.transcript(sessionId),
+              transcriptOrder: keys.transcriptOrder(sessionId),
               // A session the store no longer held has no index entry left either (any key of the slot will do).
-              ended: record ? keys.ended(record.account_id, shard, dayOf(Date.parse(record.created_at))) : keys.session(sessionId),
+              ended: entry
+                ? keys.ended(entry.record.account_id, shard, dayOf(Date.parse(entry.record.created_at)))
+                : keys.session(sessionId),
             })),
           }),
         ),

@@ -1,0 +1,46 @@
+/** What the digital human's worker sends: its token for a session's room, and the transcript segments it posts. */
+import { AccessToken } from "livekit-server-sdk";
+import { type Harness, LIVEKIT } from "./harness.js";
+
+export type Segment = { id: string; speaker: "participant" | "digital_human"; text: string; started_at: string; ended_at: string };
+
+const T0 = Date.parse("2026-11-22T09:27:41.000Z");
+
+/** A segment `startS` seconds into the conversation, 0.9 s long. */
+export function segment(id: string, startS: number, text = `line ${id}`, speaker: Segment["speaker"] = "digital_human"): Segment {
+  return {
+    id,
+    speaker,
+    text,
+    started_at: new Date(T0 + startS * 1000).toISOString(),
+    ended_at: new Date(T0 + startS * 1000 + 900).toISOString(),
+  };
+}
+
+/** A token as the digital human's worker mints it: an agent's grant for the session's room. */
+export async function workerToken(
+  roomName: string,
+  options: { agent?: boolean; secret?: string; ttl?: number | string; apiKey?: string } = {},
+): Promise<string> {
+  const token = new AccessToken(options.apiKey ?? LIVEKIT.apiKey, options.secret ?? LIVEKIT.apiSecret, {
+    identity: "dh-worker",
+    ttl: options.ttl ?? 300,
+  });
+  token.addGrant({ room: roomName, roomJoin: true, ...(options.agent === false ? {} : { agent: true }) });
+  return token.toJwt();
+}
+
+/** POSTs segments as the worker does (its token unless `authorization` is given; null: none). */
+export async function postSegments(
+  h: Harness,
+  session: { id: string; room_name: string },
+  body: unknown,
+  authorization?: string | null,
+): Promise<Response> {
+  const auth = authorization === undefined ? `Bearer ${await workerToken(session.room_name)}` : authorization;
+  return fetch(`${h.url}/v1/sessions/${session.id}/transcript/segments`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...(auth === null ? {} : { Authorization: auth }) },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
