@@ -65,6 +65,7 @@ export default defineConfig({
             "test/api/retention.test.ts",
             "test/api/idempotency.test.ts",
             "test/api/transcripts.test.ts",
+            "test/api/usage.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/postgres/**/*.test.ts",
           ],

@@ -43,6 +43,31 @@ CREATE TABLE transcript_segments (
 -- A transcript's pages: spoken order (start time, then id).
 CREATE INDEX transcript_segments_spoken ON transcript_segments (session_id, started_at, segment_id);
 
+-- The accounts' usage counters (contract: Usage), per UTC day: Redis counts live, and the history writer
+-- moves each day's counters here (usage_moves records each move, so one retried is added once).
+CREATE TABLE usage_counts (
+  account_id text NOT NULL,
+  day date NOT NULL,
+  field text NOT NULL,
+  count bigint NOT NULL,
+  PRIMARY KEY (account_id, day, field)
+);
+
+-- Each move of a day's counters, with what it moved and when Redis made it (its clock, µs): a reader of
+-- usage takes Redis's counters at a moment and leaves out the moves made after it.
+CREATE TABLE usage_moves (
+  move_id text PRIMARY KEY,
+  account_id text NOT NULL,
+  day date NOT NULL,
+  moved_at_us bigint NOT NULL,
+  counts jsonb NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX usage_moves_by_account ON usage_moves (account_id, day, moved_at_us);
+CREATE INDEX usage_moves_by_day ON usage_moves (day);
+
 -- Down Migration
+DROP TABLE usage_moves;
+DROP TABLE usage_counts;
 DROP TABLE transcript_segments;
 DROP TABLE sessions;

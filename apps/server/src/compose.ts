@@ -246,26 +246,29 @@ function historyWriterOf(config: Config, stores: Stores, logger: Logger, metrics
   if (!stores.history) return undefined;
   metrics.observeHistoryQueue(() => (stores.history as NonNullable<Stores["history"]>).queue.backlog());
   let lastError = "";
-  return new HistoryWriter(stores.history.queue, stores.history.sessions, stores.sessions, {
-    intervalMs: config.sweepIntervalMs,
-    leaseMs: 30_000,
-    batch: 200,
-    keepMs: config.database.redisKeepMs,
-    holder: randomUUID(),
-    onWritten: (count) => {
-      lastError = "";
-      metrics.sessionsWritten(count);
+  return new HistoryWriter(
+    { ...stores.history, leases: stores.sessions },
+    {
+      intervalMs: config.sweepIntervalMs,
+      leaseMs: 30_000,
+      batch: 200,
+      keepMs: config.database.redisKeepMs,
+      holder: randomUUID(),
+      onWritten: (count) => {
+        lastError = "";
+        metrics.sessionsWritten(count);
+      },
+      onDropped: (partitions) => logger.info({ partitions }, "history past its retention dropped"),
+      // One line per distinct failure while the database is down, not one per pass.
+      onError: (err) => {
+        metrics.databaseError();
+        const message = err instanceof Error ? err.message : String(err);
+        if (message === lastError) return;
+        lastError = message;
+        logger.warn({ err: { message } }, "history write failed; the queue keeps the sessions");
+      },
     },
-    onDropped: (partitions) => logger.info({ partitions }, "history past its retention dropped"),
-    // One line per distinct failure while the database is down, not one per pass.
-    onError: (err) => {
-      metrics.databaseError();
-      const message = err instanceof Error ? err.message : String(err);
-      if (message === lastError) return;
-      lastError = message;
-      logger.warn({ err: { message } }, "history write failed; the queue keeps the sessions");
-    },
-  });
+  );
 }
 
 /** Customer webhooks: the endpoints' service and the dispatcher, on the store given. */

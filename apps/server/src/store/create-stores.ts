@@ -10,10 +10,10 @@ import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { ConversationStore } from "../domain/conversation/ports.js";
 import type { WebhookStore } from "../domain/customer-webhooks/ports.js";
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
-import type { HistoryQueue, SessionHistory } from "../domain/sessions/history-ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
+import type { HistoryParts } from "../workers/history-writer.js";
 import { HistoryTranscriptStore } from "./history-transcript-store.js";
 import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
@@ -24,6 +24,7 @@ import { connectDatabase, type Database } from "./postgres/database.js";
 import { DatabaseSchema } from "./postgres/schema-version.js";
 import { PostgresSessionHistory } from "./postgres/session-history.js";
 import { PostgresTranscriptHistory } from "./postgres/transcript-history.js";
+import { PostgresUsageHistory } from "./postgres/usage-history.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
 import { connectRedis } from "./redis/client.js";
 import { RedisConversationStore } from "./redis/conversation-store.js";
@@ -68,8 +69,8 @@ export interface Stores {
   conversations: ConversationStore;
   /** Per-API-key rate limits on the same store; undefined when they are off. */
   rateLimiter: RateLimiter | undefined;
-  /** The history database and the live store's queue of what to write there; undefined without DATABASE_URL. */
-  history: { queue: HistoryQueue; sessions: SessionHistory } | undefined;
+  /** The history database and the live store's side of what moves there; undefined without DATABASE_URL. */
+  history: Omit<HistoryParts, "leases"> | undefined;
   connection: StoresConnection;
 }
 
@@ -87,8 +88,8 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   const prefix = config.redisKeyPrefix;
   const { tracing } = options;
   const db = config.database.url ? connectLoggedDatabase(config.database.url, config, options) : undefined;
-  const history = db ? new PostgresSessionHistory(db, historyBounds(config)) : undefined;
-  let historyQueue: HistoryQueue | undefined;
+  const history = db ? { sessions: new PostgresSessionHistory(db, historyBounds(config)), usage: new PostgresUsageHistory(db) } : undefined;
+  let live: RedisSessionStore | undefined;
   let sessions: SessionStore;
   let webhooks: WebhookStore;
   let transcripts: TranscriptStore;
@@ -99,7 +100,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     webhooks = new RedisWebhookStore(redis, prefix, tracing);
     const redisSessions = new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}), ...(history ? { history } : {}) });
     sessions = options.sessions ?? redisSessions;
-    historyQueue = history ? (options.sessions instanceof RedisSessionStore ? options.sessions : redisSessions).historyQueue : undefined;
+    live = options.sessions instanceof RedisSessionStore ? options.sessions : redisSessions;
     const redisTranscripts = new RedisTranscriptStore(redis, prefix, history !== undefined);
     transcripts = db
       ? new HistoryTranscriptStore(redisTranscripts, new PostgresTranscriptHistory(db, historyBounds(config)))
@@ -131,7 +132,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     transcripts,
     conversations,
     rateLimiter,
-    history: history && historyQueue ? { queue: historyQueue, sessions: history } : undefined,
+    history: history && live ? { ...history, queue: live.historyQueue, usageMoves: live.usageMoves } : undefined,
     connection: {
       ready: () => readiness.ready(),
       waitFor: (timeoutMs, pollMs) => readiness.waitFor(timeoutMs, pollMs),

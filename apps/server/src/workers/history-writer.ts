@@ -3,11 +3,12 @@
  * what the live store's queue holds due (with a lease, so one replica writes each and a replica that dies
  * mid-write only delays it until the lease ends), writes a batch in one statement, then takes the batch
  * off the queue. A session written but not taken off (a crash in between, a change meanwhile) is written
- * again: the write replaces its row, so nothing is written twice. While the database is down, passes fail
+ * again: the write replaces its row, so nothing is written twice. The accounts' usage counters move with
+ * their sessions (moveUsage). While the database is down, passes fail
  * and the queue grows; it drains once the database is back. Once an hour one replica drops what is past
  * the retention.
  */
-import type { HistoryQueue, SessionHistory } from "../domain/sessions/history-ports.js";
+import type { HistoryEntry, HistoryQueue, SessionHistory, UsageHistory, UsageMoves } from "../domain/sessions/history-ports.js";
 import type { Leases } from "../domain/sessions/ports.js";
 import { RepeatingPass } from "./repeating-pass.js";
 
@@ -31,16 +32,31 @@ export interface HistoryWriterOptions {
   now?: () => number;
 }
 
+/** What the writer moves between: the live store's queue and usage, the history's sessions and usage. */
+export interface HistoryParts {
+  queue: HistoryQueue;
+  sessions: SessionHistory;
+  usageMoves: UsageMoves;
+  usage: UsageHistory;
+  leases: Leases;
+}
+
+/** The most days back an account's counters are moved with a session (its creation day to today). */
+const MAX_USAGE_DAYS_MOVED = 8;
+const DAY_MS = 86_400_000;
+
 export class HistoryWriter {
   private readonly repeating: RepeatingPass;
+  private readonly queue: HistoryQueue;
+  private readonly history: SessionHistory;
   private nextRetentionMs = 0;
 
   constructor(
-    private readonly queue: HistoryQueue,
-    private readonly history: SessionHistory,
-    private readonly leases: Leases,
+    private readonly parts: HistoryParts,
     private readonly options: HistoryWriterOptions,
   ) {
+    this.queue = parts.queue;
+    this.history = parts.sessions;
     this.repeating = new RepeatingPass(() => this.pass(), options.intervalMs, options.onError);
   }
 
@@ -69,6 +85,7 @@ export class HistoryWriter {
       const entries = claims.flatMap((claim) => (claim.entry ? [claim.entry] : []));
       try {
         await this.history.writeSessions(entries);
+        await this.moveUsage(entries, now());
       } catch (error) {
         // Due again in a second rather than when the lease ends: the database may be back by then.
         await this.queue.release(claims, now() + RETRY_MS).catch(() => undefined);
@@ -82,13 +99,42 @@ export class HistoryWriter {
     }
   }
 
+  /**
+   * Moves the usage counters of the accounts just written, of every day from each session's creation to
+   * today: whatever Redis counted then (other sessions' too) goes to the history, so Redis keeps counting
+   * only what came since. A move that fails stays pending in Redis (reads count it) and is applied later.
+   */
+  private async moveUsage(entries: readonly HistoryEntry[], nowMs: number): Promise<void> {
+    const days = new Map<string, Set<string>>();
+    for (const { record } of entries) {
+      const account = days.get(record.account_id) ?? new Set<string>();
+      const from = Math.max(Date.parse(record.created_at), nowMs - (MAX_USAGE_DAYS_MOVED - 1) * DAY_MS);
+      for (let at = Date.parse(new Date(from).toISOString().slice(0, 10)); at <= nowMs; at += DAY_MS) {
+        account.add(new Date(at).toISOString().slice(0, 10));
+      }
+      days.set(record.account_id, account);
+    }
+    const { usageMoves, usage } = this.parts;
+    const moves = await Promise.all([...days].map(([account, those]) => usageMoves.beginMoves(account, [...those])));
+    await usage.applyUsageMoves(moves.flat());
+    await Promise.all(
+      [...days.keys()].map((account, i) =>
+        usageMoves.endMoves(
+          account,
+          (moves[i] ?? []).map((move) => move.id),
+        ),
+      ),
+    );
+  }
+
   private async retention(): Promise<void> {
     const { holder, retentionIntervalMs = 3_600_000, onDropped, now = Date.now } = this.options;
     const at = now();
     if (at < this.nextRetentionMs) return;
     this.nextRetentionMs = at + retentionIntervalMs;
-    if (!(await this.leases.acquireLease("history-retention", holder, retentionIntervalMs))) return;
+    if (!(await this.parts.leases.acquireLease("history-retention", holder, retentionIntervalMs))) return;
     const dropped = await this.history.dropExpired(at);
+    await this.parts.usage.dropExpiredUsage(at);
     if (dropped.length > 0) onDropped?.(dropped);
   }
 }

@@ -45,6 +45,7 @@ import { MemoryWebhookStore } from "../../src/store/memory/customer-webhook-stor
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
 import { MemoryTranscriptStore } from "../../src/store/memory/transcript-store.js";
 import { PostgresSessionHistory } from "../../src/store/postgres/session-history.js";
+import { PostgresUsageHistory } from "../../src/store/postgres/usage-history.js";
 import { connectRedis } from "../../src/store/redis/client.js";
 import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.js";
 import { keyspace } from "../../src/store/redis/keys.js";
@@ -687,9 +688,16 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     const hooks: WebhookStore = redis ? new RedisWebhookStore(redis, prefix) : memoryHooks;
     const crash: Real["crash"] = { at: null, happened: false };
     // Each sequence's Redis is a prefix of its own; its history starts empty too (one account for all).
-    await db?.query("TRUNCATE sessions");
+    await db?.query("TRUNCATE sessions, usage_counts, usage_moves");
     const history = db
-      ? new PostgresSessionHistory(db, { retentionMs: D.retention * 1000, maxLifeMs: (D.join + D.maxDuration + D.departure) * 1000, now })
+      ? {
+          sessions: new PostgresSessionHistory(db, {
+            retentionMs: D.retention * 1000,
+            maxLifeMs: (D.join + D.maxDuration + D.departure) * 1000,
+            now,
+          }),
+          usage: new PostgresUsageHistory(db),
+        }
       : undefined;
     const store: SessionStore = redis
       ? new RedisSessionStore(redis, {
@@ -781,14 +789,22 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       ...(history && db
         ? {
             history: {
-              writer: new HistoryWriter((store as RedisSessionStore).historyQueue, history, store, {
-                intervalMs: 60_000,
-                leaseMs: 30_000,
-                batch: 100,
-                keepMs: KEEP_MS,
-                holder: "model",
-                // The queue is scored by the store's own clock, not the model's.
-              }),
+              writer: new HistoryWriter(
+                {
+                  ...history,
+                  queue: (store as RedisSessionStore).historyQueue,
+                  usageMoves: (store as RedisSessionStore).usageMoves,
+                  leases: store,
+                },
+                {
+                  intervalMs: 60_000,
+                  leaseMs: 30_000,
+                  batch: 100,
+                  keepMs: KEEP_MS,
+                  holder: "model",
+                  // The queue is scored by the store's own clock, not the model's.
+                },
+              ),
               db,
             },
           }

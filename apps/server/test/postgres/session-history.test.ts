@@ -44,6 +44,12 @@ async function flushRedis(): Promise<number> {
   return deleted;
 }
 
+/** Sessions waiting to be written (the history queue's metric). */
+async function queued(): Promise<number> {
+  const text = await (await fetch(`${h.metricsUrl}/metrics`)).text();
+  return Number(/^dhs_history_queue_sessions (\S+)$/m.exec(text)?.[1]);
+}
+
 async function endedSession(identity?: string) {
   const session = await newSession(h, identity);
   expectData(await h.client().endSession(session.id));
@@ -84,5 +90,19 @@ describe("the history in PostgreSQL", () => {
     );
     expect(Date.parse(ready)).toBeGreaterThan(0);
     expect(await rows([session.id])).toEqual([1]);
+  });
+
+  it("serves the usage of written sessions the same after Redis lost it", async () => {
+    const sessions = [await endedSession(), await endedSession(), await newSession(h)];
+    const ended = sessions.slice(0, 2).map((s) => s.id);
+    await until(async () => ((await rows(ended)).every((n) => n === 1) ? true : undefined), { timeoutMs: 10_000 });
+    // Taken off the queue once their usage moved too.
+    await until(async () => ((await queued()) === 0 ? true : undefined), { timeoutMs: 10_000 });
+    const day = new Date().toISOString().slice(0, 10);
+    const before = expectData(await h.client().getUsage({ from: day, to: day }));
+    expect(before.totals.sessions_ended.cancelled).toBeGreaterThanOrEqual(2);
+    // The open session's creation moved with the others' (its day's counters moved whole).
+    await flushRedis();
+    expect(expectData(await h.client().getUsage({ from: day, to: day }))).toEqual(before);
   });
 });

@@ -54,3 +54,55 @@ export interface HistoryQueue {
   /** How many sessions wait to be written, and since when the oldest has (ms; undefined when none). */
   backlog(): Promise<{ size: number; oldestMs: number | undefined }>;
 }
+
+/** An account's usage counters of one day taken from the live store, on their way to the history. */
+export interface UsageMove {
+  /** Unique: the history applies each move once. */
+  id: string;
+  accountId: string;
+  day: string;
+  /** When the live store made it, by its own clock (µs): what a reader compares with its snapshot's time. */
+  movedAtUs: number;
+  counts: Record<string, number>;
+}
+
+/** An account's live counters of some days and its pending moves, taken in one step at takenAtUs. */
+export interface UsageSnapshot {
+  counters: Record<string, string>[];
+  pending: UsageMove[];
+  takenAtUs: number;
+}
+
+/** The accounts' usage counters as the history database keeps them. */
+export interface UsageHistory {
+  /** Adds each move's counts to its account's usage, unless that move was applied before; all or none. */
+  applyUsageMoves(moves: readonly UsageMove[]): Promise<void>;
+  /**
+   * The account's counters of these days (field -> count), which of `moveIds` were applied, and the counts
+   * of its moves made after `afterUs` (those a snapshot taken then still read as live counters).
+   */
+  usage(
+    accountId: string,
+    days: readonly string[],
+    moveIds: readonly string[],
+    afterUs: number,
+  ): Promise<{ counts: Record<string, number>[]; applied: Set<string>; movedAfter: Record<string, number>[] }>;
+  /** Forgets counters and moves past the usage's retention. */
+  dropExpiredUsage(nowMs: number): Promise<void>;
+}
+
+/**
+ * The live store's side of usage moving to the history. A day's counters become a pending move in one
+ * step, and a move is ended only once the history applied it. A reader takes the counters and pending
+ * moves in one step (at a time T of the live store's clock), then asks the history for its counters,
+ * which of those moves it applied, and the moves made after T (their counts the reader saw as counters):
+ * each increment is counted once, wherever it was on its way (history-usage-counters.ts).
+ */
+export interface UsageMoves {
+  /** The account's counters of these days become pending moves; returns all its pending moves. */
+  beginMoves(accountId: string, days: readonly string[]): Promise<UsageMove[]>;
+  /** Forgets moves the history applied. */
+  endMoves(accountId: string, ids: readonly string[]): Promise<void>;
+  /** In one step: the account's live counters of these days (field -> count), and its pending moves. */
+  snapshot(accountId: string, days: readonly string[]): Promise<UsageSnapshot>;
+}

@@ -109,6 +109,11 @@ export function keyspace(prefix = "dhs") {
     /** The account's usage counters of one UTC day (a hash; kept USAGE_RETENTION_DAYS). */
     usage: (accountId: string, day: string) => `${prefix}:{${accountId}}:usage:${day}`,
     /**
+     * With a history database: the account's usage counters on their way there (a hash: move id -> the
+     * day and its counters), between being taken from `usage` and being confirmed written.
+     */
+    usageMoving: (accountId: string) => `${prefix}:{${accountId}}:usage-moving`,
+    /**
      * The account's ended sessions in a shard created on a UTC day, by creation time (ms); expires with
      * its last one.
      */

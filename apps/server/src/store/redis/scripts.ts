@@ -17,6 +17,7 @@ import { LEASE_SCRIPTS } from "./sessions/lease-scripts.js";
 import { OPEN_SESSION_SCRIPTS } from "./sessions/open-sessions-scripts.js";
 import { SESSION_RECORD_SCRIPTS } from "./sessions/session-records-scripts.js";
 import { TIMER_QUEUE_SCRIPTS } from "./sessions/timer-queue-scripts.js";
+import { USAGE_MOVE_SCRIPTS } from "./sessions/usage-moves-scripts.js";
 
 const SCRIPTS = {
   ...IDEMPOTENT_CREATE_SCRIPTS,
@@ -24,6 +25,7 @@ const SCRIPTS = {
   ...SESSION_RECORD_SCRIPTS,
   ...TIMER_QUEUE_SCRIPTS,
   ...HISTORY_QUEUE_SCRIPTS,
+  ...USAGE_MOVE_SCRIPTS,
   ...LEASE_SCRIPTS,
   ...WEBHOOK_SCRIPTS,
   ...DIGITAL_HUMAN_SCRIPTS,

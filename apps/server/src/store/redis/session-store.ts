@@ -13,6 +13,7 @@
 import type { Cluster, Redis } from "ioredis";
 import { AssembledSessionStore } from "../assembled-session-store.js";
 import { HistorySessionRecords } from "../history-session-records.js";
+import { HistoryUsageCounters } from "../history-usage-counters.js";
 import { type RedisSessionStoreOptions, sessionStoreContext } from "./sessions/context.js";
 import { RedisEndingMarks } from "./sessions/ending-marks.js";
 import { RedisHistoryQueue } from "./sessions/history-queue.js";
@@ -24,6 +25,7 @@ import { RedisSessionRecords } from "./sessions/session-records.js";
 import { RedisStoreConnection } from "./sessions/store-connection.js";
 import { RedisTimerQueue } from "./sessions/timer-queue.js";
 import { RedisUsageCounters } from "./sessions/usage-counters.js";
+import { RedisUsageMoves } from "./sessions/usage-moves.js";
 
 export type { RedisSessionStoreOptions, StoreStep } from "./sessions/context.js";
 
@@ -32,6 +34,8 @@ export class RedisSessionStore extends AssembledSessionStore {
   readonly list: RedisSessionList;
   /** Ended sessions to write to the history database (filled only when options.history is given). */
   readonly historyQueue: RedisHistoryQueue;
+  /** Usage counters on their way to the history database. */
+  readonly usageMoves: RedisUsageMoves;
 
   /** `options` as a string is the key prefix alone. */
   constructor(
@@ -44,10 +48,12 @@ export class RedisSessionStore extends AssembledSessionStore {
     const list = new RedisSessionList(context);
     const records = new RedisSessionRecords(context, places, list);
     const history = typeof options === "string" ? undefined : options.history;
+    const counters = new RedisUsageCounters(context);
+    const usageMoves = new RedisUsageMoves(context);
     super({
       creates: new RedisIdempotentCreates(context, places),
-      records: history ? new HistorySessionRecords(records, history) : records,
-      counters: new RedisUsageCounters(context),
+      records: history ? new HistorySessionRecords(records, history.sessions) : records,
+      counters: history ? new HistoryUsageCounters(counters, usageMoves, history.usage) : counters,
       timers: new RedisTimerQueue(context),
       endings: new RedisEndingMarks(context),
       leases: new RedisLeases(context),
@@ -55,5 +61,6 @@ export class RedisSessionStore extends AssembledSessionStore {
     });
     this.list = list;
     this.historyQueue = new RedisHistoryQueue(context);
+    this.usageMoves = usageMoves;
   }
 }

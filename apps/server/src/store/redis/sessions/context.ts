@@ -4,7 +4,7 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { OutboundEvent } from "../../../domain/customer-webhooks/ports.js";
-import type { SessionHistory } from "../../../domain/sessions/history-ports.js";
+import type { SessionHistory, UsageHistory } from "../../../domain/sessions/history-ports.js";
 import type { SessionRecord } from "../../../domain/sessions/session.js";
 import type { Tracing } from "../../../tracing/tracing.js";
 import { decodeSession } from "../../session-format.js";
@@ -32,7 +32,7 @@ export interface RedisSessionStoreOptions {
    * The history database, when there is one: ended sessions are queued to be written there, and read from
    * there once Redis no longer holds them.
    */
-  history?: SessionHistory;
+  history?: { sessions: SessionHistory; usage: UsageHistory };
 }
 
 export interface SessionStoreContext {
