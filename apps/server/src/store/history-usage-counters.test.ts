@@ -65,20 +65,23 @@ function stores() {
 }
 
 describe("HistoryUsageCounters", () => {
-  const cases: [string, (s: ReturnType<typeof stores>["steps"]) => void, (s: ReturnType<typeof stores>["steps"]) => void][] = [
-    ["before the move", () => undefined, () => undefined],
-    ["the move begun before the read", (s) => s.begin(), () => undefined],
-    ["the move applied between the two reads", (s) => s.begin(), (s) => s.apply()],
-    ["the move begun between the two reads, not yet applied", () => undefined, (s) => s.begin()],
-    ["the move begun and applied between the two reads", () => undefined, (s) => (s.begin(), s.apply())],
-    ["the move begun, applied and ended between the two reads", () => undefined, (s) => (s.begin(), s.apply(), s.end())],
-    ["the move applied, not yet ended", (s) => (s.begin(), s.apply()), () => undefined],
-    ["the move over", (s) => (s.begin(), s.apply(), s.end()), () => undefined],
+  type Step = "begin" | "apply" | "end";
+  const cases: [string, Step[], Step[]][] = [
+    ["before the move", [], []],
+    ["the move begun before the read", ["begin"], []],
+    ["the move applied between the two reads", ["begin"], ["apply"]],
+    ["the move begun between the two reads, not yet applied", [], ["begin"]],
+    ["the move begun and applied between the two reads", [], ["begin", "apply"]],
+    ["the move begun, applied and ended between the two reads", [], ["begin", "apply", "end"]],
+    ["the move applied, not yet ended", ["begin", "apply"], []],
+    ["the move over", ["begin", "apply", "end"], []],
   ];
   it.each(cases)("counts each increment once: %s", async (_name, before, between) => {
     const { counters, steps, setDuring } = stores();
-    before(steps);
-    setDuring(() => between(steps));
+    for (const step of before) steps[step]();
+    setDuring(() => {
+      for (const step of between) steps[step]();
+    });
     expect(await counters.usage("a", [DAY])).toEqual([{ created: "3" }]);
   });
 });
