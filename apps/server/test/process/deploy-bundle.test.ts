@@ -1,8 +1,9 @@
 /**
  * What the Dockerfile ships, checked without a Docker engine: its own `pnpm deploy` command (read from
- * the Dockerfile) makes a bundle of only dist/, config/ and production dependencies, which starts in
- * production mode on Redis and passes the image's HEALTHCHECK command; and compose.yaml gives the API
- * only variables the configuration knows, wired to the services it defines.
+ * the Dockerfile) makes a bundle of only dist/, config/, migrations/ and production dependencies, whose
+ * migrations compose's `migrate` command applies, and which starts in production mode on Redis and
+ * PostgreSQL and passes the image's HEALTHCHECK command; and compose.yaml gives the API only variables
+ * the configuration knows, wired to the services it defines.
  */
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -11,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { FakeLiveKit, freePort, waitForOutput } from "@dhs/testkit";
+import { createDatabase, FakeLiveKit, freePort, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { VARIABLES } from "../../src/config.js";
@@ -19,6 +20,7 @@ import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+const compose = parse(readFileSync(join(ROOT, "compose.yaml"), "utf8")) as { services: Record<string, any> };
 const run = promisify(execFile);
 const bundle = join(mkdtempSync(join(tmpdir(), "dhs-bundle-")), "app");
 const children: ReturnType<typeof spawn>[] = [];
@@ -55,6 +57,7 @@ describe("the Dockerfile's bundle", () => {
     await run("pnpm", deployCommand("/out", bundle), { cwd: ROOT, timeout: 100_000 });
     expect(existsSync(join(bundle, "dist/main.js"))).toBe(true);
     expect(existsSync(join(bundle, "config/digital-humans.json"))).toBe(true);
+    expect(existsSync(join(bundle, "migrations"))).toBe(true);
     expect(existsSync(join(bundle, "node_modules/@dhs/contract/dist/openapi.yaml"))).toBe(true);
     for (const absent of ["src", "test", "node_modules/vitest", "node_modules/typescript"])
       expect(existsSync(join(bundle, absent)), absent).toBe(false);
@@ -70,6 +73,14 @@ describe("the Dockerfile's bundle", () => {
         ],
       }),
     );
+    // compose's `migrate` service, as it runs in the image's working directory.
+    const database = await createDatabase({ prefix: "dhs_test" });
+    onTestFinished(() => database.drop());
+    const [command = "", ...args] = compose.services.migrate.command as string[];
+    await run(command === "node" ? process.execPath : command, args, {
+      cwd: bundle,
+      env: { PATH: process.env.PATH ?? "", DATABASE_URL: database.url },
+    });
     const port = await freePort();
     // Production checks LiveKit's credentials at start and is ready once LiveKit accepted them.
     const livekit = await new FakeLiveKit("APIimage", "an-image-test-secret-of-32-chars!").start();
@@ -84,6 +95,7 @@ describe("the Dockerfile's bundle", () => {
         METRICS_PORT: "0",
         REDIS_URL: inject("redisUrl"),
         REDIS_KEY_PREFIX: "bundle",
+        DATABASE_URL: database.url,
         API_KEYS_FILE: keysFile,
         LIVEKIT_URL: "wss://livekit.example.net",
         LIVEKIT_API_URL: livekit.url,
@@ -140,11 +152,16 @@ describe("the Dockerfile's worker bundle", () => {
 });
 
 describe("compose.yaml", () => {
-  const compose = parse(readFileSync(join(ROOT, "compose.yaml"), "utf8")) as { services: Record<string, any> };
-  const { api, redis, livekit } = compose.services;
+  const { api, redis, livekit, migrate, postgres } = compose.services;
 
-  it("defines the API, Redis, LiveKit and the digital human worker", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["api", "digital-human", "livekit", "redis"]);
+  it("defines the API, Redis, PostgreSQL and its migration, LiveKit and the digital human worker", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["api", "digital-human", "livekit", "migrate", "postgres", "redis"]);
+    // The schema is made before the API starts, by the API's own image, on the same database.
+    expect(api.depends_on.migrate).toEqual({ condition: "service_completed_successfully" });
+    expect(migrate.image).toBe(api.image);
+    expect(migrate.environment.DATABASE_URL).toBe(api.environment.DATABASE_URL);
+    expect(new URL(api.environment.DATABASE_URL.replace(/\$\{[^}]*\}/, "pw")).hostname).toBe("postgres");
+    expect(postgres.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
     expect(api.build).toBe(".");
     expect(compose.services["digital-human"].build).toEqual({ context: ".", target: "worker" });
     expect(dockerfile).toMatch(/^FROM \S+ AS worker$/m);
