@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Node.js, when it is missing: pnpm 10, redis-server (tests start
-# their own on a free port), Debian's Chromium (the docs page and the end-to-end tier run in a real
+# their own on a free port), PostgreSQL's client tools, Debian's Chromium (the docs page and the end-to-end tier run in a real
 # browser), PocketSphinx for Debian's Python with its US English model (the digital human's speech recognition) and Flite (its
 # voices). Go, which builds livekit-server for the end-to-end tier, comes with the machine.
 # Safe to run again: it installs nothing that is already there.
@@ -9,6 +9,8 @@ set -euo pipefail
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)
+# PostgreSQL's server runs on the machine (127.0.0.1:5432); the README's history example uses its client tools.
+command -v createdb >/dev/null 2>&1 || need_apt+=(postgresql-client)
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || need_apt+=(chromium)
 /usr/bin/python3 -c "import pocketsphinx" >/dev/null 2>&1 || need_apt+=(python3-pocketsphinx)
 command -v flite >/dev/null 2>&1 || need_apt+=(flite)

@@ -19,7 +19,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, waitForOutput } from "@dhs/testkit";
+import { dropDatabase, freePort, startRedis, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ReadmeBlock, type ReadmeCommand, readmeBlocks } from "./readme-blocks.js";
 import { checkBrainExample } from "./readme-brain.js";
@@ -32,12 +32,45 @@ const blocks = readmeBlocks(readme);
  * How each service block serves: what it prints once ready, and the README's ports with the variable that
  * moves each (none: the command names the port itself). LiveKit's port is followed by two more of its own.
  */
-const SERVICES: Record<string, { ready: RegExp; ports: Record<string, string | undefined> }> = {
+const SERVICES: Record<
+  string,
+  { ready: RegExp; ports: Record<string, string | undefined>; needs?: (moved: Map<string, string>) => Promise<Needs> }
+> = {
   "quick-start": { ready: /Ready: open http:\/\/localhost:\d+/, ports: { "3000": "DEMO_PORT", "8080": "PORT", "7880": "LIVEKIT_PORT" } },
   service: { ready: /"msg":"listening"/, ports: { "8080": "PORT" } },
   mock: { ready: /Prism is listening/, ports: { "4010": "MOCK_PORT" } },
   operators: { ready: /"msg":"listening"/, ports: { "9000": undefined } },
+  // What the README says is on the machine, made the test's own: a Redis on the moved port (its FLUSHALL
+  // must be nobody else's), a database name of its own, and LiveKit in development mode.
+  history: { ready: /"msg":"listening"/, ports: { "8080": "PORT", "6379": undefined }, needs: historyNeeds },
 };
+
+/** A block's dependencies, started for it: the environment and renames it runs with, and how they stop. */
+interface Needs {
+  env: Record<string, string>;
+  rename: (text: string) => string;
+  stop: () => Promise<void>;
+}
+
+async function historyNeeds(moved: Map<string, string>): Promise<Needs> {
+  const redis = await startRedis({ port: Number(moved.get("6379")) });
+  const database = `dhs_readme_${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+  const livekitPort = await freePortRun();
+  const { stdout: binary } = await run("bash scripts/livekit-server.sh");
+  const config = `port: ${livekitPort}\nrtc:\n  tcp_port: ${livekitPort + 1}\n  udp_port: ${livekitPort + 2}\n`;
+  const livekit = shell(`'${binary.trim().split("\n").at(-1)}' --dev --bind 127.0.0.1 --config-body "$(printf '${config}')"`, {});
+  await waitForOutput(livekit, /starting LiveKit server/, { name: "livekit-server --dev", timeoutMs: 30_000 });
+  return {
+    env: { LIVEKIT_URL: `ws://localhost:${livekitPort}` },
+    rename: (text) =>
+      text.replaceAll("127.0.0.1:5432/dhs", `127.0.0.1:5432/${database}`).replaceAll("-U postgres dhs", `-U postgres ${database}`),
+    stop: async () => {
+      await stop(livekit);
+      await redis.stop();
+      await dropDatabase(database);
+    },
+  };
+}
 
 /** A free port whose next two ports are free too (LiveKit's media ports). */
 async function freePortRun(): Promise<number> {
@@ -127,9 +160,10 @@ describe("the README's shell commands", () => {
       const moved = new Map<string, string>();
       for (const readmePort of Object.keys(service.ports))
         moved.set(readmePort, String(readmePort === "7880" ? await freePortRun() : await freePort()));
-      const local = (text: string) => text.replaceAll(/\b\d{4}\b/g, (port) => moved.get(port) ?? port);
+      const needs = await service.needs?.(moved);
+      const local = (text: string) => (needs?.rename ?? String)(text.replaceAll(/\b\d{4}\b/g, (port) => moved.get(port) ?? port));
       // The metrics port is fixed by default; two services side by side would collide on it.
-      const env: Record<string, string> = { METRICS_PORT: "0" };
+      const env: Record<string, string> = { METRICS_PORT: "0", ...needs?.env };
       for (const [readmePort, variable] of Object.entries(service.ports)) if (variable) env[variable] = moved.get(readmePort) as string;
       const [first, ...rest] = block.commands;
       if (!first) throw new Error(`README line ${block.line}: an empty block`);
@@ -149,6 +183,7 @@ describe("the README's shell commands", () => {
         }
       } finally {
         await stop(server);
+        await needs?.stop();
       }
     });
   }
