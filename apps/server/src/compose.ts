@@ -251,7 +251,7 @@ function historyWriterOf(config: Config, stores: Stores, logger: Logger, metrics
     {
       intervalMs: config.sweepIntervalMs,
       leaseMs: 30_000,
-      batch: 200,
+      batch: 500,
       keepMs: config.database.redisKeepMs,
       holder: randomUUID(),
       onWritten: (count) => {
@@ -262,7 +262,8 @@ function historyWriterOf(config: Config, stores: Stores, logger: Logger, metrics
       // One line per distinct failure while the database is down, not one per pass.
       onError: (err) => {
         metrics.databaseError();
-        const message = err instanceof Error ? err.message : String(err);
+        const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
+        const message = err instanceof Error ? `${err.message}${cause}` : String(err);
         if (message === lastError) return;
         lastError = message;
         logger.warn({ err: { message } }, "history write failed; the queue keeps the sessions");

@@ -22,6 +22,7 @@ export {
 export { freePort } from "./free-port.js";
 export { signLiveKitWebhook } from "./livekit-webhook.js";
 export { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, type TestDatabase } from "./postgres-database.js";
+export { type PostgresServer, startPostgres } from "./postgres-server.js";
 export { type RedisCluster, startRedisCluster } from "./redis-cluster.js";
 export { type RedisServer, startRedis } from "./redis-server.js";
 export { type SecretScan, scanForSecrets } from "./secret-scan.js";

@@ -13,16 +13,18 @@ export class TcpGate {
 
   /** Listens on a free loopback port (the same one again after a close). */
   async open(): Promise<this> {
-    const server = createServer((client) => {
-      const upstream = createConnection(this.target);
-      for (const socket of [client, upstream]) {
+    // Half-open both ways, so each side's end passes through as it would without the gate.
+    const server = createServer({ allowHalfOpen: true }, (client) => {
+      const upstream = createConnection({ ...this.target, allowHalfOpen: true });
+      for (const [socket, other] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
         this.sockets.add(socket);
         socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => socket.destroy());
+        socket.on("error", () => other.destroy());
       }
       client.pipe(upstream).pipe(client);
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -12,8 +12,9 @@ import type { HistoryEntry, HistoryQueue, SessionHistory, UsageHistory, UsageMov
 import type { Leases } from "../domain/sessions/ports.js";
 import { RepeatingPass } from "./repeating-pass.js";
 
-/** How soon a batch whose write failed is tried again. */
+/** How soon a batch whose write failed is tried again: a second, doubling while it keeps failing. */
 const RETRY_MS = 1000;
+const MAX_RETRY_MS = 5000;
 
 export interface HistoryWriterOptions {
   intervalMs: number;
@@ -50,6 +51,9 @@ export class HistoryWriter {
   private readonly queue: HistoryQueue;
   private readonly history: SessionHistory;
   private nextRetentionMs = 0;
+  /** While writes fail (the database is down), the next try waits: no pass reads the queue meanwhile. */
+  private retryAtMs = 0;
+  private retryMs = RETRY_MS;
 
   constructor(
     private readonly parts: HistoryParts,
@@ -75,9 +79,14 @@ export class HistoryWriter {
     return written;
   }
 
-  /** Writes batches until fewer than a batch were due. */
+  /**
+   * Writes batches until none is due. A batch whose write fails goes back to the queue due when the
+   * next try is (not when its lease ends), and until then no pass reads the queue: while the database is
+   * down, each try costs one batch, however long the queue has grown.
+   */
   async drain(): Promise<number> {
     const { leaseMs, batch, keepMs, onWritten, now = Date.now } = this.options;
+    if (now() < this.retryAtMs) return 0;
     let written = 0;
     for (;;) {
       const claims = await this.queue.claimDue(now(), leaseMs, batch);
@@ -87,15 +96,15 @@ export class HistoryWriter {
         await this.history.writeSessions(entries);
         await this.moveUsage(entries, now());
       } catch (error) {
-        // Due again in a second rather than when the lease ends: the database may be back by then.
-        await this.queue.release(claims, now() + RETRY_MS).catch(() => undefined);
+        this.retryAtMs = now() + this.retryMs;
+        this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+        await this.queue.release(claims, this.retryAtMs).catch(() => undefined);
         throw error;
       }
+      this.retryMs = RETRY_MS;
       await this.queue.complete(claims, keepMs);
       written += entries.length;
       onWritten?.(entries.length);
-      // Each shard gives up to a batch: fewer than a batch in all means none is left due.
-      if (claims.length < batch) return written;
     }
   }
 

@@ -40,8 +40,8 @@ export interface HistoryClaim {
 /** The live store's queue of ended sessions to write, filled in the same step as each change of one. */
 export interface HistoryQueue {
   /**
-   * Claims up to `max` sessions due by nowMs (per part of the queue) for leaseMs: no other replica gets
-   * them meanwhile, and a claim whose holder died is handed out again after it.
+   * Claims about `max` sessions due by nowMs (spread over the parts of the queue) for leaseMs: no other
+   * replica gets them meanwhile, and a claim whose holder died is handed out again after it.
    */
   claimDue(nowMs: number, leaseMs: number, max: number): Promise<HistoryClaim[]>;
   /**

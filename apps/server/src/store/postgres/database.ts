@@ -61,7 +61,12 @@ export async function guardDatabase<T>(operation: () => Promise<T>): Promise<T> 
 /** Runs `work` in one transaction on one connection of the pool: committed if it resolves, rolled back if not. */
 export async function transaction<T>(db: Database, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  // A connection lost while checked out is reported on the client too; unheard, it would end the process.
   let failure: Error | undefined;
+  const lost = (error: Error) => {
+    failure = error;
+  };
+  client.on("error", lost);
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -72,6 +77,7 @@ export async function transaction<T>(db: Database, work: (client: pg.PoolClient)
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
+    client.off("error", lost);
     // A connection that failed mid-transaction is not handed out again.
     client.release(failure);
   }

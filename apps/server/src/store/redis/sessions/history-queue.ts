@@ -17,23 +17,35 @@ const SHARD_INDEXES = Array.from({ length: SHARDS }, (_, shard) => shard);
 export class RedisHistoryQueue implements HistoryQueue {
   constructor(private readonly context: SessionStoreContext) {}
 
+  /** About `max` in all: each shard gives its share (at least one). */
   claimDue(nowMs: number, leaseMs: number, max: number): Promise<HistoryClaim[]> {
     const { keys, scripts } = this.context;
     const leaseUntilMs = nowMs + leaseMs;
+    const perShard = Math.max(1, Math.ceil(max / SHARDS));
     return guard(async () => {
       const claimed = await Promise.all(
-        SHARD_INDEXES.map((shard) => scripts.run("claimDue", { set: keys.history(shard), nowMs, leaseUntilMs, max })),
+        SHARD_INDEXES.map((shard) => scripts.run("claimDue", { set: keys.history(shard), nowMs, leaseUntilMs, max: perShard })),
       );
       const ids = claimed.flat();
-      const [jsons, transcripts] = await Promise.all([
-        readSessions(this.context, ids),
-        Promise.all(ids.map((id) => this.context.redis.hgetall(keys.transcript(id)))),
-      ]);
-      return ids.map((sessionId, i) => {
-        const json = jsons[i];
-        const entry = json ? { record: decodeSession(json, sessionId), transcript: transcriptOfHash(transcripts[i] ?? {}) } : undefined;
-        return { sessionId, entry, claim: String(leaseUntilMs) };
-      });
+      const claim = String(leaseUntilMs);
+      try {
+        const [jsons, transcripts] = await Promise.all([
+          readSessions(this.context, ids),
+          Promise.all(ids.map((id) => this.context.redis.hgetall(keys.transcript(id)))),
+        ]);
+        return ids.map((sessionId, i) => {
+          const json = jsons[i];
+          const entry = json ? { record: decodeSession(json, sessionId), transcript: transcriptOfHash(transcripts[i] ?? {}) } : undefined;
+          return { sessionId, entry, claim };
+        });
+      } catch (error) {
+        // Claimed but not read: due again now, not when the lease ends.
+        await this.release(
+          ids.map((sessionId) => ({ sessionId, entry: undefined, claim })),
+          nowMs,
+        ).catch(() => undefined);
+        throw error;
+      }
     });
   }
 

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { sessionRecord } from "../../test/support/session-fixtures.js";
+import type {
+  HistoryClaim,
+  HistoryEntry,
+  HistoryQueue,
+  SessionHistory,
+  UsageHistory,
+  UsageMoves,
+} from "../domain/sessions/history-ports.js";
+import { HistoryWriter } from "./history-writer.js";
+
+const entry = (id: string): HistoryEntry => ({
+  record: sessionRecord({ id, status: "cancelled", ended_at: "2026-11-27T10:00:01.000Z", created_at: "2026-11-27T10:00:00.000Z" }),
+  transcript: { state: { segmentCount: 0, final: false, deletedAtMs: null }, segments: [] },
+});
+
+/** A queue of `n` sessions due, a database that fails while `down`, and a clock the test moves. */
+function writer(n: number) {
+  const clock = { now: 1_000_000 };
+  const due = new Map<string, number>(Array.from({ length: n }, (_, i) => [`00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, 0]));
+  const db = { down: false, rows: new Map<string, number>(), claimsRead: 0 };
+  const queue: HistoryQueue = {
+    claimDue: async (nowMs, _lease, max) => {
+      const ids = [...due].filter(([, at]) => at <= nowMs).slice(0, max);
+      db.claimsRead += ids.length;
+      for (const [id] of ids) due.set(id, nowMs + 30_000);
+      return ids.map(([id]) => ({ sessionId: id, entry: entry(id), claim: String(nowMs + 30_000) }));
+    },
+    complete: async (claims: readonly HistoryClaim[]) => {
+      for (const c of claims) if (due.get(c.sessionId) === Number(c.claim)) due.delete(c.sessionId);
+    },
+    release: async (claims: readonly HistoryClaim[], atMs: number) => {
+      for (const c of claims) if (due.get(c.sessionId) === Number(c.claim)) due.set(c.sessionId, atMs);
+    },
+    backlog: async () => ({ size: due.size, oldestMs: undefined }),
+  };
+  const sessions = {
+    writeSessions: async (entries: readonly HistoryEntry[]) => {
+      if (db.down) throw new Error("database unavailable");
+      for (const e of entries) db.rows.set(e.record.id, (db.rows.get(e.record.id) ?? 0) + 1);
+    },
+    dropExpired: async () => [],
+  } as unknown as SessionHistory;
+  const usageMoves: UsageMoves = {
+    beginMoves: async () => [],
+    endMoves: async () => undefined,
+    snapshot: async () => ({ counters: [], pending: [], takenAtUs: 0 }),
+  };
+  const usage = { applyUsageMoves: async () => undefined, dropExpiredUsage: async () => undefined } as unknown as UsageHistory;
+  const leases = { acquireLease: async () => true };
+  const history = new HistoryWriter(
+    { queue, sessions, usageMoves, usage, leases },
+    { intervalMs: 1000, leaseMs: 30_000, batch: 10, keepMs: 3_600_000, holder: "h", now: () => clock.now },
+  );
+  return { history, due, db, clock };
+}
+
+describe("HistoryWriter", () => {
+  it("writes every due session in batches until none is left, each once", async () => {
+    const { history, due, db } = writer(35);
+    expect(await history.drain()).toBe(35);
+    expect(due.size).toBe(0);
+    expect([...db.rows.values()].every((n) => n === 1)).toBe(true);
+    expect(db.rows.size).toBe(35);
+  });
+
+  it("while the database is down: gives each failed batch back, tries again later and later (one batch a try), then drains", async () => {
+    const { history, due, db, clock } = writer(50);
+    db.down = true;
+    const tries: number[] = [];
+    for (let second = 0; second < 20; second++) {
+      const before = db.claimsRead;
+      await history.drain().catch(() => undefined);
+      if (db.claimsRead > before) tries.push(second);
+      clock.now += 1000;
+    }
+    // A second, then doubling up to five between tries; never more than a batch read per try.
+    expect(tries).toEqual([0, 1, 3, 7, 12, 17]);
+    expect(db.claimsRead).toBe(tries.length * 10);
+    expect(due.size).toBe(50);
+    db.down = false;
+    clock.now += 5000;
+    expect(await history.drain()).toBe(50);
+    expect(db.rows.size).toBe(50);
+  });
+});
