@@ -23,7 +23,9 @@
  *   BENCH_ONLY (unset; "events": only LiveKit's webhooks, printed, no results file: quick, and a profile
  *   of their path alone but for their sessions' creates; "get": only gets, printed, the same for a get;
  *   "tracing": only create and get with tracing off and on, printed; "conversation": only driving a
- *   session (say, the digital human's pull and reports, per-turn events and their delivery), printed)
+ *   session (say, the digital human's pull and reports, per-turn events and their delivery), printed;
+ *   "history": only the PostgreSQL history (a database of its own on 127.0.0.1:5432), printed)
+ *   BENCH_HISTORY_SESSIONS (20000; sessions created, ended and written to the history)
  *   BENCH_CONVERSATION_SESSIONS (1000; sessions per account whose conversation is measured)
  *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
  *   one session to get each: an account's keys share one hash slot, so one account loads one shard)
@@ -46,6 +48,7 @@ import { measure } from "./load.js";
 import { measureAtLimit } from "./measure-at-limit.js";
 import { measureConversation } from "./measure-conversation.js";
 import { getTargets, measureAll } from "./measure-create-get.js";
+import { historySection, measureHistory } from "./measure-history.js";
 import { measureLiveKitEvents, profileWindows } from "./measure-livekit-events.js";
 import { memoryPerSession } from "./measure-memory.js";
 import { measureTracing } from "./measure-tracing.js";
@@ -83,6 +86,12 @@ async function main(): Promise<void> {
     await disconnect(stack);
     return;
   }
+  if (process.env.BENCH_ONLY === "history") {
+    process.stdout.write(`\n${historySection(await measureHistory(stack))}\n`);
+    await receiver.stop();
+    await disconnect(stack);
+    return;
+  }
   if (process.env.BENCH_ONLY === "tracing") {
     const figures = await measureTracing(stack, await getTargets(stack), () => quiet(receiver));
     process.stdout.write(`\n${tracingSection(figures)}\n`);
@@ -101,7 +110,8 @@ async function main(): Promise<void> {
   const events = await measureLiveKitEvents(stack, receiver);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
-  const text = report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation);
+  const history = await measureHistory(stack);
+  const text = `${report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation)}\n${historySection(history)}`;
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await disconnect(stack);
