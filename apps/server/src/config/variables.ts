@@ -58,7 +58,7 @@ export const VARIABLES = {
   ),
   DATABASE_URL: url(
     { default: undefined, protocols: ["postgres:", "postgresql:"] },
-    "PostgreSQL for history: ended sessions (and, later, what else outlives Redis) are written there from a queue in Redis, and read from there once Redis no longer holds them. Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
+    "PostgreSQL for history: ended sessions, their transcripts and usage are written there from a queue in Redis, and read from there once Redis no longer holds them (README, *Storage*). Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
   ),
   DATABASE_POOL_SIZE: integer(
     { default: 10, min: 1, max: 200 },

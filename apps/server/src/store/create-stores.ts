@@ -1,8 +1,8 @@
 /**
  * Every store the service uses, made once from the configuration: on Redis (one connection, shared by the
  * session, webhook and transcript stores and the rate limiter) when REDIS_URL is set, in process memory
- * otherwise; with DATABASE_URL, PostgreSQL keeps the history (ended sessions), read behind Redis and
- * written from its queue. The only place that decides between them; compose.ts wires what it returns.
+ * otherwise; with DATABASE_URL, PostgreSQL keeps the history (ended sessions, their transcripts, usage),
+ * read behind Redis and written from its queue. The only place that decides between them; compose.ts wires what it returns.
  */
 import type { Logger } from "pino";
 import { type Config, VARIABLES } from "../config.js";

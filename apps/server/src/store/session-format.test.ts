@@ -48,8 +48,11 @@ describe("encodeSession / decodeSession", () => {
     expect(decodeStoredSession(JSON.parse(encodeSession(base)) as object, base.id)).toEqual(base);
   });
 
-  it("refuses a record of another format rather than misread it", () => {
+  it("refuses a record written in another format instead of misreading it", () => {
     const other = JSON.stringify({ ...JSON.parse(encodeSession(base)), v: 1 });
-    expect(() => decodeSession(other, base.id)).toThrow(/format 1/);
+    expect(() => decodeSession(other, base.id)).toThrow(/format 1, this server reads 2/);
+    const unversioned = JSON.stringify({ ...JSON.parse(encodeSession(base)), v: undefined });
+    expect(() => decodeSession(unversioned, base.id)).toThrow(/format undefined/);
+    expect(() => decodeStoredSession({ ...JSON.parse(encodeSession(base)), v: 3 }, base.id)).toThrow(/format 3/);
   });
 });
