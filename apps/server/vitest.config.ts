@@ -66,6 +66,8 @@ export default defineConfig({
             "test/api/idempotency.test.ts",
             "test/api/transcripts.test.ts",
             "test/api/usage.test.ts",
+            "test/api/digital-humans.test.ts",
+            "test/api/digital-human-sessions.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/postgres/**/*.test.ts",
           ],

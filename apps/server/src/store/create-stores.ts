@@ -21,6 +21,7 @@ import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { connectDatabase, type Database } from "./postgres/database.js";
+import { PostgresDigitalHumanStore } from "./postgres/digital-human-store.js";
 import { DatabaseSchema } from "./postgres/schema-version.js";
 import { PostgresSessionHistory } from "./postgres/session-history.js";
 import { PostgresTranscriptHistory } from "./postgres/transcript-history.js";
@@ -96,7 +97,8 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   let digitalHumans: DigitalHumanStore;
   let conversations: ConversationStore;
   if (redis) {
-    digitalHumans = new RedisDigitalHumanStore(redis, prefix, tracing);
+    // With the history database, it is their record; Redis keeps their creates' keys and a copy.
+    digitalHumans = db ? new PostgresDigitalHumanStore(db, redis, prefix) : new RedisDigitalHumanStore(redis, prefix, tracing);
     webhooks = new RedisWebhookStore(redis, prefix, tracing);
     const redisSessions = new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}), ...(history ? { history } : {}) });
     sessions = options.sessions ?? redisSessions;

@@ -7,7 +7,7 @@
 import { TcpGate } from "@dhs/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectData, newSession, until, useHarness } from "../support/harness.js";
+import { expectData, KEYS, newSession, until, useHarness } from "../support/harness.js";
 
 const gate = new TcpGate({ host: "127.0.0.1", port: 5432 });
 beforeAll(async () => {
@@ -64,5 +64,27 @@ describe("the history database out of reach", () => {
     await until(async () => ((await metric("dhs_history_queue_sessions")) === 0 ? true : undefined), { timeoutMs: 5000 });
     const listed = expectData(await h.client().listSessions({ limit: 100 })).data.map((s) => s.id);
     expect(listed.sort()).toEqual(sessions.map((s) => s.id).sort());
+  });
+
+  it("refuses configuration writes 503 but serves a digital human from Redis's copy, and a session is created with it", async () => {
+    const personas = h.client(KEYS.aPersonas);
+    const maya = expectData(await personas.createDigitalHuman({ name: "Maya", greeting: "Hello." }), 201);
+    await gate.close();
+    try {
+      const refused = await personas.createDigitalHuman({ name: "Sol" });
+      expect(refused.response.status).toBe(503);
+      expect(refused.error).toMatchObject({ code: "service_unavailable" });
+      expect((await personas.updateDigitalHuman(maya.id, { name: "Maya II" })).response.status).toBe(503);
+      expect((await personas.deleteDigitalHuman(maya.id)).response.status).toBe(503);
+      expect((await personas.listDigitalHumans()).response.status).toBe(503);
+      expect(expectData(await personas.getDigitalHuman(maya.id))).toEqual(maya);
+      const session = expectData(await h.client().createSession({ participant_identity: "during-outage", digital_human_id: maya.id }), 201);
+      expect(session.status).toBe("created");
+    } finally {
+      await gate.open();
+    }
+    // The write refused while it was down changed nothing; once it is back, writes go through.
+    expect(expectData(await personas.getDigitalHuman(maya.id)).name).toBe("Maya");
+    expect(expectData(await personas.updateDigitalHuman(maya.id, { name: "Maya II" })).name).toBe("Maya II");
   });
 });

@@ -10,6 +10,7 @@ import { createDatabase, startRedis, type TestDatabase } from "@dhs/testkit";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { knownMigrations } from "../../src/store/postgres/schema-version.js";
+import { migrate } from "../support/database.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 
 const SERVER_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -61,6 +62,11 @@ describe("the history database's schema", () => {
       "older (never migrated)",
       async (_url: string) => undefined,
       () => `lacks migration ${knownMigrations()[0]} that this server needs: run \`pnpm migrate\` with this DATABASE_URL`,
+    ],
+    [
+      "older (its first migration applied, not the second)",
+      (url: string) => migrate(url, "up", 1),
+      () => `lacks migration ${knownMigrations()[1]} that this server needs: run \`pnpm migrate\` with this DATABASE_URL`,
     ],
     [
       "newer (a migration this server does not know)",

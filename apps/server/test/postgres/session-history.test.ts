@@ -105,4 +105,15 @@ describe("the history in PostgreSQL", () => {
     await flushRedis();
     expect(expectData(await h.client().getUsage({ from: day, to: day }))).toEqual(before);
   });
+
+  it("serves the accounts' digital humans the same after Redis lost them (PostgreSQL is their record)", async () => {
+    const personas = h.client(KEYS.aPersonas);
+    const maya = expectData(await personas.createDigitalHuman({ name: "Maya", instructions: "Be brief." }), 201);
+    const listed = expectData(await personas.listDigitalHumans({ limit: 100 })).data;
+    await flushRedis();
+    expect(expectData(await personas.getDigitalHuman(maya.id))).toEqual(maya);
+    expect(expectData(await personas.listDigitalHumans({ limit: 100 })).data).toEqual(listed);
+    // And a session is made with it.
+    expect((await h.client().createSession({ participant_identity: "after-flush", digital_human_id: maya.id })).response.status).toBe(201);
+  });
 });
