@@ -30,7 +30,7 @@
 import type { Session, TestSessionEvent } from "@dhs/contract";
 import type { TestDatabase } from "@dhs/testkit";
 import fc from "fast-check";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AccountLimits } from "../../src/domain/accounts/account-limits.js";
 import { dataOwner, type Principal } from "../../src/domain/accounts/api-keys.js";
@@ -53,7 +53,7 @@ import { RedisSessionStore, type StoreStep } from "../../src/store/redis/session
 import { RedisTranscriptStore } from "../../src/store/redis/transcript-store.js";
 import { HistoryWriter } from "../../src/workers/history-writer.js";
 import { sessionTimers, TimerSweeper } from "../../src/workers/timer-sweeper.js";
-import { databaseFrom } from "../support/database.js";
+import { databaseFrom, testPool } from "../support/database.js";
 import { sessionSettings, stockPersonas, VOICES } from "../support/session-fixtures.js";
 
 const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "memory" | "redis" | "cluster" | "postgres";
@@ -667,7 +667,7 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
   beforeAll(async () => {
     if (STORE === "postgres") {
       database = await databaseFrom(inject("databaseTemplate"));
-      db = new pg.Pool({ connectionString: database.url, max: 4 });
+      db = testPool(database.url, 4);
     }
     if (STORE === "memory") return;
     redis = connectRedis({ url: inject("redisUrl"), mode: inject("redisMode"), commandTimeoutMs: 2000 });

@@ -9,12 +9,13 @@
 import type { SessionSummary } from "@dhs/client";
 import fc from "fast-check";
 import { Redis } from "ioredis";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { HistoryClaim } from "../../src/domain/sessions/history-ports.js";
 import { PostgresSessionHistory } from "../../src/store/postgres/session-history.js";
 import { keyspace } from "../../src/store/redis/keys.js";
 import type { RedisSessionStore } from "../../src/store/redis/session-store.js";
+import { testPool } from "../support/database.js";
 import { expectData, newSession, useHarness } from "../support/harness.js";
 
 const RUNS = Number(process.env.LIST_RUNS ?? 60);
@@ -29,7 +30,7 @@ beforeAll(async () => {
   // The sequence moves sessions itself.
   await h.composed.historyWriter?.stop();
   redis = new Redis(inject("redisUrl"));
-  db = new pg.Pool({ connectionString: h.databaseUrl, max: 2 });
+  db = testPool(h.databaseUrl as string, 2);
   history = new PostgresSessionHistory(db, { retentionMs: 30 * 86_400_000, maxLifeMs: 86_400_000 });
 });
 afterAll(async () => {

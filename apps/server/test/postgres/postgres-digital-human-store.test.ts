@@ -4,15 +4,14 @@
  * prefix of its own.
  */
 import { Redis } from "ioredis";
-import pg from "pg";
 import { inject } from "vitest";
 import { PostgresDigitalHumanStore } from "../../src/store/postgres/digital-human-store.js";
 import { digitalHumanStoreContract } from "../contract/digital-human-store.contract.js";
-import { databaseFrom } from "../support/database.js";
+import { databaseFrom, testPool } from "../support/database.js";
 
 digitalHumanStoreContract("PostgreSQL (with Redis's keys)", async () => {
   const database = await databaseFrom(inject("databaseTemplate"));
-  const db = new pg.Pool({ connectionString: database.url, max: 20 });
+  const db = testPool(database.url, 20);
   const redis = new Redis(inject("redisUrl"));
   return {
     store: new PostgresDigitalHumanStore(db, redis, `dh${crypto.randomUUID().slice(0, 8)}`),

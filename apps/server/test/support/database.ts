@@ -5,6 +5,7 @@
  */
 import { createDatabase, type TestDatabase } from "@dhs/testkit";
 import { runner } from "node-pg-migrate";
+import pg from "pg";
 import { MIGRATIONS_DIR } from "../../src/store/postgres/schema-version.js";
 
 /** Applies the service's migrations to the database at `url` (as `pnpm migrate`). */
@@ -29,4 +30,14 @@ export async function migratedDatabase(): Promise<TestDatabase> {
 /** A copy of the run's migrated template (the global setup's). */
 export function databaseFrom(template: string): Promise<TestDatabase> {
   return createDatabase({ template, prefix: "dhs_test" });
+}
+
+/**
+ * A pool of a test's own on a test database: a connection the database's drop (or a test's outage) ends
+ * while it idles is reported on the pool, and is nothing to fail on.
+ */
+export function testPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on("error", () => undefined);
+  return pool;
 }
