@@ -7,6 +7,7 @@
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { flushPrefix } from "../support/database.js";
 import { expectData, KEYS, listed, newSession, until, useHarness } from "../support/harness.js";
 
 // The transcript of a session is complete a second after its end: its session changes once more then.
@@ -36,15 +37,7 @@ async function rows(ids: readonly string[]): Promise<number[]> {
   return ids.map((id) => found.find((row) => row.id === id)?.n ?? 0);
 }
 
-/** Deletes every key of the harness's prefix but its layout: Redis lost everything (a FLUSHALL of ours). */
-async function flushRedis(): Promise<number> {
-  let deleted = 0;
-  for await (const keys of redis.scanStream({ match: `${h.redisPrefix}:*`, count: 1000 })) {
-    const ours = (keys as string[]).filter((key) => key !== `${h.redisPrefix}:layout`);
-    if (ours.length > 0) deleted += await redis.del(...ours);
-  }
-  return deleted;
-}
+const flushRedis = () => flushPrefix(redis, h.redisPrefix);
 
 /** Sessions waiting to be written (the history queue's metric). */
 async function queued(): Promise<number> {

@@ -7,6 +7,7 @@ import { TcpGate } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { flushPrefix } from "../support/database.js";
 import { postSegments, segment } from "../support/digital-human-posts.js";
 import { expectData, newSession, until, useHarness } from "../support/harness.js";
 
@@ -38,13 +39,7 @@ async function query<T extends pg.QueryResultRow>(text: string, values: unknown[
 const segmentRows = async (id: string) =>
   (await query<{ n: number }>("SELECT count(*)::int AS n FROM transcript_segments WHERE session_id = $1", [id]))[0]?.n ?? 0;
 
-/** Deletes every key of the harness's prefix but its layout: Redis lost everything. */
-async function flushRedis(): Promise<void> {
-  for await (const keys of redis.scanStream({ match: `${h.redisPrefix}:*`, count: 1000 })) {
-    const ours = (keys as string[]).filter((key) => key !== `${h.redisPrefix}:layout`);
-    if (ours.length > 0) await redis.del(...ours);
-  }
-}
+const flushRedis = () => flushPrefix(redis, h.redisPrefix);
 
 /** A session with a transcript of `n` segments, ended, its transcript complete and written. */
 async function writtenTranscript(n: number) {

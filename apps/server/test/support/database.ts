@@ -4,6 +4,7 @@
  * another's sessions; each is dropped when its user is done.
  */
 import { createDatabase, type TestDatabase } from "@dhs/testkit";
+import type { Redis } from "ioredis";
 import { runner } from "node-pg-migrate";
 import pg from "pg";
 import { MIGRATIONS_DIR } from "../../src/store/postgres/schema-version.js";
@@ -40,4 +41,17 @@ export function testPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max });
   pool.on("error", () => undefined);
   return pool;
+}
+
+/**
+ * Deletes every key of a harness's prefix but its layout, on the run's Redis: that harness's Redis lost
+ * everything (a FLUSHALL of its own, beside the other test files' keys). Returns how many were deleted.
+ */
+export async function flushPrefix(redis: Redis, prefix: string | undefined): Promise<number> {
+  let deleted = 0;
+  for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
+    const ours = (keys as string[]).filter((key) => key !== `${prefix}:layout`);
+    if (ours.length > 0) deleted += await redis.del(...ours);
+  }
+  return deleted;
 }
