@@ -2,10 +2,12 @@
  * An ended session is kept SESSION_RETENTION_S after it ended, then it is gone: not read, not listed,
  * with no timer or sweep to delete it (it expires by itself) and nothing of it left in the shared timer
  * sets once its transcript's grace period is over. On Redis the keys carry the expiry; in memory a later
- * clock shows it.
+ * clock shows it; with the PostgreSQL history, the history's reads leave out a row whose retention ended
+ * (its day's partition is dropped later, whole).
  */
 import type { ListSessionsQuery } from "@dhs/client";
 import type { Cluster, Redis } from "ioredis";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/store/memory/session-store.js";
 import { keyspace, shardOf } from "../../src/store/redis/keys.js";
@@ -67,8 +69,10 @@ describe("an ended session", () => {
     });
 
   if (STORE !== "memory")
-    it("expires in Redis when its retention ends, and so does the day's index of it", async () => {
+    it("expires in Redis when its retention ends, and so does the day's index of it (with the history, until it is written)", async () => {
       const redis = (r.composed.store as unknown as { redis: Redis | Cluster }).redis;
+      // With the PostgreSQL history, this is what Redis keeps while the writer has not written it yet.
+      await r.composed.historyWriter?.stop();
       const ended = await endedSession();
       const retentionMs = RETENTION_S * 1000;
       const ttl = await redis.pttl(keys.session(ended.id));
@@ -77,6 +81,7 @@ describe("an ended session", () => {
       const index = keys.ended("acct_a", shardOf(ended.id), ended.created_at.slice(0, 10));
       expect(await redis.zscore(index, ended.id)).not.toBeNull();
       expect(await redis.pttl(index)).toBeGreaterThan(retentionMs - 10_000);
+      r.composed.historyWriter?.start();
     });
 
   if (STORE !== "memory")
@@ -85,6 +90,7 @@ describe("an ended session", () => {
       const older = await endedSession();
       const expired = await endedSession();
       const newest = await endedSession();
+      if (STORE === "postgres") await expireInHistory([older.id, expired.id, newest.id], expired.id);
       // What Redis does when the retention of `expired` ends; its index entry stays until the day's index expires.
       await redis.pexpire(keys.session(expired.id), 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -102,3 +108,25 @@ describe("an ended session", () => {
       expect(second.data.map((s) => s.id)).toEqual([older.id]);
     });
 });
+
+/**
+ * With the PostgreSQL history: waits until the writer has these sessions, then moves the end of `expired`
+ * back past its retention, which is what time does to the row (its partition stays until the day is due).
+ */
+async function expireInHistory(written: readonly string[], expired: string): Promise<void> {
+  const db = new pg.Client({ connectionString: r.databaseUrl });
+  db.on("error", () => undefined);
+  await db.connect();
+  try {
+    await until(
+      async () => {
+        const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM sessions WHERE id = ANY($1::uuid[])", [written]);
+        return rows[0]?.n === written.length ? true : undefined;
+      },
+      { what: "the sessions written to the history", timeoutMs: 10_000 },
+    );
+    await db.query("UPDATE sessions SET ended_at = ended_at - make_interval(secs => $2) WHERE id = $1", [expired, RETENTION_S + 60]);
+  } finally {
+    await db.end();
+  }
+}
