@@ -53,7 +53,8 @@ export default defineConfig({
       },
       {
         // Redis with the PostgreSQL history (each harness a database of its own): the suites whose reads
-        // cross from Redis to the history (sessions, lists and cursors, retention, idempotent replays), the
+        // cross from Redis to the history (sessions, lists and cursors, retention, idempotent replays), or
+        // whose writes go to PostgreSQL first (digital humans, webhook endpoints and their logs), the
         // model-based lifecycle test, and the history's own tests.
         extends: true,
         test: {
@@ -68,6 +69,8 @@ export default defineConfig({
             "test/api/usage.test.ts",
             "test/api/digital-humans.test.ts",
             "test/api/digital-human-sessions.test.ts",
+            "test/api/webhook-endpoints.test.ts",
+            "test/api/webhook-delivery.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/postgres/**/*.test.ts",
           ],

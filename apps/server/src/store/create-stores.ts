@@ -2,19 +2,21 @@
  * Every store the service uses, made once from the configuration: on Redis (one connection, shared by the
  * session, webhook and transcript stores and the rate limiter) when REDIS_URL is set, in process memory
  * otherwise; with DATABASE_URL, PostgreSQL keeps the history (ended sessions, their transcripts, usage),
- * read behind Redis and written from its queue. The only place that decides between them; compose.ts wires what it returns.
+ * read behind Redis and written from its queue, and the record of the accounts' digital humans and
+ * webhook endpoints (with their delivery logs), Redis a copy. The only place that decides between them; compose.ts wires what it returns.
  */
 import type { Logger } from "pino";
 import { type Config, VARIABLES } from "../config.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { ConversationStore } from "../domain/conversation/ports.js";
-import type { WebhookStore } from "../domain/customer-webhooks/ports.js";
+import type { WebhookRecordSync, WebhookStore } from "../domain/customer-webhooks/ports.js";
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
 import type { HistoryParts } from "../workers/history-writer.js";
 import { HistoryTranscriptStore } from "./history-transcript-store.js";
+import { HistoryWebhookStore } from "./history-webhook-store.js";
 import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
@@ -29,12 +31,14 @@ import { PostgresUsageHistory } from "./postgres/usage-history.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
 import { connectRedis } from "./redis/client.js";
 import { RedisConversationStore } from "./redis/conversation-store.js";
+import { RedisWebhookCopy } from "./redis/customer-webhook-copy.js";
 import { RedisWebhookStore } from "./redis/customer-webhook-store.js";
 import { RedisDigitalHumanStore } from "./redis/digital-humans/digital-human-store.js";
 import { StoreLayout } from "./redis/layout-version.js";
 import { RedisSessionStore } from "./redis/session-store.js";
 import { RedisTranscriptStore } from "./redis/transcript-store.js";
 import { StoreReadiness } from "./store-readiness.js";
+import { WebhookRecordCopier } from "./webhook-record-copier.js";
 
 /** What of the configuration the stores are made from. */
 export type StoreConfig = Pick<
@@ -96,10 +100,19 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   let transcripts: TranscriptStore;
   let digitalHumans: DigitalHumanStore;
   let conversations: ConversationStore;
+  let webhookSync: WebhookRecordSync | undefined;
   if (redis) {
     // With the history database, it is their record; Redis keeps their creates' keys and a copy.
     digitalHumans = db ? new PostgresDigitalHumanStore(db, redis, prefix) : new RedisDigitalHumanStore(redis, prefix, tracing);
-    webhooks = new RedisWebhookStore(redis, prefix, tracing);
+    if (db) {
+      // With the history database, it is the endpoints' record; Redis keeps a copy and the deliveries.
+      const liveHooks = new RedisWebhookStore(redis, prefix, tracing, true);
+      const copy = new RedisWebhookCopy(redis, prefix);
+      webhooks = new HistoryWebhookStore(liveHooks, copy, db);
+      webhookSync = new WebhookRecordCopier(liveHooks, copy, db, { leaseMs: 30_000, batch: 100, retryMs: 5000 });
+    } else {
+      webhooks = new RedisWebhookStore(redis, prefix, tracing);
+    }
     const redisSessions = new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}), ...(history ? { history } : {}) });
     sessions = options.sessions ?? redisSessions;
     live = options.sessions instanceof RedisSessionStore ? options.sessions : redisSessions;
@@ -134,7 +147,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     transcripts,
     conversations,
     rateLimiter,
-    history: history && live ? { ...history, queue: live.historyQueue, usageMoves: live.usageMoves } : undefined,
+    history: history && live ? { ...history, queue: live.historyQueue, usageMoves: live.usageMoves, webhooks: webhookSync } : undefined,
     connection: {
       ready: () => readiness.ready(),
       waitFor: (timeoutMs, pollMs) => readiness.waitFor(timeoutMs, pollMs),

@@ -5,9 +5,11 @@
  * off the queue. A session written but not taken off (a crash in between, a change meanwhile) is written
  * again: the write replaces its row, so nothing is written twice. The accounts' usage counters move with
  * their sessions (moveUsage). While the database is down, passes fail
- * and the queue grows; it drains once the database is back. Once an hour one replica drops what is past
- * the retention.
+ * and the queue grows; it drains once the database is back. Each pass also copies what deliveries
+ * changed of the webhook endpoints to their record (WebhookRecordSync). Once an hour one replica drops
+ * what is past the retention and sweeps the endpoints' copy.
  */
+import type { WebhookRecordSync } from "../domain/customer-webhooks/ports.js";
 import type { HistoryEntry, HistoryQueue, SessionHistory, UsageHistory, UsageMoves } from "../domain/sessions/history-ports.js";
 import type { Leases } from "../domain/sessions/ports.js";
 import { RepeatingPass } from "./repeating-pass.js";
@@ -38,6 +40,8 @@ export interface HistoryParts {
   queue: HistoryQueue;
   sessions: SessionHistory;
   usageMoves: UsageMoves;
+  /** The webhook endpoints' record and Redis's copy of it, kept in step. */
+  webhooks?: WebhookRecordSync | undefined;
   usage: UsageHistory;
   leases: Leases;
 }
@@ -75,8 +79,19 @@ export class HistoryWriter {
   /** One pass: writes every session due now, then the retention if its hour came. Returns how many it wrote. */
   async pass(): Promise<number> {
     const written = await this.drain();
+    await this.copyWebhooks();
     await this.retention();
     return written;
+  }
+
+  /** Redis's copy of the endpoints restored if Redis lost it, then the changes due copied to the record. */
+  private async copyWebhooks(): Promise<void> {
+    const { webhooks } = this.parts;
+    const { now = Date.now } = this.options;
+    // While the sessions' writes fail, the database is down for these too.
+    if (!webhooks || now() < this.retryAtMs) return;
+    await webhooks.restore(false);
+    await webhooks.copyDue(now());
   }
 
   /**
@@ -144,6 +159,7 @@ export class HistoryWriter {
     if (!(await this.parts.leases.acquireLease("history-retention", holder, retentionIntervalMs))) return;
     const dropped = await this.history.dropExpired(at);
     await this.parts.usage.dropExpiredUsage(at);
+    await this.parts.webhooks?.restore(true);
     if (dropped.length > 0) onDropped?.(dropped);
   }
 }

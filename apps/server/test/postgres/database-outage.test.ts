@@ -4,19 +4,32 @@
  * queue of sessions to write grows; reads that need the history answer 503; once the database is back,
  * the queue drains and every ended session is in the history once.
  */
-import { TcpGate } from "@dhs/testkit";
+import { TcpGate, WebhookReceiver } from "@dhs/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectData, KEYS, newSession, until, useHarness } from "../support/harness.js";
 
 const gate = new TcpGate({ host: "127.0.0.1", port: 5432 });
+const receiver = new WebhookReceiver();
 beforeAll(async () => {
   await gate.open();
+  await receiver.start();
 });
 const h = useHarness({}, {}, {}, { databasePort: () => gate.port });
 afterAll(async () => {
   await gate.close();
+  await receiver.stop();
 });
+
+async function count(sql: string, values: unknown[]): Promise<number> {
+  const client = new pg.Client({ connectionString: h.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<{ n: number }>(sql, values)).rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
 
 async function historyRows(ids: readonly string[]): Promise<{ id: string; n: number }[]> {
   const client = new pg.Client({ connectionString: h.databaseUrl });
@@ -86,5 +99,33 @@ describe("the history database out of reach", () => {
     // The write refused while it was down changed nothing; once it is back, writes go through.
     expect(expectData(await personas.getDigitalHuman(maya.id)).name).toBe("Maya");
     expect(expectData(await personas.updateDigitalHuman(maya.id, { name: "Maya II" })).name).toBe("Maya II");
+  });
+
+  it("refuses webhook endpoint writes 503 while events still reach the endpoints, whose log reaches PostgreSQL once it is back", async () => {
+    const hooks = h.client(KEYS.aHooks);
+    const endpoint = expectData(await hooks.createWebhookEndpoint({ url: receiver.url }), 201);
+    receiver.secrets = [endpoint.secret as string];
+    await gate.close();
+    let session: Awaited<ReturnType<typeof newSession>>;
+    try {
+      expect((await hooks.createWebhookEndpoint({ url: receiver.url })).response.status).toBe(503);
+      expect((await hooks.deleteWebhookEndpoint(endpoint.id)).response.status).toBe(503);
+      expect((await hooks.rotateWebhookEndpointSecret(endpoint.id)).response.status).toBe(503);
+      // Read from Redis's copy, and delivered by it.
+      expect(expectData(await hooks.getWebhookEndpoint(endpoint.id)).id).toBe(endpoint.id);
+      session = await newSession(h, "hooked-during-outage");
+      await until(() => receiver.acknowledged("session.created").some((r) => r.body.data?.id === session.id), {
+        what: "the session's event delivered while PostgreSQL is down",
+      });
+      expect(expectData(await hooks.listWebhookDeliveries(endpoint.id)).data.map((d) => d.event_type)).toEqual(["session.created"]);
+    } finally {
+      await gate.open();
+    }
+    await until(
+      async () =>
+        (await count("SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1", [endpoint.id])) === 1 ? true : undefined,
+      { what: "the attempt copied once PostgreSQL is back", timeoutMs: 20_000 },
+    );
+    expect(expectData(await hooks.listWebhookEndpoints()).data.map((e) => e.id)).toEqual([endpoint.id]);
   });
 });

@@ -4,6 +4,8 @@
  * PostgreSQL refuses connections, creates and live sessions go on and the queue grows, and once it is
  * back the queue drains with every session written once.
  */
+
+import { WebhookReceiver } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -14,8 +16,10 @@ import { expectData, KEYS, listed, newSession, until, useHarness } from "../supp
 const h = useHarness({ TRANSCRIPT_GRACE_S: "1" });
 let db: pg.Client;
 let redis: Redis;
+const receiver = new WebhookReceiver();
 
 beforeAll(async () => {
+  await receiver.start();
   db = new pg.Client({ connectionString: h.databaseUrl });
   // The harness drops its database when it closes: a connection still open then is ended, not a failure.
   db.on("error", () => undefined);
@@ -24,6 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await receiver.stop();
   await db?.end();
   redis?.disconnect();
 });
@@ -110,5 +115,41 @@ describe("the history in PostgreSQL", () => {
     expect(expectData(await personas.listDigitalHumans({ limit: 100 })).data).toEqual(listed);
     // And a session is made with it.
     expect((await h.client().createSession({ participant_identity: "after-flush", digital_human_id: maya.id })).response.status).toBe(201);
+  });
+
+  it("serves the webhook endpoints and their delivery logs the same after Redis lost them, and delivers the next events to them", async () => {
+    const hooks = h.client(KEYS.aHooks);
+    const endpoint = expectData(await hooks.createWebhookEndpoint({ url: receiver.url, description: "orders" }), 201);
+    receiver.secrets = [endpoint.secret as string];
+    const test = expectData(await hooks.testWebhookEndpoint(endpoint.id), 202);
+    await until(() => receiver.acknowledged("webhook.test").some((r) => r.id === test.id), { what: "the test event delivered" });
+    const log = await until(async () => {
+      const page = expectData(await hooks.listWebhookDeliveries(endpoint.id, { limit: 100 })).data;
+      return page.length === 1 ? page : undefined;
+    });
+    // The history writer copies the attempt to PostgreSQL within a pass or two.
+    await until(
+      async () => {
+        const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1", [
+          endpoint.id,
+        ]);
+        return rows[0]?.n === 1 ? true : undefined;
+      },
+      { what: "the attempt in PostgreSQL", timeoutMs: 10_000 },
+    );
+    const { secret: _shownOnce, ...shown } = endpoint;
+    const before = expectData(await hooks.getWebhookEndpoint(endpoint.id));
+    expect(before).toEqual(shown);
+
+    await flushRedis();
+    expect(expectData(await hooks.getWebhookEndpoint(endpoint.id))).toEqual(before);
+    expect(expectData(await hooks.listWebhookEndpoints()).data).toEqual([before]);
+    expect(expectData(await hooks.listWebhookDeliveries(endpoint.id, { limit: 100 })).data).toEqual(log);
+    // Redis's copy is made again within a pass: a new session's events reach the endpoint.
+    await until(async () => (await redis.exists(`${h.redisPrefix}:{hooks}:copied`)) === 1, { what: "the endpoints copied back" });
+    const session = await newSession(h, "after-flush");
+    await until(() => receiver.acknowledged("session.created").some((r) => r.body.data?.id === session.id), {
+      what: "the next session's event delivered",
+    });
   });
 });

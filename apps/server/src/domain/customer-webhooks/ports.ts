@@ -153,6 +153,21 @@ export interface WebhookStore {
   reconcile(nowMs: number): Promise<QueueStats>;
 }
 
+/**
+ * With the PostgreSQL history, where the endpoints' record and their logs are kept: what the history
+ * writer does each pass to keep it and Redis's copy in step.
+ */
+export interface WebhookRecordSync {
+  /** Copies to the record what changed in Redis (the logs, the endpoints' health) for the accounts due; how many endpoints. */
+  copyDue(nowMs: number): Promise<number>;
+  /**
+   * Copies the endpoints of every account whose copy Redis lost back into it (at once when Redis lost
+   * everything; with `sweep`, every account is looked at, and one with changes not copied is made due).
+   * Returns how many accounts it copied.
+   */
+  restore(sweep: boolean): Promise<number>;
+}
+
 /** The answer of one attempt to post an event. */
 export type SendResult =
   | { kind: "answered"; status: number; retryAfterMs: number | null; durationMs: number }

@@ -52,6 +52,8 @@ export async function guardDatabase<T>(operation: () => Promise<T>): Promise<T> 
   try {
     return await operation();
   } catch (error) {
+    // Another dependency's failure within the operation (Redis's, inside a transaction) stays its own.
+    if (error instanceof DependencyUnavailableError || error instanceof DependencyFaultError) throw error;
     if (isDatabaseUnavailable(error)) throw new DependencyUnavailableError("database", { cause: error });
     const message = error instanceof Error ? error.message : String(error);
     throw new DependencyFaultError("database", `PostgreSQL: ${message}`, { cause: error });

@@ -282,22 +282,27 @@ return 1
       log: string;
       endpoint: string;
       routes: string;
+      unsynced: string;
       entry: string;
       logMax: number;
       health: "succeeded" | "failed" | "gone" | "failing" | "unchanged";
       nowMs: number;
       endpointId: string;
+      /** With the PostgreSQL history: the endpoint is marked for copying there. */
+      copied: boolean;
     },
     number
   >({
     lua: `
 -- Logs an attempt of a resolved delivery and records the endpoint's health (a success ends its failure
--- streak, a failure starts one, gone or failing disables it), if the endpoint still exists.
--- KEYS[1] the endpoint's log, KEYS[2] the endpoint, KEYS[3] the routes
+-- streak, a failure starts one, gone or failing disables it), if the endpoint still exists; with the
+-- PostgreSQL history, counts a change of the endpoint to copy there.
+-- KEYS[1] the endpoint's log, KEYS[2] the endpoint, KEYS[3] the routes, KEYS[4] the account's endpoints to copy
 -- ARGV[1] the log entry ('' for none), ARGV[2] the log's length, ARGV[3] health: succeeded, failed,
--- gone, failing or unchanged, ARGV[4] now (ms), ARGV[5] the endpoint's id
+-- gone, failing or unchanged, ARGV[4] now (ms), ARGV[5] the endpoint's id, ARGV[6] '1' to mark it for copying
 -- Returns 1, or 0 when the endpoint is gone.
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+if ARGV[6] == '1' then redis.call('ZINCRBY', KEYS[4], 1, ARGV[5]) end
 if ARGV[1] ~= '' then redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'a', ARGV[1]) end
 local health = ARGV[3]
 if health == 'succeeded' then
@@ -311,8 +316,8 @@ elseif health == 'gone' or health == 'failing' then
 end
 return 1
 `,
-    keys: (a) => [a.log, a.endpoint, a.routes],
-    argv: (a) => [a.entry, a.logMax, a.health, a.nowMs, a.endpointId],
+    keys: (a) => [a.log, a.endpoint, a.routes, a.unsynced],
+    argv: (a) => [a.entry, a.logMax, a.health, a.nowMs, a.endpointId, a.copied ? "1" : "0"],
   }),
 
   queueState: script<{ due: string; pending: string }, [string, number, string]>({

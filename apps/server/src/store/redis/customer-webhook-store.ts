@@ -22,6 +22,7 @@ import type {
   WebhookStore,
 } from "../../domain/customer-webhooks/ports.js";
 import type { Tracing } from "../../tracing/tracing.js";
+import { decodeEndpoint, endpointFields } from "./customer-webhook-endpoint-hash.js";
 import { guard } from "./guard.js";
 import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf, SHARDS, shardOf } from "./keys.js";
 import { RedisScripts } from "./scripts.js";
@@ -34,6 +35,8 @@ export class RedisWebhookStore implements WebhookStore {
     private readonly redis: Redis | Cluster,
     prefix = "dhs",
     tracing?: Tracing,
+    /** With the PostgreSQL history: each change of an endpoint's log or health is marked for copying there. */
+    private readonly copied = false,
   ) {
     this.keys = keyspace(prefix);
     this.scripts = new RedisScripts(redis, tracing);
@@ -45,9 +48,7 @@ export class RedisWebhookStore implements WebhookStore {
     return guard(async () => {
       // First, so that the reconciliation knows every account that may ever have deliveries.
       await this.redis.sadd(k.hookAccounts, accountId);
-      const fields: string[] = ["url", endpoint.url, "types", routeOf(endpoint.eventTypes), "status", endpoint.status];
-      fields.push("created", String(endpoint.createdAtMs), "secrets", JSON.stringify(endpoint.secrets));
-      if (endpoint.description !== null) fields.push("description", endpoint.description);
+      const fields = endpointFields(endpoint);
       const stored = await this.scripts.run("createEndpoint", {
         ids: k.hookEndpoints(accountId),
         endpoint: k.hookEndpoint(accountId, id),
@@ -237,11 +238,13 @@ export class RedisWebhookStore implements WebhookStore {
           log: k.hookLog(accountId, endpointId),
           endpoint: k.hookEndpoint(accountId, endpointId),
           routes: k.hookRoutes(accountId),
+          unsynced: k.hookUnsynced(accountId),
           entry: attempt === null ? "" : JSON.stringify(attempt),
           logMax: HOOK_LOG_MAX,
           health: typeof health === "string" ? health : health.disable,
           nowMs,
           endpointId,
+          copied: this.copied,
         });
       }
       return true;
@@ -293,21 +296,6 @@ export class RedisWebhookStore implements WebhookStore {
       return { pending, oldestCreatedAtMs: oldest };
     });
   }
-}
-
-function decodeEndpoint(accountId: string, id: string, hash: Record<string, string>): WebhookEndpointRecord {
-  return {
-    id,
-    accountId,
-    url: hash.url as string,
-    eventTypes: (hash.types as string).split(" ") as WebhookEndpointRecord["eventTypes"],
-    description: hash.description ?? null,
-    status: hash.status === "disabled" ? "disabled" : "enabled",
-    disabledReason: (hash.disabled_reason as WebhookEndpointRecord["disabledReason"] | undefined) ?? null,
-    createdAtMs: Number(hash.created),
-    secrets: JSON.parse(hash.secrets as string) as EndpointSecret[],
-    failingSinceMs: hash.failing_since === undefined ? null : Number(hash.failing_since),
-  };
 }
 
 /** A log entry as the contract shows it: the stream entry's id is the attempt's. */

@@ -175,6 +175,16 @@ export function keyspace(prefix = "dhs") {
     hookAccountsDue: (shardIndex: number) => `${prefix}:hooks-due:{${SHARD_TAGS[shardIndex]}}`,
     /** Every account that ever had an endpoint: what the reconciliation walks (grows with accounts only). */
     hookAccounts: `${prefix}:{hooks}:accounts`,
+
+    // With the PostgreSQL history, the endpoints' record is there and Redis holds a copy of each account's.
+    /** Set once the account's endpoints were copied from PostgreSQL: without it, Redis's copy is not whole. */
+    hookCopied: (accountId: string) => `${prefix}:{${accountId}}:hook:copied`,
+    /** Endpoints whose log or health changed since PostgreSQL has them, each with a count of its changes. */
+    hookUnsynced: (accountId: string) => `${prefix}:{${accountId}}:hook:unsynced`,
+    /** Accounts with endpoints to copy to PostgreSQL, by when (ms; a claimed one by its lease's end). */
+    hookSyncDue: `${prefix}:{hooks}:sync-due`,
+    /** Set once every account's endpoints were copied from PostgreSQL (missing after Redis lost its data). */
+    hookAllCopied: `${prefix}:{hooks}:copied`,
   };
 }
 

@@ -3,11 +3,12 @@
  * defined beside the part of the store that runs it, with a header naming its KEYS[i] and ARGV[i] and
  * what it returns, and builders that turn named arguments into them (script.ts), so callers never line
  * up positional values: the sessions' in sessions/*-scripts.ts, customer webhooks' in
- * customer-webhook-scripts.ts, the conversations' in conversation-scripts.ts, the account's digital humans' in digital-humans/digital-human-scripts.ts. Each runs atomically in Redis on the keys of one slot.
+ * customer-webhook-scripts.ts and customer-webhook-copy-scripts.ts, the conversations' in conversation-scripts.ts, the account's digital humans' in digital-humans/digital-human-scripts.ts. Each runs atomically in Redis on the keys of one slot.
  */
 import type { Cluster, Redis } from "ioredis";
 import { NO_TRACING, type Tracing } from "../../tracing/tracing.js";
 import { CONVERSATION_SCRIPTS } from "./conversation-scripts.js";
+import { WEBHOOK_COPY_SCRIPTS } from "./customer-webhook-copy-scripts.js";
 import { WEBHOOK_SCRIPTS } from "./customer-webhook-scripts.js";
 import { DIGITAL_HUMAN_SCRIPTS } from "./digital-humans/digital-human-scripts.js";
 import type { Script } from "./script.js";
@@ -28,6 +29,7 @@ const SCRIPTS = {
   ...USAGE_MOVE_SCRIPTS,
   ...LEASE_SCRIPTS,
   ...WEBHOOK_SCRIPTS,
+  ...WEBHOOK_COPY_SCRIPTS,
   ...DIGITAL_HUMAN_SCRIPTS,
   ...CONVERSATION_SCRIPTS,
 };

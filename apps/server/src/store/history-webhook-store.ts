@@ -1,0 +1,185 @@
+/**
+ * Customer webhooks with the PostgreSQL history (WebhookStore): PostgreSQL is the record of the
+ * endpoints and their delivery logs, Redis keeps the delivery queue and a copy of each account's
+ * endpoints, which the hot paths read (a session's change routes its events by it; the dispatcher signs
+ * with its secrets).
+ *
+ * A create, delete, secret rotation or enable is written to PostgreSQL first, under a lock of the
+ * account, and to Redis's copy before that transaction commits: a failure of either answers 503 and
+ * changes neither (but a commit that fails after Redis's write leaves Redis ahead). The lock also orders
+ * these writes with the history writer's copying (webhook-record-copier.ts). Reads take Redis's copy
+ * while it is whole, PostgreSQL's rows otherwise (Redis lost them, until they are copied back); a
+ * delivery log merges Redis's recent entries with PostgreSQL's (the entries keep Redis's stream ids).
+ */
+
+import type {
+  AttemptRecord,
+  ClaimedAccount,
+  ClaimedDelivery,
+  DeliveryContext,
+  DeliveryLogPage,
+  DeliveryResolution,
+  EndpointHealth,
+  EndpointSecret,
+  OutboundEvent,
+  QueueStats,
+  WebhookEndpointRecord,
+  WebhookStore,
+} from "../domain/customer-webhooks/ports.js";
+import { DependencyUnavailableError } from "../domain/dependency-errors.js";
+import { type Database, guardDatabase, transaction } from "./postgres/database.js";
+import { type PoolClient, webhookEndpointTable as table } from "./postgres/webhook-endpoint-table.js";
+import type { RedisWebhookCopy } from "./redis/customer-webhook-copy.js";
+import { type RedisWebhookStore, toDelivery } from "./redis/customer-webhook-store.js";
+
+/** Past any endpoint limit: PostgreSQL counted already. */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+export class HistoryWebhookStore implements WebhookStore {
+  constructor(
+    private readonly live: RedisWebhookStore,
+    private readonly copy: RedisWebhookCopy,
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  createEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<boolean> {
+    return this.write(
+      endpoint.accountId,
+      async (client) => {
+        if ((await table.count(client, endpoint.accountId)) >= max) return false;
+        await table.insert(client, endpoint);
+        return true;
+      },
+      async (created) => created && (await this.live.createEndpoint(endpoint, NO_LIMIT)),
+    );
+  }
+
+  async listEndpoints(accountId: string): Promise<WebhookEndpointRecord[]> {
+    if (await this.copy.whole(accountId)) return this.live.listEndpoints(accountId);
+    return guardDatabase(() => table.endpoints(this.db, accountId));
+  }
+
+  async getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined> {
+    if (await this.copy.whole(accountId)) return this.live.getEndpoint(accountId, endpointId);
+    return guardDatabase(() => table.endpoint(this.db, accountId, endpointId));
+  }
+
+  deleteEndpoint(accountId: string, endpointId: string): Promise<boolean> {
+    return this.write(
+      accountId,
+      (client) => table.delete(client, accountId, endpointId),
+      // Redis's copy goes whatever the record said (a copy ahead of it is wrong either way).
+      () => this.live.deleteEndpoint(accountId, endpointId),
+    );
+  }
+
+  replaceSecrets(accountId: string, endpointId: string, expected: EndpointSecret[], secrets: EndpointSecret[]): Promise<boolean> {
+    return this.write(
+      accountId,
+      (client) => table.replaceSecrets(client, accountId, endpointId, expected, secrets),
+      async (replaced) => {
+        if (!replaced) return;
+        // Under the account's lock no other write changes them: the copy's secrets, whatever they are, go.
+        const held = await this.live.getEndpoint(accountId, endpointId);
+        if (held) await this.live.replaceSecrets(accountId, endpointId, held.secrets, secrets);
+      },
+    );
+  }
+
+  enableEndpoint(accountId: string, endpointId: string): Promise<boolean> {
+    return this.write(
+      accountId,
+      (client) => table.enable(client, accountId, endpointId),
+      async (enabled) => enabled && (await this.live.enableEndpoint(accountId, endpointId)),
+    );
+  }
+
+  partitionOf(subjectId: string): number {
+    return this.live.partitionOf(subjectId);
+  }
+
+  enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean> {
+    return this.live.enqueueFor(accountId, endpointId, event);
+  }
+
+  claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly number[]): Promise<ClaimedAccount[]> {
+    return this.live.claimDueAccounts(nowMs, leaseMs, max, near);
+  }
+
+  claimDeliveries(
+    account: ClaimedAccount,
+    nowMs: number,
+    leaseMs: number,
+    limits: { max: number; perEndpoint: number; busy: ReadonlyMap<string, number> },
+  ): Promise<ClaimedDelivery[]> {
+    return this.live.claimDeliveries(account, nowMs, leaseMs, limits);
+  }
+
+  loadDelivery(delivery: ClaimedDelivery): Promise<DeliveryContext> {
+    return this.live.loadDelivery(delivery);
+  }
+
+  /** Redis logs the attempt and marks the endpoint for copying (one script); then the account is due. */
+  async finishDelivery(
+    delivery: ClaimedDelivery,
+    resolution: DeliveryResolution,
+    attempt: AttemptRecord | null,
+    health: EndpointHealth,
+    nowMs: number,
+  ): Promise<boolean> {
+    const finished = await this.live.finishDelivery(delivery, resolution, attempt, health, nowMs);
+    if (finished && (attempt !== null || health !== "unchanged")) await this.copy.markDue(delivery.accountId, this.now());
+    return finished;
+  }
+
+  /** Redis's entries and PostgreSQL's, newest first, each once; Redis's alone while PostgreSQL is down. */
+  async listDeliveries(accountId: string, endpointId: string, limit: number, after: string | undefined): Promise<DeliveryLogPage> {
+    const recent = await this.live.listDeliveries(accountId, endpointId, limit + 1, after);
+    let kept: DeliveryLogPage["items"] = [];
+    try {
+      const before = after === undefined ? undefined : positionOf(after);
+      const rows = await guardDatabase(() => table.log(this.db, accountId, endpointId, limit + 1, before));
+      kept = rows.map((row) => toDelivery(`${row.ms}-${row.seq}`, JSON.stringify(row.attempt)));
+    } catch (error) {
+      if (!(error instanceof DependencyUnavailableError)) throw error;
+    }
+    const byId = new Map([...recent.items, ...kept].map((item) => [item.id, item]));
+    const merged = [...byId.values()].sort((a, b) => compareEntries(positionOf(b.id.slice(4)), positionOf(a.id.slice(4))));
+    const items = merged.slice(0, limit);
+    return { items, next: merged.length > limit ? (items.at(-1)?.id.slice(4) ?? null) : null };
+  }
+
+  reconcile(nowMs: number): Promise<QueueStats> {
+    return this.live.reconcile(nowMs);
+  }
+
+  /**
+   * A write of the account's endpoints: the record's part, then (Redis's copy made whole first, from the
+   * record as this transaction sees it) the copy's part, then the commit.
+   */
+  private write<T>(accountId: string, inRecord: (client: PoolClient) => Promise<T>, inCopy: (result: T) => Promise<unknown>): Promise<T> {
+    return guardDatabase(() =>
+      transaction(this.db, async (client) => {
+        await table.lockAccount(client, accountId);
+        const result = await inRecord(client);
+        if (!(await this.copy.whole(accountId))) await this.copy.copyAccount(accountId, await table.endpoints(client, accountId));
+        await inCopy(result);
+        return result;
+      }),
+    );
+  }
+}
+
+/** A stream id's milliseconds and sequence, as PostgreSQL's rows hold them. */
+function positionOf(id: string): { ms: string; seq: string } {
+  const [ms = "0", seq = "0"] = id.split("-");
+  return { ms, seq };
+}
+
+function compareEntries(a: { ms: string; seq: string }, b: { ms: string; seq: string }): number {
+  const byMs = BigInt(a.ms) - BigInt(b.ms);
+  if (byMs !== 0n) return byMs < 0n ? -1 : 1;
+  const bySeq = BigInt(a.seq) - BigInt(b.seq);
+  return bySeq === 0n ? 0 : bySeq < 0n ? -1 : 1;
+}

@@ -1,0 +1,152 @@
+/**
+ * Redis's side of the webhook endpoints when PostgreSQL is their record: whether an account's copy is
+ * whole (and copying it in when not), the accounts and endpoints whose log or health changed since
+ * PostgreSQL has them (the dispatcher marks them; the history writer copies them), and what changed.
+ */
+import type { Cluster, Redis } from "ioredis";
+import type { WebhookEndpointRecord } from "../../domain/customer-webhooks/ports.js";
+import type { EndpointHealthState, LoggedAttempt } from "../postgres/webhook-endpoint-table.js";
+import type { EndpointCopy } from "./customer-webhook-copy-scripts.js";
+import { decodeEndpoint, endpointFields } from "./customer-webhook-endpoint-hash.js";
+import { guard } from "./guard.js";
+import { type Keyspace, keyspace, routeOf } from "./keys.js";
+import { RedisScripts } from "./scripts.js";
+
+/** An endpoint to copy, with how many changes it had when read. */
+export interface UnsyncedEndpoint {
+  id: string;
+  changes: number;
+}
+
+/** What changed of an endpoint since PostgreSQL last took it: its health now, and its log's new entries. */
+export interface EndpointChanges {
+  /** Undefined when Redis no longer holds the endpoint. */
+  health: EndpointHealthState | undefined;
+  entries: LoggedAttempt[];
+}
+
+export class RedisWebhookCopy {
+  private readonly keys: Keyspace;
+  private readonly scripts: RedisScripts;
+
+  constructor(
+    private readonly redis: Redis | Cluster,
+    prefix: string,
+  ) {
+    this.keys = keyspace(prefix);
+    this.scripts = new RedisScripts(redis);
+  }
+
+  /** Whether Redis holds every endpoint of the account (it does not after losing its data). */
+  async whole(accountId: string): Promise<boolean> {
+    return guard(async () => (await this.redis.exists(this.keys.hookCopied(accountId))) === 1);
+  }
+
+  /** Copies the account's endpoints in (as PostgreSQL has them), unless its copy is whole. */
+  copyAccount(accountId: string, endpoints: readonly WebhookEndpointRecord[]): Promise<boolean> {
+    const k = this.keys;
+    const copies: EndpointCopy[] = endpoints.map((e) => ({
+      id: e.id,
+      created: String(e.createdAtMs),
+      types: routeOf(e.eventTypes),
+      enabled: e.status === "enabled",
+      fields: endpointFields(e),
+    }));
+    return guard(async () => {
+      // First, so that the reconciliation knows the account (as createEndpoint does).
+      await this.redis.sadd(k.hookAccounts, accountId);
+      const copied = await this.scripts.run("copyEndpoints", {
+        copied: k.hookCopied(accountId),
+        ids: k.hookEndpoints(accountId),
+        routes: k.hookRoutes(accountId),
+        endpoints: endpoints.map((e) => k.hookEndpoint(accountId, e.id)),
+        copies,
+      });
+      return copied === 1;
+    });
+  }
+
+  /** Every account that has had endpoints in Redis, a page at a time. */
+  async *accounts(): AsyncGenerator<string[]> {
+    let cursor = "0";
+    do {
+      const [next, accounts] = await guard(() => this.redis.sscan(this.keys.hookAccounts, cursor, "COUNT", 200));
+      cursor = next;
+      if (accounts.length > 0) yield accounts;
+    } while (cursor !== "0");
+  }
+
+  /** Whether every account's copy was made since Redis last lost its data. */
+  async allCopied(): Promise<boolean> {
+    return guard(async () => (await this.redis.exists(this.keys.hookAllCopied)) === 1);
+  }
+
+  async markAllCopied(): Promise<void> {
+    await guard(() => this.redis.set(this.keys.hookAllCopied, "1"));
+  }
+
+  /** The account has endpoints to copy, due now (or sooner than it was). */
+  async markDue(accountId: string, nowMs: number): Promise<void> {
+    await guard(() => this.redis.zadd(this.keys.hookSyncDue, "LT", nowMs, accountId));
+  }
+
+  /** Claims up to `max` accounts due by nowMs until nowMs + leaseMs; each is due again at its lease's end. */
+  claimDue(nowMs: number, leaseMs: number, max: number): Promise<{ accountId: string; claimedUntil: number }[]> {
+    const leaseUntilMs = nowMs + leaseMs;
+    return guard(async () => {
+      const accounts = await this.scripts.run("claimDue", { set: this.keys.hookSyncDue, nowMs, leaseUntilMs, max });
+      return accounts.map((accountId) => ({ accountId, claimedUntil: leaseUntilMs }));
+    });
+  }
+
+  /**
+   * Hands a claimed account back: due at `retryAtMs`, or forgotten (unless marked meanwhile); then, if
+   * an endpoint of it was marked after it was read, due again now.
+   */
+  release(account: { accountId: string; claimedUntil: number }, nowMs: number, retryAtMs?: number): Promise<void> {
+    const { accountId, claimedUntil } = account;
+    return guard(async () => {
+      const next = retryAtMs === undefined ? "" : String(retryAtMs);
+      await this.scripts.run("releaseAccount", { accounts: this.keys.hookSyncDue, account: accountId, claimedUntil, next });
+      if (retryAtMs === undefined && (await this.redis.zcard(this.keys.hookUnsynced(accountId))) > 0) await this.markDue(accountId, nowMs);
+    });
+  }
+
+  async unsynced(accountId: string): Promise<UnsyncedEndpoint[]> {
+    const flat = await guard(() => this.redis.zrange(this.keys.hookUnsynced(accountId), "0", "-1", "WITHSCORES"));
+    const endpoints: UnsyncedEndpoint[] = [];
+    for (let i = 0; i < flat.length; i += 2) endpoints.push({ id: flat[i] as string, changes: Number(flat[i + 1]) });
+    return endpoints;
+  }
+
+  /** The endpoint's health now and its log's entries after the last one PostgreSQL took. */
+  changes(accountId: string, endpointId: string): Promise<EndpointChanges> {
+    const k = this.keys;
+    return guard(async () => {
+      const hash = await this.redis.hgetall(k.hookEndpoint(accountId, endpointId));
+      if (Object.keys(hash).length === 0) return { health: undefined, entries: [] };
+      const { status, disabledReason, failingSinceMs } = decodeEndpoint(accountId, endpointId, hash);
+      const from = hash.log_synced === undefined ? "-" : `(${hash.log_synced}`;
+      const stream = await this.redis.xrange(k.hookLog(accountId, endpointId), from, "+");
+      const entries = stream.map(([id, fields]) => {
+        const [ms = "0", seq = "0"] = id.split("-");
+        return { ms, seq, attempt: JSON.parse(fields[1] as string) };
+      });
+      return { health: { status, disabledReason, failingSinceMs }, entries };
+    });
+  }
+
+  /** PostgreSQL has the endpoint's changes as read (its log up to `lastEntry`). */
+  markCopied(accountId: string, endpoint: UnsyncedEndpoint, lastEntry: string | undefined): Promise<void> {
+    const k = this.keys;
+    return guard(async () => {
+      await this.scripts.run("markCopied", {
+        unsynced: k.hookUnsynced(accountId),
+        endpoint: k.hookEndpoint(accountId, endpoint.id),
+        id: endpoint.id,
+        changes: endpoint.changes,
+        lastEntry: lastEntry ?? "",
+      });
+    });
+  }
+}
