@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sessionRecord } from "../../test/support/session-fixtures.js";
+import type { WebhookRecordSync } from "../domain/customer-webhooks/ports.js";
 import type {
   HistoryClaim,
   HistoryEntry,
@@ -49,11 +50,23 @@ function writer(n: number) {
   };
   const usage = { applyUsageMoves: async () => undefined, dropExpiredUsage: async () => undefined } as unknown as UsageHistory;
   const leases = { acquireLease: async () => true };
+  const hooks = { copied: [] as number[], restores: [] as boolean[] };
+  const webhooks: WebhookRecordSync = {
+    copyDue: async (nowMs) => {
+      hooks.copied.push(nowMs);
+      if (db.down) throw new Error("database unavailable");
+      return 0;
+    },
+    restore: async (sweep) => {
+      hooks.restores.push(sweep);
+      return 0;
+    },
+  };
   const history = new HistoryWriter(
-    { queue, sessions, usageMoves, usage, leases },
+    { queue, sessions, usageMoves, usage, leases, webhooks },
     { intervalMs: 1000, leaseMs: 30_000, batch: 10, keepMs: 3_600_000, holder: "h", now: () => clock.now },
   );
-  return { history, due, db, clock };
+  return { history, due, db, clock, hooks };
 }
 
 describe("HistoryWriter", () => {
@@ -83,5 +96,24 @@ describe("HistoryWriter", () => {
     clock.now += 5000;
     expect(await history.drain()).toBe(50);
     expect(db.rows.size).toBe(50);
+  });
+
+  it("keeps the webhook endpoints' record in step each pass (their sweep with the hourly retention), not while the database is down", async () => {
+    const { history, db, clock, hooks } = writer(5);
+    await history.pass();
+    expect(hooks).toEqual({ copied: [clock.now], restores: [false, true] });
+    clock.now += 1000;
+    await history.pass();
+    expect(hooks.restores).toEqual([false, true, false]);
+    db.down = true;
+    const tries: number[] = [];
+    for (let second = 0; second < 10; second++) {
+      clock.now += 1000;
+      const before = hooks.copied.length;
+      await history.pass().catch(() => undefined);
+      if (hooks.copied.length > before) tries.push(second);
+    }
+    // A failed copy waits as a failed write does: a second, then doubling up to five.
+    expect(tries).toEqual([0, 1, 3, 7]);
   });
 });

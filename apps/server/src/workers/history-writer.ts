@@ -88,10 +88,22 @@ export class HistoryWriter {
   private async copyWebhooks(): Promise<void> {
     const { webhooks } = this.parts;
     const { now = Date.now } = this.options;
-    // While the sessions' writes fail, the database is down for these too.
+    // While the sessions' writes fail, the database is down for these too (and the other way round).
     if (!webhooks || now() < this.retryAtMs) return;
-    await webhooks.restore(false);
-    await webhooks.copyDue(now());
+    try {
+      await webhooks.restore(false);
+      await webhooks.copyDue(now());
+      this.retryMs = RETRY_MS;
+    } catch (error) {
+      this.backOff(now());
+      throw error;
+    }
+  }
+
+  /** The next try waits a second, then twice as long each failure, up to five. */
+  private backOff(nowMs: number): void {
+    this.retryAtMs = nowMs + this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
   }
 
   /**
@@ -111,8 +123,7 @@ export class HistoryWriter {
         await this.history.writeSessions(entries);
         await this.moveUsage(entries, now());
       } catch (error) {
-        this.retryAtMs = now() + this.retryMs;
-        this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+        this.backOff(now());
         await this.queue.release(claims, this.retryAtMs).catch(() => undefined);
         throw error;
       }
