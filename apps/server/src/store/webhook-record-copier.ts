@@ -115,10 +115,10 @@ export class WebhookRecordCopier implements WebhookRecordSync {
       transaction(this.db, async (client) => {
         await table.lockAccount(client, accountId);
         for (const endpoint of endpoints) {
-          const { health, entries } = await this.copy.changes(accountId, endpoint.id);
+          const { health, entries, oldestKept } = await this.copy.changes(accountId, endpoint.id);
           // Deleted (from the record and the copy) since it was marked: nothing to keep.
           if (health && (await table.writeHealth(client, accountId, endpoint.id, health))) {
-            await table.appendLog(client, accountId, endpoint.id, entries, HOOK_LOG_MAX);
+            await table.appendLog(client, accountId, endpoint.id, entries, HOOK_LOG_MAX, oldestKept);
           }
           const last = entries.at(-1);
           copied.push([endpoint, last ? `${last.ms}-${last.seq}` : undefined]);

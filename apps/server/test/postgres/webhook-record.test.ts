@@ -106,7 +106,7 @@ describe("the webhook endpoints' record", () => {
     expect(await recordOf(first.id)).toEqual(first);
   });
 
-  it("keeps an endpoint's newest 1 000 attempts", async () => {
+  it("keeps an endpoint's newest 1 000 attempts: counted, or from Redis's oldest when its log is full", async () => {
     const kept = endpoint();
     expect(await store.createEndpoint(kept, 10)).toBe(true);
     const entries = Array.from({ length: 1003 }, (_, i) => ({ ms: String(1_800_000_000_000 + i), seq: "0", attempt: { n: i } }));
@@ -118,6 +118,25 @@ describe("the webhook endpoints' record", () => {
         .map((e) => e.ms)
         .reverse(),
     );
+
+    // Through the copier: Redis's log full (1 000 of 1 020 attempts), each copied once, none older kept.
+    const full = endpoint({ createdAtMs: Date.now() + 1 });
+    expect(await store.createEndpoint(full, 10)).toBe(true);
+    const key = `${prefix}:{${account()}}:hook:log:${full.id}`;
+    const add = async (n: number) => {
+      for (let i = 0; i < n; i++) await redis.xadd(key, "MAXLEN", "1000", "*", "a", JSON.stringify({ n: i }));
+      await redis.zincrby(`${prefix}:{${account()}}:hook:unsynced`, 1, full.id);
+      await copy.markDue(account(), Date.now());
+    };
+    await add(1020);
+    await copier.copyDue(Date.now());
+    const redisIds = async () => (await redis.xrevrange(key, "+", "-")).map(([id]) => `att_${id}`);
+    const recordIds = async () => (await webhookEndpointTable.log(db, account(), full.id, 2000)).map((r) => `att_${r.ms}-${r.seq}`);
+    expect(await recordIds()).toEqual(await redisIds());
+    await add(7);
+    await copier.copyDue(Date.now());
+    expect(await recordIds()).toEqual(await redisIds());
+    expect(await recordIds()).toHaveLength(1000);
   });
 
   it("after Redis lost everything, serves the endpoints and their logs from the record, and copies them back for the next events", async () => {

@@ -26,7 +26,9 @@ const INSERT_ATTEMPTS = `
 INSERT INTO webhook_deliveries (account_id, endpoint_id, entry_ms, entry_seq, attempt)
 SELECT $1, $2, u.ms, u.seq, u.attempt FROM unnest($3::bigint[], $4::bigint[], $5::jsonb[]) AS u(ms, seq, attempt)
 ON CONFLICT DO NOTHING`;
-// The contract keeps an endpoint's newest 1 000 attempts.
+// The contract keeps an endpoint's newest 1 000 attempts: those from Redis's oldest when its log is full
+// (a range of the primary key), else the newest 1 000 counted (a log that is short, or restarted).
+const TRIM_BEFORE = "DELETE FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND (entry_ms, entry_seq) < ($3, $4)";
 const TRIM = `
 DELETE FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND (entry_ms, entry_seq) < (
   SELECT entry_ms, entry_seq FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2
@@ -116,12 +118,23 @@ export const webhookEndpointTable = {
     return (rowCount ?? 0) > 0;
   },
 
-  /** Adds the attempts not logged yet and keeps the newest `keep`. */
-  async appendLog(client: Queryable, accountId: string, id: string, entries: readonly LoggedAttempt[], keep: number): Promise<void> {
+  /** Adds the attempts not logged yet and keeps the newest `keep` (none before `oldestKept`, when given). */
+  async appendLog(
+    client: Queryable,
+    accountId: string,
+    id: string,
+    entries: readonly LoggedAttempt[],
+    keep: number,
+    oldestKept?: EntryPosition,
+  ): Promise<void> {
     if (entries.length === 0) return;
     const values = [accountId, id, entries.map((e) => e.ms), entries.map((e) => e.seq), entries.map((e) => JSON.stringify(e.attempt))];
     await client.query({ name: "hook-log-append", text: INSERT_ATTEMPTS, values });
-    await client.query({ name: "hook-log-trim", text: TRIM, values: [accountId, id, keep - 1] });
+    if (oldestKept) {
+      await client.query({ name: "hook-log-trim-before", text: TRIM_BEFORE, values: [accountId, id, oldestKept.ms, oldestKept.seq] });
+    } else {
+      await client.query({ name: "hook-log-trim", text: TRIM, values: [accountId, id, keep - 1] });
+    }
   },
 
   /** The endpoint's attempts newest first, before `before` (or from the newest). */

@@ -5,11 +5,11 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { WebhookEndpointRecord } from "../../domain/customer-webhooks/ports.js";
-import type { EndpointHealthState, LoggedAttempt } from "../postgres/webhook-endpoint-table.js";
+import type { EndpointHealthState, EntryPosition, LoggedAttempt } from "../postgres/webhook-endpoint-table.js";
 import type { EndpointCopy } from "./customer-webhook-copy-scripts.js";
 import { decodeEndpoint, endpointFields } from "./customer-webhook-endpoint-hash.js";
 import { guard } from "./guard.js";
-import { type Keyspace, keyspace, routeOf } from "./keys.js";
+import { HOOK_LOG_MAX, type Keyspace, keyspace, routeOf } from "./keys.js";
 import { RedisScripts } from "./scripts.js";
 
 /** An endpoint to copy, with how many changes it had when read. */
@@ -23,6 +23,8 @@ export interface EndpointChanges {
   /** Undefined when Redis no longer holds the endpoint. */
   health: EndpointHealthState | undefined;
   entries: LoggedAttempt[];
+  /** When Redis's log is full: its oldest entry, before which the record keeps nothing either. */
+  oldestKept: EntryPosition | undefined;
 }
 
 export class RedisWebhookCopy {
@@ -124,15 +126,19 @@ export class RedisWebhookCopy {
     const k = this.keys;
     return guard(async () => {
       const hash = await this.redis.hgetall(k.hookEndpoint(accountId, endpointId));
-      if (Object.keys(hash).length === 0) return { health: undefined, entries: [] };
+      if (Object.keys(hash).length === 0) return { health: undefined, entries: [], oldestKept: undefined };
       const { status, disabledReason, failingSinceMs } = decodeEndpoint(accountId, endpointId, hash);
+      const log = k.hookLog(accountId, endpointId);
       const from = hash.log_synced === undefined ? "-" : `(${hash.log_synced}`;
-      const stream = await this.redis.xrange(k.hookLog(accountId, endpointId), from, "+");
-      const entries = stream.map(([id, fields]) => {
-        const [ms = "0", seq = "0"] = id.split("-");
-        return { ms, seq, attempt: JSON.parse(fields[1] as string) };
-      });
-      return { health: { status, disabledReason, failingSinceMs }, entries };
+      const [stream, length, oldest] = await Promise.all([
+        this.redis.xrange(log, from, "+"),
+        this.redis.xlen(log),
+        this.redis.xrange(log, "-", "+", "COUNT", 1),
+      ]);
+      const entries = stream.map(([id, fields]) => ({ ...positionOf(id), attempt: JSON.parse(fields[1] as string) }));
+      const first = oldest[0]?.[0];
+      const oldestKept = length >= HOOK_LOG_MAX && first !== undefined ? positionOf(first) : undefined;
+      return { health: { status, disabledReason, failingSinceMs }, entries, oldestKept };
     });
   }
 
@@ -149,4 +155,10 @@ export class RedisWebhookCopy {
       });
     });
   }
+}
+
+/** A stream id's milliseconds and sequence. */
+function positionOf(id: string): EntryPosition {
+  const [ms = "0", seq = "0"] = id.split("-");
+  return { ms, seq };
 }
