@@ -5,17 +5,22 @@
  * (the quiet account: no webhook deliveries), so the queue fills; then it opens and the queue drains:
  * the service's CPU for the drain per session written, the rows written per second, and what the
  * history holds per session on disk (the sessions table, its indexes and partitions, with usage's rows;
- * then transcript segments, written straight into their table, per segment). The same create-and-end
- * without a database, on the measured service, is the yardstick of the request path.
+ * then transcript segments, written straight into their table, per segment); then the webhook delivery
+ * log's copy (measureLogCopy). The same create-and-end without a database, on the measured service, is
+ * the yardstick of the request path.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { createDatabase, freePort, TcpGate } from "@dhs/testkit";
+import { RedisWebhookCopy } from "@dhs/server/store/redis/customer-webhook-copy.js";
+import { RedisWebhookStore } from "@dhs/server/store/redis/customer-webhook-store.js";
+import { WebhookRecordCopier } from "@dhs/server/store/webhook-record-copier.js";
+import { createDatabase, freePort, TcpGate, until, WebhookReceiver } from "@dhs/testkit";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { cpuUsOf } from "./figures.js";
 import { inParallel } from "./in-parallel.js";
-import { here, QUIET } from "./settings.js";
+import { API_KEY, here, QUIET } from "./settings.js";
 import { type Stack, startService } from "./stack.js";
 
 export interface HistoryFigures {
@@ -31,7 +36,17 @@ export interface HistoryFigures {
   bytesPerSession: number;
   /** Bytes on disk per transcript segment (80 characters of text). */
   bytesPerSegment: number;
+  /** Delivery attempts logged while the database was out of reach, then copied to it. */
+  attempts: number;
+  /** Service CPU per attempt copied (its endpoint's health and the log entry, in the account's transaction). */
+  copyUsPerAttempt: number;
+  /** Bytes on disk per logged attempt (row and primary key). */
+  bytesPerAttempt: number;
 }
+
+/** Endpoints of the account (the most it may have) and test events to each, for the delivery log's copy. */
+const ENDPOINTS = 10;
+const TESTS_PER_ENDPOINT = Number(process.env.BENCH_HISTORY_ATTEMPTS ?? 900);
 
 const SESSIONS = Number(process.env.BENCH_HISTORY_SESSIONS ?? 20_000);
 const run = promisify(execFile);
@@ -135,6 +150,7 @@ export async function measureHistory(stack: Stack): Promise<HistoryFigures> {
       FROM (SELECT * FROM sessions LIMIT 2000) s, generate_series(1, 10) n`);
     await db.query("VACUUM ANALYZE transcript_segments");
     const bytesPerSegment = Math.round((await size("transcript_segments")) / 20_000);
+    const log = await measureLogCopy(url, stack, gate, db);
     service.kill("SIGTERM");
     return {
       sessions: written,
@@ -144,12 +160,75 @@ export async function measureHistory(stack: Stack): Promise<HistoryFigures> {
       rowsPerSecond: Math.round(left / drainS),
       bytesPerSession,
       bytesPerSegment,
+      ...log,
     };
   } finally {
     await gate.close();
     await db.end();
     await database.drop();
   }
+}
+
+/**
+ * The delivery log's way to PostgreSQL: the account's endpoints (each to the receiver) are registered,
+ * the database goes out of reach of the service, test events are delivered and logged in Redis (the
+ * service's copier fails meanwhile). Then the history writer's copier, the service's own code run in this
+ * process on the same Redis with the database in reach, copies every attempt: its CPU, measured here
+ * (the service's own CPU would mix in its sweeper firing the ended sessions' timers). Three rounds
+ * (endpoints made and deleted each time); the median.
+ */
+async function measureLogCopy(url: string, stack: Stack, gate: TcpGate, db: pg.Pool) {
+  const receiver = await new WebhookReceiver({ keepBodies: false, answer: () => ({ status: 204 }) }).start();
+  const headers = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
+  const redis = new Redis(stack.service.env.REDIS_URL as string);
+  const copy = new RedisWebhookCopy(redis, "history");
+  const copier = new WebhookRecordCopier(new RedisWebhookStore(redis, "history", undefined, true), copy, db, {
+    ...{ leaseMs: 30_000, batch: 100, retryMs: 5000 },
+  });
+  const attempts = ENDPOINTS * TESTS_PER_ENDPOINT;
+  const rounds: number[] = [];
+  let bytesPerAttempt = 0;
+  try {
+    for (let round = 0; round < 3; round++) {
+      const ids: string[] = [];
+      for (let i = 0; i < ENDPOINTS; i++) {
+        const made = await fetch(`${url}/v1/webhook-endpoints`, { method: "POST", headers, body: JSON.stringify({ url: receiver.url }) });
+        if (made.status !== 201) throw new Error(`registering an endpoint: ${made.status} ${await made.text()}`);
+        ids.push(((await made.json()) as { id: string }).id);
+      }
+      await gate.close();
+      await inParallel(
+        attempts,
+        async (i) => {
+          const sent = await fetch(`${url}/v1/webhook-endpoints/${ids[i % ENDPOINTS]}/test`, { method: "POST", headers });
+          await sent.arrayBuffer();
+          if (sent.status !== 202) throw new Error(`a test event: ${sent.status}`);
+        },
+        16,
+      );
+      await until(() => receiver.received.length >= (round + 1) * attempts, { timeoutMs: 120_000, what: "every test event delivered" });
+      const from = process.cpuUsage();
+      let copied = 0;
+      while (copied < ENDPOINTS) copied += await copier.copyDue(Date.now() + 60_000);
+      const used = process.cpuUsage(from);
+      rounds.push((used.user + used.system) / attempts);
+      const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ANY($1)", [ids]);
+      if (Number(rows[0]?.n) !== attempts) throw new Error(`${rows[0]?.n} attempts copied of ${attempts}`);
+      if (round === 0) {
+        await db.query("VACUUM ANALYZE webhook_deliveries");
+        const size = await db.query<{ bytes: string }>("SELECT pg_total_relation_size('webhook_deliveries')::bigint AS bytes");
+        bytesPerAttempt = Math.round(Number(size.rows[0]?.bytes) / attempts);
+      }
+      await gate.open();
+      for (const id of ids) await (await fetch(`${url}/v1/webhook-endpoints/${id}`, { method: "DELETE", headers })).arrayBuffer();
+    }
+  } finally {
+    redis.disconnect();
+    await receiver.stop();
+  }
+  console.log(`webhook log copy: ${rounds.map((us) => us.toFixed(1)).join(", ")} µs per attempt`);
+  const median = [...rounds].sort((a, b) => a - b)[1] as number;
+  return { attempts, copyUsPerAttempt: Math.round(median), bytesPerAttempt };
 }
 
 export function historySection(h: HistoryFigures): string {
@@ -166,6 +245,8 @@ export function historySection(h: HistoryFigures): string {
     `| sessions written per second by one replica's writer | ${h.rowsPerSecond} |`,
     `| bytes on disk per ended session (table, indexes, usage rows) | ${h.bytesPerSession} |`,
     `| bytes on disk per transcript segment (80 characters) | ${h.bytesPerSegment} |`,
+    `| service CPU per webhook delivery attempt copied to the endpoint's log (${h.attempts} attempts, ${ENDPOINTS} endpoints; median of 3) | ${h.copyUsPerAttempt} µs |`,
+    `| bytes on disk per logged attempt | ${h.bytesPerAttempt} |`,
     "",
   ].join("\n");
 }
