@@ -266,7 +266,10 @@ function historyWriterOf(config: Config, stores: Stores, logger: Logger, metrics
         const message = err instanceof Error ? `${err.message}${cause}` : String(err);
         if (message === lastError) return;
         lastError = message;
-        logger.warn({ err: { message } }, "history write failed; the queue keeps the sessions");
+        logger.warn(
+          { err: { message } },
+          "history write failed; Redis keeps what it was to write (ended sessions, endpoints' changes) until it succeeds",
+        );
       },
     },
   );
