@@ -99,7 +99,14 @@ export class HistoryWebhookStore implements WebhookStore {
     return this.live.partitionOf(subjectId);
   }
 
-  enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean> {
+  /** The endpoint must be in Redis's copy (a delivery reads it there): made whole first, if Redis lost it. */
+  async enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean> {
+    if (!(await this.copy.whole(accountId)))
+      await this.write(
+        accountId,
+        async () => undefined,
+        async () => undefined,
+      );
     return this.live.enqueueFor(accountId, endpointId, event);
   }
 

@@ -151,6 +151,10 @@ describe("the webhook endpoints' record", () => {
     expect(before.log.items.map((item) => item.event_id)).toEqual(attempts.map((a) => a.event_id).reverse());
 
     await flushPrefix(redis, prefix);
+    // A test event to an endpoint Redis lost: its account's copy is made whole first, from the record.
+    expect(await store.enqueueFor(account(), kept.id, event())).toBe(true);
+    expect(await copy.whole(account())).toBe(true);
+    await flushPrefix(redis, prefix);
     expect(await store.listEndpoints(account())).toEqual(before.endpoints);
     expect(await store.getEndpoint(account(), disabled.id)).toEqual(before.endpoints[1]);
     expect(await store.listDeliveries(account(), disabled.id, 10, undefined)).toEqual(before.log);
