@@ -108,8 +108,9 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
       // With the history database, it is the endpoints' record; Redis keeps a copy and the deliveries.
       const liveHooks = new RedisWebhookStore(redis, prefix, tracing, true);
       const copy = new RedisWebhookCopy(redis, prefix);
-      webhooks = new HistoryWebhookStore(liveHooks, copy, db);
-      webhookSync = new WebhookRecordCopier(liveHooks, copy, db, { leaseMs: 30_000, batch: 100, retryMs: 5000 });
+      const store = new HistoryWebhookStore(liveHooks, copy, db);
+      webhooks = store;
+      webhookSync = new WebhookRecordCopier({ store, live: liveHooks, copy, db }, { leaseMs: 30_000, batch: 100, retryMs: 5000 });
     } else {
       webhooks = new RedisWebhookStore(redis, prefix, tracing);
     }

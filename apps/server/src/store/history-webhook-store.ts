@@ -28,7 +28,13 @@ import type {
 } from "../domain/customer-webhooks/ports.js";
 import { DependencyUnavailableError } from "../domain/dependency-errors.js";
 import { type Database, guardDatabase, transaction } from "./postgres/database.js";
-import { type PoolClient, webhookEndpointTable as table } from "./postgres/webhook-endpoint-table.js";
+import {
+  compareEntries,
+  entryId,
+  entryPosition,
+  type PoolClient,
+  webhookEndpointTable as table,
+} from "./postgres/webhook-endpoint-table.js";
 import type { RedisWebhookCopy } from "./redis/customer-webhook-copy.js";
 import { type RedisWebhookStore, toDelivery } from "./redis/customer-webhook-store.js";
 
@@ -101,13 +107,23 @@ export class HistoryWebhookStore implements WebhookStore {
 
   /** The endpoint must be in Redis's copy (a delivery reads it there): made whole first, if Redis lost it. */
   async enqueueFor(accountId: string, endpointId: string, event: OutboundEvent): Promise<boolean> {
-    if (!(await this.copy.whole(accountId)))
-      await this.write(
-        accountId,
-        async () => undefined,
-        async () => undefined,
-      );
+    if (!(await this.copy.whole(accountId))) await this.makeWhole(accountId);
     return this.live.enqueueFor(accountId, endpointId, event);
+  }
+
+  /**
+   * Makes Redis's copy of the account's endpoints whole from the record, unless it is, under the
+   * account's lock; the record first takes `held` (endpoints Redis kept from before it had a record;
+   * one it has already keeps its own).
+   */
+  makeWhole(accountId: string, held: readonly WebhookEndpointRecord[] = []): Promise<void> {
+    return this.write(
+      accountId,
+      async (client) => {
+        for (const endpoint of held) await table.insert(client, endpoint);
+      },
+      async () => undefined,
+    );
   }
 
   claimDueAccounts(nowMs: number, leaseMs: number, max: number, near?: readonly number[]): Promise<ClaimedAccount[]> {
@@ -145,16 +161,20 @@ export class HistoryWebhookStore implements WebhookStore {
     const recent = await this.live.listDeliveries(accountId, endpointId, limit + 1, after);
     let kept: DeliveryLogPage["items"] = [];
     try {
-      const before = after === undefined ? undefined : positionOf(after);
+      const before = after === undefined ? undefined : entryPosition(after);
       const rows = await guardDatabase(() => table.log(this.db, accountId, endpointId, limit + 1, before));
-      kept = rows.map((row) => toDelivery(`${row.ms}-${row.seq}`, JSON.stringify(row.attempt)));
+      kept = rows.map((row) => toDelivery(entryId(row), JSON.stringify(row.attempt)));
     } catch (error) {
       if (!(error instanceof DependencyUnavailableError)) throw error;
     }
-    const byId = new Map([...recent.items, ...kept].map((item) => [item.id, item]));
-    const merged = [...byId.values()].sort((a, b) => compareEntries(positionOf(b.id.slice(4)), positionOf(a.id.slice(4))));
-    const items = merged.slice(0, limit);
-    return { items, next: merged.length > limit ? (items.at(-1)?.id.slice(4) ?? null) : null };
+    // Each once (by its stream id), newest first.
+    const byEntry = new Map([...recent.items, ...kept].map((item) => [item.id.slice("att_".length), item]));
+    const merged = [...byEntry.keys()].sort((a, b) => compareEntries(entryPosition(b), entryPosition(a)));
+    const page = merged.slice(0, limit);
+    return {
+      items: page.map((id) => byEntry.get(id) as (typeof kept)[number]),
+      next: merged.length > limit ? (page.at(-1) ?? null) : null,
+    };
   }
 
   reconcile(nowMs: number): Promise<QueueStats> {
@@ -176,17 +196,4 @@ export class HistoryWebhookStore implements WebhookStore {
       }),
     );
   }
-}
-
-/** A stream id's milliseconds and sequence, as PostgreSQL's rows hold them. */
-function positionOf(id: string): { ms: string; seq: string } {
-  const [ms = "0", seq = "0"] = id.split("-");
-  return { ms, seq };
-}
-
-function compareEntries(a: { ms: string; seq: string }, b: { ms: string; seq: string }): number {
-  const byMs = BigInt(a.ms) - BigInt(b.ms);
-  if (byMs !== 0n) return byMs < 0n ? -1 : 1;
-  const bySeq = BigInt(a.seq) - BigInt(b.seq);
-  return bySeq === 0n ? 0 : bySeq < 0n ? -1 : 1;
 }

@@ -11,8 +11,9 @@
  * and makes due any account whose endpoints were marked but the account not (a replica died between).
  */
 import type { WebhookRecordSync } from "../domain/customer-webhooks/ports.js";
+import type { HistoryWebhookStore } from "./history-webhook-store.js";
 import { type Database, guardDatabase, transaction } from "./postgres/database.js";
-import { webhookEndpointTable as table } from "./postgres/webhook-endpoint-table.js";
+import { entryId, webhookEndpointTable as table } from "./postgres/webhook-endpoint-table.js";
 import type { RedisWebhookCopy, UnsyncedEndpoint } from "./redis/customer-webhook-copy.js";
 import type { RedisWebhookStore } from "./redis/customer-webhook-store.js";
 import { HOOK_LOG_MAX } from "./redis/keys.js";
@@ -33,12 +34,16 @@ const ACCOUNT_PAGE = 500;
 export class WebhookRecordCopier implements WebhookRecordSync {
   private readonly now: () => number;
 
+  private readonly store: HistoryWebhookStore;
+  private readonly live: RedisWebhookStore;
+  private readonly copy: RedisWebhookCopy;
+  private readonly db: Database;
+
   constructor(
-    private readonly live: RedisWebhookStore,
-    private readonly copy: RedisWebhookCopy,
-    private readonly db: Database,
+    parts: { store: HistoryWebhookStore; live: RedisWebhookStore; copy: RedisWebhookCopy; db: Database },
     private readonly options: WebhookRecordCopierOptions,
   ) {
+    ({ store: this.store, live: this.live, copy: this.copy, db: this.db } = parts);
     this.now = options.now ?? Date.now;
   }
 
@@ -69,12 +74,7 @@ export class WebhookRecordCopier implements WebhookRecordSync {
       const accounts = await guardDatabase(() => table.accounts(this.db, after, ACCOUNT_PAGE));
       for (const accountId of accounts) {
         if (!(await this.copy.whole(accountId))) {
-          await guardDatabase(() =>
-            transaction(this.db, async (client) => {
-              await table.lockAccount(client, accountId);
-              await this.copy.copyAccount(accountId, await table.endpoints(client, accountId));
-            }),
-          );
+          await this.store.makeWhole(accountId);
           restored++;
         }
         if (sweep && (await this.copy.unsynced(accountId)).length > 0) await this.copy.markDue(accountId, this.now());
@@ -93,15 +93,7 @@ export class WebhookRecordCopier implements WebhookRecordSync {
   private async importHeld(): Promise<void> {
     for await (const accounts of this.copy.accounts()) {
       for (const accountId of accounts) {
-        if (await this.copy.whole(accountId)) continue;
-        const held = await this.live.listEndpoints(accountId);
-        await guardDatabase(() =>
-          transaction(this.db, async (client) => {
-            await table.lockAccount(client, accountId);
-            for (const endpoint of held) await table.insert(client, endpoint);
-            await this.copy.copyAccount(accountId, await table.endpoints(client, accountId));
-          }),
-        );
+        if (!(await this.copy.whole(accountId))) await this.store.makeWhole(accountId, await this.live.listEndpoints(accountId));
       }
     }
   }
@@ -121,7 +113,7 @@ export class WebhookRecordCopier implements WebhookRecordSync {
             await table.appendLog(client, accountId, endpoint.id, entries, HOOK_LOG_MAX, oldestKept);
           }
           const last = entries.at(-1);
-          copied.push([endpoint, last ? `${last.ms}-${last.seq}` : undefined]);
+          copied.push([endpoint, last ? entryId(last) : undefined]);
         }
       }),
     );

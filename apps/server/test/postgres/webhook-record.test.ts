@@ -35,7 +35,7 @@ beforeEach(async () => {
   live = new RedisWebhookStore(redis, prefix, undefined, true);
   copy = new RedisWebhookCopy(redis, prefix);
   store = new HistoryWebhookStore(live, copy, db);
-  copier = new WebhookRecordCopier(live, copy, db, { leaseMs: 30_000, batch: 100, retryMs: 5000 });
+  copier = new WebhookRecordCopier({ store, live, copy, db }, { leaseMs: 30_000, batch: 100, retryMs: 5000 });
 });
 
 afterEach(async () => {

@@ -64,6 +64,23 @@ export interface LoggedAttempt extends EntryPosition {
 /** The health of an endpoint as deliveries made it. */
 export type EndpointHealthState = Pick<WebhookEndpointRecord, "status" | "disabledReason" | "failingSinceMs">;
 
+/** A Redis stream id (`<ms>-<seq>`) as a position. */
+export function entryPosition(id: string): EntryPosition {
+  const [ms = "0", seq = "0"] = id.split("-");
+  return { ms, seq };
+}
+
+/** A position as its Redis stream id. */
+export const entryId = (position: EntryPosition): string => `${position.ms}-${position.seq}`;
+
+/** Older first (negative when `a` is older than `b`). */
+export function compareEntries(a: EntryPosition, b: EntryPosition): number {
+  const byMs = BigInt(a.ms) - BigInt(b.ms);
+  if (byMs !== 0n) return byMs < 0n ? -1 : 1;
+  const bySeq = BigInt(a.seq) - BigInt(b.seq);
+  return bySeq === 0n ? 0 : bySeq < 0n ? -1 : 1;
+}
+
 /** Past every log entry: a page without a cursor starts here. */
 const LAST_ENTRY: EntryPosition = { ms: "9223372036854775807", seq: "9223372036854775807" };
 

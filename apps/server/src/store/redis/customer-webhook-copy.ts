@@ -5,7 +5,7 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { WebhookEndpointRecord } from "../../domain/customer-webhooks/ports.js";
-import type { EndpointHealthState, EntryPosition, LoggedAttempt } from "../postgres/webhook-endpoint-table.js";
+import { type EndpointHealthState, type EntryPosition, entryPosition, type LoggedAttempt } from "../postgres/webhook-endpoint-table.js";
 import type { EndpointCopy } from "./customer-webhook-copy-scripts.js";
 import { decodeEndpoint, endpointFields } from "./customer-webhook-endpoint-hash.js";
 import { guard } from "./guard.js";
@@ -135,9 +135,9 @@ export class RedisWebhookCopy {
         this.redis.xlen(log),
         this.redis.xrange(log, "-", "+", "COUNT", 1),
       ]);
-      const entries = stream.map(([id, fields]) => ({ ...positionOf(id), attempt: JSON.parse(fields[1] as string) }));
+      const entries = stream.map(([id, fields]) => ({ ...entryPosition(id), attempt: JSON.parse(fields[1] as string) }));
       const first = oldest[0]?.[0];
-      const oldestKept = length >= HOOK_LOG_MAX && first !== undefined ? positionOf(first) : undefined;
+      const oldestKept = length >= HOOK_LOG_MAX && first !== undefined ? entryPosition(first) : undefined;
       return { health: { status, disabledReason, failingSinceMs }, entries, oldestKept };
     });
   }
@@ -155,10 +155,4 @@ export class RedisWebhookCopy {
       });
     });
   }
-}
-
-/** A stream id's milliseconds and sequence. */
-function positionOf(id: string): EntryPosition {
-  const [ms = "0", seq = "0"] = id.split("-");
-  return { ms, seq };
 }
