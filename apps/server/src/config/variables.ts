@@ -58,7 +58,7 @@ export const VARIABLES = {
   ),
   DATABASE_URL: url(
     { default: undefined, protocols: ["postgres:", "postgresql:"] },
-    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them) and the accounts' digital humans (written there first); README, *Storage*. Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
+    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them) and the accounts' digital humans and webhook endpoints with their delivery logs (endpoints and digital humans written there first); README, *Storage*. Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
   ),
   DATABASE_POOL_SIZE: integer(
     { default: 10, min: 1, max: 200 },
