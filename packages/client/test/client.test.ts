@@ -234,6 +234,13 @@ describe("say, addSessionContext and the Idempotency-Key, as a create's", () => 
     expect(response.status).toBe(status);
     expect(requests).toHaveLength(1);
   });
+
+  it("addSessionContext answers 409 conversation_notes_limit_reached at once, without a retry", async () => {
+    const { fetch, requests } = scriptedFetch(apiError(409, "conversation_notes_limit_reached"));
+    const { error } = await client(fetch).addSessionContext(ID, { text: "One note too many." });
+    expect(error).toMatchObject({ code: "conversation_notes_limit_reached" });
+    expect(requests).toHaveLength(1);
+  });
 });
 
 describe("HTTP errors are typed data, never exceptions", () => {

@@ -157,7 +157,7 @@ export const VARIABLES = {
   ),
   CONVERSATION_MAX_NOTES: integer(
     { default: 50, min: 1, max: 50 },
-    "Context notes a session may be given in all (each is handed again to a digital human dispatched again).",
+    "Context notes a session may be given in all (each is handed again to a digital human dispatched again; `409 conversation_notes_limit_reached` beyond).",
   ),
   SESSION_RETENTION_S: integer(
     { default: 30 * 86_400, min: 60, max: 400 * 86_400 },

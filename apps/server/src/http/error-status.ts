@@ -29,6 +29,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   webhook_endpoint_limit_reached: 422,
   rate_limited: 429,
   concurrency_limit_exceeded: 429,
+  conversation_notes_limit_reached: 409,
   conversation_queue_full: 429,
   conversation_rate_limited: 429,
   headers_too_large: 431,

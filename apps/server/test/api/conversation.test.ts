@@ -14,6 +14,7 @@ const h = useHarness({
   SWEEP_INTERVAL_MS: "100",
   CONVERSATION_QUEUE_MAX: "4",
   CONVERSATION_CHARACTERS_PER_MINUTE: "400",
+  CONVERSATION_MAX_NOTES: "3",
   TEST_MAX_OPEN_SESSIONS: "100",
 });
 
@@ -155,6 +156,35 @@ describe("say", () => {
       characters_per_minute: 400,
       retry_after_s: retryAfter,
     });
+  });
+
+  it("takes CONVERSATION_MAX_NOTES notes in all, delivered ones counted (409 conversation_notes_limit_reached: nothing to wait out), says apart", async () => {
+    const session = await newSession(h);
+    for (const text of ["The caller is Ines.", "She is a premium customer."]) expect((await context(session, { text })).status).toBe(202);
+    // Delivered notes still count: a digital human dispatched again is handed every one.
+    expect((await pull(session)).items).toHaveLength(2);
+    expect((await context(session, { text: "Her order shipped." })).status).toBe(202);
+    const refused = await context(session, { text: "And one more thing." });
+    expect(refused.headers.get("Retry-After")).toBeNull();
+    expect((await expectApiError(refused, 409, "conversation_notes_limit_reached")).detail).toEqual({ limit: 3 });
+    // Utterances are not notes.
+    await queued(session, "Still here.");
+  });
+
+  it("counts a note's characters with the says' in the minute's bound, and replays a note's Idempotency-Key as say does", async () => {
+    const session = await newSession(h);
+    const key = randomUUID();
+    const send = (body: unknown) => h.request("POST", `/v1/sessions/${session.id}/context`, { body, headers: { "Idempotency-Key": key } });
+    const first = await send({ text: "x".repeat(390), respond: true });
+    expect(first.status).toBe(202);
+    const again = await send({ text: "x".repeat(390), respond: true });
+    expect(again.status).toBe(202);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await again.json()).toEqual(await first.json());
+    await expectApiError(await send({ text: "x".repeat(390) }), 409, "idempotency_key_reused");
+    // The replay took no characters; the note's 390 did.
+    await expectApiError(await say(session, { text: "y".repeat(20) }), 429, "conversation_rate_limited");
+    expect((await say(session, { text: "y".repeat(10) })).status).toBe(202);
   });
 
   it("expires an utterance nobody started within SAY_TTL_S", async () => {

@@ -242,7 +242,7 @@ export interface paths {
          *     Requires the `sessions:write` scope and an `Idempotency-Key`, with the rules of `createSession`:
          *     the same key and body replay the utterance (`202`, `Idempotent-Replayed: true`), another body is
          *     `409 idempotency_key_reused`. Keys are remembered as long as the session is kept. A terminal
-         *     session is `409 session_ended`; at most 20 utterances queued per session
+         *     session is `409 session_ended`; at most 20 utterances and notes waiting per session
          *     (`429 conversation_queue_full`) and 3 000 characters a minute per session, `say` and
          *     `addSessionContext` together (`429 conversation_rate_limited`, with `Retry-After`), unless the
          *     deployment set other bounds.
@@ -345,7 +345,9 @@ export interface paths {
          *
          *     Requires the `sessions:write` scope and an `Idempotency-Key`, with the rules of `say`, and counts
          *     against the same bounds (`409 session_ended`, `429 conversation_queue_full`,
-         *     `429 conversation_rate_limited`).
+         *     `429 conversation_rate_limited`). A session takes at most 50 notes in all, unless the deployment
+         *     set another number (`409 conversation_notes_limit_reached`): a note stays in the conversation for
+         *     as long as the session runs.
          */
         post: operations["addSessionContext"];
         delete?: never;
@@ -1473,7 +1475,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
@@ -2312,7 +2314,24 @@ export interface components {
             };
         };
         /**
-         * @description The session's queue holds as many utterances as it may (`conversation_queue_full`: wait for
+         * @description The session is terminal (`session_ended`), it was given as many notes as it may
+         *     (`conversation_notes_limit_reached`), or the `Idempotency-Key` was used with another body
+         *     (`idempotency_key_reused`).
+         */
+        ContextConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description The session's queue holds as many utterances and notes as it may (`conversation_queue_full`: wait for
          *     one to be said), the session was given more characters this minute than it may
          *     (`conversation_rate_limited`), or the API key is over its rate (`rate_limited`). Wait
          *     `Retry-After` seconds.
@@ -3123,7 +3142,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["ConversationConflict"];
+            409: components["responses"]["ContextConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["ConversationLimited"];
@@ -3997,7 +4016,7 @@ export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"];
 export const digitalHumanKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DigitalHumanKind"]> = ["stock", "custom"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_rate_limited", "headers_too_large", "internal_error", "service_unavailable"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "headers_too_large", "internal_error", "service_unavailable"];
 export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "webhook.test"];
 export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];

@@ -34,6 +34,34 @@ describe("the conversation's rules", () => {
     expect(queueItem("s", one.state, say("utt_c", "x".repeat(19)), T + 61_000, LIMITS).kind).toBe("queued");
   });
 
+  it("bounds the notes of a session's whole life apart from the queue, and says count for the queue only", () => {
+    const note = (id: string) => ({ kind: "context" as const, id, text: "n", respond: false });
+    const limits = { ...LIMITS, maxQueued: 5 };
+    const outcome = (state: typeof EMPTY_CONVERSATION, item: Parameters<typeof queueItem>[2]) =>
+      queueItem("s", state, item, T + 1000, limits);
+    const one = outcome(EMPTY_CONVERSATION, note("ctx_a"));
+    if (one.kind !== "queued") throw new Error(one.kind);
+    // Two notes delivered (kept for a job dispatched again) and one waiting: the third of LIMITS' three.
+    const given = {
+      ...one.state,
+      delivered: [
+        { id: "ctx_x", seq: 90 },
+        { id: "ctx_y", seq: 91 },
+      ],
+    };
+    expect(outcome(given, note("ctx_b"))).toEqual({ kind: "notes_limit", limit: 3 });
+    // Says queued beside them are not notes: a session with one note given takes says up to the queue's bound.
+    const withSays = [say("utt_a"), say("utt_b"), say("utt_c")].reduce((state, item) => {
+      const next = outcome(state, item);
+      if (next.kind !== "queued") throw new Error(next.kind);
+      return next.state;
+    }, one.state);
+    const five = outcome(withSays, note("ctx_b"));
+    if (five.kind !== "queued") throw new Error(five.kind);
+    // Two notes of three: the queue's five refuse the next, and that refusal is one to wait out.
+    expect(outcome(five.state, note("ctx_c"))).toEqual({ kind: "queue_full", limit: 5 });
+  });
+
   it("a say that interrupts drops the says queued before it, each with its event", () => {
     const before = queued();
     const cut = queued(before.state, say("utt_b", "now", true));

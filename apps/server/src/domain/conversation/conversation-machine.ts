@@ -28,6 +28,7 @@ export interface Change {
 export type QueueOutcome =
   | ({ kind: "queued" } & Change)
   | { kind: "queue_full"; limit: number }
+  | { kind: "notes_limit"; limit: number }
   | { kind: "rate_limited"; retryAfterS: number; limit: number };
 
 export function sayEvent(
@@ -67,9 +68,12 @@ export function queueItem(
   nowMs: number,
   limits: ConversationLimits,
 ): QueueOutcome {
-  const queued = state.live.filter((live) => live.status === "queued").length;
-  if (queued >= limits.maxQueued) return { kind: "queue_full", limit: limits.maxQueued };
-  if (item.kind === "context" && state.delivered.length + queued >= limits.maxNotes) return { kind: "queue_full", limit: limits.maxNotes };
+  const queued = state.live.filter((live) => live.status === "queued");
+  // Notes count for the session's whole life (each is handed again to a job dispatched again), so
+  // their bound is not one to wait out: a refusal of its own, without Retry-After.
+  const notes = state.delivered.length + queued.filter((live) => live.kind === "context").length;
+  if (item.kind === "context" && notes >= limits.maxNotes) return { kind: "notes_limit", limit: limits.maxNotes };
+  if (queued.length >= limits.maxQueued) return { kind: "queue_full", limit: limits.maxQueued };
   const fresh = nowMs - state.windowStartMs >= 60_000;
   const windowStartMs = fresh ? nowMs : state.windowStartMs;
   const used = (fresh ? 0 : state.windowChars) + [...item.text].length;

@@ -39,6 +39,7 @@ export function replayOf(
 
 export function queueRefusal(outcome: Exclude<QueueOutcome, { kind: "queued" }>): AppError {
   if (outcome.kind === "queue_full") return new AppError("conversation_queue_full", { limit: outcome.limit }, { retryAfterSeconds: 1 });
+  if (outcome.kind === "notes_limit") return new AppError("conversation_notes_limit_reached", { limit: outcome.limit });
   return new AppError(
     "conversation_rate_limited",
     { characters_per_minute: outcome.limit, retry_after_s: outcome.retryAfterS },
