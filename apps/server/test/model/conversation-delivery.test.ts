@@ -1,7 +1,8 @@
 /**
  * Delivery of what a backend queues for a session's digital human, over generated sequences: says
  * (some cutting in), notes, interruptions, digital humans joining, pulling, starting and ending what they
- * hold, crashing and being dispatched again while their predecessor may still talk, the clock moving so
+ * hold, leaving the room (cutting off what they say, as a job does when its room closes) or crashing, and
+ * being dispatched again while their predecessor may still talk, the clock moving so
  * the conversation's timer fires, the session ending, and replicas dying right after a write (the
  * backend then retries with the same Idempotency-Key). What must hold, checked on what the store queued
  * for the webhooks and what the jobs saw:
@@ -46,6 +47,7 @@ type Command =
   | { kind: "pull"; job: number }
   | { kind: "start"; job: number }
   | { kind: "end"; job: number; interrupted: boolean }
+  | { kind: "leave" }
   | { kind: "crash" }
   | { kind: "replicaDies" }
   | { kind: "time"; ms: number }
@@ -66,6 +68,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("pull" as const), job: fc.nat(2) }), weight: 10 },
   { arbitrary: fc.record({ kind: fc.constant("start" as const), job: fc.nat(2) }), weight: 10 },
   { arbitrary: fc.record({ kind: fc.constant("end" as const), job: fc.nat(2), interrupted: fc.boolean() }), weight: 6 },
+  { arbitrary: fc.constant({ kind: "leave" as const }), weight: 1 },
   { arbitrary: fc.constant({ kind: "crash" as const }), weight: 2 },
   { arbitrary: fc.constant({ kind: "replicaDies" as const }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant("time" as const), ms: fc.integer({ min: 200, max: 6_000 }) }), weight: 5 },
@@ -195,7 +198,11 @@ describe(`the delivery of a session's conversation (${STORE})`, () => {
         await call();
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (!["session_ended", "conversation_queue_full"].includes(code ?? "") && !String(error).includes("replica died")) throw error;
+        if (
+          !["session_ended", "conversation_queue_full", "conversation_notes_limit_reached"].includes(code ?? "") &&
+          !String(error).includes("replica died")
+        )
+          throw error;
       }
     };
     const stopSpeaking = async (job: Job, interrupted: boolean) => {
@@ -282,6 +289,15 @@ describe(`the delivery of a session's conversation (${STORE})`, () => {
         case "end":
           if (job?.alive) await stopSpeaking(job, c.interrupted);
           break;
+        case "leave": {
+          // The newest job leaves the room: what it says is cut off and reported so; what it holds is
+          // left for the next one (it never started it).
+          const leaving = jobs.at(-1);
+          if (!leaving?.alive) break;
+          await stopSpeaking(leaving, true);
+          leaving.alive = false;
+          break;
+        }
         case "crash":
           if (jobs.at(-1)) (jobs.at(-1) as Job).alive = false;
           break;
