@@ -33,11 +33,16 @@ export function packageVersion(name: string, from = "../../apps/server/"): strin
 
 /** The commit the service was built from, marked when the tree had changes. */
 export function commit(): string {
+  // With BENCH_SERVER the service measured is that build's, so its checkout names the commit.
+  const server = process.env.BENCH_SERVER;
+  const cwd = server ? dirname(server) : undefined;
   try {
-    const sha = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "../apps", "../packages"], { encoding: "utf8" }).trim();
-    return dirty ? `${sha} with uncommitted changes` : sha;
+    const sha = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { encoding: "utf8", cwd }).trim();
+    const root = execFileSync("git", ["rev-parse", "--show-toplevel"], { encoding: "utf8", cwd }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "apps", "packages"], { encoding: "utf8", cwd: root }).trim();
+    const what = `${sha}${dirty ? " with uncommitted changes" : ""}`;
+    return server ? `${what} (BENCH_SERVER=${server})` : what;
   } catch {
-    return "unknown";
+    return server ? `unknown (BENCH_SERVER=${server})` : "unknown";
   }
 }

@@ -24,7 +24,7 @@ export function report(
   atLimit: Measured,
   events: EventFigures,
   tracing: TracingFigures,
-  conversation: ConversationFigures,
+  conversation: ConversationFigures | undefined,
 ): string {
   const header = [
     "op",
@@ -108,7 +108,7 @@ export function report(
     "",
     wholeLife(rows, events),
     "",
-    conversationSection(conversation),
+    conversation ? conversationSection(conversation) : "## Driving a session\n\nNot measured (BENCH_SKIP).",
     "",
     tracingSection(tracing),
     "",

@@ -18,6 +18,8 @@
  *   windows beside it, `... <file> 25 "<kind>"` shows one kind's load alone)
  *   BENCH_SERVER (apps/server/dist/main.js; another build of the service, e.g. an older commit's, to
  *   compare under the same load)
+ *   BENCH_SKIP (unset; "conversation", "history" or both, comma-separated: sections a full run leaves
+ *   out, for a BENCH_SERVER build that predates them)
  *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)
  *   BENCH_EVENT_SESSIONS (2000; sessions per account whose LiveKit webhooks are measured)
  *   BENCH_ONLY (unset; "events": only LiveKit's webhooks, printed, no results file: quick, and a profile
@@ -43,6 +45,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { quiet, registerReceiver } from "./bench-receiver.js";
+import { endOpenSessions } from "./end-open-sessions.js";
 import { rssMb } from "./figures.js";
 import { measure } from "./load.js";
 import { measureAtLimit } from "./measure-at-limit.js";
@@ -55,7 +58,7 @@ import { measureTracing } from "./measure-tracing.js";
 import { measureWebhooks } from "./measure-webhooks.js";
 import { report } from "./report.js";
 import { conversationSection, eventsSection, tracingSection } from "./report-sections.js";
-import { DURATION_S, here, WARMUP_S } from "./settings.js";
+import { DURATION_S, here, SKIP, WARMUP_S } from "./settings.js";
 import { disconnect, startStack, stopStack } from "./stack.js";
 
 async function main(): Promise<void> {
@@ -103,15 +106,16 @@ async function main(): Promise<void> {
   const { rows, bareCreate } = await measureAll(stack, sessionIds, () => quiet(receiver));
   const tracing = await measureTracing(stack, sessionIds, () => quiet(receiver));
   const rss = rssMb(stack.servicePid);
+  process.stdout.write(`bench: ended the ${await endOpenSessions(stack, receiver)} sessions the creates left open\n`);
   // Before LiveKit's events, whose sessions end: 60 s later (TRANSCRIPT_GRACE_S) their transcripts'
   // timers fire, and this measurement's sessions stay open, so nothing of theirs comes due later.
-  const conversation = await measureConversation(stack, receiver);
+  const conversation = SKIP.has("conversation") ? undefined : await measureConversation(stack, receiver);
   // Before measureWebhooks, which stops the receiver: the events' deliveries are part of their cost.
   const events = await measureLiveKitEvents(stack, receiver);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
-  const history = await measureHistory(stack);
-  const text = `${report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation)}\n${historySection(history)}`;
+  const history = SKIP.has("history") ? undefined : await measureHistory(stack);
+  const text = `${report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation)}\n${history ? historySection(history) : "## History in PostgreSQL\n\nNot measured (BENCH_SKIP)."}`;
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await disconnect(stack);

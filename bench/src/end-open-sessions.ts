@@ -1,0 +1,46 @@
+/**
+ * Ends every session the create measurements left open, through the service's own end path in this
+ * process, then waits for their session.ended deliveries to drain. Left open, each would have its
+ * digital human checked on at DIGITAL_HUMAN_REDISPATCH_S (300 s, its longest) and be cancelled at
+ * SESSION_JOIN_TIMEOUT_S (600 s): a full run is longer than both, so that work of a fleet whose agents
+ * never come would be charged to whichever section ran then (the LiveKit events' idle service spent
+ * three times its usual CPU in a run without this). And their number would reach the account's cap
+ * (ACCOUNT_MAX_OPEN_SESSIONS, at most 100 000) and refuse later creates. Ending them starts their
+ * transcripts' grace timers, so this waits until those have fired too (about a minute).
+ */
+import type { WebhookReceiver } from "@dhs/testkit";
+import { quiet } from "./bench-receiver.js";
+import { inParallel } from "./in-parallel.js";
+import { STORED_PRINCIPAL, seedService } from "./seed.js";
+import { accounts } from "./settings.js";
+import type { Stack } from "./stack.js";
+
+export async function endOpenSessions(stack: Stack, receiver: WebhookReceiver): Promise<number> {
+  const sessions = seedService(stack.redis);
+  let ended = 0;
+  for (const { accountId } of accounts) {
+    const principal = { ...STORED_PRINCIPAL, keyId: "key_bench_cleanup", accountId, account: accountId };
+    // The account's open sessions (the set the cap counts; the bench's prefix is the default, `dhs`).
+    const ids = await stack.redis.zrange(`dhs:{${accountId}}:open`, "0", "-1");
+    await inParallel(ids.length, async (i) => {
+      await sessions.end(principal, ids[i] as string);
+      ended += 1;
+    });
+  }
+  // An end starts its transcript's grace timer (TRANSCRIPT_GRACE_S, 60 s): wait until every timer due
+  // by then has fired, or the next section would be charged with tens of thousands of them.
+  const graceOver = Date.now() + 65_000;
+  const pending = async () =>
+    (
+      await Promise.all(
+        stack.nodes.map(async (node) => {
+          const keys = await node.keys("dhs:timers:*");
+          const counts = await Promise.all(keys.map((key) => node.zcount(key, "-inf", String(graceOver))));
+          return counts.reduce((a, b) => a + b, 0);
+        }),
+      )
+    ).reduce((a, b) => a + b, 0);
+  while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 2000));
+  await quiet(receiver);
+  return ended;
+}
