@@ -8,6 +8,8 @@
  * (ACCOUNT_MAX_OPEN_SESSIONS, at most 100 000) and refuse later creates. Ending them starts their
  * transcripts' grace timers, so this waits until those have fired too (about a minute).
  */
+
+import { keyspace, SHARDS } from "@dhs/server/store/redis/keys.js";
 import type { WebhookReceiver } from "@dhs/testkit";
 import { quiet } from "./bench-receiver.js";
 import { inParallel } from "./in-parallel.js";
@@ -17,29 +19,22 @@ import type { Stack } from "./stack.js";
 
 export async function endOpenSessions(stack: Stack, receiver: WebhookReceiver): Promise<number> {
   const sessions = seedService(stack.redis);
+  // The service's key layout, with the default prefix the bench's service runs with.
+  const keys = keyspace();
   let ended = 0;
   for (const { accountId } of accounts) {
     const principal = { ...STORED_PRINCIPAL, keyId: "key_bench_cleanup", accountId, account: accountId };
-    // The account's open sessions (the set the cap counts; the bench's prefix is the default, `dhs`).
-    const ids = await stack.redis.zrange(`dhs:{${accountId}}:open`, "0", "-1");
-    await inParallel(ids.length, async (i) => {
-      await sessions.end(principal, ids[i] as string);
-      ended += 1;
-    });
+    // The account's open sessions: the set its cap counts.
+    const ids = await stack.redis.zrange(keys.open(accountId), "0", "-1");
+    await inParallel(ids.length, (i) => sessions.end(principal, ids[i] as string));
+    ended += ids.length;
   }
   // An end starts its transcript's grace timer (TRANSCRIPT_GRACE_S, 60 s): wait until every timer due
   // by then has fired, or the next section would be charged with tens of thousands of them.
-  const graceOver = Date.now() + 65_000;
+  const graceOver = String(Date.now() + 65_000);
+  const shards = Array.from({ length: SHARDS }, (_, shard) => keys.timers(shard));
   const pending = async () =>
-    (
-      await Promise.all(
-        stack.nodes.map(async (node) => {
-          const keys = await node.keys("dhs:timers:*");
-          const counts = await Promise.all(keys.map((key) => node.zcount(key, "-inf", String(graceOver))));
-          return counts.reduce((a, b) => a + b, 0);
-        }),
-      )
-    ).reduce((a, b) => a + b, 0);
+    (await Promise.all(shards.map((key) => stack.redis.zcount(key, "-inf", graceOver)))).reduce((a, b) => a + b, 0);
   // Bounded: a run whose sweeper fell behind goes on, and says so, rather than hang.
   const deadline = Date.now() + 180_000;
   let left = await pending();
