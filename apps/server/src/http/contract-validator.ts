@@ -20,13 +20,15 @@
  *
  * The validator also coerces query strings to the contract's types the way JavaScript does, so it would
  * take `limit=1e2`, `limit=0x10` or `limit= 5` for integers. `validate` therefore starts by requiring
- * that every integer query parameter of the matched operation is written as a plain decimal integer.
+ * that every integer query parameter of the matched operation is written as a plain decimal integer,
+ * and that no query value holds what no body may (U+0000, a lone surrogate: request-guards.ts).
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { pathToRegexp } from "path-to-regexp";
 import { AppError } from "../domain/app-error.js";
 import { unknownRoute } from "./error-handler.js";
+import { stringProblem } from "./request-guards.js";
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
 
@@ -74,7 +76,7 @@ export function contractValidator(options: ValidatorOptions): ContractValidator 
   }
   return {
     match: [...steps.filter((step) => MATCH.includes(step.name)), exactMatch(), ignoreWhatIsNotTaken],
-    validate: [decimalIntegers, ...steps.filter((step) => VALIDATE.includes(step.name))],
+    validate: [checkQuery, ...steps.filter((step) => VALIDATE.includes(step.name))],
   };
 }
 
@@ -96,15 +98,18 @@ function exactMatch(): RequestHandler {
 
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 
-function decimalIntegers(req: Request, _res: Response, next: NextFunction): void {
+function checkQuery(req: Request, _res: Response, next: NextFunction): void {
   const parameters = matchedOperation(req)?.schema?.parameters ?? [];
   const issues = parameters
-    .filter((parameter) => parameter.in === "query" && parameter.schema?.type === "integer" && parameter.name !== undefined)
+    .filter((parameter) => parameter.in === "query" && parameter.name !== undefined)
     .flatMap((parameter) => {
-      const raw = req.query[parameter.name as string];
+      const name = parameter.name as string;
+      const raw = req.query[name];
       const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-      return values.some((value) => typeof value !== "string" || !DECIMAL_INTEGER.test(value))
-        ? [{ location: "query" as const, path: parameter.name as string, message: "must be an integer written in decimal digits" }]
+      const problem = values.map((value) => (typeof value === "string" ? stringProblem(value) : undefined)).find(Boolean);
+      if (problem !== undefined) return [{ location: "query" as const, path: name, message: problem }];
+      return parameter.schema?.type === "integer" && values.some((value) => typeof value !== "string" || !DECIMAL_INTEGER.test(value))
+        ? [{ location: "query" as const, path: name, message: "must be an integer written in decimal digits" }]
         : [];
     });
   next(issues.length > 0 ? new AppError("validation_failed", issues) : undefined);

@@ -5,6 +5,7 @@ import { parse } from "yaml";
 import { findIllFormed, METADATA_MAX_DEPTH } from "./request-guards.js";
 
 const SURROGATE = "must be well-formed Unicode (no lone surrogates)";
+const NUL = "must not contain U+0000 (NUL)";
 
 /** A body whose metadata nests `levels` deep (metadata itself is level 1). */
 function metadataOfDepth(levels: number): unknown {
@@ -28,6 +29,10 @@ describe("findIllFormed", () => {
       { path: "metadata.list.0", message: "must be a finite number" },
     ],
     ["metadata at the deepest nesting allowed", metadataOfDepth(METADATA_MAX_DEPTH), undefined],
+    ["U+0000 in a value", { metadata: { note: "a\u0000b" } }, { path: "metadata.note", message: NUL }],
+    ["U+0000 in a key, shown escaped", { metadata: { "k\u0000": "v" } }, { path: "metadata.k\\u0000", message: NUL }],
+    ["U+0000 alone in an array", { tags: ["\u0000"] }, { path: "tags.0", message: NUL }],
+    ["other control characters (the contract's patterns say where)", { metadata: { note: "a\u0001\u007f" } }, undefined],
   ])("%s", (_name, value, want) => {
     expect(findIllFormed(value)).toEqual(want);
   });

@@ -3,6 +3,8 @@
  * downstream should be handed: a Content-Type that is not a media type (`Content-Type: ø2%`); JSON
  * strings with lone UTF-16 surrogates (`"\udfff"`), which I-JSON (RFC 7493) forbids, RFC 8785
  * canonicalization (idempotency fingerprints) cannot encode, and a LiveKit identity could not carry;
+ * U+0000 in any string or key (contract guide, "Errors"), which PostgreSQL's text and jsonb cannot hold:
+ * taken, it would stop the history's writes of the session it is in;
  * numbers too large to be finite (`1e400`), which canonicalization refuses; and nesting deeper than the
  * contract allows `metadata`, which recursive code downstream (canonicalization, the validator) would
  * overflow the stack on. Each is answered 422 validation_failed, naming the header or the field. One
@@ -24,6 +26,16 @@ const MEDIA_TYPE = new RegExp(`^${NAME}/${NAME}(\\s*;\\s*${NAME}=(${NAME}|"[a-z0
 export const METADATA_MAX_DEPTH = 32;
 const BODY_MAX_DEPTH = METADATA_MAX_DEPTH + 1;
 
+const SURROGATE = "must be well-formed Unicode (no lone surrogates)";
+const NUL = "must not contain U+0000 (NUL)";
+
+/** What is wrong with a string or key, or undefined: a lone surrogate, or U+0000. */
+export function stringProblem(text: string): string | undefined {
+  if (!text.isWellFormed()) return SURROGATE;
+  if (text.includes("\u0000")) return NUL;
+  return undefined;
+}
+
 export interface IllFormed {
   /** Dotted path of the offending key or value ("" for the body itself). */
   path: string;
@@ -32,7 +44,7 @@ export interface IllFormed {
 
 /**
  * The first thing in a parsed JSON body that the service must not be handed, or undefined: a string or
- * key with a lone UTF-16 surrogate, a number JSON.parse could only read as Infinity (`1e400`), or an
+ * key with a lone UTF-16 surrogate or U+0000, a number JSON.parse could only read as Infinity (`1e400`), or an
  * object or array nested deeper than the body may. Iterative, so a body nested far deeper than the call stack
  * is judged without recursion.
  */
@@ -41,21 +53,27 @@ export function findIllFormed(root: unknown): IllFormed | undefined {
   for (let item = pending.pop(); item; item = pending.pop()) {
     const [value, path] = item;
     if (typeof value === "string") {
-      if (!value.isWellFormed()) return { path: path.join("."), message: "must be well-formed Unicode (no lone surrogates)" };
+      const problem = stringProblem(value);
+      if (problem !== undefined) return { path: path.join("."), message: problem };
     } else if (typeof value === "number") {
       if (!Number.isFinite(value)) return { path: path.join("."), message: "must be a finite number" };
     } else if (typeof value === "object" && value !== null) {
       if (path.length >= BODY_MAX_DEPTH)
         return { path: path.join("."), message: `must nest at most ${METADATA_MAX_DEPTH} levels deep (metadata is level 1)` };
       for (const [key, child] of Object.entries(value)) {
-        if (!key.isWellFormed())
-          return { path: [...path, key.toWellFormed()].join("."), message: "must be well-formed Unicode (no lone surrogates)" };
+        const problem = stringProblem(key);
+        // The path shows the key as it can be printed (a lone surrogate as U+FFFD, NUL as \u0000).
+        if (problem !== undefined) return { path: [...path, printable(key)].join("."), message: problem };
         if (typeof child === "string" || typeof child === "number" || (typeof child === "object" && child !== null))
           pending.push([child, [...path, key]]);
       }
     }
   }
   return undefined;
+}
+
+function printable(key: string): string {
+  return key.toWellFormed().replaceAll("\u0000", "\\u0000");
 }
 
 /**

@@ -10,7 +10,7 @@
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { expectApiError, KEYS, useHarness } from "../support/harness.js";
+import { expectApiError, expectData, KEYS, useHarness } from "../support/harness.js";
 
 const h = useHarness();
 
@@ -168,6 +168,76 @@ describe("metadata the service cannot take", () => {
     const error = await expectApiError(res, 422, "validation_failed");
     expect(error.detail).toEqual([{ location: "body", path: "metadata.n", message: "must be a finite number" }]);
     expect(errorLines(res.headers.get("X-Request-ID"))).toEqual([]);
+  });
+});
+
+describe("U+0000, which PostgreSQL's text and jsonb cannot hold", () => {
+  const NUL = "must not contain U+0000 (NUL)";
+
+  it.each([
+    ["a metadata value", '{"metadata":{"note":"a\\u0000b"}}', "metadata.note"],
+    ["a metadata key", '{"metadata":{"k\\u0000":"v"}}', "metadata.k\\u0000"],
+    ["a nested metadata value", '{"metadata":{"a":[{"b":"\\u0000"}]}}', "metadata.a.0.b"],
+    ["a tag", '{"tags":["ok","x\\u0000"]}', "tags.1"],
+  ])("in %s of a create, answers 422 naming its path, and nothing is created", async (_name, raw, path) => {
+    const key = crypto.randomUUID();
+    const res = await h.request("POST", "/v1/sessions", { raw, headers: { "Idempotency-Key": key } });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([{ location: "body", path, message: NUL }]);
+    // Nothing was recorded under the key.
+    expect((await h.client().createSession({}, { idempotencyKey: key })).response.status).toBe(201);
+  });
+
+  it("in a digital human's metadata key or name, answers 422 naming it", async () => {
+    const cases: [string, string][] = [
+      ['{"name":"Maya","metadata":{"t\\u0000":"v"}}', "metadata.t\\u0000"],
+      ['{"name":"Ma\\u0000ya"}', "name"],
+    ];
+    for (const [raw, path] of cases) {
+      const res = await h.request("POST", "/v1/digital-humans", {
+        raw,
+        key: KEYS.aPersonas,
+        headers: { "Idempotency-Key": crypto.randomUUID() },
+      });
+      const error = await expectApiError(res, 422, "validation_failed");
+      expect(error.detail).toEqual([{ location: "body", path, message: NUL }]);
+    }
+  });
+
+  it("in what a backend says to a session, answers 422 at text", async () => {
+    const session = expectData(await h.client().createSession({}), 201);
+    const res = await h.request("POST", `/v1/sessions/${session.id}/say`, {
+      raw: '{"text":"hello\\u0000"}',
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([{ location: "body", path: "text", message: NUL }]);
+  });
+
+  it("in a query value, answers 422 naming the parameter", async () => {
+    const error = await expectApiError(await h.request("GET", "/v1/sessions?cursor=%00"), 422, "validation_failed");
+    expect(error.detail).toEqual([{ location: "query", path: "cursor", message: NUL }]);
+  });
+});
+
+describe("days no store holds", () => {
+  it.each([
+    ["from=0000-01-01&to=0000-01-01", "from"],
+    ["from=1969-12-31&to=1970-01-02", "from"],
+    ["to=0000-12-31", "to"],
+  ])("GET /v1/usage?%s answers 422 naming the parameter, and counts no dependency fault", async (query, path) => {
+    const faults = async () => {
+      const text = await (await fetch(`${h.metricsUrl}/metrics`)).text();
+      return [...text.matchAll(/^dhs_dependency_faults_total\{[^}]*\} (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    const before = await faults();
+    const error = await expectApiError(await h.request("GET", `/v1/usage?${query}`), 422, "validation_failed");
+    expect(error.detail).toEqual(expect.arrayContaining([expect.objectContaining({ location: "query", path })]));
+    expect(await faults()).toBe(before);
+  });
+
+  it("GET /v1/usage takes the first day every store holds", async () => {
+    expect((await h.request("GET", "/v1/usage?from=1970-01-01&to=1970-01-31")).status).toBe(200);
   });
 });
 

@@ -935,8 +935,8 @@ export interface components {
             tags?: string[];
             /**
              * @description Free-form JSON for your own use; shown on list items. It may nest at most 32 levels deep
-             *     (`metadata` itself is level 1) and its numbers must be finite (`1e400` is refused); the whole
-             *     request body is limited to 64 KiB.
+             *     (`metadata` itself is level 1), its numbers must be finite (`1e400` is refused) and no string or
+             *     key in it may hold U+0000 (NUL); the whole request body is limited to 64 KiB.
              * @example {
              *       "customer_ref": "cus_93"
              *     }
@@ -1148,7 +1148,7 @@ export interface components {
          */
         DigitalHumanMaxSessionDuration: number | null;
         /**
-         * @description Yours to use, never spoken: up to 50 keys of up to 40 characters, each with a string of up to 500.
+         * @description Yours to use, never spoken: up to 50 keys of up to 40 characters, each with a string of up to 500; no control character in a key, none but tab and line breaks in a value.
          * @example {
          *       "team": "bookings"
          *     }
@@ -3893,12 +3893,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The first day (UTC), `YYYY-MM-DD`; 29 days before `to` by default.
+                 * @description The first day (UTC), `YYYY-MM-DD`, from 1970-01-01 to 9999-12-31; 29 days before `to` by default.
                  * @example 2026-11-01
                  */
                 from?: string;
                 /**
-                 * @description The last day (UTC), `YYYY-MM-DD`; today by default. At most 91 days after `from`.
+                 * @description The last day (UTC), `YYYY-MM-DD`, from 1970-01-01 to 9999-12-31; today by default. At most 91 days after `from`.
                  * @example 2026-11-30
                  */
                 to?: string;
