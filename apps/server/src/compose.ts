@@ -259,6 +259,16 @@ function historyWriterOf(config: Config, stores: Stores, logger: Logger, metrics
         metrics.sessionsWritten(count);
       },
       onDropped: (partitions) => logger.info({ partitions }, "history past its retention dropped"),
+      onRefused: (refused) => {
+        metrics.sessionsRefused(refused.length);
+        for (const { sessionId, accountId, error } of refused) {
+          logger.error(
+            { session_id: sessionId, account_id: accountId, err: { name: error.name, message: error.message } },
+            "the history database refused an ended session: set aside (Redis keeps it until its retention; queued again each hour)",
+          );
+        }
+      },
+      onRequeued: (count) => logger.info({ sessions: count }, "set-aside sessions queued again for the history database"),
       // One line per distinct failure while the database is down, not one per pass.
       onError: (err) => {
         metrics.databaseError();

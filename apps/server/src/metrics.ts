@@ -9,6 +9,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { QueueStats, WebhookMetrics } from "./domain/customer-webhooks/ports.js";
 import type { Dependency } from "./domain/dependency-errors.js";
+import type { HistoryBacklog } from "./domain/sessions/history-ports.js";
 import type { SessionMetrics } from "./domain/sessions/ports.js";
 
 export class Metrics implements SessionMetrics, WebhookMetrics {
@@ -50,6 +51,11 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
   private readonly historyWritten = new Counter({
     name: "dhs_history_sessions_written_total",
     help: "Ended sessions written to the history database (a session changed after its end is written again).",
+    registers: [this.registry],
+  });
+  private readonly historyRefused = new Counter({
+    name: "dhs_history_sessions_refused_total",
+    help: "Ended sessions the history database refused to take (or whose record could not be read), set aside: alert on any.",
     registers: [this.registry],
   });
   private readonly webhookEvents = new Counter({
@@ -148,15 +154,19 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     this.historyWritten.inc(count);
   }
 
+  sessionsRefused(count: number): void {
+    this.historyRefused.inc(count);
+  }
+
   /**
    * The history queue's size and the age of its oldest entry, read when scraped: what grows while the
    * database is down, and drains when it is back.
    */
-  observeHistoryQueue(backlog: () => Promise<{ size: number; oldestMs: number | undefined }>): void {
-    let last = { size: 0, ageS: 0 };
+  observeHistoryQueue(backlog: () => Promise<HistoryBacklog>): void {
+    let last = { size: 0, ageS: 0, setAside: 0 };
     const read = async () => {
-      const { size, oldestMs } = await backlog();
-      last = { size, ageS: oldestMs === undefined ? 0 : Math.max(0, (Date.now() - oldestMs) / 1000) };
+      const { size, oldestMs, setAside } = await backlog();
+      last = { size, ageS: oldestMs === undefined ? 0 : Math.max(0, (Date.now() - oldestMs) / 1000), setAside };
     };
     new Gauge({
       name: "dhs_history_queue_sessions",
@@ -169,10 +179,18 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     });
     new Gauge({
       name: "dhs_history_queue_oldest_seconds",
-      help: "How long the oldest session waiting to be written to the history database has waited (claimed ones count from their lease's end).",
+      help: "How long the oldest session waiting to be written to the history database has waited, from when it was first due (however often it was claimed since).",
       registers: [this.registry],
       collect() {
         this.set(last.ageS);
+      },
+    });
+    new Gauge({
+      name: "dhs_history_sessions_set_aside",
+      help: "Ended sessions the history database refused, set aside (kept in Redis until their retention, queued again each hour).",
+      registers: [this.registry],
+      collect() {
+        this.set(last.setAside);
       },
     });
   }

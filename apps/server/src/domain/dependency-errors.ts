@@ -23,7 +23,7 @@ export class DependencyUnavailableError extends Error {
  * request fails with 500, and the error is logged and counted so that someone fixes it.
  */
 export class DependencyFaultError extends Error {
-  override readonly name = "DependencyFaultError";
+  override readonly name: string = "DependencyFaultError";
   constructor(
     readonly dependency: Dependency,
     message: string,
@@ -31,4 +31,13 @@ export class DependencyFaultError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/**
+ * A fault in what was sent, not in the dependency: PostgreSQL refusing a value it cannot hold (a data
+ * exception, a constraint, a limit). Retrying the same value cannot help, but the same statement without
+ * it would pass: the history writer sets such a record aside and writes the rest.
+ */
+export class ValueRefusedError extends DependencyFaultError {
+  override readonly name = "ValueRefusedError";
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sessionRecord } from "../../test/support/session-fixtures.js";
 import type { WebhookRecordSync } from "../domain/customer-webhooks/ports.js";
+import { ValueRefusedError } from "../domain/dependency-errors.js";
 import type {
   HistoryClaim,
   HistoryEntry,
@@ -9,24 +10,37 @@ import type {
   UsageHistory,
   UsageMoves,
 } from "../domain/sessions/history-ports.js";
-import { HistoryWriter } from "./history-writer.js";
+import { HistoryWriter, type RefusedSession } from "./history-writer.js";
 
 const entry = (id: string): HistoryEntry => ({
   record: sessionRecord({ id, status: "cancelled", ended_at: "2026-11-27T10:00:01.000Z", created_at: "2026-11-27T10:00:00.000Z" }),
   transcript: { state: { segmentCount: 0, final: false, deletedAtMs: null }, segments: [] },
 });
 
-/** A queue of `n` sessions due, a database that fails while `down`, and a clock the test moves. */
+const idOf = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+
+/**
+ * A queue of `n` sessions due, a database that fails while `down` and refuses the values of the sessions
+ * in `refuses` (as PostgreSQL refuses U+0000 in jsonb), and a clock the test moves.
+ */
 function writer(n: number) {
   const clock = { now: 1_000_000 };
-  const due = new Map<string, number>(Array.from({ length: n }, (_, i) => [`00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, 0]));
-  const db = { down: false, rows: new Map<string, number>(), claimsRead: 0 };
+  const due = new Map<string, number>(Array.from({ length: n }, (_, i) => [idOf(i), 0]));
+  const aside = new Set<string>();
+  const unreadable = new Set<string>();
+  const db = { down: false, rows: new Map<string, number>(), claimsRead: 0, refuses: new Set<string>(), statements: 0 };
+  const refused: RefusedSession[] = [];
+  const requeued: number[] = [];
   const queue: HistoryQueue = {
     claimDue: async (nowMs, _lease, max) => {
       const ids = [...due].filter(([, at]) => at <= nowMs).slice(0, max);
       db.claimsRead += ids.length;
       for (const [id] of ids) due.set(id, nowMs + 30_000);
-      return ids.map(([id]) => ({ sessionId: id, entry: entry(id), claim: String(nowMs + 30_000) }));
+      return ids.map(([id]) =>
+        unreadable.has(id)
+          ? { sessionId: id, entry: undefined, claim: String(nowMs + 30_000), unreadable: new Error("stored session has format 9") }
+          : { sessionId: id, entry: entry(id), claim: String(nowMs + 30_000) },
+      );
     },
     complete: async (claims: readonly HistoryClaim[]) => {
       for (const c of claims) if (due.get(c.sessionId) === Number(c.claim)) due.delete(c.sessionId);
@@ -34,11 +48,28 @@ function writer(n: number) {
     release: async (claims: readonly HistoryClaim[], atMs: number) => {
       for (const c of claims) if (due.get(c.sessionId) === Number(c.claim)) due.set(c.sessionId, atMs);
     },
-    backlog: async () => ({ size: due.size, oldestMs: undefined }),
+    setAside: async (claims: readonly HistoryClaim[]) => {
+      for (const c of claims) {
+        if (due.get(c.sessionId) !== Number(c.claim)) continue;
+        due.delete(c.sessionId);
+        aside.add(c.sessionId);
+      }
+    },
+    requeueSetAside: async (nowMs) => {
+      for (const id of aside) if (!due.has(id)) due.set(id, nowMs);
+      const count = aside.size;
+      aside.clear();
+      return count;
+    },
+    backlog: async () => ({ size: due.size, oldestMs: undefined, setAside: aside.size }),
   };
   const sessions = {
     writeSessions: async (entries: readonly HistoryEntry[]) => {
+      db.statements++;
       if (db.down) throw new Error("database unavailable");
+      const bad = entries.find((e) => db.refuses.has(e.record.id));
+      // All or none, as one transaction is.
+      if (bad) throw new ValueRefusedError("database", "PostgreSQL: unsupported Unicode escape sequence");
       for (const e of entries) db.rows.set(e.record.id, (db.rows.get(e.record.id) ?? 0) + 1);
     },
     dropExpired: async () => [],
@@ -64,9 +95,18 @@ function writer(n: number) {
   };
   const history = new HistoryWriter(
     { queue, sessions, usageMoves, usage, leases, webhooks },
-    { intervalMs: 1000, leaseMs: 30_000, batch: 10, keepMs: 3_600_000, holder: "h", now: () => clock.now },
+    {
+      intervalMs: 1000,
+      leaseMs: 30_000,
+      batch: 10,
+      keepMs: 3_600_000,
+      holder: "h",
+      now: () => clock.now,
+      onRefused: (sessions) => refused.push(...sessions),
+      onRequeued: (count) => requeued.push(count),
+    },
   );
-  return { history, due, db, clock, hooks };
+  return { history, due, aside, unreadable, db, clock, hooks, refused, requeued };
 }
 
 describe("HistoryWriter", () => {
@@ -115,5 +155,50 @@ describe("HistoryWriter", () => {
     }
     // A failed copy waits as a failed write does: a second, then doubling up to five.
     expect(tries).toEqual([0, 1, 3, 7]);
+  });
+
+  it("sets aside a session whose values the database refuses, writes the rest of its batch and the batches after it, and says which", async () => {
+    const { history, due, aside, db, refused } = writer(25);
+    db.refuses.add(idOf(3));
+    expect(await history.drain()).toBe(24);
+    expect(due.size).toBe(0);
+    expect([...aside]).toEqual([idOf(3)]);
+    expect(db.rows.has(idOf(3))).toBe(false);
+    expect(db.rows.size).toBe(24);
+    expect(refused.map(({ sessionId, accountId, error }) => [sessionId, accountId, error.name])).toEqual([
+      [idOf(3), "acct_1", "ValueRefusedError"],
+    ]);
+    // The batch that held it: once whole, then its ten sessions one by one; the two others once each.
+    expect(db.statements).toBe(1 + 10 + 2);
+  });
+
+  it("sets aside a session whose record the live store could not read, and writes the rest", async () => {
+    const { history, due, aside, unreadable, db, refused } = writer(5);
+    unreadable.add(idOf(1));
+    expect(await history.drain()).toBe(4);
+    expect([due.size, [...aside], db.rows.size]).toEqual([0, [idOf(1)], 4]);
+    expect(refused.map(({ sessionId, error }) => [sessionId, error.message])).toEqual([[idOf(1), "stored session has format 9"]]);
+  });
+
+  it("queues the set-aside sessions again each hour, so a cause fixed since heals them", async () => {
+    const { history, due, aside, db, clock, requeued } = writer(0);
+    // The first pass runs the hourly one too.
+    await history.pass();
+    db.refuses.add(idOf(0));
+    due.set(idOf(0), 0);
+    clock.now += 1000;
+    await history.pass();
+    expect([...aside]).toEqual([idOf(0)]);
+    // Within the hour: left aside, and nothing else is held back.
+    clock.now += 60_000;
+    due.set(idOf(9), 0);
+    await history.pass();
+    expect([db.rows.has(idOf(9)), [...aside]]).toEqual([true, [idOf(0)]]);
+    db.refuses.clear();
+    clock.now += 3_600_000;
+    await history.pass();
+    expect(requeued).toEqual([1]);
+    expect(await history.drain()).toBe(1);
+    expect([db.rows.get(idOf(0)), aside.size, due.size]).toEqual([1, 0, 0]);
   });
 });

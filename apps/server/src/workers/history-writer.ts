@@ -5,12 +5,23 @@
  * off the queue. A session written but not taken off (a crash in between, a change meanwhile) is written
  * again: the write replaces its row, so nothing is written twice. The accounts' usage counters move with
  * their sessions (moveUsage). While the database is down, passes fail
- * and the queue grows; it drains once the database is back. Each pass also copies what deliveries
+ * and the queue grows; it drains once the database is back. A session whose values the database refuses
+ * (a batch failing with a data exception) is found by writing the batch's sessions one by one, set aside
+ * and reported, as is one whose record the live store could not read, and the rest are written: one bad record never stops the others. The hourly pass queues
+ * the set-aside sessions again (a fix of the cause then heals them). Each pass also copies what deliveries
  * changed of the webhook endpoints to their record (WebhookRecordSync). Once an hour one replica drops
  * what is past the retention and sweeps the endpoints' copy.
  */
 import type { WebhookRecordSync } from "../domain/customer-webhooks/ports.js";
-import type { HistoryEntry, HistoryQueue, SessionHistory, UsageHistory, UsageMoves } from "../domain/sessions/history-ports.js";
+import { ValueRefusedError } from "../domain/dependency-errors.js";
+import type {
+  HistoryClaim,
+  HistoryEntry,
+  HistoryQueue,
+  SessionHistory,
+  UsageHistory,
+  UsageMoves,
+} from "../domain/sessions/history-ports.js";
 import type { Leases } from "../domain/sessions/ports.js";
 import { RepeatingPass } from "./repeating-pass.js";
 
@@ -31,6 +42,10 @@ export interface HistoryWriterOptions {
   retentionIntervalMs?: number;
   onWritten?: (sessions: number) => void;
   onDropped?: (partitions: readonly string[]) => void;
+  /** Sessions the database refused to take, set aside, each with why. */
+  onRefused?: (refused: readonly RefusedSession[]) => void;
+  /** Set-aside sessions the hourly pass queued again. */
+  onRequeued?: (sessions: number) => void;
   onError?: (error: unknown) => void;
   now?: () => number;
 }
@@ -44,6 +59,14 @@ export interface HistoryParts {
   webhooks?: WebhookRecordSync | undefined;
   usage: UsageHistory;
   leases: Leases;
+}
+
+/** A session the history database refused, and why. */
+export interface RefusedSession {
+  sessionId: string;
+  /** Empty when its record could not be read. */
+  accountId: string;
+  error: Error;
 }
 
 /** The most days back an account's counters are moved with a session (its creation day to today). */
@@ -112,26 +135,61 @@ export class HistoryWriter {
    * down, each try costs one batch, however long the queue has grown.
    */
   async drain(): Promise<number> {
-    const { leaseMs, batch, keepMs, onWritten, now = Date.now } = this.options;
+    const { leaseMs, batch, keepMs, onWritten, onRefused, now = Date.now } = this.options;
     if (now() < this.retryAtMs) return 0;
     let written = 0;
     for (;;) {
       const claims = await this.queue.claimDue(now(), leaseMs, batch);
       if (claims.length === 0) return written;
-      const entries = claims.flatMap((claim) => (claim.entry ? [claim.entry] : []));
+      let refused: RefusedClaim[];
+      let done: HistoryClaim[];
       try {
-        await this.history.writeSessions(entries);
-        await this.moveUsage(entries, now());
+        refused = await this.write(claims);
+        done = claims.filter((claim) => !refused.some((r) => r.claim === claim));
+        await this.moveUsage(entriesOf(done), now());
       } catch (error) {
         this.backOff(now());
         await this.queue.release(claims, this.retryAtMs).catch(() => undefined);
         throw error;
       }
       this.retryMs = RETRY_MS;
-      await this.queue.complete(claims, keepMs);
-      written += entries.length;
-      onWritten?.(entries.length);
+      if (refused.length > 0) {
+        await this.queue.setAside(
+          refused.map(({ claim }) => claim),
+          now(),
+        );
+        onRefused?.(refused.map(({ claim, error }) => ({ sessionId: claim.sessionId, accountId: accountOf(claim), error })));
+      }
+      await this.queue.complete(done, keepMs);
+      const count = entriesOf(done).length;
+      written += count;
+      onWritten?.(count);
     }
+  }
+
+  /**
+   * Writes the claims' sessions in one statement; when the database refuses a value in it, each alone,
+   * to learn which it refuses. Returns those (any other failure is thrown: the batch goes back).
+   */
+  private async write(claims: readonly HistoryClaim[]): Promise<RefusedClaim[]> {
+    const unreadable = claims.flatMap((claim) => (claim.unreadable ? [{ claim, error: claim.unreadable }] : []));
+    try {
+      await this.history.writeSessions(entriesOf(claims));
+      return unreadable;
+    } catch (error) {
+      if (!(error instanceof ValueRefusedError)) throw error;
+    }
+    const refused: RefusedClaim[] = unreadable;
+    for (const claim of claims) {
+      if (!claim.entry) continue;
+      try {
+        await this.history.writeSessions([claim.entry]);
+      } catch (error) {
+        if (!(error instanceof ValueRefusedError)) throw error;
+        refused.push({ claim, error });
+      }
+    }
+    return refused;
   }
 
   /**
@@ -168,9 +226,21 @@ export class HistoryWriter {
     if (at < this.nextRetentionMs) return;
     this.nextRetentionMs = at + retentionIntervalMs;
     if (!(await this.parts.leases.acquireLease("history-retention", holder, retentionIntervalMs))) return;
+    const requeued = await this.queue.requeueSetAside(at);
+    if (requeued > 0) this.options.onRequeued?.(requeued);
     const dropped = await this.history.dropExpired(at);
     await this.parts.usage.dropExpiredUsage(at);
     await this.parts.webhooks?.restore(true);
     if (dropped.length > 0) onDropped?.(dropped);
   }
+}
+
+type RefusedClaim = { claim: HistoryClaim; error: Error };
+
+function entriesOf(claims: readonly HistoryClaim[]): HistoryEntry[] {
+  return claims.flatMap((claim) => (claim.entry ? [claim.entry] : []));
+}
+
+function accountOf(claim: HistoryClaim): string {
+  return claim.entry?.record.account_id ?? "";
 }

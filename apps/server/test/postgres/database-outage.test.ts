@@ -63,6 +63,8 @@ describe("the history database out of reach", () => {
     // The writer has tried (and failed) at least twice by now: the sessions were claimed and given back.
     const failures = await metric("dhs_database_errors_total");
     await until(async () => ((await metric("dhs_database_errors_total")) >= failures + 2 ? true : undefined), { timeoutMs: 10_000 });
+    // However often they were claimed and given back, the queue's age counts from when they were first due.
+    await until(async () => ((await metric("dhs_history_queue_oldest_seconds")) >= 3 ? true : undefined), { timeoutMs: 10_000 });
     await gate.open();
     const backAt = Date.now();
     const ids = ended.map((s) => s.id);
@@ -70,6 +72,7 @@ describe("the history database out of reach", () => {
     console.log(`the history database back: ${ids.length} queued sessions written within ${Date.now() - backAt} ms`);
     expect((await historyRows(ids)).every((row) => row.n === 1)).toBe(true);
     await until(async () => ((await metric("dhs_history_queue_sessions")) === 0 ? true : undefined), { timeoutMs: 5000 });
+    expect(await metric("dhs_history_queue_oldest_seconds")).toBe(0);
     const listed = expectData(await h.client().listSessions({ limit: 100 })).data.map((s) => s.id);
     expect(listed.sort()).toEqual(sessions.map((s) => s.id).sort());
   });

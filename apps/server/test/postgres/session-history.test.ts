@@ -9,6 +9,7 @@ import { WebhookReceiver } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { keyspace } from "../../src/store/redis/keys.js";
 import { flushPrefix } from "../support/database.js";
 import { expectData, KEYS, listed, newSession, until, useHarness } from "../support/harness.js";
 
@@ -44,11 +45,13 @@ async function rows(ids: readonly string[]): Promise<number[]> {
 
 const flushRedis = () => flushPrefix(redis, h.redisPrefix);
 
-/** Sessions waiting to be written (the history queue's metric). */
-async function queued(): Promise<number> {
+async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${h.metricsUrl}/metrics`)).text();
-  return Number(/^dhs_history_queue_sessions (\S+)$/m.exec(text)?.[1]);
+  return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
 }
+
+/** Sessions waiting to be written (the history queue's metric). */
+const queued = () => metric("dhs_history_queue_sessions");
 
 async function endedSession(identity?: string) {
   const session = await newSession(h, identity);
@@ -90,6 +93,31 @@ describe("the history in PostgreSQL", () => {
     );
     expect(Date.parse(ready)).toBeGreaterThan(0);
     expect(await rows([session.id])).toEqual([1]);
+  });
+
+  it("sets aside a session PostgreSQL refuses (U+0000 in its metadata, stored before the API refused it), writes every other, and says which", async () => {
+    const poisoned = await h.client().createSession({ participant_identity: "poisoned", metadata: { note: "placeholder" } });
+    const bad = expectData(poisoned, 201);
+    // As a server before the API refused U+0000 would have stored it: jsonb cannot hold it.
+    const key = keyspace(h.redisPrefix).session(bad.id);
+    const json = (await redis.get(key)) as string;
+    await redis.set(key, json.replace('"placeholder"', '"a\\u0000b"'), "KEEPTTL");
+    expect(await h.client().endSession(bad.id)).toMatchObject({ response: { status: 200 } });
+    const others = [await endedSession(), await newSession(h)];
+    expectData(await h.client().endSession(others[1]?.id as string));
+    const otherAccount = expectData(await h.client(KEYS.b).createSession({}), 201);
+    expectData(await h.client(KEYS.b).endSession(otherAccount.id));
+    const ids = [...others.map((s) => s.id), otherAccount.id];
+
+    await until(async () => ((await rows(ids)).every((n) => n === 1) ? true : undefined), { timeoutMs: 10_000 });
+    await until(async () => ((await metric("dhs_history_sessions_set_aside")) === 1 ? true : undefined), { timeoutMs: 10_000 });
+    expect(await rows([bad.id])).toEqual([0]);
+    expect(await metric("dhs_history_sessions_refused_total")).toBeGreaterThanOrEqual(1);
+    await until(async () => ((await queued()) === 0 ? true : undefined), { timeoutMs: 10_000 });
+    const said = h.logs.map((line) => JSON.parse(line)).find((line) => line.session_id === bad.id && line.level === 50);
+    expect(said).toMatchObject({ account_id: expect.any(String), err: { name: "ValueRefusedError" } });
+    // Redis keeps it, so its customer still reads it.
+    expect((await h.client().getSession(bad.id)).response.status).toBe(200);
   });
 
   it("serves the usage of written sessions the same after Redis lost it", async () => {

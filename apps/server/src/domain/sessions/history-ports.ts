@@ -35,6 +35,8 @@ export interface HistoryClaim {
   entry: HistoryEntry | undefined;
   /** Opaque to the writer: what completing the claim compares with. */
   claim: string;
+  /** Why the live store's record could not be read (another format, say): the writer sets it aside. */
+  unreadable?: Error;
 }
 
 /** The live store's queue of ended sessions to write, filled in the same step as each change of one. */
@@ -51,8 +53,23 @@ export interface HistoryQueue {
   complete(claims: readonly HistoryClaim[], keepMs: number): Promise<void>;
   /** Gives claims whose write failed back to the queue, due at atMs (unless changed since: due already). */
   release(claims: readonly HistoryClaim[], atMs: number): Promise<void>;
-  /** How many sessions wait to be written, and since when the oldest has (ms; undefined when none). */
-  backlog(): Promise<{ size: number; oldestMs: number | undefined }>;
+  /**
+   * Takes claimed sessions the history database refused off the queue and keeps them aside (their
+   * records stay in the live store until their retention), unless one changed since its claim.
+   */
+  setAside(claims: readonly HistoryClaim[], atMs: number): Promise<void>;
+  /** Queues every set-aside session again, due now; returns how many. */
+  requeueSetAside(nowMs: number): Promise<number>;
+  backlog(): Promise<HistoryBacklog>;
+}
+
+export interface HistoryBacklog {
+  /** Sessions waiting to be written. */
+  size: number;
+  /** Since when the oldest has waited (ms: when it was first due, however often it was claimed); undefined when none. */
+  oldestMs: number | undefined;
+  /** Sessions the history database refused, set aside. */
+  setAside: number;
 }
 
 /** An account's usage counters of one day taken from the live store, on their way to the history. */

@@ -5,7 +5,7 @@
  * fault to fix (500). Every statement is named, so each connection prepares it once.
  */
 import pg from "pg";
-import { DependencyFaultError, DependencyUnavailableError } from "../../domain/dependency-errors.js";
+import { DependencyFaultError, DependencyUnavailableError, ValueRefusedError } from "../../domain/dependency-errors.js";
 
 export interface DatabaseOptions {
   url: string;
@@ -34,8 +34,12 @@ export function connectDatabase(options: DatabaseOptions): Database {
 
 // SQLSTATE classes and codes that mean "not now": connection exceptions (08), insufficient resources
 // (53), operator intervention (57P01 admin shutdown, 57P03 cannot connect now), a statement cancelled by
-// its timeout (57014), serialization failures and deadlocks (40001, 40P01).
-const TRANSIENT_STATE = /^(08|53|57P0[1-3]|57014|40001|40P01)/;
+// its timeout (57014), serialization failures and deadlocks (40001, 40P01), and a database that takes no
+// connections for now (55000: `ALLOW_CONNECTIONS false`, as an operator sets during maintenance).
+const TRANSIENT_STATE = /^(08|53|55000|57P0[1-3]|57014|40001|40P01)/;
+// SQLSTATE classes that refuse a value, not the statement: data exceptions (22, e.g. 22P05 for U+0000 in
+// jsonb), integrity constraints (23), program limits (54, a row too large).
+const REFUSED_VALUE = /^(22|23|54)/;
 const UNREACHABLE =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
@@ -56,6 +60,9 @@ export async function guardDatabase<T>(operation: () => Promise<T>): Promise<T> 
     if (error instanceof DependencyUnavailableError || error instanceof DependencyFaultError) throw error;
     if (isDatabaseUnavailable(error)) throw new DependencyUnavailableError("database", { cause: error });
     const message = error instanceof Error ? error.message : String(error);
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && REFUSED_VALUE.test(code))
+      throw new ValueRefusedError("database", `PostgreSQL: ${message}`, { cause: error });
     throw new DependencyFaultError("database", `PostgreSQL: ${message}`, { cause: error });
   }
 }

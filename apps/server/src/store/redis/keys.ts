@@ -123,6 +123,13 @@ export function keyspace(prefix = "dhs") {
      * due, ms; a claimed one by its lease's end), added to by each change of an ended session.
      */
     history: (shardIndex: number) => `${prefix}:history:{${SHARD_TAGS[shardIndex]}}`,
+    /**
+     * The shard's sessions claimed from `history` at least once and not written yet, by when they were
+     * first due (ms): a claim re-dates its session in `history`, this keeps how long it has waited.
+     */
+    historySince: (shardIndex: number) => `${prefix}:history-since:{${SHARD_TAGS[shardIndex]}}`,
+    /** The shard's sessions the history database refused, set aside (ids by when, ms) until the retention pass queues them again. */
+    historyAside: (shardIndex: number) => `${prefix}:history-aside:{${SHARD_TAGS[shardIndex]}}`,
     /** The session timers of one shard by due time; members are `account|session|timer`. */
     timers: (shardIndex: number) => `${prefix}:timers:{${SHARD_TAGS[shardIndex]}}`,
     /**

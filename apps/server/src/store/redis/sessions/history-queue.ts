@@ -3,9 +3,10 @@
  * per shard, in the shard's slot beside its sessions, so the script that changes an ended session queues
  * it in the same step (session-records-scripts.ts). Every replica claims what is due in each shard with a
  * lease, as it claims timers, reads the claimed sessions (one MGET per shard) and their transcripts, and completes each
- * shard's written ones in one script (history-queue-scripts.ts).
+ * shard's written ones in one script (history-queue-scripts.ts). Sessions the database refused are set
+ * aside beside the queue, counted in the backlog, until the retention pass queues them again.
  */
-import type { HistoryClaim, HistoryQueue } from "../../../domain/sessions/history-ports.js";
+import type { HistoryBacklog, HistoryClaim, HistoryQueue } from "../../../domain/sessions/history-ports.js";
 import { decodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
 import { dayOf, SHARDS, shardOf, timerMember } from "../keys.js";
@@ -24,7 +25,9 @@ export class RedisHistoryQueue implements HistoryQueue {
     const perShard = Math.max(1, Math.ceil(max / SHARDS));
     return guard(async () => {
       const claimed = await Promise.all(
-        SHARD_INDEXES.map((shard) => scripts.run("claimDue", { set: keys.history(shard), nowMs, leaseUntilMs, max: perShard })),
+        SHARD_INDEXES.map((shard) =>
+          scripts.run("claimHistory", { queue: keys.history(shard), since: keys.historySince(shard), nowMs, leaseUntilMs, max: perShard }),
+        ),
       );
       const ids = claimed.flat();
       const claim = String(leaseUntilMs);
@@ -33,10 +36,19 @@ export class RedisHistoryQueue implements HistoryQueue {
           readSessions(this.context, ids),
           Promise.all(ids.map((id) => this.context.redis.hgetall(keys.transcript(id)))),
         ]);
-        return ids.map((sessionId, i) => {
+        return ids.map((sessionId, i): HistoryClaim => {
           const json = jsons[i];
-          const entry = json ? { record: decodeSession(json, sessionId), transcript: transcriptOfHash(transcripts[i] ?? {}) } : undefined;
-          return { sessionId, entry, claim };
+          if (!json) return { sessionId, entry: undefined, claim };
+          try {
+            return {
+              sessionId,
+              entry: { record: decodeSession(json, sessionId), transcript: transcriptOfHash(transcripts[i] ?? {}) },
+              claim,
+            };
+          } catch (error) {
+            // One record this server cannot read must not hold back the others: the writer sets it aside.
+            return { sessionId, entry: undefined, claim, unreadable: error instanceof Error ? error : new Error(String(error)) };
+          }
         });
       } catch (error) {
         // Claimed but not read: due again now, not when the lease ends.
@@ -56,6 +68,8 @@ export class RedisHistoryQueue implements HistoryQueue {
         [...byShard(claims)].map(([shard, written]) =>
           scripts.run("completeHistory", {
             queue: keys.history(shard),
+            since: keys.historySince(shard),
+            aside: keys.historyAside(shard),
             timers: keys.timers(shard),
             keepMs,
             written: written.map(({ sessionId, entry, claim }) => ({
@@ -91,20 +105,47 @@ export class RedisHistoryQueue implements HistoryQueue {
     });
   }
 
-  backlog(): Promise<{ size: number; oldestMs: number | undefined }> {
-    const { redis, keys } = this.context;
+  setAside(claims: readonly HistoryClaim[], atMs: number): Promise<void> {
+    const { keys, scripts } = this.context;
+    return guard(async () => {
+      await Promise.all(
+        [...byShard(claims)].map(([shard, refused]) =>
+          scripts.run("setAsideHistory", {
+            queue: keys.history(shard),
+            since: keys.historySince(shard),
+            aside: keys.historyAside(shard),
+            atMs,
+            claims: refused.map(({ sessionId, claim }) => ({ id: sessionId, claim })),
+          }),
+        ),
+      );
+    });
+  }
+
+  requeueSetAside(nowMs: number): Promise<number> {
+    const { keys, scripts } = this.context;
+    return guard(async () => {
+      const counts = await Promise.all(
+        SHARD_INDEXES.map((shard) => scripts.run("requeueAside", { queue: keys.history(shard), aside: keys.historyAside(shard), nowMs })),
+      );
+      return counts.reduce((sum, n) => sum + n, 0);
+    });
+  }
+
+  backlog(): Promise<HistoryBacklog> {
+    const { keys, scripts } = this.context;
     return guard(async () => {
       const shards = await Promise.all(
-        SHARD_INDEXES.map(async (shard) => {
-          const [size, oldest] = await Promise.all([
-            redis.zcard(keys.history(shard)),
-            redis.zrange(keys.history(shard), "0", "0", "WITHSCORES"),
-          ]);
-          return { size, oldestMs: oldest[1] === undefined ? undefined : Number(oldest[1]) };
-        }),
+        SHARD_INDEXES.map((shard) =>
+          scripts.run("historyBacklog", { queue: keys.history(shard), since: keys.historySince(shard), aside: keys.historyAside(shard) }),
+        ),
       );
-      const oldest = shards.flatMap((s) => (s.oldestMs === undefined ? [] : [s.oldestMs]));
-      return { size: shards.reduce((sum, s) => sum + s.size, 0), oldestMs: oldest.length === 0 ? undefined : Math.min(...oldest) };
+      const oldest = shards.flatMap(([, at]) => (at === "" ? [] : [Number(at)]));
+      return {
+        size: shards.reduce((sum, [size]) => sum + Number(size), 0),
+        oldestMs: oldest.length === 0 ? undefined : Math.min(...oldest),
+        setAside: shards.reduce((sum, [, , aside]) => sum + Number(aside), 0),
+      };
     });
   }
 }
