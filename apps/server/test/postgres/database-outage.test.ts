@@ -99,6 +99,27 @@ describe("the history database out of reach", () => {
     expect(expectData(await personas.updateDigitalHuman(maya.id, { name: "Maya II" })).name).toBe("Maya II");
   });
 
+  it("takes a database that accepts no connections for now (SQLSTATE 55000) as down: writes 503, a digital human read from Redis's copy", async () => {
+    const personas = h.client(KEYS.aPersonas);
+    const maya = expectData(await personas.createDigitalHuman({ name: "Maya", greeting: "Hello." }), 201);
+    const name = new URL(h.databaseUrl as string).pathname.slice(1);
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    try {
+      // As an operator does for maintenance; the service's open connections are ended, new ones refused with 55000.
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
+      const refused = await personas.createDigitalHuman({ name: "Sol" });
+      expect(refused.response.status).toBe(503);
+      expect(refused.error).toMatchObject({ code: "service_unavailable" });
+      expect(expectData(await personas.getDigitalHuman(maya.id))).toEqual(maya);
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    expect(expectData(await personas.updateDigitalHuman(maya.id, { name: "Maya II" })).name).toBe("Maya II");
+  });
+
   it("refuses webhook endpoint writes 503 while events still reach the endpoints, whose log reaches PostgreSQL once it is back", async () => {
     const hooks = h.client(KEYS.aHooks);
     const endpoint = expectData(await hooks.createWebhookEndpoint({ url: receiver.url }), 201);
