@@ -6,7 +6,10 @@
  *
  * A create, delete, secret rotation or enable is written to PostgreSQL first, under a lock of the
  * account, and to Redis's copy before that transaction commits: a failure of either answers 503 and
- * changes neither (but a commit that fails after Redis's write leaves Redis ahead). The lock also orders
+ * changes neither. A commit that fails after Redis's write would leave Redis ahead (an endpoint that
+ * does not exist taking events, a secret never shown signing them): the endpoint's copy is then put back
+ * as PostgreSQL has it, under the lock, at once or, if that fails too, by the history writer's next pass
+ * (repairPending); the hourly sweep compares every account's copy with the record (reconcile). The lock also orders
  * these writes with the history writer's copying (webhook-record-copier.ts). Reads take Redis's copy
  * while it is whole, PostgreSQL's rows otherwise (Redis lost them, until they are copied back); a
  * delivery log merges Redis's recent entries with PostgreSQL's (the entries keep Redis's stream ids).
@@ -52,6 +55,7 @@ export class HistoryWebhookStore implements WebhookStore {
   createEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<boolean> {
     return this.write(
       endpoint.accountId,
+      endpoint.id,
       async (client) => {
         if ((await table.count(client, endpoint.accountId)) >= max) return false;
         await table.insert(client, endpoint);
@@ -74,6 +78,7 @@ export class HistoryWebhookStore implements WebhookStore {
   deleteEndpoint(accountId: string, endpointId: string): Promise<boolean> {
     return this.write(
       accountId,
+      endpointId,
       (client) => table.delete(client, accountId, endpointId),
       // Redis's copy goes whatever the record said (a copy ahead of it is wrong either way).
       () => this.live.deleteEndpoint(accountId, endpointId),
@@ -83,6 +88,7 @@ export class HistoryWebhookStore implements WebhookStore {
   replaceSecrets(accountId: string, endpointId: string, expected: EndpointSecret[], secrets: EndpointSecret[]): Promise<boolean> {
     return this.write(
       accountId,
+      endpointId,
       (client) => table.replaceSecrets(client, accountId, endpointId, expected, secrets),
       async (replaced) => {
         if (!replaced) return;
@@ -96,6 +102,7 @@ export class HistoryWebhookStore implements WebhookStore {
   enableEndpoint(accountId: string, endpointId: string): Promise<boolean> {
     return this.write(
       accountId,
+      endpointId,
       (client) => table.enable(client, accountId, endpointId),
       async (enabled) => enabled && (await this.live.enableEndpoint(accountId, endpointId)),
     );
@@ -119,6 +126,7 @@ export class HistoryWebhookStore implements WebhookStore {
   makeWhole(accountId: string, held: readonly WebhookEndpointRecord[] = []): Promise<void> {
     return this.write(
       accountId,
+      undefined,
       async (client) => {
         for (const endpoint of held) await table.insert(client, endpoint);
       },
@@ -181,19 +189,86 @@ export class HistoryWebhookStore implements WebhookStore {
     return this.live.reconcile(nowMs);
   }
 
-  /**
-   * A write of the account's endpoints: the record's part, then (Redis's copy made whole first, from the
-   * record as this transaction sees it) the copy's part, then the commit.
-   */
-  private write<T>(accountId: string, inRecord: (client: PoolClient) => Promise<T>, inCopy: (result: T) => Promise<unknown>): Promise<T> {
+  /** Puts the endpoint's copy back as the record has it, under the account's lock. */
+  repairEndpoint(accountId: string, endpointId: string): Promise<void> {
     return guardDatabase(() =>
       transaction(this.db, async (client) => {
         await table.lockAccount(client, accountId);
-        const result = await inRecord(client);
-        if (!(await this.copy.whole(accountId))) await this.copy.copyAccount(accountId, await table.endpoints(client, accountId));
-        await inCopy(result);
-        return result;
+        await this.copy.restoreEndpoint(accountId, endpointId, await table.endpoint(client, accountId, endpointId));
       }),
     );
   }
+
+  /** Puts back the copies a failed write could not put back at once; how many. */
+  async repairPending(): Promise<number> {
+    let repaired = 0;
+    for (let batch = await this.copy.repairs(100); batch.length > 0; batch = await this.copy.repairs(100)) {
+      for (const { accountId, endpointId } of batch) {
+        await this.repairEndpoint(accountId, endpointId);
+        await this.copy.repaired(accountId, endpointId);
+        repaired++;
+      }
+    }
+    return repaired;
+  }
+
+  /**
+   * Compares a whole copy of the account's endpoints with the record and puts back each that differs (one
+   * of them only, or their secrets: what only the API's writes change; the health deliveries change is
+   * newer in the copy until copied), under the lock, where a difference is not a write in flight.
+   * Returns how many it put back.
+   */
+  async reconcileCopy(accountId: string): Promise<number> {
+    if (!(await this.copy.whole(accountId))) return 0;
+    const differing = async (client: Pick<PoolClient, "query">) =>
+      differences(await table.endpoints(client, accountId), await this.live.listEndpoints(accountId));
+    if ((await guardDatabase(() => differing(this.db))).length === 0) return 0;
+    return guardDatabase(() =>
+      transaction(this.db, async (client) => {
+        await table.lockAccount(client, accountId);
+        const ids = await differing(client);
+        for (const id of ids) await this.copy.restoreEndpoint(accountId, id, await table.endpoint(client, accountId, id));
+        return ids.length;
+      }),
+    );
+  }
+
+  /**
+   * A write of the account's endpoints (of `endpointId`, when it changes one): the record's part, then
+   * (Redis's copy made whole first, from the record as this transaction sees it) the copy's part, then
+   * the commit. Once the copy may have been touched, a failure puts the endpoint's copy back.
+   */
+  private async write<T>(
+    accountId: string,
+    endpointId: string | undefined,
+    inRecord: (client: PoolClient) => Promise<T>,
+    inCopy: (result: T) => Promise<unknown>,
+  ): Promise<T> {
+    let touched = false;
+    try {
+      return await guardDatabase(() =>
+        transaction(this.db, async (client) => {
+          await table.lockAccount(client, accountId);
+          const result = await inRecord(client);
+          touched = true;
+          if (!(await this.copy.whole(accountId))) await this.copy.copyAccount(accountId, await table.endpoints(client, accountId));
+          await inCopy(result);
+          return result;
+        }),
+      );
+    } catch (error) {
+      if (touched && endpointId !== undefined) {
+        await this.repairEndpoint(accountId, endpointId).catch(() => this.copy.markRepair(accountId, endpointId).catch(() => undefined));
+      }
+      throw error;
+    }
+  }
+}
+
+/** The ids of endpoints the record and the copy hold differently (absent from one, or other secrets). */
+function differences(record: readonly WebhookEndpointRecord[], held: readonly WebhookEndpointRecord[]): string[] {
+  const key = (e: WebhookEndpointRecord) => JSON.stringify(e.secrets.map((s) => s.secret));
+  const inRecord = new Map(record.map((e) => [e.id, key(e)]));
+  const inCopy = new Map(held.map((e) => [e.id, key(e)]));
+  return [...new Set([...inRecord.keys(), ...inCopy.keys()])].filter((id) => inRecord.get(id) !== inCopy.get(id));
 }

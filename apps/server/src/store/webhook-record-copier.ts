@@ -9,6 +9,7 @@
  * After Redis lost its data (no "all copied" mark), a pass copies every account's endpoints back into
  * it (and on the first start with DATABASE_URL, the record takes the endpoints Redis held before); the hourly sweep does it for any account whose copy is not whole (one Redis Cluster master lost)
  * and makes due any account whose endpoints were marked but the account not (a replica died between).
+ * Each pass first puts back the copies of endpoints whose write failed at its commit (repairPending).
  */
 import type { WebhookRecordSync } from "../domain/customer-webhooks/ports.js";
 import type { HistoryWebhookStore } from "./history-webhook-store.js";
@@ -66,8 +67,9 @@ export class WebhookRecordCopier implements WebhookRecordSync {
   }
 
   async restore(sweep: boolean): Promise<number> {
+    await this.store.repairPending();
     if (!sweep && (await this.copy.allCopied())) return 0;
-    await this.importHeld();
+    await this.importHeld(sweep);
     let restored = 0;
     let after = "";
     for (;;) {
@@ -88,12 +90,14 @@ export class WebhookRecordCopier implements WebhookRecordSync {
 
   /**
    * Endpoints Redis holds for an account whose copy was never whole: made before DATABASE_URL was set.
-   * The record takes them (one it has already keeps its own), and the copy is made whole from it.
+   * The record takes them (one it has already keeps its own), and the copy is made whole from it. The
+   * sweep also holds each whole copy against the record (an endpoint or secret only one of them has).
    */
-  private async importHeld(): Promise<void> {
+  private async importHeld(sweep: boolean): Promise<void> {
     for await (const accounts of this.copy.accounts()) {
       for (const accountId of accounts) {
         if (!(await this.copy.whole(accountId))) await this.store.makeWhole(accountId, await this.live.listEndpoints(accountId));
+        else if (sweep) await this.store.reconcileCopy(accountId);
       }
     }
   }

@@ -202,3 +202,39 @@ describe("the webhook endpoints' record", () => {
     expect(await loggedIn(busy.id)).toBe(2);
   });
 });
+
+describe("Redis's copy ahead of the record (a write whose COMMIT failed after the copy took it)", () => {
+  /** The copy holds a secret the record never took for `kept`, and an endpoint the record never had. */
+  async function ahead() {
+    const kept = endpoint();
+    expect(await store.createEndpoint(kept, 10)).toBe(true);
+    await live.replaceSecrets(account(), kept.id, kept.secrets, [{ secret: "whsec_never_shown", expiresAtMs: null }]);
+    const ghost = endpoint();
+    expect(await live.createEndpoint(ghost, 100)).toBe(true);
+    return { kept, ghost };
+  }
+
+  async function expectPutBack({ kept, ghost }: Awaited<ReturnType<typeof ahead>>) {
+    expect((await live.getEndpoint(account(), kept.id))?.secrets).toEqual(kept.secrets);
+    expect(await live.getEndpoint(account(), ghost.id)).toBeUndefined();
+    expect((await live.listEndpoints(account())).map((e) => e.id)).toEqual([kept.id]);
+  }
+
+  it("is put back by the writer's next pass when the write could not put it back at once", async () => {
+    const diverged = await ahead();
+    await copy.markRepair(account(), diverged.kept.id);
+    await copy.markRepair(account(), diverged.ghost.id);
+    await copier.restore(false);
+    await expectPutBack(diverged);
+    expect(await copy.repairs(10)).toEqual([]);
+  });
+
+  it("is found and put back by the hourly sweep, whatever left it so", async () => {
+    const diverged = await ahead();
+    // Not the sweep: a pass alone does not read every account.
+    await copier.restore(false);
+    expect((await live.listEndpoints(account())).length).toBe(2);
+    await copier.restore(true);
+    await expectPutBack(diverged);
+  });
+});

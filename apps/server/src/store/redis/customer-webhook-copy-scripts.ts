@@ -1,7 +1,7 @@
 /**
  * The Lua of Redis's copy of the webhook endpoints (with the PostgreSQL history, their record is there):
- * copying an account's endpoints in, and forgetting an endpoint's changes once PostgreSQL has them. Both
- * in the account's slot.
+ * copying an account's endpoints in, putting one back as the record has it, and forgetting an endpoint's
+ * changes once PostgreSQL has them. Each in the account's slot.
  */
 import { script } from "./script.js";
 
@@ -39,6 +39,36 @@ return 1
     keys: (a) => [a.copied, a.ids, a.routes, ...a.endpoints],
     // An empty Lua table encodes as {}: none is sent as an empty array.
     argv: (a) => [a.copies.length === 0 ? "[]" : JSON.stringify(a.copies)],
+  }),
+
+  restoreEndpoint: script<
+    { ids: string; routes: string; endpoint: string; log: string; id: string; copy: EndpointCopy | undefined },
+    number
+  >({
+    lua: `
+-- Puts one endpoint of the copy back as PostgreSQL has it, whatever Redis's copy says (a write whose
+-- COMMIT failed after the copy took it): replaced from the record, keeping how far its log was copied,
+-- or, when the record has none, gone from the copy with its log.
+-- KEYS[1] the account's endpoint ids, KEYS[2] its routes, KEYS[3] the endpoint's hash, KEYS[4] its log
+-- ARGV[1] its id, ARGV[2] the endpoint (JSON: id, created, types, enabled, fields) or '' when none
+-- Returns 1 when it was put back, 0 when it is gone.
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[3], KEYS[4])
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 0
+end
+local e = cjson.decode(ARGV[2])
+local synced = redis.call('HGET', KEYS[3], 'log_synced')
+redis.call('DEL', KEYS[3])
+redis.call('HSET', KEYS[3], unpack(e.fields))
+if synced then redis.call('HSET', KEYS[3], 'log_synced', synced) end
+redis.call('ZADD', KEYS[1], e.created, ARGV[1])
+if e.enabled then redis.call('HSET', KEYS[2], ARGV[1], e.types) else redis.call('HDEL', KEYS[2], ARGV[1]) end
+return 1
+`,
+    keys: (a) => [a.ids, a.routes, a.endpoint, a.log],
+    argv: (a) => [a.id, a.copy ? JSON.stringify(a.copy) : ""],
   }),
 
   markCopied: script<{ unsynced: string; endpoint: string; id: string; changes: number; lastEntry: string }, number>({

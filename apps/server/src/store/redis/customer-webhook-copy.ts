@@ -47,13 +47,7 @@ export class RedisWebhookCopy {
   /** Copies the account's endpoints in (as PostgreSQL has them), unless its copy is whole. */
   copyAccount(accountId: string, endpoints: readonly WebhookEndpointRecord[]): Promise<boolean> {
     const k = this.keys;
-    const copies: EndpointCopy[] = endpoints.map((e) => ({
-      id: e.id,
-      created: String(e.createdAtMs),
-      types: routeOf(e.eventTypes),
-      enabled: e.status === "enabled",
-      fields: endpointFields(e),
-    }));
+    const copies = endpoints.map(endpointCopy);
     return guard(async () => {
       // First, so that the reconciliation knows the account (as createEndpoint does).
       await this.redis.sadd(k.hookAccounts, accountId);
@@ -66,6 +60,39 @@ export class RedisWebhookCopy {
       });
       return copied === 1;
     });
+  }
+
+  /** Puts the endpoint back as the record has it (`record` undefined: the record has none, nor may the copy). */
+  restoreEndpoint(accountId: string, endpointId: string, record: WebhookEndpointRecord | undefined): Promise<void> {
+    const k = this.keys;
+    return guard(async () => {
+      await this.scripts.run("restoreEndpoint", {
+        ids: k.hookEndpoints(accountId),
+        routes: k.hookRoutes(accountId),
+        endpoint: k.hookEndpoint(accountId, endpointId),
+        log: k.hookLog(accountId, endpointId),
+        id: endpointId,
+        copy: record && endpointCopy(record),
+      });
+    });
+  }
+
+  /** Remembers an endpoint whose copy must be put back (restoreEndpoint) by a later pass. */
+  async markRepair(accountId: string, endpointId: string): Promise<void> {
+    await guard(() => this.redis.sadd(this.keys.hookRepairs, `${accountId} ${endpointId}`));
+  }
+
+  /** The endpoints whose copy must be put back, at most `max`. */
+  async repairs(max: number): Promise<{ accountId: string; endpointId: string }[]> {
+    const members = await guard(() => this.redis.srandmember(this.keys.hookRepairs, max));
+    return members.map((member) => {
+      const [accountId = "", endpointId = ""] = member.split(" ");
+      return { accountId, endpointId };
+    });
+  }
+
+  async repaired(accountId: string, endpointId: string): Promise<void> {
+    await guard(() => this.redis.srem(this.keys.hookRepairs, `${accountId} ${endpointId}`));
   }
 
   /** Every account that has had endpoints in Redis, a page at a time. */
@@ -155,4 +182,14 @@ export class RedisWebhookCopy {
       });
     });
   }
+}
+
+function endpointCopy(e: WebhookEndpointRecord): EndpointCopy {
+  return {
+    id: e.id,
+    created: String(e.createdAtMs),
+    types: routeOf(e.eventTypes),
+    enabled: e.status === "enabled",
+    fields: endpointFields(e),
+  };
 }

@@ -192,6 +192,11 @@ export function keyspace(prefix = "dhs") {
     hookSyncDue: `${prefix}:{hooks}:sync-due`,
     /** Set once every account's endpoints were copied from PostgreSQL (missing after Redis lost its data). */
     hookAllCopied: `${prefix}:{hooks}:copied`,
+    /**
+     * Endpoints whose write failed after Redis's copy took it (a COMMIT refused) and whose copy could not be
+     * put back at once (members `account endpoint`): the history writer's next pass puts them back.
+     */
+    hookRepairs: `${prefix}:{hooks}:repairs`,
   };
 }
 
