@@ -68,6 +68,7 @@ export default defineConfig({
             "test/api/transcripts.test.ts",
             "test/api/usage.test.ts",
             "test/api/digital-humans.test.ts",
+            "test/api/contention.test.ts",
             "test/api/digital-human-sessions.test.ts",
             "test/api/webhook-endpoints.test.ts",
             "test/api/webhook-delivery.test.ts",

@@ -8,7 +8,8 @@
  * first, and no wait says when that will be. What is safe to retry is the contract's word: GETs, any
  * request carrying an Idempotency-Key, and the operations openapi/v1.yaml marks `x-retry-safe` (read
  * from the contract package's generated operation list, shipped inside this one). Everything else (creating
- * an endpoint, rotating its secret, a test event, deleting an endpoint) is answered as it is.
+ * an endpoint, rotating its secret, a test event, deleting an endpoint) is answered as it is, but for
+ * `429 concurrent_changes`: the service says nothing was changed, so any request is sent again.
  */
 import { operationList } from "@dhs/contract/operations";
 
@@ -49,10 +50,13 @@ export function isSafeToRetry(request: Request): boolean {
   return RETRY_SAFE.some((operation) => operation.method === request.method && operation.path.test(path));
 }
 
-async function isTransient(response: Response): Promise<boolean> {
-  if (RETRYABLE_STATUSES.has(response.status)) return true;
-  if (response.status !== 409 && response.status !== 429) return false;
+/** Whether the answer is worth sending the request again for: `safe` says whether it may have been carried out twice. */
+async function isTransient(response: Response, safe: boolean): Promise<boolean> {
+  if (response.status !== 409 && response.status !== 429) return safe && RETRYABLE_STATUSES.has(response.status);
   const code = await codeOf(response);
+  // Nothing was changed: whatever the request, it may be sent again.
+  if (code === "concurrent_changes") return true;
+  if (!safe) return false;
   if (response.status === 409) return code === "idempotency_request_in_progress";
   return code === "rate_limited" || code === undefined;
 }
@@ -105,9 +109,9 @@ export function withRetries(fetchImpl: Fetch, options: RetryOptions): Fetch {
   };
 
   return async (request) => {
-    const retryable = maxRetries > 0 && isSafeToRetry(request);
+    const safe = isSafeToRetry(request);
     for (let retry = 0; ; retry++) {
-      const last = !retryable || retry >= maxRetries;
+      const last = retry >= maxRetries;
       // Each attempt sends a clone, so the body can be sent again; the caller's signal still cancels it.
       const signal = AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]);
       const attempt = new Request(last ? request : request.clone(), { signal });
@@ -115,11 +119,11 @@ export function withRetries(fetchImpl: Fetch, options: RetryOptions): Fetch {
       try {
         response = await fetchImpl(attempt);
       } catch (error) {
-        if (last || request.signal.aborted) throw error;
+        if (last || !safe || request.signal.aborted) throw error;
         await sleep(backoff(retry), request.signal);
         continue;
       }
-      if (last || !(await isTransient(response))) return response;
+      if (last || !(await isTransient(response, safe))) return response;
       const serverDelay = retryAfterMs(response);
       if (serverDelay !== undefined && serverDelay > maxDelayMs) return response;
       await response.body?.cancel();

@@ -370,6 +370,24 @@ describe("retries of transient failures", () => {
     expect(requests).toHaveLength(2);
   });
 
+  it.each<[string, Call]>([
+    ["updateDigitalHuman", (c) => c.updateDigitalHuman(ID, { name: "Maya" })],
+    ["rotateWebhookEndpointSecret", (c) => c.rotateWebhookEndpointSecret(ID)],
+  ])("retries %s after 429 concurrent_changes, which says nothing was changed", async (_name, call) => {
+    const { fetch, requests } = scriptedFetch(apiError(429, "concurrent_changes", { "Retry-After": "1" }), json(200, session));
+    const { data } = await settle(call(client(fetch)));
+    expect(data).toEqual(session);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]?.body).toEqual(requests[0]?.body);
+  });
+
+  it("does not retry rotateWebhookEndpointSecret after a 503, which may have come after the rotation", async () => {
+    const { fetch, requests } = scriptedFetch(apiError(503, "service_unavailable"));
+    const { response } = await settle(client(fetch).rotateWebhookEndpointSecret(ID));
+    expect(requests).toHaveLength(1);
+    expect(response.status).toBe(503);
+  });
+
   it("does not retry a raw POST without an Idempotency-Key", async () => {
     const { fetch, requests } = scriptedFetch(apiError(503, "service_unavailable"));
     const c = client(fetch);

@@ -32,6 +32,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   conversation_notes_limit_reached: 409,
   conversation_queue_full: 429,
   conversation_rate_limited: 429,
+  concurrent_changes: 429,
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,

@@ -5,6 +5,7 @@
  * and the digital human's (job-conversation.ts).
  */
 import { modeOfOwner } from "../accounts/api-keys.js";
+import { untilWritten } from "../contention.js";
 import type { SessionRecords } from "../sessions/ports.js";
 import type { SessionRecord } from "../sessions/session.js";
 import { keptUntilMs } from "../sessions/session-deps.js";
@@ -39,14 +40,15 @@ export class ConversationChanges {
   }
 
   /**
-   * Reads, decides, writes, until the write is the first since the read; then nudges the job if the
-   * decision changed its queue (`nudge`). What a decision throws is the answer.
+   * Reads, decides, writes, until the write is the first since the read (untilWritten: a lost write waits
+   * a random while and is tried again); then nudges the job if the decision changed its queue (`nudge`).
+   * What a decision throws is the answer.
    */
   async change<T>(session: SessionRecord, lookups: readonly string[], decide: (read: ConversationRead) => Decision<T>): Promise<T> {
-    for (let attempt = 0; attempt < 8; attempt++) {
+    return untilWritten(`Session ${session.id}'s conversation`, async () => {
       const read = await this.deps.store.readConversation(session.account_id, session.id, lookups);
       const decision = decide(read);
-      if (!decision.change) return decision.result;
+      if (!decision.change) return { won: true, value: decision.result };
       const { state, items, events } = decision.change;
       const now = this.now();
       const mode = modeOfOwner(session.account_id);
@@ -60,12 +62,11 @@ export class ConversationChanges {
         expiresAtMs: keptUntilMs(session, this.deps.durations),
         timerAtMs: nextDueMs(state),
       });
-      if (!written) continue;
+      if (!written) return { won: false };
       if (events.length > 0) this.deps.onEventsQueued?.(session.id);
       if (decision.nudge && state.agent !== null) this.nudge(session, state.agent, state.seq);
-      return decision.result;
-    }
-    throw new Error(`session ${session.id}: too many concurrent changes of its conversation`);
+      return { won: true, value: decision.result };
+    });
   }
 
   /** The state as it is when its job is nudged now (the timer nudges again a while after). */

@@ -14,6 +14,7 @@ import type {
 } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
+import { untilWritten } from "../contention.js";
 import { fingerprint } from "../sessions/idempotency.js";
 import type { DigitalHumanCatalog } from "./digital-human-catalog.js";
 import { type FieldRules, fieldsOfCreate, fieldsOfUpdate } from "./digital-human-fields.js";
@@ -34,10 +35,6 @@ export interface DigitalHumanServiceDeps {
   idempotencyKeyTtlMs: number;
   now?: () => Date;
 }
-
-// A change that loses a race with another is read and merged again; more than this many losses in a row
-// is a fault, not contention.
-const MAX_UPDATE_ATTEMPTS = 5;
 
 export class DigitalHumanService {
   private readonly now: () => Date;
@@ -123,18 +120,17 @@ export class DigitalHumanService {
     return customView((await this.own(principal, id)).record);
   }
 
-  /** Merges the update into the stored fields and stores them, read again and merged anew if another change came first. */
+  /** Merges the update into the stored fields and stores them, read again and merged anew if another change came first (untilWritten). */
   async update(principal: Principal, id: string, update: DigitalHumanUpdate): Promise<DigitalHumanView> {
-    for (let attempt = 1; ; attempt++) {
+    return untilWritten(`Digital human ${id}`, async () => {
       const { record, version } = await this.own(principal, id);
       const changed: DigitalHumanRecord = {
         ...record,
         ...fieldsOfUpdate(record, update, this.rules(principal)),
         updated_at: this.now().toISOString(),
       };
-      if (await this.deps.store.replaceDigitalHuman(changed, version)) return customView(changed);
-      if (attempt >= MAX_UPDATE_ATTEMPTS) throw new Error(`digital human ${id}: ${attempt} updates in a row lost to other changes`);
-    }
+      return (await this.deps.store.replaceDigitalHuman(changed, version)) ? { won: true, value: customView(changed) } : { won: false };
+    });
   }
 
   async delete(principal: Principal, id: string): Promise<DigitalHumanDeleted> {
