@@ -97,7 +97,7 @@ export class ConversationQueue {
     });
     if (this.stopped) return;
     if (!outcome.ok) {
-      if (outcome.status === 401 || outcome.status === 404) {
+      if (outcome.status === 401 || outcome.status === 404 || outcome.status === 409) {
         this.stopped = true;
         clearInterval(this.tick);
         this.options.log("warn", "the service refused the conversation's pull: the backend's queue is not taken any more", {

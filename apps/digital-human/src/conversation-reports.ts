@@ -126,7 +126,7 @@ export class ConversationReports {
       baseMs: this.options.retryBaseMs ?? 300,
     });
     if (outcome.ok) return resultsOf(outcome.body);
-    if (outcome.status === 401 || outcome.status === 404) this.refused = true;
+    if (outcome.status === 401 || outcome.status === 404 || outcome.status === 409) this.refused = true;
     this.options.onError(`${reports.length} conversation reports not delivered: ${outcome.problem}`);
     return undefined;
   }

@@ -277,6 +277,24 @@ describe("the digital human's pull and reports", () => {
   });
 });
 
+describe("a session that ended", () => {
+  it("hands nothing of its conversation to its job and takes none of its reports (409 session_ended): an expired say stays expired", async () => {
+    const session = await newSession(h);
+    await pull(session);
+    const say = await queued(session, "Too late.");
+    expect((await h.client().endSession(session.id)).response.status).toBe(200);
+    expect((await (await utterance(session, say.id)).json()).status).toBe("expired");
+
+    const pulled = await job(session, "pull", { after: 0, participant_identity: "agent-AJ_one" });
+    expect((await expectApiError(pulled, 409, "session_ended")).detail).toMatch(/is cancelled/);
+    const reported = await job(session, "reports", { participant_identity: "agent-AJ_one", reports: [started(say.id, "Too late.")] });
+    await expectApiError(reported, 409, "session_ended");
+    const turn = { type: "participant_turn", id: "t-late", text: "Hello?", started_at: now(), ended_at: now() };
+    await expectApiError(await job(session, "reports", { participant_identity: "agent-AJ_one", reports: [turn] }), 409, "session_ended");
+    expect((await (await utterance(session, say.id)).json()).status).toBe("expired");
+  });
+});
+
 describe("per-turn events", () => {
   const receiver = new WebhookReceiver();
   const lifecycle = new WebhookReceiver();

@@ -12,7 +12,8 @@
  * - an utterance is never started after its expiry; each ends once (one `session.utterance_ended`), and
  *   once the session is over and the timers ran, every one has ended: spoken or interrupted if it was
  *   started, interrupted or expired if not;
- * - a retried say with its key is the same utterance, never a second one.
+ * - a retried say with its key is the same utterance, never a second one;
+ * - once the session ended, its jobs are handed nothing and their reports are refused (`session_ended`).
  *
  * Runs on the store of the project (memory, or a real Redis or Cluster). MODEL_SEED replays a run.
  */
@@ -177,9 +178,22 @@ describe(`the delivery of a session's conversation (${STORE})`, () => {
         return call();
       }
     };
+    // Once the session is over, its job is handed nothing and its reports are refused: the end settled
+    // every utterance (the timer, below).
+    const whileOpen = async <T>(call: () => Promise<T>, refused: T): Promise<T> => {
+      if (w.session.status === "created" || w.session.status === "active") return call();
+      await expect(call(), "nothing of an ended session's conversation is handed or taken").rejects.toMatchObject({
+        code: "session_ended",
+      });
+      return refused;
+    };
     const report = (job: Job, reports: unknown[]) =>
-      retrying(() => w.service.job.report(sid, { participant_identity: job.identity, reports: reports as never })).then((r) =>
-        r.results.map((x) => x.accepted),
+      whileOpen(
+        () =>
+          retrying(() => w.service.job.report(sid, { participant_identity: job.identity, reports: reports as never })).then((r) =>
+            r.results.map((x) => x.accepted),
+          ),
+        reports.map(() => false),
       );
     // As the sweeper: a timer whose replica died is left claimed, and fires again once its lease ran out.
     const fire = async () => {
@@ -251,7 +265,10 @@ describe(`the delivery of a session's conversation (${STORE})`, () => {
           break;
         case "pull": {
           if (!job?.alive) break;
-          const queue = await retrying(() => w.service.job.pull(sid, { after: job.cursor, participant_identity: job.identity }));
+          const queue = await whileOpen(
+            () => retrying(() => w.service.job.pull(sid, { after: job.cursor, participant_identity: job.identity })),
+            { items: [], interrupt_seq: job.seenInterrupt, turn_events: false },
+          );
           const seqs = queue.items.map((item) => item.seq);
           expect(seqs, "items in seq order").toEqual([...seqs].sort((a, b) => a - b));
           for (const item of queue.items) {

@@ -387,7 +387,8 @@ export interface paths {
          *     the latest interruption: when it grows, stop speaking and drop what you hold with a smaller `seq`
          *     (on the job's first pull, just remember it). `turn_events` says whether any webhook endpoint of
          *     the account takes the per-turn events: report the participant's turns and your own utterances
-         *     only while it is true (utterances of `say` always).
+         *     only while it is true (utterances of `say` always). Once the session is terminal, a pull is
+         *     answered `409 session_ended`: nothing is handed after the end.
          */
         post: operations["pullConversation"];
         delete?: never;
@@ -425,7 +426,9 @@ export interface paths {
          *       recognised.
          *
          *     At most 20 reports a post (`422 validation_failed`); rate limited per session as
-         *     `appendTranscriptSegments` is.
+         *     `appendTranscriptSegments` is. Reports after the session became terminal are refused whole (`409
+         *     session_ended`): its end settled every utterance (`interrupted` or `expired`), and no event follows
+         *     `session.ended`.
          */
         post: operations["reportConversation"];
         delete?: never;
@@ -2351,6 +2354,22 @@ export interface components {
             };
         };
         /**
+         * @description The session is terminal (`session_ended`): nothing of its conversation is handed, started or taken
+         *     any more (its end settled what was queued or being said). Stop pulling and reporting.
+         */
+        SessionOver: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
          * @description Other requests changed the same session's conversation or the same digital human at the same moment
          *     too often for this one (`concurrent_changes`; nothing was changed), or the caller is over its rate
          *     (`rate_limited`). Wait `Retry-After` seconds and send it again.
@@ -3203,6 +3222,7 @@ export interface operations {
             };
             401: components["responses"]["DigitalHumanUnauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SessionOver"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["BusyOrRateLimited"];
@@ -3244,6 +3264,7 @@ export interface operations {
             };
             401: components["responses"]["DigitalHumanUnauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SessionOver"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["BusyOrRateLimited"];

@@ -5,6 +5,7 @@
  * and the digital human's (job-conversation.ts).
  */
 import { modeOfOwner } from "../accounts/api-keys.js";
+import { AppError } from "../app-error.js";
 import { untilWritten } from "../contention.js";
 import type { SessionRecords } from "../sessions/ports.js";
 import type { SessionRecord } from "../sessions/session.js";
@@ -42,9 +43,16 @@ export class ConversationChanges {
   /**
    * Reads, decides, writes, until the write is the first since the read (untilWritten: a lost write waits
    * a random while and is tried again); then nudges the job if the decision changed its queue (`nudge`).
-   * What a decision throws is the answer.
+   * What a decision throws is the answer. Unless `whileOpen` is false (the timer's settling of an ended
+   * session), a terminal session's conversation takes no change, as the store holds the session at the
+   * write (`409 session_ended`): a session that ended after it was read is caught there.
    */
-  async change<T>(session: SessionRecord, lookups: readonly string[], decide: (read: ConversationRead) => Decision<T>): Promise<T> {
+  async change<T>(
+    session: SessionRecord,
+    lookups: readonly string[],
+    decide: (read: ConversationRead) => Decision<T>,
+    { whileOpen = true }: { whileOpen?: boolean } = {},
+  ): Promise<T> {
     return untilWritten(`Session ${session.id}'s conversation`, async () => {
       const read = await this.deps.store.readConversation(session.account_id, session.id, lookups);
       const decision = decide(read);
@@ -61,7 +69,10 @@ export class ConversationChanges {
         events: events.map((event) => outboundEvent(event.type, mode, now, event.data, this.deps.eventRetainMs)),
         expiresAtMs: keptUntilMs(session, this.deps.durations),
         timerAtMs: nextDueMs(state),
+        whileOpen,
       });
+      // The session ended since it was read: nothing of its conversation is handed, started or queued.
+      if (written === "ended") throw sessionEnded(session);
       if (!written) return { won: false };
       if (events.length > 0) this.deps.onEventsQueued?.(session.id);
       if (decision.nudge && state.agent !== null) this.nudge(session, state.agent, state.seq);
@@ -77,4 +88,8 @@ export class ConversationChanges {
   nudge(session: SessionRecord, identity: string, seq: number): void {
     this.deps.nudger?.nudge(session.room_name, identity, seq).catch((error: unknown) => this.deps.onNudgeFailed?.(error));
   }
+}
+
+export function sessionEnded(session: SessionRecord): AppError {
+  return new AppError("session_ended", `Session ${session.id} is ${session.status}; nobody is left to hear it.`);
 }

@@ -24,7 +24,7 @@ import {
   type StoredSay,
   utteranceView,
 } from "./conversation.js";
-import { ConversationChanges, type ConversationServiceDeps } from "./conversation-changes.js";
+import { ConversationChanges, type ConversationServiceDeps, sessionEnded } from "./conversation-changes.js";
 import { type Change, expire, interrupt, queueItem } from "./conversation-machine.js";
 import { checkedText, queueRefusal, replayOf } from "./conversation-requests.js";
 import { JobConversation } from "./job-conversation.js";
@@ -101,15 +101,20 @@ export class ConversationService {
     const nowMs = this.now().getTime();
     const ended = TERMINAL.has(session.status);
     let nudge: ConversationState | undefined;
-    await this.changes.change(session, [], (read) => {
-      if (!read.state) return { result: undefined };
-      const change = expire(session.id, read.state, nowMs, ended);
-      nudge = !ended && awaitsDelivery(change.state) && nowMs >= change.state.nudgedAtMs + RENUDGE_MS ? change.state : undefined;
-      const state = nudge ? this.changes.nudged(change.state, nowMs) : change.state;
-      // Written even when nothing changed: the write sets the timer to the next due time, and a timer left
-      // as claimed would be dropped when it completes.
-      return { result: undefined, change: { ...change, state } };
-    });
+    await this.changes.change(
+      session,
+      [],
+      (read) => {
+        if (!read.state) return { result: undefined };
+        const change = expire(session.id, read.state, nowMs, ended);
+        nudge = !ended && awaitsDelivery(change.state) && nowMs >= change.state.nudgedAtMs + RENUDGE_MS ? change.state : undefined;
+        const state = nudge ? this.changes.nudged(change.state, nowMs) : change.state;
+        // Written even when nothing changed: the write sets the timer to the next due time, and a timer left
+        // as claimed would be dropped when it completes.
+        return { result: undefined, change: { ...change, state } };
+      },
+      { whileOpen: false },
+    );
     if (nudge?.agent) this.changes.nudge(session, nudge.agent, nudge.seq);
   }
 
@@ -130,7 +135,7 @@ export class ConversationService {
       if (replay.kind === "reused")
         throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body.");
       if (replay.kind === "replay") return { result: { replayOf: replay.itemId } };
-      if (TERMINAL.has(session.status)) throw ended(session);
+      if (TERMINAL.has(session.status)) throw sessionEnded(session);
       const queued = queueItem(session.id, read.state ?? EMPTY_CONVERSATION, request, nowMs, this.deps.limits);
       if (queued.kind !== "queued") throw queueRefusal(queued);
       const marks = { [keyField]: `${print}|${request.id}` };
@@ -146,11 +151,7 @@ export class ConversationService {
 
   private async openSession(principal: Principal, sessionId: string): Promise<SessionRecord> {
     const session = await findOwnSession(this.deps.sessions, principal, sessionId);
-    if (TERMINAL.has(session.status)) throw ended(session);
+    if (TERMINAL.has(session.status)) throw sessionEnded(session);
     return session;
   }
-}
-
-function ended(session: SessionRecord): AppError {
-  return new AppError("session_ended", `Session ${session.id} is ${session.status}; nobody is left to hear it.`);
 }

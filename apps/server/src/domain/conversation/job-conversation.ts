@@ -12,9 +12,9 @@ import type {
 } from "@dhs/contract";
 import { AppError } from "../app-error.js";
 import type { SessionRecords } from "../sessions/ports.js";
-import type { SessionRecord } from "../sessions/session.js";
+import { type SessionRecord, TERMINAL } from "../sessions/session.js";
 import { EMPTY_CONVERSATION, fields, type StoredContext } from "./conversation.js";
-import type { ConversationChanges } from "./conversation-changes.js";
+import { type ConversationChanges, sessionEnded } from "./conversation-changes.js";
 import { pull, redeliveredNote } from "./conversation-delivery.js";
 import { applyReports, checkReports, reportFields } from "./conversation-reports.js";
 import type { ConversationStore } from "./ports.js";
@@ -69,9 +69,15 @@ export class JobConversation {
     return { results: accepted.map((ok) => ({ accepted: ok })) };
   }
 
+  /**
+   * The session the token is for, while it is open: nothing of a terminal session's conversation is handed
+   * or started, and what its job reports after the end is refused (`409 session_ended`; the end settled
+   * what was said). One Redis forgot is read from the history, and its conversation is not made again.
+   */
   private async tokenSession(sessionId: string): Promise<SessionRecord> {
     const session = await this.deps.sessions.findSession(sessionId);
     if (!session) throw new AppError("not_found", `No session ${sessionId}.`);
+    if (TERMINAL.has(session.status)) throw sessionEnded(session);
     return session;
   }
 }

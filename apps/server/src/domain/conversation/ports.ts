@@ -34,6 +34,11 @@ export interface ConversationWrite {
   expiresAtMs: number;
   /** When the session's `conversation` timer fires next; null: it is not needed. */
   timerAtMs: number | null;
+  /**
+   * Written only while the session is open (not terminal, as the store holds it in the same step): every
+   * change but the timer's, which settles what a session's end left.
+   */
+  whileOpen?: boolean;
 }
 
 export interface ConversationStore {
@@ -41,9 +46,10 @@ export interface ConversationStore {
   readConversation(accountId: string, sessionId: string, fields: readonly string[]): Promise<ConversationRead>;
   /**
    * Writes the change if the state is still at `version`, in one step with its fields, its events and its
-   * timer; false when another writer got there first (nothing changed then: read again).
+   * timer: true when written, false when another writer got there first (nothing changed then: read
+   * again), "ended" when `whileOpen` and the session is terminal (nothing changed).
    */
-  writeConversation(write: ConversationWrite): Promise<boolean>;
+  writeConversation(write: ConversationWrite): Promise<boolean | "ended">;
   /** Fields alone (an utterance's record), without the state. */
   readConversationFields(sessionId: string, fields: readonly string[]): Promise<(string | null)[]>;
 }

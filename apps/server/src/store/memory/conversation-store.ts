@@ -4,6 +4,7 @@
  */
 import { type ConversationState, TURN_EVENT_TYPES } from "../../domain/conversation/conversation.js";
 import type { ConversationRead, ConversationStore, ConversationVersion, ConversationWrite } from "../../domain/conversation/ports.js";
+import { TERMINAL } from "../../domain/sessions/session.js";
 import type { MemoryWebhookStore } from "./customer-webhook-store.js";
 import type { MemorySessionState } from "./sessions/state.js";
 
@@ -35,9 +36,11 @@ export class MemoryConversationStore implements ConversationStore {
     };
   }
 
-  async writeConversation(write: ConversationWrite): Promise<boolean> {
+  async writeConversation(write: ConversationWrite): Promise<boolean | "ended"> {
     const stored = this.conversation(write.sessionId) ?? { version: 0, state: null, fields: new Map(), expiresAtMs: write.expiresAtMs };
     if (stored.version !== (write.version as unknown as number)) return false;
+    const session = this.sessions.stored(write.accountId, write.sessionId);
+    if (write.whileOpen && session && TERMINAL.has(session.status)) return "ended";
     stored.version++;
     stored.state = JSON.stringify(write.state);
     for (const [field, value] of Object.entries(write.fields)) stored.fields.set(field, value);

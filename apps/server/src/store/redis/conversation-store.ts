@@ -50,12 +50,14 @@ export class RedisConversationStore implements ConversationStore {
     });
   }
 
-  writeConversation(write: ConversationWrite): Promise<boolean> {
+  writeConversation(write: ConversationWrite): Promise<boolean | "ended"> {
     const { ver, routes } = write.version as unknown as RedisVersion;
     const { accountId, sessionId } = write;
     return guard(async () => {
       const [written] = await this.scripts.run("writeConversation", {
         conversation: this.keys.conversation(sessionId),
+        session: this.keys.session(sessionId),
+        whileOpen: write.whileOpen === true,
         timers: this.keys.timers(shardOf(sessionId)),
         version: ver,
         state: JSON.stringify(write.state),
@@ -65,7 +67,7 @@ export class RedisConversationStore implements ConversationStore {
         fields: Object.entries(write.fields).flat(),
         ...eventKeys(this.keys, accountId, sessionId, routes, write.events),
       });
-      return written === 1;
+      return written === -1 ? "ended" : written === 1;
     });
   }
 
