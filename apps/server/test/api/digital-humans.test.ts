@@ -148,6 +148,32 @@ describe("POST /v1/digital-humans", () => {
     for (const r of results) if (r.data) await remove(r.data.id);
   });
 
+  it("gives one Idempotency-Key one outcome with one place left: 12 creates at once with it make one, replayed honestly", async () => {
+    const others = await Promise.all([1, 2, 3].map((i) => made({ name: `Held${i}` })));
+    for (let round = 0; round < 5; round++) {
+      const key = crypto.randomUUID();
+      const results = await Promise.all(Array.from({ length: 12 }, () => create({ name: "Last" }, KEYS.aPersonas, key)));
+      const statuses = results.map((r) => r.response.status);
+      // Made once; the others were told it is still running, or replayed it: never the limit, never another.
+      expect(
+        statuses.filter((s) => s !== 201 && s !== 409),
+        `round ${round}: ${statuses}`,
+      ).toEqual([]);
+      for (const r of results) if (r.response.status === 409) expect(r.error).toMatchObject({ code: "idempotency_request_in_progress" });
+      const made = results.filter((r) => r.response.status === 201);
+      expect(made.filter((r) => r.response.headers.get("Idempotent-Replayed") !== "true")).toHaveLength(1);
+      expect(new Set(made.map((r) => r.data?.id)).size).toBe(1);
+      const again = await create({ name: "Last" }, KEYS.aPersonas, key);
+      expect([again.response.status, again.response.headers.get("Idempotent-Replayed"), again.data?.id]).toEqual([
+        201,
+        "true",
+        made[0]?.data?.id,
+      ]);
+      await remove(made[0]?.data?.id as string);
+    }
+    for (const dh of others) await remove(dh.id);
+  });
+
   it("needs digital_humans:write: a key with sessions:write is refused 403 naming the scope", async () => {
     const error = await expectApiError(await create({ name: "X" }, KEYS.a), 403, "forbidden");
     expect(error.detail).toEqual({ missing_scope: "digital_humans:write" });

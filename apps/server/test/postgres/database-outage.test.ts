@@ -99,6 +99,26 @@ describe("the history database out of reach", () => {
     expect(expectData(await personas.updateDigitalHuman(maya.id, { name: "Maya II" })).name).toBe("Maya II");
   });
 
+  it("answers a create it could not make 503, and the same create retried once the database is back 201 as made now, not a replay", async () => {
+    const personas = h.client(KEYS.aPersonas);
+    const key = crypto.randomUUID();
+    await gate.close();
+    try {
+      expect((await personas.createDigitalHuman({ name: "Nia" }, { idempotencyKey: key })).response.status).toBe(503);
+    } finally {
+      await gate.open();
+    }
+    const made = await personas.createDigitalHuman({ name: "Nia" }, { idempotencyKey: key });
+    expect(made.response.status).toBe(201);
+    expect(made.response.headers.get("Idempotent-Replayed")).toBeNull();
+    const again = await personas.createDigitalHuman({ name: "Nia" }, { idempotencyKey: key });
+    expect([again.response.status, again.response.headers.get("Idempotent-Replayed"), again.data?.id]).toEqual([
+      201,
+      "true",
+      made.data?.id,
+    ]);
+  });
+
   it("takes a database that accepts no connections for now (SQLSTATE 55000) as down: writes 503, a digital human read from Redis's copy", async () => {
     const personas = h.client(KEYS.aPersonas);
     const maya = expectData(await personas.createDigitalHuman({ name: "Maya", greeting: "Hello." }), 201);

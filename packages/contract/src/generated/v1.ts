@@ -3733,13 +3733,19 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            /**
+             * @description The `Idempotency-Key` conflicts with an earlier request: it was used with another body
+             *     (`idempotency_key_reused`), or the first request with it is still running
+             *     (`idempotency_request_in_progress`, with `Retry-After`: its outcome, whatever it is, will be
+             *     this key's one answer).
+             */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterOptional"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -67,7 +67,15 @@ export class DigitalHumanService {
     });
     switch (outcome.kind) {
       case "created":
-        return { view: customView(record), replayed: false };
+        return { view: customView(outcome.record), replayed: false };
+      case "in_progress":
+        throw new AppError(
+          "idempotency_request_in_progress",
+          "A request with this Idempotency-Key is still being processed; retry after 1 s.",
+          {
+            retryAfterSeconds: 1,
+          },
+        );
       case "limit":
         throw new AppError("digital_human_limit_reached", { limit: max });
       case "reused":

@@ -49,7 +49,17 @@ export interface DigitalHumanCreation {
  * `created`: stored. `replay`: the key made one already (its id), for the same body. `reused`: the key
  * was used with another body. `limit`: the owner has `limit` already; nothing is recorded for the key.
  */
-export type DigitalHumanCreateOutcome = { kind: "created" } | { kind: "replay"; id: string } | { kind: "reused" } | { kind: "limit" };
+/**
+ * What a create did: `created` with the record as stored (the first answer of its key: one a dead first
+ * try left half made is finished and answered as made now), `replay` of what the key made and answered
+ * before, `reused` with another body, `limit`, or `in_progress` while the key's first request still runs.
+ */
+export type DigitalHumanCreateOutcome =
+  | { kind: "created"; record: DigitalHumanRecord }
+  | { kind: "replay"; id: string }
+  | { kind: "reused" }
+  | { kind: "limit" }
+  | { kind: "in_progress" };
 
 export interface DigitalHumanStore {
   /** Stores the record and remembers the key for its body, in one step, unless the key or the limit says otherwise. */

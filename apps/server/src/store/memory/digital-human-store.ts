@@ -41,7 +41,7 @@ export class MemoryDigitalHumanStore implements DigitalHumanStore {
     if (owned.all.size >= limit) return { kind: "limit" };
     owned.all.set(record.id, JSON.stringify(record));
     owned.keys.set(idempotencyKey, { fingerprint, id: record.id, expiresAt: this.now() + keyTtlMs });
-    return { kind: "created" };
+    return { kind: "created", record };
   }
 
   async getDigitalHuman(owner: string, id: string): Promise<StoredDigitalHuman | undefined> {

@@ -4,11 +4,14 @@
  * of their creates (the design card puts idempotency there) and a copy of each, written after the
  * database, read only while the database cannot be, so a session create with one of them goes on.
  *
- * A create claims its key in Redis with the new id (SET NX, pending), then inserts the row, the owner's
- * limit checked under a lock of that owner, marks the key done and copies the row; a retry with the key
- * finds the id: done (or pending with the row there) is a replay, pending without a row continues the
- * create (its first try died on the way) with the same id. A create past the limit gives the key back, so
- * nothing is recorded for it.
+ * A create claims its key in Redis with the new id and a short lease (SET NX: `p|<fingerprint>|<id>|<lease
+ * end>`), then inserts the row, the owner's limit checked under a lock of that owner, and marks the key
+ * done (`<fingerprint>|<id>`) before it answers. Another request with the key finds: done, a replay of
+ * what was answered; pending within its lease, `409 idempotency_request_in_progress` (the first one's
+ * outcome will be the key's one answer); pending past its lease (its first try died, or failed with a 503
+ * and gave its lease back), a takeover of that claim (compare-and-set) that finishes the create with the
+ * same id: the row, if the dead try had inserted it, is answered as created, since nothing was answered
+ * before. A create past the limit gives its own claim back, so nothing is recorded for it.
  */
 import type { Cluster, Redis } from "ioredis";
 import { DependencyUnavailableError } from "../../domain/dependency-errors.js";
@@ -23,6 +26,7 @@ import type {
 import type { ListPosition } from "../../domain/sessions/ports.js";
 import { guard } from "../redis/guard.js";
 import { type Keyspace, keyspace } from "../redis/keys.js";
+import { RedisScripts } from "../redis/scripts.js";
 import { type Database, guardDatabase, transaction } from "./database.js";
 
 const INSERT = `
@@ -43,11 +47,18 @@ const LAST_ID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
 
 type Row = { record: DigitalHumanRecord; version: string };
 
+/**
+ * How long a create's claim of its key holds off other requests with it (ms): past it, the claim's
+ * request is taken for dead. Well past a create's statement timeout and Redis's.
+ */
+const CLAIM_LEASE_MS = 15_000;
+
 /** The version of a digital human read from Redis's copy. */
 const REDIS_COPY = "redis-copy";
 
 export class PostgresDigitalHumanStore implements DigitalHumanStore {
   private readonly keys: Keyspace;
+  private readonly scripts: RedisScripts;
 
   constructor(
     private readonly db: Database,
@@ -55,44 +66,69 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
     prefix: string,
   ) {
     this.keys = keyspace(prefix);
+    this.scripts = new RedisScripts(redis);
   }
 
   async createDigitalHuman(creation: DigitalHumanCreation): Promise<DigitalHumanCreateOutcome> {
     const { record, idempotencyKey, fingerprint, keyTtlMs, limit } = creation;
     const key = this.keys.digitalHumanKey(record.owner, idempotencyKey);
-    const claimed = await guard(() => this.redis.set(key, `p|${fingerprint}|${record.id}`, "PX", keyTtlMs, "NX"));
-    let id = record.id;
-    if (claimed === null) {
-      const recorded = await guard(() => this.redis.get(key));
-      // Gone meanwhile (expired): a new create, as the key no longer says otherwise.
-      if (recorded === null) return this.createDigitalHuman(creation);
-      const { pending, print, id: made } = parseKey(recorded);
-      if (print !== fingerprint) return { kind: "reused" };
-      id = made;
-      // Made (and perhaps deleted since: the replay then finds none, never a second one).
-      if (!pending || (await this.exists(record.owner, id))) return { kind: "replay", id };
+    const claim = await this.claimKey(key, fingerprint, record.id, keyTtlMs);
+    if (claim.kind !== "claimed") return claim;
+    const made = { ...record, id: claim.id };
+    let stored: DigitalHumanRecord | "limit";
+    try {
+      stored = await guardDatabase(() =>
+        transaction(this.db, async (client) => {
+          await client.query({ name: "dh-lock-owner", text: LOCK_OWNER, values: [made.owner] });
+          // A dead first try of this key may have inserted it: finished, not made twice.
+          const { rows: existing } = await client.query<Row>({ name: "dh-get", text: GET, values: [made.owner, made.id] });
+          if (existing[0]) return existing[0].record;
+          const { rows } = await client.query<{ n: number }>({ name: "dh-count", text: COUNT, values: [made.owner] });
+          if ((rows[0]?.n ?? 0) >= limit) return "limit";
+          await client.query({ name: "dh-insert", text: INSERT, values: [made.owner, made.id, made.created_at, made] });
+          return made;
+        }),
+      );
+    } catch (error) {
+      // Nothing was answered: the next request with the key takes the claim over at once.
+      await this.swap(key, claim.value, pending(fingerprint, claim.id, 0)).catch(() => undefined);
+      throw error;
     }
-    const made = { ...record, id };
-    const inserted = await guardDatabase(() =>
-      transaction(this.db, async (client) => {
-        await client.query({ name: "dh-lock-owner", text: LOCK_OWNER, values: [made.owner] });
-        const { rows } = await client.query<{ n: number }>({ name: "dh-count", text: COUNT, values: [made.owner] });
-        if ((rows[0]?.n ?? 0) >= limit) return false;
-        await client.query({ name: "dh-insert", text: INSERT, values: [made.owner, made.id, made.created_at, made] });
-        return true;
-      }),
-    );
-    if (!inserted) {
-      // Nothing is recorded for a key refused at the limit (unless another create took it meanwhile).
-      await guard(async () => {
-        if ((await this.redis.get(key)) === `p|${fingerprint}|${id}`) await this.redis.del(key);
-      });
+    if (stored === "limit") {
+      // Nothing is recorded for a key refused at the limit (unless another request took it meanwhile).
+      await this.swap(key, claim.value, "");
       return { kind: "limit" };
     }
-    // The key is done: a replay after a delete finds none, rather than making it again.
-    await guard(() => this.redis.set(key, `${fingerprint}|${id}`, "KEEPTTL", "XX")).catch(() => undefined);
-    await this.copy(made).catch(() => undefined);
-    return id === record.id ? { kind: "created" } : { kind: "replay", id };
+    // The key is done before the answer: a request after this one replays it.
+    await this.swap(key, claim.value, `${fingerprint}|${claim.id}`);
+    await this.copy(stored).catch(() => undefined);
+    return { kind: "created", record: stored };
+  }
+
+  /** The key claimed for this request (its id: the key's own when taken over), or what the key says instead. */
+  private async claimKey(
+    key: string,
+    fingerprint: string,
+    id: string,
+    keyTtlMs: number,
+  ): Promise<{ kind: "claimed"; id: string; value: string } | Exclude<DigitalHumanCreateOutcome, { kind: "created" | "limit" }>> {
+    for (;;) {
+      const value = pending(fingerprint, id, Date.now() + CLAIM_LEASE_MS);
+      if ((await guard(() => this.redis.set(key, value, "PX", keyTtlMs, "NX"))) !== null) return { kind: "claimed", id, value };
+      const recorded = await guard(() => this.redis.get(key));
+      // Gone meanwhile (expired): a new create, as the key no longer says otherwise.
+      if (recorded === null) continue;
+      const held = parseKey(recorded);
+      if (held.print !== fingerprint) return { kind: "reused" };
+      if (!held.pending) return { kind: "replay", id: held.id };
+      if (held.leaseUntilMs > Date.now()) return { kind: "in_progress" };
+      const taken = pending(fingerprint, held.id, Date.now() + CLAIM_LEASE_MS);
+      if (await this.swap(key, recorded, taken)) return { kind: "claimed", id: held.id, value: taken };
+    }
+  }
+
+  private async swap(key: string, expected: string, next: string): Promise<boolean> {
+    return guard(async () => (await this.scripts.run("swapCreateKey", { key, expected, next })) === 1);
   }
 
   /** The database's row; while the database cannot be reached, Redis's copy. */
@@ -138,11 +174,6 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
     return (rowCount ?? 0) > 0;
   }
 
-  private async exists(owner: string, id: string): Promise<boolean> {
-    const { rows } = await guardDatabase(() => this.db.query<Row>({ name: "dh-get", text: GET, values: [owner, id] }));
-    return rows.length > 0;
-  }
-
   /** Redis's copy (what a session create reads while the database is down), in the owner's slot. */
   private copy(record: DigitalHumanRecord): Promise<void> {
     return guard(async () => {
@@ -155,10 +186,19 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
   }
 }
 
-/** A create's key: `p|<fingerprint>|<id>` while it is being made, `<fingerprint>|<id>` once made. */
-function parseKey(recorded: string): { pending: boolean; print: string; id: string } {
-  const pending = recorded.startsWith("p|");
-  const rest = pending ? recorded.slice(2) : recorded;
-  const at = rest.lastIndexOf("|");
-  return { pending, print: rest.slice(0, at), id: rest.slice(at + 1) };
+/**
+ * A create's key: `p|<fingerprint>|<id>|<lease end, ms>` while it is being made, `<fingerprint>|<id>`
+ * once made. A pending key without a lease end (from an earlier server) is past its lease.
+ */
+function parseKey(recorded: string): { pending: boolean; print: string; id: string; leaseUntilMs: number } {
+  if (!recorded.startsWith("p|")) {
+    const at = recorded.lastIndexOf("|");
+    return { pending: false, print: recorded.slice(0, at), id: recorded.slice(at + 1), leaseUntilMs: 0 };
+  }
+  const [print = "", id = "", lease = "0"] = recorded.slice(2).split("|");
+  return { pending: true, print, id, leaseUntilMs: Number(lease) || 0 };
+}
+
+function pending(fingerprint: string, id: string, leaseUntilMs: number): string {
+  return `p|${fingerprint}|${id}|${leaseUntilMs}`;
 }

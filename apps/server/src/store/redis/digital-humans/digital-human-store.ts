@@ -47,7 +47,8 @@ export class RedisDigitalHumanStore implements DigitalHumanStore {
         limit: creation.limit,
       });
       if (kind === "replay") return { kind, id: id as string };
-      if (kind === "created" || kind === "reused" || kind === "limit") return { kind };
+      if (kind === "created") return { kind, record };
+      if (kind === "reused" || kind === "limit") return { kind };
       throw new Error(`unexpected reply ${kind} to createDigitalHuman`);
     });
   }
