@@ -10,7 +10,9 @@
  * after a few attempts is dropped and said; its say starts count as refused, since a say may be spoken
  * only once the service said so. 401 or 404 means the session is not this job's to report on any more.
  */
+
 import type { components } from "@dhs/contract";
+import { toShownText } from "@dhs/contract/shown-text";
 import type { ServiceApi } from "./service-api.js";
 
 type Report = components["schemas"]["ConversationReport"];
@@ -56,7 +58,9 @@ export class ConversationReports {
 
   /** An utterance of `say` is about to start: resolves with whether it may be said. */
   sayStarted(id: string, text: string): Promise<boolean> {
-    return new Promise((settle) => this.enqueue({ type: "utterance_started", id, say: true, text: clip(text), started_at: now() }, settle));
+    return new Promise((settle) =>
+      this.enqueue({ type: "utterance_started", id, say: true, text: toShownText(text, MAX_TEXT), started_at: now() }, settle),
+    );
   }
 
   sayEnded(id: string, interrupted: boolean): void {
@@ -64,7 +68,7 @@ export class ConversationReports {
   }
 
   participantTurn(text: string, startedAt: Date, endedAt: Date): void {
-    const words = clip(text);
+    const words = toShownText(text, MAX_TEXT);
     if (!this.turnEvents || words === "") return;
     const id = `turn-${this.prefix}-${++this.turns}`;
     const ended = new Date(Math.max(endedAt.getTime(), startedAt.getTime()));
@@ -82,7 +86,7 @@ export class ConversationReports {
   lineStarted(text: string): void {
     // The Speaker ends each line before the next starts; should one not be, its end is not left untold.
     this.lineEnded(true);
-    const words = clip(text);
+    const words = toShownText(text, MAX_TEXT);
     if (!this.turnEvents || words === "") return;
     this.openLine = `dh-${this.prefix}-${++this.lines}`;
     this.enqueue({ type: "utterance_started", id: this.openLine, say: false, text: words, started_at: now() });
@@ -138,17 +142,3 @@ function resultsOf(body: unknown): boolean[] {
 }
 
 const now = () => new Date().toISOString();
-
-/**
- * A text as the service takes it (its transcript's rule): no control character but tab and line feed, no
- * bidirectional embedding, override or isolate; an LLM's words could carry one, and the service would
- * refuse the whole post with it, a say's start included. Empty when nothing visible is left.
- */
-function clip(text: string): string {
-  const clean = text
-    .replace(/(?![\t\n])\p{Cc}/gu, " ")
-    .replace(/[\u202a-\u202e\u2066-\u2069]/gu, "")
-    .trim()
-    .slice(0, MAX_TEXT);
-  return /[^\p{White_Space}\p{Cf}\p{M}]/u.test(clean) ? clean : "";
-}

@@ -64,8 +64,11 @@ export class DigitalHumanToken {
 
 export type PostOutcome =
   | { ok: true; body: unknown }
-  /** `status` undefined: the network failed (or the answer was not JSON) on the last attempt. */
-  | { ok: false; status: number | undefined; problem: string };
+  /**
+   * `status` undefined: the network failed (or the answer was not JSON) on the last attempt; `error` the
+   * service's ApiError, when it answered one.
+   */
+  | { ok: false; status: number | undefined; problem: string; error?: { code?: unknown; detail?: unknown } | undefined };
 
 export interface RetryOptions {
   attempts: number;
@@ -101,7 +104,8 @@ export class ServiceApi {
           signal: AbortSignal.timeout(10_000),
         });
         if (res.ok) return { ok: true, body: await res.json() };
-        outcome = { ok: false, status: res.status, problem: `${res.status} ${(await res.text()).slice(0, 300)}` };
+        const text = await res.text();
+        outcome = { ok: false, status: res.status, problem: `${res.status} ${text.slice(0, 300)}`, error: apiError(text) };
         if (res.status !== 429 && res.status < 500) return outcome;
         waitMs = Number(res.headers.get("Retry-After") ?? 0) * 1000 || 0;
       } catch (error) {
@@ -109,5 +113,14 @@ export class ServiceApi {
       }
     }
     return outcome;
+  }
+}
+
+function apiError(text: string): { code?: unknown; detail?: unknown } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null ? (parsed as { code?: unknown; detail?: unknown }) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -4,7 +4,7 @@ import { TranscriptPoster } from "./transcript-poster.js";
 
 type Sent = { url: string; authorization: string; body: { segments: { id: string; speaker: string; text: string }[]; final: boolean } };
 
-function service(answers: (number | "network")[]) {
+function service(answers: (number | "network" | { status: number; body: unknown })[]) {
   const sent: Sent[] = [];
   const fetchImpl = (async (url: string, init: RequestInit) => {
     sent.push({
@@ -14,6 +14,7 @@ function service(answers: (number | "network")[]) {
     });
     const answer = answers.shift() ?? 200;
     if (answer === "network") throw new TypeError("fetch failed");
+    if (typeof answer === "object") return new Response(JSON.stringify(answer.body), { status: answer.status });
     return new Response(JSON.stringify({}), { status: answer });
   }) as unknown as typeof fetch;
   return { sent, fetchImpl };
@@ -105,5 +106,35 @@ describe("TranscriptPoster", () => {
     expect(sent.every((s) => s.body.segments.length <= 50)).toBe(true);
     expect(sent.flatMap((s) => s.body.segments)).toHaveLength(120);
     expect(sent.flatMap((s) => s.body.segments).every((s) => s.text.length === 2000)).toBe(true);
+  });
+
+  it("cleans each text by the service's rule: bidirectional controls out, never cut inside an emoji", async () => {
+    const { sent, fetchImpl } = service([]);
+    const p = poster(fetchImpl);
+    p.add({ speaker: "participant", text: "\u202eHello\u2069 there", startedAt: at(0), endedAt: at(1) });
+    p.add({ speaker: "participant", text: `${"x".repeat(1999)}😀`, startedAt: at(1), endedAt: at(2) });
+    p.add({ speaker: "participant", text: "\u2066\u2069", startedAt: at(2), endedAt: at(3) });
+    await p.finish(true);
+    const texts = sent.flatMap((s) => s.body.segments).map((segment) => segment.text);
+    expect(texts).toEqual(["Hello there", "x".repeat(1999)]);
+  });
+
+  it("sends a post refused for some of its segments again without them, and says so", async () => {
+    const refusal = {
+      status: 422,
+      body: { code: "validation_failed", detail: [{ location: "body", path: "segments.1.text", message: "has no visible character" }] },
+    };
+    const { sent, fetchImpl } = service([refusal]);
+    const errors: string[] = [];
+    const p = poster(fetchImpl, errors);
+    for (const [i, text] of ["one", "two", "three"].entries())
+      p.add({ speaker: "digital_human", text, startedAt: at(i), endedAt: at(i + 1) });
+    await p.finish(true);
+    expect(sent.map((s) => [s.body.segments.map((segment) => segment.text), s.body.final])).toEqual([
+      [["one", "two", "three"], false],
+      [["one", "three"], false],
+      [[], true],
+    ]);
+    expect(errors).toEqual([expect.stringMatching(/^1 transcript segment\(s\) refused and left out/)]);
   });
 });

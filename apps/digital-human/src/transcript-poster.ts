@@ -3,12 +3,16 @@
  * once it is final, then `final: true` when the job ends, with the contract's `digitalHumanToken`
  * (service-api.ts).
  *
- * Posts go one at a time, in order, with what queued meanwhile batched (at most 50 a post, the
- * contract's bound). A post that failed on the network or with 429/5xx is sent again as it was (segment
- * ids make a retry harmless), backing off, up to a few times; one the service refuses (409 closed, 4xx)
- * is dropped and said once. A transcript that cannot be delivered costs the transcript, never the session.
+ * Each segment's text is cleaned by the service's rule for shown text (toShownText: bidirectional and
+ * control characters out, cut at a grapheme's end). Posts go one at a time, in order, with what queued
+ * meanwhile batched (at most 50 a post, the contract's bound). A post that failed on the network or with
+ * 429/5xx is sent again as it was (segment ids make a retry harmless), backing off, up to a few times. A
+ * post refused for some of its segments (422 naming them) is sent again without those, so one bad
+ * segment never costs the others; one refused whole (409 closed, 401, 404) stops the posts, said once. A
+ * transcript that cannot be delivered costs the transcript, never the session.
  */
-import { type ServiceAccess, ServiceApi } from "./service-api.js";
+import { toShownText } from "@dhs/contract/shown-text";
+import { type PostOutcome, type ServiceAccess, ServiceApi } from "./service-api.js";
 
 export interface TranscriptSegmentInput {
   speaker: "participant" | "digital_human";
@@ -47,7 +51,7 @@ export class TranscriptPoster {
 
   /** Queues a final segment and sends it (with whatever else is queued) once the post before is done. */
   add(segment: TranscriptSegmentInput): void {
-    const text = segment.text.trim().slice(0, MAX_TEXT);
+    const text = toShownText(segment.text, MAX_TEXT);
     if (text === "" || this.finished) return;
     const n = ++this.counters[segment.speaker];
     const endedAt = new Date(Math.max(segment.endedAt.getTime(), segment.startedAt.getTime()));
@@ -93,6 +97,19 @@ export class TranscriptPoster {
     if (outcome.ok) return;
     // Closed (deleted, or too late), or not this session's: later posts would be refused too.
     if (outcome.status === 409 || outcome.status === 401 || outcome.status === 404) this.refused = true;
+    const refused = refusedSegments(outcome, body.segments.length);
+    if (refused.size > 0 && refused.size < body.segments.length) {
+      this.options.onError?.(`${refused.size} transcript segment(s) refused and left out: ${outcome.problem.slice(0, 300)}`);
+      await this.post({ segments: body.segments.filter((_, i) => !refused.has(i)), final: body.final });
+      return;
+    }
     this.options.onError?.(`transcript segments not delivered: ${outcome.problem.slice(0, 300)}`);
   }
+}
+
+/** The segments a 422 names (`segments.<i>.<field>`); none when the post was refused otherwise. */
+function refusedSegments(outcome: PostOutcome, count: number): Set<number> {
+  if (outcome.ok || outcome.status !== 422 || !Array.isArray(outcome.error?.detail)) return new Set();
+  const named = (outcome.error.detail as { path?: unknown }[]).map((problem) => /^segments\.(\d+)\./.exec(String(problem.path))?.[1]);
+  return new Set(named.flatMap((i) => (i !== undefined && Number(i) < count ? [Number(i)] : [])));
 }

@@ -279,7 +279,7 @@ describe("the operations", () => {
         scopes: [],
         scheme: "digitalHumanToken",
         success: "200",
-        errors: ["401", "404", "413", "422", "429", "503", "default"],
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
     [
@@ -290,7 +290,7 @@ describe("the operations", () => {
         scopes: [],
         scheme: "digitalHumanToken",
         success: "200",
-        errors: ["401", "404", "413", "422", "429", "503", "default"],
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
   ];
@@ -551,5 +551,27 @@ describe("DigitalHumanJob (a dispatch's metadata)", () => {
     expect(tag["x-digital-human-job"]).toEqual({ $ref: "#/components/schemas/DigitalHumanJob" });
     expect(schemas.DigitalHumanJob["x-tags"]).toEqual(["Digital human workers"]);
     expect(doc.info.description).toContain("# Your own digital human");
+  });
+});
+
+describe("text people hear or read (one rule: src/shown-text.ts)", () => {
+  const identity = (value: string) => valid("SessionCreate", { participant_identity: value });
+  const fields: [string, (value: string) => boolean][] = [
+    ["DigitalHumanName", (v) => valid("DigitalHumanName", v)],
+    ["DigitalHumanDescription", (v) => valid("DigitalHumanDescription", v)],
+    ["DigitalHumanInstructions", (v) => valid("DigitalHumanInstructions", v)],
+    ["DigitalHumanGreeting", (v) => valid("DigitalHumanGreeting", v)],
+    ["SessionCreate.participant_identity", identity],
+  ];
+  const bidi = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"];
+
+  it.each(fields)("%s refuses every bidirectional control and every control character the rule refuses", async (_name, takes) => {
+    const { shownTextProblem } = await import("../src/shown-text.js");
+    for (const char of [...bidi, "\u0000", "\u0007", "\u001b", "\u007f"]) {
+      expect(shownTextProblem(`Maya${char}`), JSON.stringify(char)).toBeDefined();
+      expect(takes(`Maya${char}`), JSON.stringify(char)).toBe(false);
+    }
+    expect(takes("Maya")).toBe(true);
+    expect(shownTextProblem("Maya")).toBeUndefined();
   });
 });

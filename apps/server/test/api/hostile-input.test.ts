@@ -220,6 +220,35 @@ describe("U+0000, which PostgreSQL's text and jsonb cannot hold", () => {
   });
 });
 
+describe("bidirectional controls in text people hear or read (one rule with the transcripts')", () => {
+  const RLO = "\u202e";
+  const ISOLATE = "\u2066";
+
+  it.each([
+    ["name", { name: `Maya${RLO}` }],
+    ["greeting", { name: "Maya", greeting: `Hello ${ISOLATE}{participant_identity}` }],
+    ["description", { name: "Maya", description: `gpj.${RLO}exe` }],
+    ["instructions", { name: "Maya", instructions: `Be brief.${RLO}` }],
+  ])("in a persona's %s, answers 422 naming it", async (field, body) => {
+    const res = await h.request("POST", "/v1/digital-humans", {
+      body,
+      key: KEYS.aPersonas,
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([expect.objectContaining({ location: "body", path: field })]);
+  });
+
+  it("in a session's participant_identity, answers 422 naming it", async () => {
+    const res = await h.request("POST", "/v1/sessions", {
+      body: { participant_identity: `admin${RLO}` },
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([expect.objectContaining({ location: "body", path: "participant_identity" })]);
+  });
+});
+
 describe("days no store holds", () => {
   it.each([
     ["from=0000-01-01&to=0000-01-01", "from"],

@@ -4,8 +4,8 @@
  * are marked as they are reported, so each becomes one event however often it is posted.
  */
 import type { ConversationReport } from "@dhs/contract";
+import { shownTextProblem } from "@dhs/contract/shown-text";
 import { AppError } from "../app-error.js";
-import { textProblem } from "../transcripts/transcript.js";
 import { type ConversationState, fields, iso, type StoredItem, type StoredSay } from "./conversation.js";
 import { type Change, type ConversationEvent, sayEvent, settleSay } from "./conversation-machine.js";
 
@@ -43,7 +43,7 @@ export function checkReports(reports: readonly ConversationReport[]): void {
       if (at !== undefined && !Number.isFinite(Date.parse(at)))
         problems.push({ location: "body", path: `reports.${i}.${field}`, message: "is not a time" });
     }
-    const problem = report.text === undefined || report.text === "" ? undefined : textProblem(report.text);
+    const problem = report.text === undefined || report.text === "" ? undefined : shownTextProblem(report.text);
     if (problem !== undefined) problems.push({ location: "body", path: `reports.${i}.text`, message: problem });
   });
   if (problems.length > 0) throw new AppError("validation_failed", problems);

@@ -4,14 +4,14 @@
  * the answers of a full queue or a spent minute.
  */
 
+import { shownTextProblem } from "@dhs/contract/shown-text";
 import { AppError } from "../app-error.js";
 import { fingerprint } from "../sessions/idempotency.js";
-import { textProblem } from "../transcripts/transcript.js";
 import type { QueueOutcome } from "./conversation-machine.js";
 
 /** The text as given, or 422 at `text` when it cannot be said or shown. */
 export function checkedText(text: string): string {
-  const problem = textProblem(text);
+  const problem = shownTextProblem(text);
   if (problem !== undefined) throw new AppError("validation_failed", [{ location: "body", path: "text", message: problem }]);
   return text;
 }

@@ -5,7 +5,9 @@
  * `transcript_ready` timer set at the end). The event is queued with a compare-and-set of the session
  * that marks it sent, so it is sent once however many replicas and timers race for it.
  */
+
 import type { Transcript, TranscriptReadyData, TranscriptSegmentsAppend, TranscriptSegmentsAppended } from "@dhs/contract";
+import { shownTextProblem } from "@dhs/contract/shown-text";
 import type { Principal } from "../accounts/api-keys.js";
 import { modeOfOwner } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
@@ -25,7 +27,6 @@ import {
   type SegmentPosition,
   type StoredSegment,
   storedSegment,
-  textProblem,
   transcriptView,
 } from "./transcript.js";
 
@@ -182,7 +183,7 @@ function checkedSegments(body: TranscriptSegmentsAppend): StoredSegment[] {
     ] as const;
     for (const [field, ms] of times) if (!Number.isFinite(ms)) problem(i, field, "is not a time this API can store");
     if (stored.endedAtMs < stored.startedAtMs) problem(i, "ended_at", "is before started_at");
-    const text = textProblem(stored.text);
+    const text = shownTextProblem(stored.text);
     if (text !== undefined) problem(i, "text", text);
     return stored;
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionRecord } from "../sessions/session.js";
-import { characterCount, instantMs, spokenOrder, textProblem, transcriptStatus } from "./transcript.js";
+import { characterCount, instantMs, spokenOrder, transcriptStatus } from "./transcript.js";
 
 const ENDED = "2026-11-22T09:30:00.000Z";
 const session = (over: Partial<SessionRecord>) => ({ status: "completed", ended_at: ENDED, ...over }) as SessionRecord;
@@ -53,24 +53,5 @@ describe("instantMs", () => {
     ["nothing a clock can say", "2026-11-22T25:00:00Z", Number.NaN],
   ])("reads %s", (_case, text, want) => {
     expect(instantMs(text)).toBe(want);
-  });
-});
-
-describe("textProblem", () => {
-  it.each(["Hello.", "two\tcolumns", "two\nlines", "مرحبا", "👋🏽", "e\u0301"])("takes %j", (text) => {
-    expect(textProblem(text)).toBeUndefined();
-  });
-
-  it.each([
-    ["NUL", "a\u0000", /control/],
-    ["an ANSI escape", "\u001b[2J", /control/],
-    ["a carriage return", "a\r", /control/],
-    ["a C1 control", "a\u0085", /control/],
-    ["the right-to-left override", "abc\u202edcba", /bidirectional/],
-    ["zero-width characters alone", "\u200b\u200c\u200d\ufeff", /no visible/],
-    ["white space alone", " \t\n\u00a0\u3000", /no visible/],
-    ["a lone combining mark", "\u0301", /no visible/],
-  ])("refuses %s", (_case, text, why) => {
-    expect(textProblem(text)).toMatch(why);
   });
 });

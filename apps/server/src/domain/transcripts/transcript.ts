@@ -61,19 +61,6 @@ export function instantMs(text: string): number {
   return leap ? Date.parse(`${leap[1]}59.999${leap[2]}`) : Date.parse(text);
 }
 
-/**
- * What a transcript's text may not be (contract guide, "Transcripts"): customers show it to people, so
- * no C0 control character but tab and line feed (no NUL, BEL or terminal escapes), no DEL, no C1 control,
- * no bidirectional embedding, override or isolate (which reorder what is shown around them), and at least
- * one visible character (not only white space, zero-width or other format characters, or lone marks).
- */
-export function textProblem(text: string): string | undefined {
-  if (/(?![\t\n])\p{Cc}/u.test(text)) return "has a control character (only tab and line feed are allowed)";
-  if (/[\u202a-\u202e\u2066-\u2069]/u.test(text)) return "has a bidirectional embedding, override or isolate character";
-  if (!/[^\p{White_Space}\p{Cf}\p{Cc}\p{M}\u115f\u1160\u3164\uffa0]/u.test(text)) return "has no visible character";
-  return undefined;
-}
-
 function segmentView(segment: StoredSegment): TranscriptSegment {
   return {
     id: segment.id,
