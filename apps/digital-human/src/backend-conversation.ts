@@ -34,7 +34,7 @@ export class BackendConversation {
   constructor(private readonly options: BackendConversationOptions) {
     const { room, service, logger } = options;
     const identity = () => room.localParticipant?.identity ?? "";
-    const api = new ServiceApi(service, `dh-conversation-${service.sessionId}`);
+    const api = new ServiceApi(service, identity);
     const logAt = (level: "info" | "warn", message: string, fields: Record<string, unknown> = {}) => logger[level](fields, message);
     this.reports = new ConversationReports({ api, identity, idPrefix: options.jobId, onError: (message) => logger.warn(message) });
     // Counted by the worker (worker-metrics.ts).

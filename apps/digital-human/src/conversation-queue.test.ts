@@ -57,7 +57,7 @@ async function service() {
       apiKey: "devkey",
       apiSecret: "secret",
     },
-    "dh-test",
+    () => "dh-test",
   );
   return { api, state, pulls };
 }

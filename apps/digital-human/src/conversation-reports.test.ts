@@ -41,7 +41,7 @@ async function service(options: { statuses?: number[]; refuse?: string[] } = {})
       apiKey: "devkey",
       apiSecret: "secret",
     },
-    "dh-test",
+    () => "dh-test",
   );
   const errors: string[] = [];
   const reports = new ConversationReports({

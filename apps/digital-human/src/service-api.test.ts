@@ -26,7 +26,7 @@ function service(answers: (Response | "network")[]) {
       apiSecret: "secret",
       fetch: fetchImpl,
     },
-    "dh-test",
+    () => "dh-test",
   );
   return { api, sent };
 }

@@ -43,21 +43,26 @@ export function serviceAccess(
   };
 }
 
-/** The bearer token of the session's room, signed again a minute before it expires. */
+/**
+ * The bearer token of the session's room for an identity (the job's own in the room, for the
+ * conversation: the service holds a pull's `participant_identity` to it), signed again a minute before it
+ * expires or when the identity changed.
+ */
 export class DigitalHumanToken {
-  private token: { jwt: string; expiresAtMs: number } | undefined;
+  private token: { jwt: string; expiresAtMs: number; identity: string } | undefined;
 
   constructor(
     private readonly access: Pick<ServiceAccess, "apiKey" | "apiSecret" | "roomName">,
-    private readonly identity: string,
+    private readonly identity: () => string,
   ) {}
 
   async bearer(): Promise<string> {
     const now = Date.now();
-    if (this.token && this.token.expiresAtMs - now > 60_000) return this.token.jwt;
-    const token = new AccessToken(this.access.apiKey, this.access.apiSecret, { identity: this.identity, ttl: TOKEN_TTL_S });
+    const identity = this.identity();
+    if (this.token && this.token.identity === identity && this.token.expiresAtMs - now > 60_000) return this.token.jwt;
+    const token = new AccessToken(this.access.apiKey, this.access.apiSecret, { identity, ttl: TOKEN_TTL_S });
     token.addGrant({ room: this.access.roomName, agent: true });
-    this.token = { jwt: await token.toJwt(), expiresAtMs: now + TOKEN_TTL_S * 1000 };
+    this.token = { jwt: await token.toJwt(), expiresAtMs: now + TOKEN_TTL_S * 1000, identity };
     return this.token.jwt;
   }
 }
@@ -81,7 +86,7 @@ export class ServiceApi {
 
   constructor(
     private readonly access: ServiceAccess,
-    identity: string,
+    identity: () => string,
   ) {
     this.token = new DigitalHumanToken(access, identity);
   }

@@ -46,7 +46,7 @@ export class TranscriptPoster {
   private finalSaid = false;
 
   constructor(private readonly options: TranscriptPosterOptions) {
-    this.api = new ServiceApi(options, `dh-transcript-${options.sessionId}`);
+    this.api = new ServiceApi(options, () => `dh-transcript-${options.sessionId}`);
   }
 
   /** Queues a final segment and sends it (with whatever else is queued) once the post before is done. */

@@ -7,6 +7,7 @@ export {
   messageText,
 } from "./chat-completions-server.js";
 export { chromiumLaunchOptions } from "./chromium.js";
+export { type DigitalHumanTokenOptions, digitalHumanToken } from "./digital-human-token.js";
 export { FakeLiveKit, type Mode as FakeLiveKitMode, type RecordedCall } from "./fake-livekit.js";
 export {
   API_KEY_RECORDS,

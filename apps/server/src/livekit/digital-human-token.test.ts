@@ -12,8 +12,11 @@ async function jwt(grant: Record<string, unknown>, options: { key?: string; secr
 }
 
 describe("DigitalHumanTokens", () => {
-  it("names the session whose room an agent's token is for", async () => {
-    expect(await tokens.sessionOf(`Bearer ${await jwt({ agent: true, room: `dhs-${SESSION}` })}`)).toBe(SESSION);
+  it("names the session whose room an agent's token is for, and the identity it was signed for", async () => {
+    expect(await tokens.verify(`Bearer ${await jwt({ agent: true, room: `dhs-${SESSION}` })}`)).toEqual({
+      sessionId: SESSION,
+      identity: "dh",
+    });
   });
 
   it.each([
@@ -34,6 +37,6 @@ describe("DigitalHumanTokens", () => {
     ],
     ["not a JWT", async () => "Bearer dhs_live_account_a_read_write"],
   ])("refuses %s", async (_name, header) => {
-    await expect(tokens.sessionOf(await header())).rejects.toBeInstanceOf(InvalidDigitalHumanTokenError);
+    await expect(tokens.verify(await header())).rejects.toBeInstanceOf(InvalidDigitalHumanTokenError);
   });
 });

@@ -29,8 +29,11 @@ export class DigitalHumanTokens {
     this.verifier = new TokenVerifier(apiKey, apiSecret);
   }
 
-  /** The session whose room the token names; InvalidDigitalHumanTokenError, saying why, otherwise. */
-  async sessionOf(authorization: string | undefined): Promise<string> {
+  /**
+   * The session whose room the token names, and the identity it was signed for (its `sub`; empty when it
+   * has none); InvalidDigitalHumanTokenError, saying why, otherwise.
+   */
+  async verify(authorization: string | undefined): Promise<{ sessionId: string; identity: string }> {
     const token = BEARER.exec(authorization ?? "")?.[1];
     if (token === undefined) throw new InvalidDigitalHumanTokenError("no token in the Authorization header");
     const parts = token.split(".");
@@ -39,8 +42,9 @@ export class DigitalHumanTokens {
     if (algorithmOf(token) !== "HS256") throw new InvalidDigitalHumanTokenError("not an HS256 JWT");
     let video: { agent?: unknown; room?: unknown } | undefined;
     let exp: unknown;
+    let sub: unknown;
     try {
-      ({ video, exp } = await this.verifier.verify(token));
+      ({ video, exp, sub } = await this.verifier.verify(token));
     } catch (error) {
       throw new InvalidDigitalHumanTokenError(error instanceof Error ? error.message : String(error));
     }
@@ -50,7 +54,7 @@ export class DigitalHumanTokens {
     if (video?.agent !== true) throw new InvalidDigitalHumanTokenError("the token's video grant is not an agent's");
     const sessionId = sessionIdOfRoom(typeof video.room === "string" ? video.room : undefined);
     if (sessionId === undefined) throw new InvalidDigitalHumanTokenError("the token names no session's room");
-    return sessionId;
+    return { sessionId, identity: typeof sub === "string" ? sub : "" };
   }
 }
 

@@ -30,7 +30,10 @@ describe("many requests changing one thing at once", () => {
       while (pulling) {
         const res = await fetch(`${h.url}/v1/sessions/${session.id}/conversation/pull`, {
           method: "POST",
-          headers: { "Content-Type": "application/json", Authorization: `Bearer ${await workerToken(session.room_name)}` },
+          headers: {
+            "Content-Type": "application/json",
+            Authorization: `Bearer ${await workerToken(session.room_name, { identity: "agent-AJ_busy" })}`,
+          },
           body: JSON.stringify({ after, participant_identity: "agent-AJ_busy" }),
         });
         statuses.push(res.status);

@@ -4,10 +4,9 @@
  * and reports with its own token, and the per-turn events they cause, once each.
  */
 import { randomUUID } from "node:crypto";
-import { WebhookReceiver } from "@dhs/testkit";
-import { AccessToken } from "livekit-server-sdk";
+import { digitalHumanToken, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, KEYS, LIVEKIT, newSession, until, useHarness } from "../support/harness.js";
+import { expectApiError, KEYS, newSession, until, useHarness } from "../support/harness.js";
 
 const h = useHarness({
   SAY_TTL_S: "2",
@@ -31,17 +30,21 @@ const context = (session: Session, body: unknown, key: string = KEYS.a) =>
 const utterance = (session: Session, id: string, key: string = KEYS.a) => h.request("GET", `/v1/sessions/${session.id}/say/${id}`, { key });
 const interrupt = (session: Session, key: string = KEYS.a) => h.request("POST", `/v1/sessions/${session.id}/interrupt`, { key });
 
-async function workerToken(roomName: string): Promise<string> {
-  const token = new AccessToken(LIVEKIT.apiKey, LIVEKIT.apiSecret, { identity: "dh-worker", ttl: 300 });
-  token.addGrant({ room: roomName, roomJoin: true, agent: true });
-  return token.toJwt();
-}
-
-/** The digital human's calls, with a token for `as`'s room (the session's own by default). */
-async function job(session: Session, operation: "pull" | "reports", body: unknown, as: Session = session): Promise<Response> {
+/**
+ * The digital human's calls, with a token for `as`'s room (the session's own by default), signed for the
+ * identity the body names (or `signedFor`).
+ */
+async function job(
+  session: Session,
+  operation: "pull" | "reports",
+  body: { participant_identity: string } & Record<string, unknown>,
+  as: Session = session,
+  signedFor: string = body.participant_identity,
+): Promise<Response> {
+  const token = await digitalHumanToken(as.room_name, { identity: signedFor });
   return fetch(`${h.url}/v1/sessions/${session.id}/conversation/${operation}`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${await workerToken(as.room_name)}` },
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
 }
@@ -224,10 +227,16 @@ describe("the digital human's pull and reports", () => {
     expect(Date.parse(spoken.ended_at)).toBeGreaterThanOrEqual(Date.parse(spoken.started_at));
   });
 
-  it("takes only a token for the session's own room (401 otherwise, API keys included)", async () => {
+  it("takes only a token for the session's own room, signed for the identity it names (401 otherwise, API keys included)", async () => {
     const session = await newSession(h);
     const other = await newSession(h);
     expect((await job(session, "pull", { after: 0, participant_identity: "x" }, other)).status).toBe(401);
+    // Nudges go to the identity a pull names: a token signed for another identity may not name it.
+    const misnamed = await job(session, "pull", { after: 0, participant_identity: "agent-AJ_victim" }, session, "agent-AJ_holder");
+    await expectApiError(misnamed, 401, "unauthorized");
+    const turn = { type: "participant_turn", id: "t-1", text: "Hi.", started_at: now(), ended_at: now() };
+    const report = await job(session, "reports", { participant_identity: "agent-AJ_victim", reports: [turn] }, session, "agent-AJ_holder");
+    await expectApiError(report, 401, "unauthorized");
     const withKey = await h.request("POST", `/v1/sessions/${session.id}/conversation/pull`, {
       body: { after: 0, participant_identity: "x" },
     });

@@ -6,9 +6,9 @@
  * segment that does not exist) are among them.
  */
 import { WebhookReceiver } from "@dhs/testkit";
-import { AccessToken } from "livekit-server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectApiError, expectData, KEYS, LIVEKIT, newSession, until, useHarness } from "../support/harness.js";
+import { workerToken } from "../support/digital-human-posts.js";
+import { expectApiError, expectData, KEYS, newSession, until, useHarness } from "../support/harness.js";
 
 const h = useHarness({ TEST_MAX_OPEN_SESSIONS: "100" });
 const receiver = new WebhookReceiver();
@@ -33,8 +33,7 @@ async function sessionsCursor(key: string): Promise<string> {
 }
 
 async function transcriptCursor(session: { id: string; room_name: string }): Promise<string> {
-  const token = new AccessToken(LIVEKIT.apiKey, LIVEKIT.apiSecret, { identity: "dh-worker", ttl: 300 });
-  token.addGrant({ room: session.room_name, roomJoin: true, agent: true });
+  const token = await workerToken(session.room_name);
   const at = (s: number) => new Date(Date.parse("2026-11-22T09:00:00.000Z") + s * 1000).toISOString();
   const segments = [0, 1, 2].map((i) => ({
     id: `dh-${i}`,
@@ -45,7 +44,7 @@ async function transcriptCursor(session: { id: string; room_name: string }): Pro
   }));
   const posted = await fetch(`${h.url}/v1/sessions/${session.id}/transcript/segments`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${await token.toJwt()}` },
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
     body: JSON.stringify({ segments }),
   });
   expect(posted.status).toBe(200);

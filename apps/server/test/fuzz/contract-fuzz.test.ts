@@ -12,10 +12,10 @@
 import { writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { connect } from "node:net";
+import { digitalHumanToken } from "@dhs/testkit";
 import fc from "fast-check";
-import { AccessToken } from "livekit-server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, KEYS, LIVEKIT, roomEvent, startHarness } from "../support/harness.js";
+import { type Harness, KEYS, roomEvent, startHarness } from "../support/harness.js";
 import { document, operationFor, validator } from "./contract.js";
 import { type FuzzContext, type FuzzRequest, requestArbitrary, seedRequests } from "./requests.js";
 import { schemaArbitrary } from "./schema-arbitrary.js";
@@ -47,20 +47,15 @@ beforeAll(async () => {
     keys: { readWrite: KEYS.a, readOnly: KEYS.aRead, writeOnly: KEYS.aWrite, otherAccount: KEYS.b },
     sessionIds: mine.map((s) => s.id),
     otherAccountSessionIds: theirs.map((s) => s.id),
-    agentTokens: Object.fromEntries(await Promise.all(mine.map(async (s) => [s.id, await agentToken(s.room_name)] as const))),
+    agentTokens: Object.fromEntries(
+      await Promise.all(mine.map(async (s) => [s.id, await digitalHumanToken(s.room_name, { ttl: 3000 })] as const)),
+    ),
   };
 });
 afterAll(async () => {
   agent.destroy();
   await h?.close();
 });
-
-/** The digital human's token for a room, as its worker mints it (good for longer than the run). */
-async function agentToken(roomName: string): Promise<string> {
-  const token = new AccessToken(LIVEKIT.apiKey, LIVEKIT.apiSecret, { identity: "dh-worker", ttl: 3000 });
-  token.addGrant({ room: roomName, roomJoin: true, agent: true });
-  return token.toJwt();
-}
 
 function send(req: FuzzRequest): Promise<Answer> {
   const { hostname, port } = new URL(h.url);

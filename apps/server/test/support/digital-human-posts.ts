@@ -1,6 +1,6 @@
 /** What the digital human's worker sends: its token for a session's room, and the transcript segments it posts. */
-import { AccessToken } from "livekit-server-sdk";
-import { type Harness, LIVEKIT } from "./harness.js";
+import { digitalHumanToken } from "@dhs/testkit";
+import type { Harness } from "./harness.js";
 
 export type Segment = { id: string; speaker: "participant" | "digital_human"; text: string; started_at: string; ended_at: string };
 
@@ -17,18 +17,8 @@ export function segment(id: string, startS: number, text = `line ${id}`, speaker
   };
 }
 
-/** A token as the digital human's worker mints it: an agent's grant for the session's room. */
-export async function workerToken(
-  roomName: string,
-  options: { agent?: boolean; secret?: string; ttl?: number | string; apiKey?: string } = {},
-): Promise<string> {
-  const token = new AccessToken(options.apiKey ?? LIVEKIT.apiKey, options.secret ?? LIVEKIT.apiSecret, {
-    identity: "dh-worker",
-    ttl: options.ttl ?? 300,
-  });
-  token.addGrant({ room: roomName, roomJoin: true, ...(options.agent === false ? {} : { agent: true }) });
-  return token.toJwt();
-}
+/** A token as the digital human's worker mints it: an agent's grant for the session's room (the testkit's). */
+export const workerToken = digitalHumanToken;
 
 /** POSTs segments as the worker does (its token unless `authorization` is given; null: none). */
 export async function postSegments(

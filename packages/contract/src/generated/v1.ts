@@ -2387,7 +2387,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The `digitalHumanToken` is missing, malformed, expired, not signed with this deployment's LiveKit secret, not an agent's, or for another room (`unauthorized`). */
+        /** @description The `digitalHumanToken` is missing, malformed, expired, not signed with this deployment's LiveKit secret, not an agent's, for another room, or signed for another identity than the `participant_identity` the request names (`unauthorized`). */
         DigitalHumanUnauthorized: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];

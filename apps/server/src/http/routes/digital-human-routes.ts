@@ -55,13 +55,7 @@ export function digitalHumanRoutes(deps: {
   const router = exactRouter();
   const refuse = (res: Response, next: NextFunction, reason: string) => {
     setRefusalReason(res, reason);
-    next(
-      new AppError(
-        "unauthorized",
-        "Missing or invalid digital human token: send a LiveKit access token with an agent grant for the session's room as the Authorization header's bearer token.",
-        { headers: { "WWW-Authenticate": 'Bearer realm="dhs-digital-human"' } },
-      ),
-    );
+    next(unauthorized());
   };
   const authenticate =
     (operationId: DigitalHumanOperationId, route: string): RequestHandler =>
@@ -71,7 +65,9 @@ export function digitalHumanRoutes(deps: {
       res.locals.operationId = operationId;
       res.locals.route = route;
       try {
-        res.locals.transcriptSession = await deps.tokens.sessionOf(req.get("Authorization"));
+        const { sessionId, identity } = await deps.tokens.verify(req.get("Authorization"));
+        res.locals.transcriptSession = sessionId;
+        res.locals.tokenIdentity = identity;
         next();
       } catch (error) {
         if (!(error instanceof InvalidDigitalHumanTokenError)) throw error;
@@ -86,16 +82,25 @@ export function digitalHumanRoutes(deps: {
     }
     next();
   };
+  // The job speaks for itself only: the identity a pull names (where the service's nudges go) and its
+  // reports are signed for must be the token's.
+  const ownIdentity = (res: Response, named: string) => {
+    if (named === res.locals.tokenIdentity) return;
+    setRefusalReason(res, "the token is for another participant identity");
+    throw unauthorized();
+  };
   const handlers: Record<DigitalHumanOperationId, RequestHandler> = {
     appendTranscriptSegments: answer("appendTranscriptSegments", async ({ body }, res) => ({
       body: await deps.transcripts.append(tokenSession(res), body),
     })),
-    pullConversation: answer("pullConversation", async ({ body }, res) => ({
-      body: await deps.conversation.job.pull(tokenSession(res), body),
-    })),
-    reportConversation: answer("reportConversation", async ({ body }, res) => ({
-      body: await deps.conversation.job.report(tokenSession(res), body),
-    })),
+    pullConversation: answer("pullConversation", async ({ body }, res) => {
+      ownIdentity(res, body.participant_identity);
+      return { body: await deps.conversation.job.pull(tokenSession(res), body) };
+    }),
+    reportConversation: answer("reportConversation", async ({ body }, res) => {
+      ownIdentity(res, body.participant_identity);
+      return { body: await deps.conversation.job.report(tokenSession(res), body) };
+    }),
   };
   for (const { operationId, path, route } of ROUTES) {
     router.post(
@@ -119,4 +124,12 @@ function tokenSession(res: Response): string {
   const session: unknown = res.locals.transcriptSession;
   if (typeof session !== "string") throw new Error("transcript segments reached without a digital human token");
   return session;
+}
+
+function unauthorized(): AppError {
+  return new AppError(
+    "unauthorized",
+    "Missing or invalid digital human token: send a LiveKit access token with an agent grant for the session's room, signed for the participant identity the request names, as the Authorization header's bearer token.",
+    { headers: { "WWW-Authenticate": 'Bearer realm="dhs-digital-human"' } },
+  );
 }
