@@ -125,6 +125,7 @@ function problems(req: FuzzRequest, answer: Answer): string[] {
   const found: string[] = [];
   const requestId = answer.headers["x-request-id"];
   if (answer.status >= 500) found.push(`answered ${answer.status}`);
+  if (req.mustRefuse && answer.status >= 200 && answer.status < 300) found.push(`took a request with ${req.mustRefuse} (${answer.status})`);
   if (typeof requestId !== "string" || !/^req_[0-9a-f]{32}$/.test(requestId)) found.push(`X-Request-ID is ${String(requestId)}`);
   if (req.method === "HEAD") return found;
   let body: any;
@@ -191,6 +192,8 @@ describe("the contract fuzzer", () => {
     const failures: string[] = [];
     const statuses: Record<string, number> = {};
     const kinds = new Set<string>();
+    // Requests carrying what must be refused, by the status they got: most should reach validation (422).
+    const refusals: Record<string, number> = {};
     let next = 0;
     const worker = async () => {
       while (next < requests.length) {
@@ -204,6 +207,7 @@ describe("the contract fuzzer", () => {
           continue;
         }
         statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        if (req.mustRefuse) refusals[answer.status] = (refusals[answer.status] ?? 0) + 1;
         for (const problem of problems(req, answer)) failures.push(`${problem} <- ${describeRequest(req)} -> ${answer.body.slice(0, 200)}`);
       }
     };
@@ -213,8 +217,11 @@ describe("the contract fuzzer", () => {
     console.log(
       `fuzz: ${requests.length} requests in ${seconds.toFixed(1)} s (seed ${SEED}); statuses ${JSON.stringify(statuses)}; ${kinds.size} kinds of input; ${failures.length} problems`,
     );
+    console.log(`fuzz: requests carrying U+0000 or a day no store holds, by status: ${JSON.stringify(refusals)}`);
     if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, failures.join("\n"));
     expect(failures.slice(0, 25), `seed ${SEED}: ${failures.length} problems, the first 25 shown`).toEqual([]);
     expect(requests.length).toBeGreaterThanOrEqual(RUNS);
+    // The check above means something only if such requests get past authentication to be refused.
+    if (RUNS >= 10_000) expect(refusals["422"] ?? 0).toBeGreaterThan(100);
   });
 });

@@ -18,6 +18,8 @@ export interface FuzzRequest {
   raw?: Buffer;
   /** What kind of request this is, for the report. */
   kind: string;
+  /** What it carries that the service must never take (a 2xx is a defect): U+0000 where PostgreSQL cannot hold it, a day no store holds. */
+  mustRefuse?: string;
 }
 
 export interface FuzzContext {
@@ -125,6 +127,63 @@ function invalidUtf8(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Buffer> {
 interface BodyChoice {
   body?: Buffer;
   kind: string;
+  mustRefuse?: string;
+}
+
+/**
+ * The value with U+0000 put into one of its strings or keys (the `at`-th, counting strings and keys in
+ * order), or into a new key when it holds none: what PostgreSQL's text and jsonb cannot hold.
+ */
+function withNul(value: unknown, at: number, inKey: boolean): unknown {
+  const places: { parent: Record<string, unknown> | unknown[]; key: string | number; isKey: boolean }[] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node))
+      node.forEach((child, i) => (typeof child === "string" ? places.push({ parent: node, key: i, isKey: false }) : walk(child)));
+    else if (typeof node === "object" && node !== null)
+      for (const [key, child] of Object.entries(node)) {
+        places.push({ parent: node as Record<string, unknown>, key, isKey: true });
+        if (typeof child === "string") places.push({ parent: node as Record<string, unknown>, key, isKey: false });
+        else walk(child);
+      }
+  };
+  const copy = structuredClone(value) ?? {};
+  walk(copy);
+  const candidates = places.filter((place) => place.isKey === inKey);
+  const place = candidates[at % Math.max(candidates.length, 1)];
+  if (!place) return typeof copy === "object" && copy !== null && !Array.isArray(copy) ? { ...copy, "k\u0000": "v" } : { "k\u0000": "v" };
+  if (!place.isKey) {
+    const text = String((place.parent as Record<string | number, unknown>)[place.key]);
+    (place.parent as Record<string | number, unknown>)[place.key] =
+      `${text.slice(0, at % (text.length + 1))}\u0000${text.slice(at % (text.length + 1))}`;
+    return copy;
+  }
+  const parent = place.parent as Record<string, unknown>;
+  const child = parent[place.key as string];
+  delete parent[place.key as string];
+  parent[`${place.key}\u0000`] = child;
+  return copy;
+}
+
+/** Times no store holds, or at the edges of what they hold, put in place of the value's date-times. */
+const HOSTILE_TIMES = [
+  "0000-01-01T00:00:00Z",
+  "0001-01-01T00:00:00.000Z",
+  "9999-12-31T23:59:59.999Z",
+  "1969-12-31T23:59:59Z",
+  "2026-02-30T10:00:00Z",
+];
+
+function withHostileTimes(value: unknown, time: string): unknown {
+  const copy = structuredClone(value) ?? {};
+  const walk = (node: unknown) => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, child] of Object.entries(node)) {
+      if (typeof child === "string" && /^\d{4}-\d{2}-\d{2}T/.test(child)) (node as Record<string, unknown>)[key] = time;
+      else walk(child);
+    }
+  };
+  walk(copy);
+  return copy;
 }
 
 function bodyOf(op: Operation | undefined): fc.Arbitrary<BodyChoice> {
@@ -146,6 +205,20 @@ function bodyOf(op: Operation | undefined): fc.Arbitrary<BodyChoice> {
           body: json({ ...(v as object), [field]: value }),
           kind: "a field with a wrong, unicode or huge value",
         })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(validObject, fc.nat(), fc.boolean()).map(([v, at, inKey]) => ({
+        body: json(withNul(v, at, inKey)),
+        kind: `U+0000 in a ${inKey ? "key" : "string"}`,
+        mustRefuse: "U+0000 in its body",
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...HOSTILE_TIMES))
+        .map(([v, time]) => ({ body: json(withHostileTimes(v, time)), kind: `its times at ${time}` })),
     },
     { weight: 1, arbitrary: deepNesting().map((body) => ({ body, kind: "deep nesting" })) },
     { weight: 1, arbitrary: deepMetadata().map((body) => ({ body, kind: "deep nesting inside metadata" })) },
@@ -265,13 +338,26 @@ function queryOf(op: Operation): fc.Arbitrary<string> {
       unsealedCursor(["0-0"]),
       unsealedCursor([1795869261120, "no-such-segment"]),
       unsealedCursor(["c", 8.64e15, "3fa85f64-5717-4562-b3fc-2c963f66afa6"]),
+      // Days no store holds (issue 48: year 0000 was a 500 from PostgreSQL).
+      "from=0000-01-01&to=0000-01-01",
+      "to=0000-12-31",
+      "from=1969-12-31&to=1970-01-01",
+      "from=9999-12-31&to=9999-12-31",
     ),
+    // U+0000 in a value of one of the operation's own parameters.
+    ...params.map((p) => fc.string({ maxLength: 8 }).map((v) => `${p.name}=${percentEncode(`${v}\u0000`)}`)),
   );
   // Mostly none, so that most requests get past validation and reach the operation itself.
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant("") },
     { weight: 1, arbitrary: fc.array(pair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.join("&")}`) },
   );
+}
+
+/** Whether one of the operation's own query parameters holds U+0000 (the others are ignored or refused anyway). */
+function queryTakesNul(op: Operation, query: string): boolean {
+  const names = new Set(op.parameters.filter((p) => p.in === "query").map((p) => p.name));
+  return [...new URLSearchParams(query.slice(1))].some(([name, value]) => names.has(name) && value.includes("\u0000"));
 }
 
 function operationRequest(op: Operation, ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
@@ -321,12 +407,17 @@ function operationRequest(op: Operation, ctx: FuzzContext): fc.Arbitrary<FuzzReq
       if (type !== undefined && body.body !== undefined) headers["Content-Type"] = type;
       if (idempotencyKey !== undefined) headers["Idempotency-Key"] = idempotencyKey;
       if (accept !== undefined) headers.Accept = accept;
+      const mustRefuse =
+        (op.body && body.mustRefuse) ||
+        (queryTakesNul(op, query) ? "U+0000 in a query value" : undefined) ||
+        (op.id === "getUsage" && /(from|to)=(0000|1969)/.test(query) ? "a day before 1970" : undefined);
       return {
         method: op.method,
         path: op.template.replace(/\{[^}]+\}/, id) + query,
         headers,
         ...(body.body ? { body: body.body } : {}),
         kind: `${op.id}: ${body.kind}`,
+        ...(mustRefuse ? { mustRefuse } : {}),
       };
     });
 }
