@@ -25,7 +25,7 @@ describe("toShownText", () => {
     expect(toShownText(`ab${family}`, 4)).toBe("ab");
     expect(toShownText(`ab${family}`, 2 + family.length)).toBe(`ab${family}`);
     expect(toShownText("abe\u0301", 3)).toBe("ab");
-    const cut = toShownText("x".repeat(1999) + "😀", 2000);
+    const cut = toShownText(`${"x".repeat(1999)}😀`, 2000);
     expect(cut).toBe("x".repeat(1999));
     expect(cut.isWellFormed()).toBe(true);
   });
