@@ -14,21 +14,21 @@
  */
 import { defineAgent, type JobContext, type JobProcess, log, type VAD } from "@livekit/agents";
 import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, TrackSource } from "@livekit/rtc-node";
-import { BackendConversation } from "./backend-conversation.js";
-import { publishCaption } from "./captions.js";
-import { createConversation, joinRoom } from "./conversation-session.js";
-import { parseJobMetadata } from "./job.js";
-import { FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "./lines.js";
-import { llmSettings } from "./llm-settings.js";
-import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
-import { Presence } from "./presence.js";
-import { RemoteVoice } from "./remote-voice.js";
-import { serviceAccess } from "./service-api.js";
-import { sessionVoice } from "./session-voice.js";
-import { TranscriptPoster } from "./transcript-poster.js";
-import { loadVad } from "./vad.js";
-import type { Voice } from "./voice.js";
-import { reportToWorker } from "./worker-report.js";
+import { publishCaption } from "./conversation/captions.js";
+import { createConversation, joinRoom } from "./conversation/conversation-session.js";
+import { FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "./conversation/lines.js";
+import { llmSettings } from "./conversation/llm-settings.js";
+import { Presence } from "./face/presence.js";
+import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
+import { loadVad } from "./hearing/vad.js";
+import { parseJobMetadata } from "./job/job-metadata.js";
+import { BackendConversation } from "./service/backend-conversation.js";
+import { serviceAccess } from "./service/service-api.js";
+import { sessionVoice } from "./service/session-voice.js";
+import { TranscriptPoster } from "./service/transcript-poster.js";
+import { RemoteVoice } from "./speaking/remote-voice.js";
+import type { Voice } from "./speaking/voice.js";
+import { reportToWorker } from "./worker/worker-report.js";
 
 /** How long the greeting waits, after the participant joined, for someone to subscribe to the voice. */
 const GREETING_WAIT_MS = 1500;
@@ -44,7 +44,7 @@ export default defineAgent({
   prewarm: async (proc: JobProcess) => {
     // The worker's shared voice when it runs one; a job process run alone loads its own.
     const voiceUrl = process.env.DHS_VOICE_URL;
-    const ownVoice = async () => (await import("./espeak-voice.js")).ESpeakVoice.load();
+    const ownVoice = async () => (await import("./speaking/espeak-voice.js")).ESpeakVoice.load();
     const [voice, vad] = await Promise.all([voiceUrl ? new RemoteVoice(voiceUrl) : ownVoice(), loadVad()]);
     // One word through the voice while waiting for a job: the first request of a process (its HTTP client,
     // its connection) is not paid for by a participant's greeting.

@@ -11,14 +11,14 @@ import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } from "@livekit/agents";
-import { Admission } from "./admission.js";
-import { FliteVoice } from "./flite-voice.js";
-import { HostCpu } from "./host-cpu.js";
-import { parseJobMetadata } from "./job.js";
-import { llmSettings } from "./llm-settings.js";
-import { PocketSphinxTranscriber } from "./pocketsphinx-transcriber.js";
-import { speaks } from "./voice-library.js";
-import { WorkerMetrics } from "./worker-metrics.js";
+import { llmSettings } from "./conversation/llm-settings.js";
+import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
+import { parseJobMetadata } from "./job/job-metadata.js";
+import { FliteVoice } from "./speaking/flite-voice.js";
+import { speaks } from "./speaking/voice-library.js";
+import { Admission } from "./worker/admission.js";
+import { HostCpu } from "./worker/host-cpu.js";
+import { WorkerMetrics } from "./worker/worker-metrics.js";
 
 const env = process.env;
 // Set here, so the job processes, which inherit the environment, sign their transcript tokens alike.
@@ -61,7 +61,7 @@ if ("invalid" in llm) {
 }
 
 // One voice server for every job (voice-server.ts); job processes inherit its address through the environment.
-const voiceServer = fork(fileURLToPath(new URL("./voice-server.js", import.meta.url)), {
+const voiceServer = fork(fileURLToPath(new URL("./speaking/voice-server.js", import.meta.url)), {
   stdio: "inherit",
   env: { ...env, DHS_DEFAULT_VOICE: voices[0] ?? "slt" },
 });

@@ -6,12 +6,12 @@
 import { ChatCompletionsServer, messageText } from "@dhs/testkit";
 import { initializeLogger, type VAD } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createConversation } from "./conversation-session.js";
-import { DEFAULT_GREETING } from "./job.js";
+import { createConversation } from "../conversation/conversation-session.js";
+import { loadVad } from "../hearing/vad.js";
+import { DEFAULT_GREETING } from "../job/job-metadata.js";
+import { Speaker } from "../speaking/speaker.js";
+import type { Speech, Voice } from "../speaking/voice.js";
 import { ANSWER_NOTE, NOTE_PREFIX, sessionVoice } from "./session-voice.js";
-import { Speaker } from "./speaker.js";
-import { loadVad } from "./vad.js";
-import type { Speech, Voice } from "./voice.js";
 
 /** 10 ms of tone per character, at once. */
 const toneVoice: Voice = {

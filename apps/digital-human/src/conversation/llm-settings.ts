@@ -9,7 +9,7 @@
  *   DHS_LLM_TIMEOUT_S how long a reply may go without a token before the digital human apologizes (8)
  */
 import * as openai from "@livekit/agents-plugin-openai";
-import type { JobPersona } from "./job.js";
+import type { JobPersona } from "../job/job-metadata.js";
 
 export const DEFAULT_LLM_TIMEOUT_S = 8;
 

@@ -2,11 +2,11 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ESpeakVoice } from "./espeak-voice.js";
-import { FliteVoice } from "./flite-voice.js";
+import { ESpeakVoice } from "../speaking/espeak-voice.js";
+import { FliteVoice } from "../speaking/flite-voice.js";
+import type { Speech } from "../speaking/voice.js";
 import { PocketSphinxTranscriber, RECOGNITION_RATE } from "./pocketsphinx-transcriber.js";
 import { transcribe, wordRecall, words } from "./transcriber.js";
-import type { Speech } from "./voice.js";
 
 // Fixed sentences a participant might say, spoken by eSpeak NG and by Flite.
 const SENTENCES = [

@@ -12,17 +12,17 @@
  */
 import { type JobContext, tokenize, tts, type VAD, voice } from "@livekit/agents";
 import type { RemoteParticipant } from "@livekit/rtc-node";
+import { GatedParticipantInput } from "../hearing/participant-audio.js";
+import { RECOGNITION_RATE } from "../hearing/pocketsphinx-transcriber.js";
+import type { Transcriber } from "../hearing/transcriber.js";
+import { TranscriberSTT } from "../hearing/transcriber-stt.js";
+import type { JobInfo } from "../job/job-metadata.js";
+import { SAMPLE_RATE, type Speaker } from "../speaking/speaker.js";
+import type { Voice } from "../speaking/voice.js";
+import { VoiceTTS } from "../speaking/voice-tts.js";
 import { ConversationAgent } from "./conversation-agent.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
-import type { JobInfo } from "./job.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
-import { GatedParticipantInput } from "./participant-audio.js";
-import { RECOGNITION_RATE } from "./pocketsphinx-transcriber.js";
-import { SAMPLE_RATE, type Speaker } from "./speaker.js";
-import type { Transcriber } from "./transcriber.js";
-import { TranscriberSTT } from "./transcriber-stt.js";
-import type { Voice } from "./voice.js";
-import { VoiceTTS } from "./voice-tts.js";
 
 /** Characters: a shorter sentence is said with the next (the framework's default is 20). */
 const SHORTEST_SENTENCE = 8;

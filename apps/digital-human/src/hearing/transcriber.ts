@@ -5,7 +5,7 @@
  * STT through an `@livekit/agents` plugin, say) implements this; the agent publishes whatever it returns
  * as the participant's caption.
  */
-import type { Speech } from "./voice.js";
+import type { Speech } from "../speaking/voice.js";
 
 export interface Transcriber {
   /** Starts a turn. One at a time: a turn started before the last one ended replaces it. */

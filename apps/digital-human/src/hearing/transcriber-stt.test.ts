@@ -1,12 +1,12 @@
 import { initializeLogger, stt, type VAD } from "@livekit/agents";
 import { AudioFrame } from "@livekit/rtc-node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { resample } from "./audio.js";
-import { ESpeakVoice } from "./espeak-voice.js";
+import { resample } from "../speaking/audio.js";
+import { ESpeakVoice } from "../speaking/espeak-voice.js";
+import type { Speech } from "../speaking/voice.js";
 import type { Transcriber } from "./transcriber.js";
 import { TranscriberSTT } from "./transcriber-stt.js";
 import { loadVad } from "./vad.js";
-import type { Speech } from "./voice.js";
 
 let vad: VAD;
 beforeAll(async () => {

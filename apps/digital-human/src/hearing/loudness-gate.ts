@@ -8,7 +8,7 @@
  * and a moment more.
  */
 import type { AudioFrame } from "@livekit/rtc-node";
-import { rms } from "./audio.js";
+import { rms } from "../speaking/audio.js";
 
 /** RMS of a 16-bit frame above which the room is not quiet (about -45 dBFS; a quiet room is below -55). */
 export const WAKE_RMS = 180;

@@ -7,11 +7,11 @@
  */
 import type { log } from "@livekit/agents";
 import { type Room, RoomEvent } from "@livekit/rtc-node";
+import { reportToWorker } from "../worker/worker-report.js";
 import { ConversationDriver, type DrivenVoice, type SayOutcome } from "./conversation-driver.js";
 import { CONVERSATION_TOPIC, ConversationQueue } from "./conversation-queue.js";
 import { ConversationReports } from "./conversation-reports.js";
 import { type ServiceAccess, ServiceApi } from "./service-api.js";
-import { reportToWorker } from "./worker-report.js";
 
 export interface BackendConversationOptions {
   room: Room;

@@ -7,14 +7,14 @@
 import { ChatCompletionsServer, type ChatScript, messageText } from "@dhs/testkit";
 import { initializeLogger, type VAD } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadVad } from "../hearing/vad.js";
+import { DEFAULT_GREETING, type JobPersona } from "../job/job-metadata.js";
+import { type HeardLine, Speaker } from "../speaking/speaker.js";
+import type { Speech, Voice } from "../speaking/voice.js";
 import { NOT_HEARD } from "./conversation-agent.js";
 import { type ConversationEvents, createConversation } from "./conversation-session.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
-import { DEFAULT_GREETING, type JobPersona } from "./job.js";
 import type { LlmSettings } from "./llm-settings.js";
-import { type HeardLine, Speaker } from "./speaker.js";
-import { loadVad } from "./vad.js";
-import type { Speech, Voice } from "./voice.js";
 
 /** A voice that says every text as 10 ms of tone per character, at once: the pipeline's timing without eSpeak's. */
 const toneVoice: Voice = {

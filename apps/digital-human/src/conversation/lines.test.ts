@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_GREETING } from "./job.js";
+import { DEFAULT_GREETING } from "../job/job-metadata.js";
 import { acknowledgement, farewellOnLeaving, greeting, spokenName } from "./lines.js";
 
 describe("what the digital human says", () => {

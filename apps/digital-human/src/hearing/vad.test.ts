@@ -2,8 +2,8 @@ import { ReadableStream } from "node:stream/web";
 import { initializeLogger, type VAD, type VADEvent, VADEventType } from "@livekit/agents";
 import { AudioFrame } from "@livekit/rtc-node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { resample, rms } from "./audio.js";
-import { ESpeakVoice } from "./espeak-voice.js";
+import { resample, rms } from "../speaking/audio.js";
+import { ESpeakVoice } from "../speaking/espeak-voice.js";
 import { WAKE_RMS } from "./loudness-gate.js";
 import { loadVad } from "./vad.js";
 

@@ -16,16 +16,16 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { resample } from "./audio.js";
+import { resample } from "../speaking/audio.js";
+import type { Speech } from "../speaking/voice.js";
 import { type Transcriber, type TranscriberTurn, words } from "./transcriber.js";
-import type { Speech } from "./voice.js";
 
 /** PocketSphinx's acoustic model takes 16 kHz mono. */
 export const RECOGNITION_RATE = 16_000;
 const DEFAULT_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
 /** Debian's own Python, whose packages include python3-pocketsphinx (a python3 first on PATH may not). */
 const DEFAULT_PYTHON = "/usr/bin/python3";
-const DECODER_SCRIPT = fileURLToPath(new URL("../decoder/pocketsphinx-decoder.py", import.meta.url));
+const DECODER_SCRIPT = fileURLToPath(new URL("../../decoder/pocketsphinx-decoder.py", import.meta.url));
 /** The end of a turn takes well under a second; a decoder still silent after this is stuck. */
 const DECODE_TIMEOUT_MS = 10_000;
 const INSTALL = "Debian: apt-get install python3-pocketsphinx pocketsphinx-en-us";

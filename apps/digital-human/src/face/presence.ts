@@ -15,8 +15,8 @@ import {
   VideoFrame,
   VideoSource,
 } from "@livekit/rtc-node";
+import { SAMPLE_RATE, Speaker, type SpeakerEvents } from "../speaking/speaker.js";
 import { CanvasFace } from "./canvas-face.js";
-import { SAMPLE_RATE, Speaker, type SpeakerEvents } from "./speaker.js";
 
 const FPS = 15;
 /** The AudioSource's queue: short, so what is sent is heard (and seen on the mouth) at once. */

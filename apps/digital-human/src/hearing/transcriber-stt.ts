@@ -6,8 +6,8 @@
  */
 import { type APIConnectOptions, type AudioBuffer, asLanguageCode, log, mergeFrames, stt, type VAD, VADEventType } from "@livekit/agents";
 import type { AudioFrame } from "@livekit/rtc-node";
+import type { Speech } from "../speaking/voice.js";
 import { type Transcriber, type TranscriberTurn, transcribe } from "./transcriber.js";
-import type { Speech } from "./voice.js";
 
 export class TranscriberSTT extends stt.STT {
   label = "dhs.TranscriberSTT";

@@ -1,6 +1,6 @@
 import type { DigitalHumanJob } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_GREETING, parseJobMetadata } from "./job.js";
+import { DEFAULT_GREETING, parseJobMetadata } from "./job-metadata.js";
 
 const DEFAULTS = {
   instructions: undefined,

@@ -3,8 +3,9 @@
  * at DHS_WORKER_REPORT_URL, which the worker sets for the processes it starts. A job run without a worker
  * (a test) reports nothing; a report that cannot be delivered costs the count, never the session.
  */
-import type { SayOutcome } from "./conversation-driver.js";
-import type { ReplyFailure } from "./guarded-reply.js";
+
+import type { ReplyFailure } from "../conversation/guarded-reply.js";
+import type { SayOutcome } from "../service/conversation-driver.js";
 
 export type WorkerEvent =
   | { event: "llm_reply_failed"; kind: ReplyFailure["kind"] }
