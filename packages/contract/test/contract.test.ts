@@ -350,12 +350,14 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
       .flatMap((item) => Object.values<Json>(item))
       .filter((op) => op?.["x-retry-safe"] !== undefined);
     expect(marked.map((op) => [op.operationId, op["x-retry-safe"]]).sort()).toEqual([
+      ["appendTranscriptSegments", true],
       ["deleteSessionTranscript", true],
       ["enableWebhookEndpoint", true],
       ["endSession", true],
       ["interruptSession", true],
       ["pullConversation", true],
       ["refreshSessionToken", true],
+      ["reportConversation", true],
       ["updateDigitalHuman", true],
     ]);
   });
