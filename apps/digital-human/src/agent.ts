@@ -23,7 +23,7 @@ import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
 import { loadVad } from "./hearing/vad.js";
 import { parseJobMetadata } from "./job/job-metadata.js";
 import { BackendConversation } from "./service/backend-conversation.js";
-import { serviceAccess } from "./service/service-api.js";
+import { serviceAccess } from "./service/service-client.js";
 import { sessionVoice } from "./service/session-voice.js";
 import { TranscriptPoster } from "./service/transcript-poster.js";
 import { RemoteVoice } from "./speaking/remote-voice.js";

@@ -11,7 +11,7 @@ import { reportToWorker } from "../worker/worker-report.js";
 import { ConversationDriver, type DrivenVoice, type SayOutcome } from "./conversation-driver.js";
 import { CONVERSATION_TOPIC, ConversationQueue } from "./conversation-queue.js";
 import { ConversationReports } from "./conversation-reports.js";
-import { type ServiceAccess, ServiceApi } from "./service-api.js";
+import { type ServiceAccess, ServiceClient } from "./service-client.js";
 
 export interface BackendConversationOptions {
   room: Room;
@@ -34,7 +34,7 @@ export class BackendConversation {
   constructor(private readonly options: BackendConversationOptions) {
     const { room, service, logger } = options;
     const identity = () => room.localParticipant?.identity ?? "";
-    const api = new ServiceApi(service, identity);
+    const api = new ServiceClient(service, identity);
     const logAt = (level: "info" | "warn", message: string, fields: Record<string, unknown> = {}) => logger[level](fields, message);
     this.reports = new ConversationReports({ api, identity, idPrefix: options.jobId, onError: (message) => logger.warn(message) });
     // Counted by the worker (worker-metrics.ts).

@@ -4,7 +4,7 @@ import type { components } from "@dhs/contract";
 import { TokenVerifier } from "livekit-server-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ConversationItem, ConversationQueue, type Delivery } from "./conversation-queue.js";
-import { ServiceApi } from "./service-api.js";
+import { ServiceClient } from "./service-client.js";
 
 type PullRequest = components["schemas"]["ConversationPullRequest"];
 const SESSION = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
@@ -49,7 +49,7 @@ async function service() {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   stops.push(() => void server.close());
-  const api = new ServiceApi(
+  const api = new ServiceClient(
     {
       serviceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       sessionId: SESSION,

@@ -7,14 +7,13 @@
  * it, however many came.
  *
  * The cursor is the greatest `seq` seen, of an item or of an interruption, so nothing is handed on twice.
- * A pull that failed on the network or with 429/5xx is tried again shortly (service-api.ts), then at the
+ * A pull that failed on the network or with 429/5xx is tried again shortly (service-client.ts), then at the
  * next nudge or tick; 401 or 404 (the session is gone, or not this job's) stops pulling.
  */
 import type { components } from "@dhs/contract";
-import type { ServiceApi } from "./service-api.js";
+import type { ServiceClient } from "./service-client.js";
 
 export type ConversationItem = components["schemas"]["ConversationItem"];
-type Queue = components["schemas"]["ConversationQueue"];
 
 /** The topic of the service's nudges. */
 export const CONVERSATION_TOPIC = "dhs.conversation";
@@ -33,7 +32,7 @@ export interface Delivery {
 }
 
 export interface ConversationQueueOptions {
-  api: ServiceApi;
+  api: ServiceClient;
   /** The job's identity in the room, where the service sends its nudges. */
   identity(): string;
   /** Called once per pull that answered, before the next pull starts. */
@@ -91,10 +90,7 @@ export class ConversationQueue {
   private async pull(): Promise<void> {
     const after = this.cursor;
     const body: components["schemas"]["ConversationPullRequest"] = { after, participant_identity: this.options.identity() };
-    const outcome = await this.options.api.post("/conversation/pull", body, {
-      attempts: ATTEMPTS,
-      baseMs: this.options.retryBaseMs ?? 500,
-    });
+    const outcome = await this.options.api.pull(body, { attempts: ATTEMPTS, baseMs: this.options.retryBaseMs ?? 500 });
     if (this.stopped) return;
     if (!outcome.ok) {
       if (outcome.status === 401 || outcome.status === 404 || outcome.status === 409) {
@@ -113,32 +109,18 @@ export class ConversationQueue {
     }
     if (this.failing) this.options.log("info", "the conversation's queue is pulled again");
     this.failing = false;
-    const queue = outcome.body as Partial<Queue> | null;
-    const interruptSeq = seqOf(queue?.interrupt_seq) ?? 0;
-    const items = (Array.isArray(queue?.items) ? queue.items : [])
-      .filter((item): item is ConversationItem => isItem(item) && item.seq > after)
-      .sort((a, b) => a.seq - b.seq);
+    const queue = outcome.data;
+    const interruptSeq = queue.interrupt_seq;
+    const items = queue.items.filter((item) => item.seq > after).sort((a, b) => a.seq - b.seq);
     const first = this.pulls++ === 0;
     const interrupted = !first && interruptSeq > this.interruptSeq;
     this.interruptSeq = Math.max(this.interruptSeq, interruptSeq);
     this.cursor = Math.max(after, interruptSeq, ...items.map((item) => item.seq));
     try {
-      await this.options.deliver({ items, interruptSeq: this.interruptSeq, interrupted, turnEvents: queue?.turn_events === true });
+      await this.options.deliver({ items, interruptSeq: this.interruptSeq, interrupted, turnEvents: queue.turn_events });
     } catch (error) {
       // What failed is lost with its item, as a say the job could not speak; the queue goes on.
       this.options.log("warn", "could not take the conversation's items", { error: String(error) });
     }
   }
-}
-
-const seqOf = (value: unknown) => (typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
-
-function isItem(value: unknown): value is ConversationItem {
-  const item = value as Partial<ConversationItem> | null;
-  return (
-    (seqOf(item?.seq) ?? 0) > 0 &&
-    (item?.type === "say" || item?.type === "context") &&
-    typeof item.id === "string" &&
-    typeof item.text === "string"
-  );
 }

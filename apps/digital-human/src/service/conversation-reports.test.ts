@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { components } from "@dhs/contract";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConversationReports } from "./conversation-reports.js";
-import { ServiceApi } from "./service-api.js";
+import { ServiceClient } from "./service-client.js";
 
 type Posted = components["schemas"]["ConversationReports"];
 const SESSION = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
@@ -33,7 +33,7 @@ async function service(options: { statuses?: number[]; refuse?: string[] } = {})
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
-  const api = new ServiceApi(
+  const api = new ServiceClient(
     {
       serviceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       sessionId: SESSION,

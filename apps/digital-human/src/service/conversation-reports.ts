@@ -13,17 +13,16 @@
 
 import type { components } from "@dhs/contract";
 import { toShownText } from "@dhs/contract/shown-text";
-import type { ServiceApi } from "./service-api.js";
+import type { ServiceClient } from "./service-client.js";
 
 type Report = components["schemas"]["ConversationReport"];
-type Reported = components["schemas"]["ConversationReported"];
 
 const MAX_PER_POST = 20;
 const MAX_TEXT = 2000;
 const ATTEMPTS = 4;
 
 export interface ConversationReportsOptions {
-  api: ServiceApi;
+  api: ServiceClient;
   /** The job's identity in the room. */
   identity(): string;
   /** Begins the ids of this job's own lines and of the participant's turns (its LiveKit job id). */
@@ -125,20 +124,12 @@ export class ConversationReports {
   private async post(reports: Report[]): Promise<boolean[] | undefined> {
     if (this.refused) return undefined;
     const body: components["schemas"]["ConversationReports"] = { participant_identity: this.options.identity(), reports };
-    const outcome = await this.options.api.post("/conversation/reports", body, {
-      attempts: ATTEMPTS,
-      baseMs: this.options.retryBaseMs ?? 300,
-    });
-    if (outcome.ok) return resultsOf(outcome.body);
+    const outcome = await this.options.api.report(body, { attempts: ATTEMPTS, baseMs: this.options.retryBaseMs ?? 300 });
+    if (outcome.ok) return outcome.data.results.map((result) => result.accepted);
     if (outcome.status === 401 || outcome.status === 404 || outcome.status === 409) this.refused = true;
     this.options.onError(`${reports.length} conversation reports not delivered: ${outcome.problem}`);
     return undefined;
   }
-}
-
-function resultsOf(body: unknown): boolean[] {
-  const results = (body as Partial<Reported> | null)?.results;
-  return Array.isArray(results) ? results.map((result) => result?.accepted === true) : [];
 }
 
 const now = () => new Date().toISOString();

@@ -6,24 +6,24 @@ type Sent = { url: string; authorization: string; body: { segments: { id: string
 
 function service(answers: (number | "network" | { status: number; body: unknown })[]) {
   const sent: Sent[] = [];
-  const fetchImpl = (async (url: string, init: RequestInit) => {
+  const fetchImpl = async (request: Request) => {
     sent.push({
-      url,
-      authorization: new Headers(init.headers).get("Authorization") ?? "",
-      body: JSON.parse(String(init.body)),
+      url: request.url,
+      authorization: request.headers.get("Authorization") ?? "",
+      body: (await request.json()) as Sent["body"],
     });
     const answer = answers.shift() ?? 200;
     if (answer === "network") throw new TypeError("fetch failed");
     if (typeof answer === "object") return new Response(JSON.stringify(answer.body), { status: answer.status });
     return new Response(JSON.stringify({}), { status: answer });
-  }) as unknown as typeof fetch;
+  };
   return { sent, fetchImpl };
 }
 
 const SESSION = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
 const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 9, 0, s));
 
-function poster(fetchImpl: typeof fetch, errors: string[] = []) {
+function poster(fetchImpl: (request: Request) => Promise<Response>, errors: string[] = []) {
   return new TranscriptPoster({
     serviceUrl: "http://dhs.test",
     sessionId: SESSION,

@@ -1,7 +1,7 @@
 /**
  * Hands the session's transcript to the service (its contract's appendTranscriptSegments): each segment
  * once it is final, then `final: true` when the job ends, with the contract's `digitalHumanToken`
- * (service-api.ts).
+ * (service-client.ts).
  *
  * Each segment's text is cleaned by the service's rule for shown text (toShownText: bidirectional and
  * control characters out, cut at a grapheme's end). Posts go one at a time, in order, with what queued
@@ -11,8 +11,10 @@
  * segment never costs the others; one refused whole (409 closed, 401, 404) stops the posts, said once. A
  * transcript that cannot be delivered costs the transcript, never the session.
  */
+
+import type { components } from "@dhs/contract";
 import { toShownText } from "@dhs/contract/shown-text";
-import { type PostOutcome, type ServiceAccess, ServiceApi } from "./service-api.js";
+import { type Outcome, type ServiceAccess, ServiceClient } from "./service-client.js";
 
 export interface TranscriptSegmentInput {
   speaker: "participant" | "digital_human";
@@ -32,21 +34,23 @@ export interface TranscriptPosterOptions extends ServiceAccess {
   retryBaseMs?: number;
 }
 
+type Segment = components["schemas"]["TranscriptSegmentsAppend"]["segments"][number];
+
 const MAX_PER_POST = 50;
 const MAX_TEXT = 2000;
 const ATTEMPTS = 5;
 
 export class TranscriptPoster {
-  private readonly queue: Record<string, string>[] = [];
+  private readonly queue: Segment[] = [];
   private readonly counters = { digital_human: 0, participant: 0 };
   private sending: Promise<void> = Promise.resolve();
-  private readonly api: ServiceApi;
+  private readonly api: ServiceClient;
   private refused = false;
   private finished = false;
   private finalSaid = false;
 
   constructor(private readonly options: TranscriptPosterOptions) {
-    this.api = new ServiceApi(options, () => `dh-transcript-${options.sessionId}`);
+    this.api = new ServiceClient(options, () => `dh-transcript-${options.sessionId}`);
   }
 
   /** Queues a final segment and sends it (with whatever else is queued) once the post before is done. */
@@ -91,9 +95,9 @@ export class TranscriptPoster {
     });
   }
 
-  private async post(body: { segments: Record<string, string>[]; final: boolean }): Promise<void> {
+  private async post(body: components["schemas"]["TranscriptSegmentsAppend"]): Promise<void> {
     if (this.refused) return;
-    const outcome = await this.api.post("/transcript/segments", body, { attempts: ATTEMPTS, baseMs: this.options.retryBaseMs ?? 500 });
+    const outcome = await this.api.appendSegments(body, { attempts: ATTEMPTS, baseMs: this.options.retryBaseMs ?? 500 });
     if (outcome.ok) return;
     // Closed (deleted, or too late), or not this session's: later posts would be refused too.
     if (outcome.status === 409 || outcome.status === 401 || outcome.status === 404) this.refused = true;
@@ -108,7 +112,7 @@ export class TranscriptPoster {
 }
 
 /** The segments a 422 names (`segments.<i>.<field>`); none when the post was refused otherwise. */
-function refusedSegments(outcome: PostOutcome, count: number): Set<number> {
+function refusedSegments(outcome: Outcome<unknown>, count: number): Set<number> {
   if (outcome.ok || outcome.status !== 422 || !Array.isArray(outcome.error?.detail)) return new Set();
   const named = (outcome.error.detail as { path?: unknown }[]).map((problem) => /^segments\.(\d+)\./.exec(String(problem.path))?.[1]);
   return new Set(named.flatMap((i) => (i !== undefined && Number(i) < count ? [Number(i)] : [])));
