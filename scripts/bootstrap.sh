@@ -12,9 +12,6 @@ command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)
 # PostgreSQL's server runs on the machine (127.0.0.1:5432); the README's history example uses its client tools.
 command -v createdb >/dev/null 2>&1 || need_apt+=(postgresql-client)
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || need_apt+=(chromium)
-/usr/bin/python3 -c "import pocketsphinx" >/dev/null 2>&1 || need_apt+=(python3-pocketsphinx)
-command -v flite >/dev/null 2>&1 || need_apt+=(flite)
-[ -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] || need_apt+=(pocketsphinx-en-us)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "bootstrap: installing ${need_apt[*]} with apt-get"
@@ -23,6 +20,9 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
+
+# The digital human's ears and voice (PocketSphinx and its model, Flite), as `pnpm demo` installs them.
+bash "$(dirname "$0")/speech.sh" --ask
 
 if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version | cut -d. -f1)" != "10" ]; then
   echo "bootstrap: installing pnpm 10 with npm"

@@ -121,7 +121,12 @@ process.stdout.write(
 // Said once here, not by every job: without a transcriber the jobs caption only the digital human's lines.
 const transcriber = PocketSphinxTranscriber.find();
 if ("missing" in transcriber)
-  log().warn({ reason: transcriber.missing }, "no speech recognition: the participant's words are not transcribed");
+  log().warn(
+    { reason: transcriber.missing },
+    "settings" in llm
+      ? "no speech recognition: the participant's words are not transcribed, and each turn is answered as one nothing was heard in (none is sent to the LLM)"
+      : "no speech recognition: the participant's words are not transcribed",
+  );
 if ("settings" in llm) log().info({ base_url: llm.settings.baseUrl, default_model: llm.settings.defaultModel }, "the digital humans' LLM");
 else log().warn({ reason: llm.missing }, "no LLM: the digital humans greet, acknowledge each turn and take their leave");
 if (!env.DHS_API_URL)

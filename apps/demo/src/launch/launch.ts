@@ -76,6 +76,19 @@ function findLiveKitServer(): string {
   }
 }
 
+/**
+ * The digital human's ears and voice (PocketSphinx, Flite), installed from Debian's packages when missing
+ * and this user may (root, or sudo without a password): the quick start's first command is the whole
+ * set-up. Where it may not, the demo goes on and says what is missing.
+ */
+function installSpeech(): void {
+  try {
+    execFileSync("bash", [join(ROOT, "scripts/speech.sh")], { stdio: ["ignore", "inherit", "inherit"] });
+  } catch {
+    // speech.sh said what to install; the worker says what it does without.
+  }
+}
+
 async function main(): Promise<void> {
   const demoPort = portOf("DEMO_PORT", 3000);
   const apiPort = portOf("PORT", 8080);
@@ -85,6 +98,7 @@ async function main(): Promise<void> {
   for (const port of [livekitPort, livekitPort + 1, livekitPort + 2]) await ensureFree(port, "LiveKit", "LIVEKIT_PORT");
 
   const livekitServer = findLiveKitServer();
+  installSpeech();
   const dir = mkdtempSync(join(tmpdir(), "dhs-demo-"));
   const processes = new ChildProcesses(dir);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -137,13 +151,14 @@ async function main(): Promise<void> {
     );
 
     say("starting the digital human worker (it loads its voice and its listening model)");
+    // The worker reads the OpenAI SDK's own variables (README, "The digital human's LLM"), passed on as they are.
+    const llmUrl = process.env.OPENAI_BASE_URL?.trim();
     const recognizer = PocketSphinxTranscriber.find();
     if ("missing" in recognizer) {
       say("  no speech recognition: captions will show the digital human's lines but not your words;");
-      say(`  ${recognizer.missing}, or bash scripts/bootstrap.sh`);
+      if (llmUrl) say("  and each time you speak, it says it could not make you out (nothing unheard goes to the LLM);");
+      say(`  ${recognizer.missing}, or bash scripts/speech.sh`);
     }
-    // The worker reads the OpenAI SDK's own variables (README, "The digital human's LLM"), passed on as they are.
-    const llmUrl = process.env.OPENAI_BASE_URL?.trim();
     if (llmUrl) {
       const model = process.env.DHS_LLM_MODEL?.trim() || "gpt-4o-mini";
       say(`  its LLM: ${llmUrl} (model ${model} unless the digital human names one); it answers what you say`);

@@ -10,7 +10,8 @@
  *
  * A turn the recognizer heard nothing in still gets its acknowledgement (or, with an LLM, a request to
  * say it again): `nothingHeard`, called by the job when the speech-to-text returns no words for a turn
- * the VAD heard, since the framework ends no turn on an empty transcript.
+ * the VAD heard, since the framework ends no turn on an empty transcript; and where the session has no
+ * recognizer at all, for every turn (the framework then ends each with an empty one, which no LLM sees).
  */
 import type { ReadableStream } from "node:stream/web";
 import { type llm, voice } from "@livekit/agents";
@@ -40,7 +41,14 @@ export class ConversationAgent extends voice.Agent {
     super({ instructions: options.instructions });
   }
 
-  override async onUserTurnCompleted(_chatCtx: llm.ChatContext, _message: llm.ChatMessage): Promise<void> {
+  override async onUserTurnCompleted(_chatCtx: llm.ChatContext, message: llm.ChatMessage): Promise<void> {
+    // A turn with no words (no recognizer in the session, so the framework ends every turn the VAD heard
+    // with an empty transcript): answered as one nothing was heard in, and never sent to the LLM, which
+    // would answer something nobody said.
+    if ((message.textContent ?? "").trim() === "") {
+      this.nothingHeard();
+      throw new voice.StopResponse();
+    }
     // With an LLM the framework replies next; without one this is the reply.
     if (!this.options.hasLlm) this.acknowledge();
   }

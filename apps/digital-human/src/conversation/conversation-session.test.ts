@@ -5,7 +5,7 @@
  * participant would hear it.
  */
 import { ChatCompletionsServer, type ChatScript, messageText } from "@dhs/testkit";
-import { initializeLogger, type VAD } from "@livekit/agents";
+import { initializeLogger, llm, type VAD, voice } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadVad } from "../hearing/vad.js";
 import { DEFAULT_GREETING, type JobPersona } from "../job/job-metadata.js";
@@ -143,6 +143,26 @@ describe("the conversation, with an LLM", () => {
     c.agent.nothingHeard();
     await until(() => c.said() === NOT_HEARD);
     expect(c.server?.requests).toHaveLength(0);
+  });
+});
+
+describe("a turn with no words (no recognizer installed)", () => {
+  it("is answered as one nothing was heard in, and never sent to the LLM as an empty message", async () => {
+    const c = await converse({ script: () => ({ tokens: ["Something nobody asked for."] }) });
+    const turn = llm.ChatMessage.create({ role: "user", content: "" });
+    await expect(c.agent.onUserTurnCompleted(c.agent.chatCtx.copy(), turn)).rejects.toBeInstanceOf(voice.StopResponse);
+    await until(() => c.said() === NOT_HEARD);
+    expect(c.server?.requests).toHaveLength(0);
+    // A turn with words goes to the LLM as before.
+    await c.agent.onUserTurnCompleted(c.agent.chatCtx.copy(), llm.ChatMessage.create({ role: "user", content: "Hi" }));
+  });
+
+  it("without an LLM, is acknowledged", async () => {
+    const c = await converse({});
+    await expect(
+      c.agent.onUserTurnCompleted(c.agent.chatCtx.copy(), llm.ChatMessage.create({ role: "user", content: " " })),
+    ).rejects.toBeInstanceOf(voice.StopResponse);
+    await until(() => c.heard.length === 1);
   });
 });
 
