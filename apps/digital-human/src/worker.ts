@@ -14,6 +14,7 @@ import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } fr
 import { llmSettings } from "./conversation/llm-settings.js";
 import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
 import { parseJobMetadata } from "./job/job-metadata.js";
+import { LOG, STEP } from "./job/log-lines.js";
 import { FliteVoice } from "./speaking/flite-voice.js";
 import { speaks } from "./speaking/voice-library.js";
 import { Admission } from "./worker/admission.js";
@@ -102,10 +103,10 @@ const servers = agentNames.map((agentName, i) => {
         const decision = admission.decide(request.job.id, running(server));
         const logger = log().child({ session_id: sessionId, job_id: request.job.id });
         if (!decision.accept) {
-          logger.info({ reason: decision.reason, running: server.activeJobs.length, cpu: hostCpu.load }, "refusing job");
+          logger.info({ reason: decision.reason, running: server.activeJobs.length, cpu: hostCpu.load }, LOG.refusingJob);
           return request.reject();
         }
-        logger.info({ step: "job request" }, "timeline");
+        logger.info({ step: STEP.jobRequest }, LOG.timeline);
         await request.accept();
       },
       production: env.NODE_ENV === "production",

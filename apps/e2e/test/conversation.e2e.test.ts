@@ -11,6 +11,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { createClient, type DhsClient } from "@dhs/client";
 import { FliteVoice } from "@dhs/digital-human/flite-voice";
+import { LOG, STEP } from "@dhs/digital-human/log-lines";
 import { wordRecall } from "@dhs/digital-human/transcriber";
 import { wavFile } from "@dhs/digital-human/wav-file";
 import { ChatCompletionsServer, type ChatRequest, type ChatScript, messageText, until } from "@dhs/testkit";
@@ -88,7 +89,7 @@ function workerLines(sessionId: string): LogLine[] {
     .map((line) => JSON.parse(line) as LogLine);
 }
 
-const TURN_STEPS = ["end of speech", "stt done", "llm request", "first token", "first audio sent"] as const;
+const TURN_STEPS: readonly string[] = [STEP.endOfSpeech, STEP.sttDone, STEP.llmRequest, STEP.firstToken, STEP.firstAudioSent];
 
 /** Each turn's steps, in ms from the end of the participant's speech, with when the browser first heard the reply. */
 function turnTimelines(lines: LogLine[], audio: { at: number; rms: number }[]): Record<string, number>[] {
@@ -96,20 +97,20 @@ function turnTimelines(lines: LogLine[], audio: { at: number; rms: number }[]): 
   let turn: Record<string, number> | undefined;
   let endedAt = 0;
   for (const line of lines) {
-    if (line.msg !== "timeline" || line.step === undefined) continue;
-    if (line.step === "end of speech") {
+    if (line.msg !== LOG.timeline || line.step === undefined) continue;
+    if (line.step === STEP.endOfSpeech) {
       endedAt = line.time;
-      turn = { "end of speech": 0 };
+      turn = { [STEP.endOfSpeech]: 0 };
       turns.push(turn);
-    } else if (turn && (TURN_STEPS as readonly string[]).includes(line.step) && turn[line.step] === undefined) {
+    } else if (turn && TURN_STEPS.includes(line.step) && turn[line.step] === undefined) {
       turn[line.step] = line.time - endedAt;
-      if (line.step === "first audio sent") {
+      if (line.step === STEP.firstAudioSent) {
         const heard = audio.find((s) => s.at >= line.time - 100 && s.rms > SPEAKING_RMS);
         if (heard) turn["first audio heard (browser)"] = heard.at - endedAt;
       }
     }
   }
-  return turns.filter((t) => t["first audio sent"] !== undefined && t["llm request"] !== undefined);
+  return turns.filter((t) => t[STEP.firstAudioSent] !== undefined && t[STEP.llmRequest] !== undefined);
 }
 
 describe("a conversation with an LLM", () => {
@@ -160,9 +161,9 @@ describe("a conversation with an LLM", () => {
       expect(said[0]).toBe(LONG_REPLY[0]?.trim());
       expect(said).not.toContain(LONG_REPLY.at(-1));
       const lines = workerLines(sessionId);
-      const cut = lines.find((l) => l.msg === "cut off");
+      const cut = lines.find((l) => l.msg === LOG.cutOff);
       expect(cut?.text).toBeDefined();
-      const spokeOver = lines.filter((l) => l.step === "start of speech" && l.time < (cut?.time ?? 0)).at(-1);
+      const spokeOver = lines.filter((l) => l.step === STEP.startOfSpeech && l.time < (cut?.time ?? 0)).at(-1);
       console.log(`barge-in: the reply stopped ${(cut?.time ?? 0) - (spokeOver?.time ?? 0)} ms after the VAD heard the participant`);
       const replyHeard = probe.audio.filter((s) => s.rms > SPEAKING_RMS).length * 50;
       expect(replyHeard).toBeGreaterThan(3000);
@@ -208,7 +209,7 @@ describe("a conversation with an LLM", () => {
     const { data: sol, error } = await api.createDigitalHuman({ name: "Sol", instructions: INSTRUCTIONS, greeting: null, voice: "slt" });
     if (!sol) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
     const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?identity=ada&digital_human_id=${sol.id}`);
-    const saying = (text: string) => workerLines(sessionId).some((l) => l.msg === "saying" && l.text === text);
+    const saying = (text: string) => workerLines(sessionId).some((l) => l.msg === LOG.saying && l.text === text);
     try {
       await until(async () => (saying(FIRST) ? true : undefined), { what: "the first answer", timeoutMs: 45_000 });
       type WithSession = {
@@ -235,7 +236,7 @@ describe("a conversation with an LLM", () => {
       expect(secondAsked?.at).toBeGreaterThan(rejoinedAt);
       const { data: session } = await api.getSession(sessionId);
       expect(session?.status).toBe("active");
-      expect(workerLines(sessionId).filter((l) => l.msg === "timeline" && l.step === "job started")).toHaveLength(1);
+      expect(workerLines(sessionId).filter((l) => l.msg === LOG.timeline && l.step === STEP.jobStarted)).toHaveLength(1);
     } finally {
       await page.close();
       await api.endSession(sessionId).catch(() => undefined);

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { createClient, type DhsClient, type Session } from "@dhs/client";
+import { LOG, STEP } from "@dhs/digital-human/log-lines";
 import { until } from "@dhs/testkit";
 import { AudioSource, LocalAudioTrack, Room, TrackPublishOptions, TrackSource } from "@livekit/rtc-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -54,7 +55,7 @@ function workerLog(): WorkerLine[] {
 
 /** Whether the worker accepted a job for the session (its "job request" timeline step). */
 function accepted(sessionId: string): boolean {
-  return workerLog().some((l) => l.session_id === sessionId && l.msg === "timeline" && l.step === "job request");
+  return workerLog().some((l) => l.session_id === sessionId && l.msg === LOG.timeline && l.step === STEP.jobRequest);
 }
 
 /**
@@ -69,7 +70,7 @@ function keptOut(sessionId: string, since: number, forMs: number): { refusals: s
   const during = status.filter((l) => l.time >= since && l.time <= since + forMs);
   const full = [...(before ? [before] : []), ...during].filter((l) => l.msg.startsWith("worker is at full capacity"));
   return {
-    refusals: lines.filter((l) => l.session_id === sessionId && l.msg === "refusing job").map((l) => l.reason ?? ""),
+    refusals: lines.filter((l) => l.session_id === sessionId && l.msg === LOG.refusingJob).map((l) => l.reason ?? ""),
     markedFull: full.map((l) => l.load ?? 0),
   };
 }

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createClient, type DhsClient, verifyWebhook, type WebhookPayload } from "@dhs/client";
 import { FliteVoice } from "@dhs/digital-human/flite-voice";
 import { ACKNOWLEDGEMENTS } from "@dhs/digital-human/lines";
+import { LOG, STEP } from "@dhs/digital-human/log-lines";
 import { wordRecall } from "@dhs/digital-human/transcriber";
 import { wavFile } from "@dhs/digital-human/wav-file";
 import { scanForSecrets, until, WebhookReceiver } from "@dhs/testkit";
@@ -30,6 +31,9 @@ import {
   startStack,
   TIMEOUTS,
 } from "./support/stack.js";
+
+/** How a log line of the worker's names its message, for a match on the raw line. */
+const logged = (message: string) => `"msg":${JSON.stringify(message)}`;
 
 let stack: Stack;
 let browser: Browser;
@@ -107,9 +111,9 @@ function timelineOf(
     "first word heard": fromEpoch(firstWordAt),
   };
   for (const line of readFileSync(`${LOGS}digital-human.log`, "utf8").split("\n")) {
-    if (!line.includes(sessionId) || !(line.includes('"msg":"timeline"') || line.includes('"msg":"saying"'))) continue;
+    if (!line.includes(sessionId) || !(line.includes(logged(LOG.timeline)) || line.includes(logged(LOG.saying)))) continue;
     const entry = JSON.parse(line) as { time: number; msg: string; step?: string };
-    const step = entry.msg === "saying" ? "first audio sent" : `${entry.step} (worker)`;
+    const step = entry.msg === LOG.saying ? STEP.firstAudioSent : `${entry.step} (worker)`;
     timeline[step] ??= fromEpoch(entry.time);
   }
   return timeline;
@@ -295,7 +299,7 @@ describe("the digital human in the browser", () => {
     // test's to bound: a loaded machine delays it.
     const saying = readFileSync(`${LOGS}digital-human.log`, "utf8")
       .split("\n")
-      .filter((line) => line.includes('"msg":"saying"') && line.includes(sessionId))
+      .filter((line) => line.includes(logged(LOG.saying)) && line.includes(sessionId))
       .map((line) => JSON.parse(line) as { time: number; text: string });
     // Said sentence by sentence: the greeting's first two.
     expect(
@@ -331,7 +335,7 @@ describe("a digital human of the account's own", () => {
         async () => {
           const lines = readFileSync(`${LOGS}digital-human.log`, "utf8")
             .split("\n")
-            .filter((line) => line.includes(sessionId) && line.includes('"msg":"saying"'))
+            .filter((line) => line.includes(sessionId) && line.includes(logged(LOG.saying)))
             .map((line) => (JSON.parse(line) as { text: string }).text);
           return lines.length >= 2 ? lines : undefined;
         },
@@ -341,7 +345,7 @@ describe("a digital human of the account's own", () => {
       expect(said.slice(0, 2)).toEqual(["Welcome to the Harbour Hotel, ines b!", "I am Maya."]);
       const persona = readFileSync(`${LOGS}digital-human.log`, "utf8")
         .split("\n")
-        .find((line) => line.includes(sessionId) && line.includes('"msg":"persona received"'));
+        .find((line) => line.includes(sessionId) && line.includes(logged(LOG.personaReceived)));
       expect(JSON.parse(persona as string)).toMatchObject({ voice: "rms", instructions_chars: 49 });
       // Heard: the browser received its speech.
       await until(async () => ((await readMediaProbe(page)).audio.some((s) => s.rms > SPEAKING_RMS) ? true : undefined), {

@@ -17,6 +17,7 @@ import { RECOGNITION_RATE } from "../hearing/pocketsphinx-transcriber.js";
 import type { Transcriber } from "../hearing/transcriber.js";
 import { TranscriberSTT } from "../hearing/transcriber-stt.js";
 import type { JobInfo } from "../job/job-metadata.js";
+import { STEP, type Step } from "../job/log-lines.js";
 import { SAMPLE_RATE, type Speaker } from "../speaking/speaker.js";
 import type { Voice } from "../speaking/voice.js";
 import { VoiceTTS } from "../speaking/voice-tts.js";
@@ -34,7 +35,7 @@ export interface ConversationEvents {
   /** The participant's turn, as recognized, with when they spoke. */
   participantSaid(text: string, startedAt: Date, endedAt: Date): void;
   /** A step of the response-time timeline, with what the step measured. */
-  step(step: string, fields?: Record<string, number>): void;
+  step(step: Step, fields?: Record<string, number>): void;
   replyFailed(failure: ReplyFailure): void;
   /** The recognizer failed on a turn: it is answered as one with no words heard. */
   sttFailed(error: unknown): void;
@@ -58,8 +59,8 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
     hasLlm: model !== undefined,
     llmTimeoutMs: parts.llm?.timeoutMs ?? 0,
     onReplyFailure: events.replyFailed,
-    onFirstToken: () => events.step("first token"),
-    onRequest: () => events.step("llm request"),
+    onFirstToken: () => events.step(STEP.firstToken),
+    onRequest: () => events.step(STEP.llmRequest),
   });
   const stt = parts.transcriber === undefined ? undefined : new TranscriberSTT(observed(parts.transcriber, events, agent), parts.vad);
   const session = new voice.AgentSession({
@@ -98,10 +99,10 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
   session.on(voice.AgentSessionEventTypes.UserStateChanged, (ev) => {
     if (ev.newState === "speaking") {
       speechStartedAt = new Date();
-      events.step("start of speech");
+      events.step(STEP.startOfSpeech);
     } else if (ev.oldState === "speaking") {
       speechEndedAt = new Date();
-      events.step("end of speech");
+      events.step(STEP.endOfSpeech);
     }
   });
   session.on(voice.AgentSessionEventTypes.UserInputTranscribed, (ev) => {
@@ -134,7 +135,7 @@ function observed(transcriber: Transcriber, events: ConversationEvents, agent: C
             events.sttFailed(error);
             return "";
           });
-          events.step("stt done", { audio_s: Math.round(seconds * 100) / 100 });
+          events.step(STEP.sttDone, { audio_s: Math.round(seconds * 100) / 100 });
           if (!text) agent.nothingHeard();
           return text;
         },
