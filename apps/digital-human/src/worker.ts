@@ -19,40 +19,44 @@ import { FliteVoice } from "./speaking/flite-voice.js";
 import { speaks } from "./speaking/voice-library.js";
 import { Admission } from "./worker/admission.js";
 import { HostCpu } from "./worker/host-cpu.js";
+import { readWorkerConfig, type WorkerConfig, WorkerConfigError } from "./worker/worker-config.js";
 import { WorkerMetrics } from "./worker/worker-metrics.js";
 
 const env = process.env;
-// Set here, so the job processes, which inherit the environment, sign their transcript tokens alike.
-const apiKey = env.LIVEKIT_API_KEY ?? "devkey";
-const apiSecret = env.LIVEKIT_API_SECRET ?? "secret";
+let config: WorkerConfig;
+try {
+  config = readWorkerConfig(env);
+} catch (error) {
+  if (!(error instanceof WorkerConfigError)) throw error;
+  process.stderr.write(`configuration error: ${error.message}\n`);
+  process.exit(1);
+}
+// Set here, so the job processes, which inherit the environment, sign their service tokens alike.
+const { LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret } = config;
 env.LIVEKIT_API_KEY = apiKey;
 env.LIVEKIT_API_SECRET = apiSecret;
 const embeddedCatalog = fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
 type Catalog = { digital_humans: { agent_name: string }[]; voices?: { id: string }[] };
 const readCatalog = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Catalog;
-const catalog = readCatalog(env.DIGITAL_HUMANS_FILE ?? embeddedCatalog);
+const catalog = readCatalog(config.DIGITAL_HUMANS_FILE ?? embeddedCatalog);
 const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
 // The voices the service offers (a catalog without them offers the embedded one's, as the service does).
 const voices = (catalog.voices ?? readCatalog(embeddedCatalog).voices ?? []).map((voice) => voice.id);
-const basePort = Number(env.AGENT_HTTP_PORT ?? 8081);
-// All interfaces by default, so an orchestrator's probe reaches the health endpoint on the pod's address;
-// pnpm demo, which shares the machine with whatever else runs on it, keeps it on loopback.
-const httpHost = env.AGENT_HTTP_HOST ?? "0.0.0.0";
-const maxJobs = Number(env.AGENT_MAX_JOBS ?? 20);
+const basePort = config.AGENT_HTTP_PORT;
+// pnpm demo, which shares the machine with whatever else runs on it, keeps the health endpoint on loopback.
+const httpHost = config.AGENT_HTTP_HOST;
+const maxJobs = config.AGENT_MAX_JOBS;
 // A job process loads the agents framework, its listening model and the face (about two seconds of CPU)
 // before it can take a job; warm ones waiting take the next sessions at once.
-const idleProcesses = Number(env.AGENT_IDLE_PROCESSES ?? 2);
-// LiveKit's default target load (agents.target_load): it sends no job to a worker whose load reaches it.
-const loadThreshold = Number(env.AGENT_LOAD_THRESHOLD ?? 0.7);
-// A job process that has not loaded by then is killed and another started, its work lost. Loading takes
-// about 2 s on an idle core and several times that while running sessions hold the CPUs; at most one
-// accepted job waits for it (admission.ts), so the bound is generous rather than tight.
-const initializeTimeoutMs = Number(env.AGENT_INITIALIZE_TIMEOUT_S ?? 30) * 1000;
-// Prometheus's GET /metrics (worker-metrics.ts); 0: any free port, logged at start.
-const metricsPort = Number(env.AGENT_METRICS_PORT ?? 9465);
+const idleProcesses = config.AGENT_IDLE_PROCESSES;
+const loadThreshold = config.AGENT_LOAD_THRESHOLD;
+// Loading takes about 2 s on an idle core and several times that while running sessions hold the CPUs;
+// at most one accepted job waits for it (admission.ts), so the bound is generous rather than tight.
+const initializeTimeoutMs = config.AGENT_INITIALIZE_TIMEOUT_S * 1000;
+const metricsPort = config.AGENT_METRICS_PORT;
 const hostCpu = new HostCpu().start(1000);
 
-initializeLogger({ pretty: false, level: env.LOG_LEVEL ?? "info" });
+initializeLogger({ pretty: false, level: config.LOG_LEVEL });
 
 // A wrong LLM setting stops the worker here, once, rather than every session's reply.
 const llm = llmSettings(env);
@@ -87,7 +91,7 @@ const servers = agentNames.map((agentName, i) => {
     new ServerOptions({
       agent: fileURLToPath(new URL("./agent.js", import.meta.url)),
       agentName,
-      wsURL: env.LIVEKIT_URL ?? "ws://localhost:7880",
+      wsURL: config.LIVEKIT_URL,
       apiKey,
       apiSecret,
       // Each worker serves its own health endpoint.
@@ -109,7 +113,7 @@ const servers = agentNames.map((agentName, i) => {
         logger.info({ step: STEP.jobRequest }, LOG.timeline);
         await request.accept();
       },
-      production: env.NODE_ENV === "production",
+      production: config.NODE_ENV === "production",
     }),
   );
   return server;
@@ -130,7 +134,7 @@ if ("missing" in transcriber)
   );
 if ("settings" in llm) log().info({ base_url: llm.settings.baseUrl, default_model: llm.settings.defaultModel }, "the digital humans' LLM");
 else log().warn({ reason: llm.missing }, "no LLM: the digital humans greet, acknowledge each turn and take their leave");
-if (!env.DHS_API_URL)
+if (!config.DHS_API_URL)
   log().warn(
     "DHS_API_URL is not set: transcripts are captioned in the room but not sent to the service, and backends cannot drive sessions",
   );
