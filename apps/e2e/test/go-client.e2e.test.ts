@@ -18,17 +18,17 @@ import { DEV_API_KEY, type Stack, startStack, TIMEOUTS } from "./support/stack.j
 const run = promisify(execFile);
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 
-/** The README's "Other languages" section: its shell commands and its Go example. */
+/** The "Other languages" section of docs/backend.md (once the README's): its shell commands and its Go example. */
 function readmeGo(): { commands: string[]; example: string } {
-  const readme = readFileSync(root("README.md"), "utf8");
-  const start = readme.indexOf("\n### Other languages");
-  if (start < 0) throw new Error('README has no "### Other languages" section');
+  const readme = readFileSync(root("docs/backend.md"), "utf8");
+  const start = readme.indexOf("\n## Other languages");
+  if (start < 0) throw new Error('docs/backend.md has no "## Other languages" section');
   const end = readme.slice(start + 1).search(/\n##+ /);
   const section = end < 0 ? readme.slice(start) : readme.slice(start, start + 1 + end);
   const block = (fence: string) => new RegExp(`\`\`\`${fence}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
   const sh = block("sh");
   const example = block("go");
-  if (!sh || !example) throw new Error("the README's Other languages section lacks its ```sh or ```go block");
+  if (!sh || !example) throw new Error("the Other languages section of docs/backend.md lacks its ```sh or ```go block");
   return { commands: sh.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("#")), example };
 }
 

@@ -1,8 +1,9 @@
 /**
- * The README's "Bring your own brain" example, run as written against `pnpm demo`: its TypeScript block
- * is compiled as it stands (TypeScript's own transpiler, no type check: the README shows code, not a
- * project), started with the environment the README names, given a webhook endpoint of its own, and sent
- * a participant's turn by the test helpers; the utterance it queues with `say` must be its answer.
+ * The backend teams' "Bring your own brain" example (docs/backend.md, found by its heading in whichever
+ * file of the docs holds it), run as written against `pnpm demo`: its TypeScript block is compiled as it
+ * stands (TypeScript's own transpiler, no type check: the docs show code, not a project), started with
+ * the environment the docs name, given a webhook endpoint of its own, and sent a participant's turn by
+ * the test helpers; the utterance it queues with `say` must be its answer.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -10,21 +11,24 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, until } from "@dhs/testkit";
 import ts from "typescript";
+import type { DocFile } from "./readme-blocks.js";
 
 /** The demo's public test key (its own data, and the test helpers). */
 const TEST_KEY = "dhs_test_dev_insecure_local_key";
-const HEADING = "### Bring your own brain";
+const HEADING = "\n## Bring your own brain";
 
-/** The first TypeScript block after the heading. */
-export function brainExample(readme: string): string {
-  const section = readme.slice(readme.indexOf(HEADING));
-  const block = section.match(/```ts\n([\s\S]*?)```/);
-  if (!readme.includes(HEADING) || !block?.[1]) throw new Error(`the README has no TypeScript block under "${HEADING}"`);
+/** The first TypeScript block after the heading, in the one file of the docs that has it. */
+export function brainExample(docs: readonly DocFile[]): string {
+  const holders = docs.filter((doc) => doc.text.includes(HEADING));
+  const [doc] = holders;
+  if (holders.length !== 1 || !doc) throw new Error(`${holders.length} files of the docs have the heading "${HEADING.trim()}"; one must`);
+  const block = doc.text.slice(doc.text.indexOf(HEADING)).match(/```ts\n([\s\S]*?)```/);
+  if (!block?.[1]) throw new Error(`${doc.path} has no TypeScript block under "${HEADING.trim()}"`);
   return block[1];
 }
 
-export async function checkBrainExample(readme: string, root: string, apiUrl: string): Promise<{ answer: string }> {
-  const source = ts.transpileModule(brainExample(readme), {
+export async function checkBrainExample(docs: readonly DocFile[], root: string, apiUrl: string): Promise<{ answer: string }> {
+  const source = ts.transpileModule(brainExample(docs), {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   }).outputText;
   // Inside this package's node_modules, so that its imports (@dhs/client, express) resolve as a backend's would.

@@ -1,16 +1,18 @@
 /**
- * The README is executable: every shell command it shows is run here as a user types it, read from the
- * README's own code blocks when the test runs, so when the README changes this test follows it, and a
- * command that no longer works fails it. Each block's marker says how it is run:
+ * The docs are executable: every shell command that README.md and the Markdown files under docs/ show is
+ * run here as a user types it, read from their own code blocks when the test runs, so when the docs change
+ * this test follows them, and a command that no longer works fails it. Each block's marker says how it
+ * is run:
  *
  * - a *service* block starts its first command and waits until it serves, then runs the others (and
- *   those of blocks marked `against <name>`) beside it; the README's example ports (3000, 8080, 7880, 4010, 9000) are
- *   replaced by free ones, through the variable the README names for each, so runs never collide;
+ *   those of blocks marked `against <name>`, in whichever file they are) beside it; a service's marker
+ *   names one block in all the files. The docs' example ports (3000, 8080, 7880, 4010, 9000) are
+ *   replaced by free ones, through the variable the docs name for each, so runs never collide;
  * - `key-cli` runs the key CLI with a temporary file instead of /etc/dhs;
  * - `skip, <reason>` is not run, and the reason is in the test's name.
  *
  * A command with a promised output (`# => ...`) must print it (a JSON object as a subset); any other
- * must exit 0.
+ * must exit 0. Every test names the file and line of what it runs.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -21,15 +23,23 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { dropDatabase, freePort, startRedis, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ReadmeBlock, type ReadmeCommand, readmeBlocks } from "./readme-blocks.js";
+import { blockNamed, commandsAgainst, docFiles, docsBlocks, placeOf, type ReadmeCommand } from "./readme-blocks.js";
 import { checkBrainExample } from "./readme-brain.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-const blocks = readmeBlocks(readme);
+const docs = docFiles(ROOT);
+const blocks = docsBlocks(docs);
+
+/** Where the blocks with one of these markers are (`file:line`, ...), for a test's name. */
+function placesOf(...markers: string[]): string {
+  return blocks
+    .filter((b) => markers.includes(b.marker))
+    .map(placeOf)
+    .join(", ");
+}
 
 /**
- * How each service block serves: what it prints once ready, and the README's ports with the variable that
+ * How each service block serves: what it prints once ready, and the docs' ports with the variable that
  * moves each (none: the command names the port itself). LiveKit's port is followed by two more of its own.
  */
 const SERVICES: Record<
@@ -40,7 +50,7 @@ const SERVICES: Record<
   service: { ready: /"msg":"listening"/, ports: { "8080": "PORT" } },
   mock: { ready: /Prism is listening/, ports: { "4010": "MOCK_PORT" } },
   operators: { ready: /"msg":"listening"/, ports: { "9000": undefined } },
-  // What the README says is on the machine, made the test's own: a Redis on the moved port (its FLUSHALL
+  // What the docs say is on the machine, made the test's own: a Redis on the moved port (its FLUSHALL
   // must be nobody else's), a database name of its own, and LiveKit in development mode.
   history: { ready: /"msg":"listening"/, ports: { "8080": "PORT", "6379": undefined }, needs: historyNeeds },
 };
@@ -126,10 +136,10 @@ function run(command: string, env: Record<string, string> = {}): Promise<{ code:
   return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
 }
 
-/** Runs a one-shot command and checks what the README promises of it. */
+/** Runs a one-shot command and checks what the docs promise of it. */
 async function check(command: ReadmeCommand, text: string, env: Record<string, string> = {}): Promise<void> {
   const { code, stdout, stderr } = await run(text, env);
-  const where = `README line ${command.line}: ${text}\n${stdout}${stderr}`.slice(0, 4000);
+  const where = `${placeOf(command)}: ${text}\n${stdout}${stderr}`.slice(0, 4000);
   if (!command.expected) return void expect(code, where).toBe(0);
   if ("json" in command.expected) {
     let actual: unknown;
@@ -140,23 +150,23 @@ async function check(command: ReadmeCommand, text: string, env: Record<string, s
   }
 }
 
-function blockNamed(marker: string): ReadmeBlock {
-  const block = blocks.find((b) => b.marker === marker);
-  if (!block) throw new Error(`the README has no block marked ${marker}`);
-  return block;
-}
-
-describe("the README's shell commands", () => {
+describe(`the docs' shell commands (README.md and the ${docs.length - 1} Markdown files under docs/)`, () => {
   it("are all marked with how they are tested", () => {
     const known = new Set([...Object.keys(SERVICES), "key-cli", ...Object.keys(SERVICES).map((name) => `against ${name}`)]);
-    expect(blocks.filter((b) => !known.has(b.marker) && !b.marker.startsWith("skip, ")).map((b) => `line ${b.line}: ${b.marker}`)).toEqual(
+    expect(blocks.filter((b) => !known.has(b.marker) && !b.marker.startsWith("skip, ")).map((b) => `${placeOf(b)}: ${b.marker}`)).toEqual(
       [],
     );
   });
 
+  it("name each service in one block, and run nothing against a service without one", () => {
+    for (const name of Object.keys(SERVICES)) expect(() => blockNamed(blocks, name), name).not.toThrow();
+    const against = blocks.filter((b) => b.marker.startsWith("against ")).map((b) => b.marker.slice("against ".length));
+    expect(against.filter((name) => !(name in SERVICES))).toEqual([]);
+  });
+
   for (const [name, service] of Object.entries(SERVICES)) {
-    it(`"${name}": the service starts as shown and every command beside it does what the README says`, async () => {
-      const block = blockNamed(name);
+    it(`"${name}" (${placesOf(name, `against ${name}`)}): the service starts as shown and every command beside it does what the docs say`, async () => {
+      const block = blockNamed(blocks, name);
       const moved = new Map<string, string>();
       for (const readmePort of Object.keys(service.ports))
         moved.set(readmePort, String(readmePort === "7880" ? await freePortRun() : await freePort()));
@@ -166,19 +176,19 @@ describe("the README's shell commands", () => {
       const env: Record<string, string> = { METRICS_PORT: "0", ...needs?.env };
       for (const [readmePort, variable] of Object.entries(service.ports)) if (variable) env[variable] = moved.get(readmePort) as string;
       const [first, ...rest] = block.commands;
-      if (!first) throw new Error(`README line ${block.line}: an empty block`);
+      if (!first) throw new Error(`${placeOf(block)}: an empty block`);
       const server = shell(local(first.text), env);
       try {
         // pnpm demo may build livekit-server with Go first (minutes, on a machine that never did).
-        await waitForOutput(server, service.ready, { name: `README line ${first.line}: ${first.text}`, timeoutMs: 600_000 });
-        const beside = [...rest, ...blocks.filter((b) => b.marker === `against ${name}`).flatMap((b) => b.commands)];
+        await waitForOutput(server, service.ready, { name: `${placeOf(first)}: ${first.text}`, timeoutMs: 600_000 });
+        const beside = [...rest, ...commandsAgainst(blocks, name)];
         for (const command of beside) {
           if (name === "quick-start" && command === rest[0]) continue; // the test command: see below
           await check(command, local(command.text), { METRICS_PORT: "0" });
         }
         if (name === "quick-start") {
-          // The backend section's example, against the demo it promises it works with.
-          const { answer } = await checkBrainExample(readme, ROOT, `http://localhost:${moved.get("8080")}`);
+          // The backend teams' example (docs/backend.md), against the demo it promises it works with.
+          const { answer } = await checkBrainExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
           expect(answer).toBe("Your order shipped this morning.");
         }
       } finally {
@@ -188,18 +198,18 @@ describe("the README's shell commands", () => {
     });
   }
 
-  it('"quick-start": its test command is what CI runs (running it here would run this test inside itself)', () => {
-    const [, tests] = blockNamed("quick-start").commands;
+  it(`"quick-start" (${placesOf("quick-start")}): its test command is what CI runs (running it here would run this test inside itself)`, () => {
+    const [, tests] = blockNamed(blocks, "quick-start").commands;
     expect(tests?.text).toBeDefined();
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
     for (const step of (tests?.text ?? "").split("&&").map((s) => s.trim()))
       expect(ci, step).toContain(step.replace(/^pnpm install$/, "pnpm install --frozen-lockfile"));
   });
 
-  it('"key-cli": the key CLI prints a new key once and stores only its SHA-256 in the file', async () => {
-    const [create, ...others] = blockNamed("key-cli").commands;
+  it(`"key-cli" (${placesOf("key-cli")}): the key CLI prints a new key once and stores only its SHA-256 in the file`, async () => {
+    const [create, ...others] = blockNamed(blocks, "key-cli").commands;
     if (!create) throw new Error("the key-cli block is empty");
-    // The README's placeholder lines end in `...`: they show where the file goes, not a command to run.
+    // The docs' placeholder lines end in `...`: they show where the file goes, not a command to run.
     expect(others.every((command) => command.text.replace(/\s+#.*$/, "").endsWith("..."))).toBe(true);
     const file = join(mkdtempSync(join(tmpdir(), "dhs-readme-")), "api-keys.json");
     const { code, stdout, stderr } = await run(create.text.replace("/etc/dhs/api-keys.json", file));
@@ -219,6 +229,6 @@ describe("the README's shell commands", () => {
   });
 
   for (const block of blocks.filter((b) => b.marker.startsWith("skip, "))) {
-    it.skip(`README line ${block.line} is not run: ${block.marker.slice("skip, ".length)}`, () => undefined);
+    it.skip(`${placeOf(block)} is not run: ${block.marker.slice("skip, ".length)}`, () => undefined);
   }
 });

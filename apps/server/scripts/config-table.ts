@@ -1,8 +1,9 @@
 /**
- * The README's configuration reference, generated from VARIABLES (src/config/variables.ts, exported by
- * src/config.ts: the declarations the parsers read their defaults and bounds from). `--write FILE`
- * replaces the table between the markers in FILE; `--check FILE` fails when it differs, which `pnpm lint`
- * runs.
+ * The configuration reference of docs/operators.md ("Configuration"), generated from VARIABLES
+ * (src/config/variables.ts, exported by src/config.ts: the declarations the parsers read their defaults
+ * and bounds from). `--write FILE` replaces the table between the markers in FILE; `--check FILE` fails
+ * when it differs, which `pnpm lint` runs (the server's `docs:config` and `lint` scripts pass
+ * docs/operators.md).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Variable } from "../src/config/parsers.js";
