@@ -12,10 +12,10 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { HistoryWebhookStore } from "@dhs/server/store/history-webhook-store.js";
+import { HistoryWebhookStore } from "@dhs/server/store/hybrid/history-webhook-store.js";
+import { WebhookRecordCopier } from "@dhs/server/store/hybrid/webhook-record-copier.js";
 import { RedisWebhookCopy } from "@dhs/server/store/redis/customer-webhook-copy.js";
 import { RedisWebhookStore } from "@dhs/server/store/redis/customer-webhook-store.js";
-import { WebhookRecordCopier } from "@dhs/server/store/webhook-record-copier.js";
 import { createDatabase, freePort, TcpGate, until, WebhookReceiver } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import pg from "pg";

@@ -9,7 +9,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import { AppError } from "../domain/app-error.js";
 import type { DigitalHumanPosition } from "../domain/digital-humans/digital-human-service.js";
-import type { ListPosition } from "../domain/sessions/ports.js";
+import type { ListPosition } from "../domain/list-order.js";
 import type { SegmentPosition } from "../domain/transcripts/transcript.js";
 
 /** Which list a cursor pages; a cursor of one is refused by every other. */

@@ -16,14 +16,15 @@ import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
 import type { HistoryParts } from "../workers/history-writer.js";
 import { HistoryTranscriptStore } from "./history-transcript-store.js";
-import { HistoryWebhookStore } from "./history-webhook-store.js";
+import { PostgresDigitalHumanStore } from "./hybrid/digital-human-store.js";
+import { HistoryWebhookStore } from "./hybrid/history-webhook-store.js";
+import { WebhookRecordCopier } from "./hybrid/webhook-record-copier.js";
 import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { connectDatabase, type Database } from "./postgres/database.js";
-import { PostgresDigitalHumanStore } from "./postgres/digital-human-store.js";
 import { DatabaseSchema } from "./postgres/schema-version.js";
 import { PostgresSessionHistory } from "./postgres/session-history.js";
 import { PostgresTranscriptHistory } from "./postgres/transcript-history.js";
@@ -38,7 +39,6 @@ import { StoreLayout } from "./redis/layout-version.js";
 import { RedisSessionStore } from "./redis/session-store.js";
 import { RedisTranscriptStore } from "./redis/transcript-store.js";
 import { StoreReadiness } from "./store-readiness.js";
-import { WebhookRecordCopier } from "./webhook-record-copier.js";
 
 /** What of the configuration the stores are made from. */
 export type StoreConfig = Pick<

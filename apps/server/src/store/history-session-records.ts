@@ -6,8 +6,10 @@
  * found in one or both, never in neither; a list merges both by the one order of every list (a cursor
  * means the same in each) and lists a session found in both once. Every change goes to the live store.
  */
+
+import { newestFirst } from "../domain/list-order.js";
 import type { SessionHistory } from "../domain/sessions/history-ports.js";
-import { type ListQuery, newestFirst, type SessionRecords } from "../domain/sessions/ports.js";
+import type { ListQuery, SessionRecords } from "../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../domain/sessions/session.js";
 
 export class HistorySessionRecords implements SessionRecords {

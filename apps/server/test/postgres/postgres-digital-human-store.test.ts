@@ -5,7 +5,7 @@
  */
 import { Redis } from "ioredis";
 import { inject } from "vitest";
-import { PostgresDigitalHumanStore } from "../../src/store/postgres/digital-human-store.js";
+import { PostgresDigitalHumanStore } from "../../src/store/hybrid/digital-human-store.js";
 import { digitalHumanStoreContract } from "../contract/digital-human-store.contract.js";
 import { databaseFrom, testPool } from "../support/database.js";
 

@@ -5,7 +5,7 @@
  */
 import { Redis } from "ioredis";
 import { inject } from "vitest";
-import { HistoryWebhookStore } from "../../src/store/history-webhook-store.js";
+import { HistoryWebhookStore } from "../../src/store/hybrid/history-webhook-store.js";
 import { RedisWebhookCopy } from "../../src/store/redis/customer-webhook-copy.js";
 import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.js";
 import { RedisSessionStore } from "../../src/store/redis/session-store.js";

@@ -10,11 +10,11 @@ import { Redis } from "ioredis";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import type { AttemptRecord, ClaimedDelivery, OutboundEvent, WebhookEndpointRecord } from "../../src/domain/customer-webhooks/ports.js";
-import { HistoryWebhookStore } from "../../src/store/history-webhook-store.js";
+import { HistoryWebhookStore } from "../../src/store/hybrid/history-webhook-store.js";
+import { WebhookRecordCopier } from "../../src/store/hybrid/webhook-record-copier.js";
 import { webhookEndpointTable } from "../../src/store/postgres/webhook-endpoint-table.js";
 import { RedisWebhookCopy } from "../../src/store/redis/customer-webhook-copy.js";
 import { RedisWebhookStore } from "../../src/store/redis/customer-webhook-store.js";
-import { WebhookRecordCopier } from "../../src/store/webhook-record-copier.js";
 import { databaseFrom, flushPrefix, testPool } from "../support/database.js";
 
 let database: TestDatabase;

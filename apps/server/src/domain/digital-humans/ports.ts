@@ -1,10 +1,10 @@
+import type { ListPosition } from "../list-order.js";
 /**
  * What the account's own digital humans need from a store (Redis or memory): created once per
  * Idempotency-Key and within the account's limit in one step, read, listed newest first, replaced by
  * compare-and-set, deleted. Each is kept under its owner (an account, or its test side), so another
  * owner's is never found.
  */
-import type { ListPosition } from "../sessions/ports.js";
 
 /** One of an account's own digital humans, as stored; the contract's DigitalHuman less what is derived. */
 export interface DigitalHumanRecord {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAfterCursor, type ListPosition, newestFirst } from "./ports.js";
+import { isAfterCursor, type ListPosition, newestFirst } from "../list-order.js";
 
 const at = (createdAtMs: number, id: string): ListPosition => ({ createdAtMs, id });
 

@@ -6,6 +6,7 @@
 import type { DigitalHumanJob, SessionStatus } from "@dhs/contract";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
 import type { Persona } from "../digital-humans/persona.js";
+import type { ListPosition } from "../list-order.js";
 import type { BeginOutcome, CreateLock } from "./idempotency.js";
 import type { SessionRecord } from "./session.js";
 import type { ObligationTimer, TimerKind } from "./session-machine.js";
@@ -49,25 +50,6 @@ export interface SessionChange {
   timers: TimerChanges;
   /** The LiveKit event the change applies, remembered with it for ttlMs, so that its redelivery changes nothing. */
   livekitEvent?: { id: string; ttlMs: number };
-}
-
-/** Where a page of a list starts: after the item with this creation time and id. */
-export interface ListPosition {
-  createdAtMs: number;
-  id: string;
-}
-
-/**
- * The order of every list: newest first, equal creation times by id descending. Every store sorts by it,
- * so a cursor means the same in each.
- */
-export function newestFirst(a: ListPosition, b: ListPosition): number {
-  return b.createdAtMs - a.createdAtMs || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
-}
-
-/** Whether an entry comes after the cursor in that order (so it belongs to a later page). */
-export function isAfterCursor(entry: ListPosition, cursor: ListPosition | undefined): boolean {
-  return cursor === undefined || newestFirst(cursor, entry) < 0;
 }
 
 export interface ListQuery {

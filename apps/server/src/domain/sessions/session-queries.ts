@@ -2,7 +2,8 @@
 import type { Session, SessionSummary } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
-import type { ListPosition, ListQuery } from "./ports.js";
+import type { ListPosition } from "../list-order.js";
+import type { ListQuery } from "./ports.js";
 import { isConnectable, toSessionSummary } from "./session.js";
 import { longestKeptS, type SessionContext } from "./session-deps.js";
 import type { SessionReader } from "./session-reader.js";

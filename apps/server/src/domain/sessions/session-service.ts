@@ -6,10 +6,11 @@
 import type { Session, SessionCreate, SessionSummary, TestSessionEvent } from "@dhs/contract";
 import { NO_TRACING } from "../../tracing/tracing.js";
 import type { Principal } from "../accounts/api-keys.js";
+import type { ListPosition } from "../list-order.js";
 import { CreateSession } from "./create-session.js";
 import { EndSession } from "./end-session.js";
 import { type LiveKitEventOutcome, LiveKitRoomEvents } from "./livekit-room-events.js";
-import type { DueTimer, ListPosition, ListQuery } from "./ports.js";
+import type { DueTimer, ListQuery } from "./ports.js";
 import type { CreateResult, RoomEvent, SessionContext, SessionServiceDeps } from "./session-deps.js";
 import { SessionQueries } from "./session-queries.js";
 import { SessionReader } from "./session-reader.js";

@@ -18,7 +18,7 @@ import type {
   WebhookEndpointRecord,
   WebhookStore,
 } from "../../domain/customer-webhooks/ports.js";
-import { deliveryMember, HOOK_LOG_MAX, parseDeliveryMember } from "../redis/keys.js";
+import { deliveryMember, HOOK_LOG_MAX, parseDeliveryMember } from "../webhook-log.js";
 import { claimDue, entry } from "./maps.js";
 
 interface AccountQueue {

@@ -11,7 +11,7 @@ import type {
   DigitalHumanVersion,
   StoredDigitalHuman,
 } from "../../domain/digital-humans/ports.js";
-import { isAfterCursor, type ListPosition, newestFirst } from "../../domain/sessions/ports.js";
+import { isAfterCursor, type ListPosition, newestFirst } from "../../domain/list-order.js";
 import { entry } from "./maps.js";
 
 interface Owned {

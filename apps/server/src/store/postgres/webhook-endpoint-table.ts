@@ -4,7 +4,8 @@
  * under its account's lock) or on the pool. A log entry's id is its Redis stream entry's, `<ms>-<seq>`.
  */
 import type pg from "pg";
-import type { AttemptRecord, EndpointSecret, WebhookEndpointRecord } from "../../domain/customer-webhooks/ports.js";
+import type { EndpointSecret, WebhookEndpointRecord } from "../../domain/customer-webhooks/ports.js";
+import type { EndpointHealthState, EntryPosition, LoggedAttempt } from "../webhook-log.js";
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 export type PoolClient = pg.PoolClient;
@@ -50,36 +51,6 @@ type EndpointRow = {
   disabled_reason: string | null;
   failing_since: Date | null;
 };
-
-/** A log entry's position: its Redis stream id's milliseconds and sequence. */
-export interface EntryPosition {
-  ms: string;
-  seq: string;
-}
-
-export interface LoggedAttempt extends EntryPosition {
-  attempt: AttemptRecord;
-}
-
-/** The health of an endpoint as deliveries made it. */
-export type EndpointHealthState = Pick<WebhookEndpointRecord, "status" | "disabledReason" | "failingSinceMs">;
-
-/** A Redis stream id (`<ms>-<seq>`) as a position. */
-export function entryPosition(id: string): EntryPosition {
-  const [ms = "0", seq = "0"] = id.split("-");
-  return { ms, seq };
-}
-
-/** A position as its Redis stream id. */
-export const entryId = (position: EntryPosition): string => `${position.ms}-${position.seq}`;
-
-/** Older first (negative when `a` is older than `b`). */
-export function compareEntries(a: EntryPosition, b: EntryPosition): number {
-  const byMs = BigInt(a.ms) - BigInt(b.ms);
-  if (byMs !== 0n) return byMs < 0n ? -1 : 1;
-  const bySeq = BigInt(a.seq) - BigInt(b.seq);
-  return bySeq === 0n ? 0 : bySeq < 0n ? -1 : 1;
-}
 
 /** Past every log entry: a page without a cursor starts here. */
 const LAST_ENTRY: EntryPosition = { ms: "9223372036854775807", seq: "9223372036854775807" };

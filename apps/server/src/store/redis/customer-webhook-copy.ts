@@ -5,11 +5,11 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { WebhookEndpointRecord } from "../../domain/customer-webhooks/ports.js";
-import { type EndpointHealthState, type EntryPosition, entryPosition, type LoggedAttempt } from "../postgres/webhook-endpoint-table.js";
+import { type EndpointHealthState, type EntryPosition, entryPosition, HOOK_LOG_MAX, type LoggedAttempt } from "../webhook-log.js";
 import type { EndpointCopy } from "./customer-webhook-copy-scripts.js";
 import { decodeEndpoint, endpointFields } from "./customer-webhook-endpoint-hash.js";
 import { guard } from "./guard.js";
-import { HOOK_LOG_MAX, type Keyspace, keyspace, routeOf } from "./keys.js";
+import { type Keyspace, keyspace, routeOf } from "./keys.js";
 import { RedisScripts } from "./scripts.js";
 
 /** An endpoint to copy, with how many changes it had when read. */

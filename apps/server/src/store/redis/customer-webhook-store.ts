@@ -22,9 +22,10 @@ import type {
   WebhookStore,
 } from "../../domain/customer-webhooks/ports.js";
 import type { Tracing } from "../../tracing/tracing.js";
+import { deliveryMember, HOOK_LOG_MAX, parseDeliveryMember } from "../webhook-log.js";
 import { decodeEndpoint, endpointFields } from "./customer-webhook-endpoint-hash.js";
 import { guard } from "./guard.js";
-import { deliveryMember, HOOK_LOG_MAX, type Keyspace, keyspace, parseDeliveryMember, routeOf, SHARDS, shardOf } from "./keys.js";
+import { type Keyspace, keyspace, routeOf, SHARDS, shardOf } from "./keys.js";
 import { RedisScripts } from "./scripts.js";
 
 export class RedisWebhookStore implements WebhookStore {

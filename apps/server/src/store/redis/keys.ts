@@ -202,17 +202,6 @@ export function keyspace(prefix = "dhs") {
 
 export type Keyspace = ReturnType<typeof keyspace>;
 
-/** The attempts an endpoint's delivery log keeps. */
-export const HOOK_LOG_MAX = 1000;
-
-/** A delivery is one event to one endpoint; ids have no `|`. */
-export const deliveryMember = (endpointId: string, eventId: string) => `${endpointId}|${eventId}`;
-
-export function parseDeliveryMember(member: string): { endpointId: string; eventId: string } {
-  const [endpointId = "", eventId = ""] = member.split("|");
-  return { endpointId, eventId };
-}
-
 /** An endpoint's event types as the routes hash holds them: space-separated, or `*`. */
 export const routeOf = (eventTypes: readonly string[]) => eventTypes.join(" ");
 

@@ -4,8 +4,8 @@
  * the return of its place among the open sessions are that one step, so there is nothing to repair.
  */
 import type { Persona } from "../../../domain/digital-humans/persona.js";
+import { isAfterCursor, newestFirst } from "../../../domain/list-order.js";
 import type { ListQuery, SessionChange, SessionRecords, SessionSnapshot, SessionVersion } from "../../../domain/sessions/ports.js";
-import { isAfterCursor, newestFirst } from "../../../domain/sessions/ports.js";
 import type { SessionRecord } from "../../../domain/sessions/session.js";
 import type { MemorySessionState, StoredSession } from "./state.js";
 

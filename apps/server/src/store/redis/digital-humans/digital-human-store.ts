@@ -13,7 +13,7 @@ import type {
   DigitalHumanVersion,
   StoredDigitalHuman,
 } from "../../../domain/digital-humans/ports.js";
-import { isAfterCursor, type ListPosition, newestFirst } from "../../../domain/sessions/ports.js";
+import { isAfterCursor, type ListPosition, newestFirst } from "../../../domain/list-order.js";
 import type { Tracing } from "../../../tracing/tracing.js";
 import { guard } from "../guard.js";
 import { type Keyspace, keyspace } from "../keys.js";

@@ -3,8 +3,9 @@
  * from the account's open set, its ended ones from their per-day indexes (one per shard, each in its
  * shard's slot), over the days the account created sessions on. Each entry is checked against its record.
  */
-import type { ListPosition, ListQuery } from "../../../domain/sessions/ports.js";
-import { isAfterCursor, newestFirst } from "../../../domain/sessions/ports.js";
+
+import { isAfterCursor, type ListPosition, newestFirst } from "../../../domain/list-order.js";
+import type { ListQuery } from "../../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../../domain/sessions/session.js";
 import { decodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";

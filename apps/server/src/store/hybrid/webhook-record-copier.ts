@@ -11,13 +11,13 @@
  * and makes due any account whose endpoints were marked but the account not (a replica died between).
  * Each pass first puts back the copies of endpoints whose write failed at its commit (repairPending).
  */
-import type { WebhookRecordSync } from "../domain/customer-webhooks/ports.js";
+import type { WebhookRecordSync } from "../../domain/customer-webhooks/ports.js";
+import { type Database, guardDatabase, transaction } from "../postgres/database.js";
+import { webhookEndpointTable as table } from "../postgres/webhook-endpoint-table.js";
+import type { RedisWebhookCopy, UnsyncedEndpoint } from "../redis/customer-webhook-copy.js";
+import type { RedisWebhookStore } from "../redis/customer-webhook-store.js";
+import { entryId, HOOK_LOG_MAX } from "../webhook-log.js";
 import type { HistoryWebhookStore } from "./history-webhook-store.js";
-import { type Database, guardDatabase, transaction } from "./postgres/database.js";
-import { entryId, webhookEndpointTable as table } from "./postgres/webhook-endpoint-table.js";
-import type { RedisWebhookCopy, UnsyncedEndpoint } from "./redis/customer-webhook-copy.js";
-import type { RedisWebhookStore } from "./redis/customer-webhook-store.js";
-import { HOOK_LOG_MAX } from "./redis/keys.js";
 
 export interface WebhookRecordCopierOptions {
   /** How long a pass holds an account it claimed (ms). */

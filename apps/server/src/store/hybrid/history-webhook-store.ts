@@ -28,18 +28,13 @@ import type {
   QueueStats,
   WebhookEndpointRecord,
   WebhookStore,
-} from "../domain/customer-webhooks/ports.js";
-import { DependencyUnavailableError } from "../domain/dependency-errors.js";
-import { type Database, guardDatabase, transaction } from "./postgres/database.js";
-import {
-  compareEntries,
-  entryId,
-  entryPosition,
-  type PoolClient,
-  webhookEndpointTable as table,
-} from "./postgres/webhook-endpoint-table.js";
-import type { RedisWebhookCopy } from "./redis/customer-webhook-copy.js";
-import { type RedisWebhookStore, toDelivery } from "./redis/customer-webhook-store.js";
+} from "../../domain/customer-webhooks/ports.js";
+import { DependencyUnavailableError } from "../../domain/dependency-errors.js";
+import { type Database, guardDatabase, transaction } from "../postgres/database.js";
+import { type PoolClient, webhookEndpointTable as table } from "../postgres/webhook-endpoint-table.js";
+import type { RedisWebhookCopy } from "../redis/customer-webhook-copy.js";
+import { type RedisWebhookStore, toDelivery } from "../redis/customer-webhook-store.js";
+import { compareEntries, entryId, entryPosition } from "../webhook-log.js";
 
 /** Past any endpoint limit: PostgreSQL counted already. */
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;

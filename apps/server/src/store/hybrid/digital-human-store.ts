@@ -23,11 +23,11 @@ import type {
   DigitalHumanVersion,
   StoredDigitalHuman,
 } from "../../domain/digital-humans/ports.js";
-import type { ListPosition } from "../../domain/sessions/ports.js";
+import type { ListPosition } from "../../domain/list-order.js";
+import { type Database, guardDatabase, transaction } from "../postgres/database.js";
 import { guard } from "../redis/guard.js";
 import { type Keyspace, keyspace } from "../redis/keys.js";
 import { RedisScripts } from "../redis/scripts.js";
-import { type Database, guardDatabase, transaction } from "./database.js";
 
 const INSERT = `
 INSERT INTO digital_humans (owner, id, created_at, record) VALUES ($1, $2, $3, $4)
