@@ -18,11 +18,9 @@ RUN pnpm install --offline --frozen-lockfile --filter "@dhs/server..." --filter 
 RUN pnpm --filter "@dhs/server..." --filter "@dhs/digital-human..." run build
 RUN pnpm --filter @dhs/server deploy --prod --legacy /out
 RUN pnpm --filter @dhs/digital-human deploy --prod --legacy /worker
-# The worker reads the same catalog of digital humans as the server.
-RUN cp apps/server/config/digital-humans.json /worker/digital-humans.json
 
 FROM node:20.20.2-bookworm-slim AS worker
-ENV NODE_ENV=production DIGITAL_HUMANS_FILE=/app/digital-humans.json AGENT_HTTP_PORT=8081
+ENV NODE_ENV=production AGENT_HTTP_PORT=8081
 # The reference speech recognition (PocketSphinx for Debian's Python, and its US English model) for the
 # participant's captions, without which the worker captions only its own lines; and Flite's voices,
 # without which every voice is spoken by eSpeak NG.

@@ -1,6 +1,6 @@
 /**
  * The agent worker: registers with LiveKit once for each agent name in the digital human catalog
- * (DIGITAL_HUMANS_FILE, the server's default catalog otherwise), so a session's explicit dispatch to
+ * (DIGITAL_HUMANS_FILE, the deployment's default catalog of @dhs/catalog otherwise), so a session's explicit dispatch to
  * that name reaches it. LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET default to
  * `livekit-server --dev`'s, like the service's. DHS_API_URL, the service's address, is where its jobs
  * post each session's transcript and take what its backend queued (say, notes); without it they only
@@ -8,8 +8,8 @@
  * them they greet and acknowledge.
  */
 import { fork } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { agentCatalog } from "@dhs/catalog";
 import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } from "@livekit/agents";
 import { llmSettings } from "./conversation/llm-settings.js";
 import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
@@ -35,13 +35,8 @@ try {
 const { LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret } = config;
 env.LIVEKIT_API_KEY = apiKey;
 env.LIVEKIT_API_SECRET = apiSecret;
-const embeddedCatalog = fileURLToPath(new URL("../../server/config/digital-humans.json", import.meta.url));
-type Catalog = { digital_humans: { agent_name: string }[]; voices?: { id: string }[] };
-const readCatalog = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Catalog;
-const catalog = readCatalog(config.DIGITAL_HUMANS_FILE ?? embeddedCatalog);
-const agentNames = [...new Set(catalog.digital_humans.map((d) => d.agent_name))];
-// The voices the service offers (a catalog without them offers the embedded one's, as the service does).
-const voices = (catalog.voices ?? readCatalog(embeddedCatalog).voices ?? []).map((voice) => voice.id);
+// The agent names to register and the voices to speak, of the catalog the service reads too.
+const { agentNames, voices } = agentCatalog(config.DIGITAL_HUMANS_FILE);
 const basePort = config.AGENT_HTTP_PORT;
 // pnpm demo, which shares the machine with whatever else runs on it, keeps the health endpoint on loopback.
 const httpHost = config.AGENT_HTTP_HOST;

@@ -6,6 +6,7 @@
  * (in-memory store, LiveKit's `--dev` credentials, a published development key); production refuses them.
  */
 import { fileURLToPath } from "node:url";
+import { defaultCatalogFile } from "@dhs/catalog";
 import { ConfigError } from "./config-error.js";
 import { boolean, choice, file, integer, secondsList, text, url, urls, type Variable } from "./parsers.js";
 
@@ -102,7 +103,7 @@ export const VARIABLES = {
     "JSON file of API keys (ids, accounts, scopes, SHA-256 of the secret; made with `create-api-key`) and optional per-account limits. Reloaded on SIGHUP and when it changes: a revoked key is refused within seconds.",
   ),
   DIGITAL_HUMANS_FILE: file(
-    { default: embedded("digital-humans.json"), derived: "`config/digital-humans.json` (Ava)" },
+    { default: defaultCatalogFile, derived: "`@dhs/catalog`'s `digital-humans.json` (Ava)" },
     '`{"digital_humans":[{"id":"<uuid>","name":"Ava","agent_name":"ava","description":"...","accounts":["acct_1"]}],"voices":[{"id":"slt","name":"SLT","language":"en"}]}`: the stock digital humans; `description`, `accounts` (who may use it; everyone when absent), `modes` (`["live"]`, `["test"]` or both, the default: which keys\' sessions get it) and the persona (`instructions`, `greeting`, `voice`, `language`, `llm_model`, `max_session_duration_s`) are optional; the first an account may use in a mode is its default there. `voices`, the voices the digital humans\' worker speaks (the first is the default), are the embedded file\'s when absent.',
   ),
   ACCOUNT_MAX_DIGITAL_HUMANS: integer(

@@ -56,7 +56,7 @@ describe("the Dockerfile's bundle", () => {
   }, async () => {
     await run("pnpm", deployCommand("/out", bundle), { cwd: ROOT, timeout: 100_000 });
     expect(existsSync(join(bundle, "dist/main.js"))).toBe(true);
-    expect(existsSync(join(bundle, "config/digital-humans.json"))).toBe(true);
+    expect(existsSync(join(bundle, "node_modules/@dhs/catalog/digital-humans.json"))).toBe(true);
     expect(existsSync(join(bundle, "migrations"))).toBe(true);
     expect(existsSync(join(bundle, "node_modules/@dhs/contract/dist/openapi.yaml"))).toBe(true);
     for (const absent of ["src", "test", "node_modules/vitest", "node_modules/typescript"])
@@ -124,17 +124,18 @@ describe("the Dockerfile's bundle", () => {
 });
 
 describe("the Dockerfile's worker bundle", () => {
-  it("starts the digital human worker with the server's catalog, and serves its health endpoint", { timeout: 120_000 }, async () => {
+  it("starts the digital human worker with the catalog it ships (the service's default one), and serves its health endpoint", {
+    timeout: 120_000,
+  }, async () => {
     const worker = join(mkdtempSync(join(tmpdir(), "dhs-worker-")), "app");
     await run("pnpm", deployCommand("/worker", worker), { cwd: ROOT, timeout: 100_000 });
-    expect(dockerfile).toContain("RUN cp apps/server/config/digital-humans.json /worker/digital-humans.json");
+    expect(existsSync(join(worker, "node_modules/@dhs/catalog/digital-humans.json"))).toBe(true);
     const port = await freePort();
     const child = spawn(process.execPath, ["dist/worker.js"], {
       cwd: worker,
       env: {
         PATH: process.env.PATH ?? "",
         NODE_ENV: "production",
-        DIGITAL_HUMANS_FILE: join(ROOT, "apps/server/config/digital-humans.json"),
         AGENT_HTTP_PORT: String(port),
         // Nothing listens there: the worker keeps trying, and its health endpoint says so.
         LIVEKIT_URL: `ws://127.0.0.1:${await freePort()}`,
