@@ -4,7 +4,7 @@
  * at the testkit's Chat Completions server. What the digital human says is read off the Speaker, as the
  * participant would hear it.
  */
-import { ChatCompletionsServer, type ChatScript, messageText } from "@dhs/testkit";
+import { ChatCompletionsServer, type ChatScript, messageText, until } from "@dhs/testkit";
 import { initializeLogger, llm, type VAD, voice } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadVad } from "../hearing/vad.js";
@@ -77,13 +77,8 @@ async function converse(options: { instructions?: string; script?: (n: number) =
   return { ...conversation, server, heard, said, failures };
 }
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** The testkit's until, polling often: the tests count what happened by the moment it holds. */
+const soon = (check: () => boolean) => until(check, { everyMs: 20, timeoutMs: 10000 });
 
 describe("the conversation, with an LLM", () => {
   it("asks the LLM as the persona, with the participant's words, and says its reply sentence by sentence", async () => {
@@ -92,7 +87,7 @@ describe("the conversation, with an LLM", () => {
       script: () => ({ tokens: ["Lisbon is ", "sunny this week. ", "Pack light ", "clothes!"], firstTokenMs: 50 }),
     });
     await c.session.run({ userInput: "What is the weather in Lisbon?" }).wait();
-    await until(() => c.said().includes("Pack light clothes!"));
+    await soon(() => c.said().includes("Pack light clothes!"));
     const request = c.server?.requests[0];
     expect(request?.model).toBe("persona-model");
     expect(request?.temperature).toBe(0.4);
@@ -111,11 +106,11 @@ describe("the conversation, with an LLM", () => {
   ] as const)("apologizes, and the next turn works, when the LLM %s", async (_, refusal, requests) => {
     const c = await converse({ script: (n) => (n < requests ? refusal : { tokens: ["Yes, I am here."] }) });
     await c.session.run({ userInput: "Hello?" }).wait();
-    await until(() => c.said().includes(APOLOGY));
+    await soon(() => c.said().includes(APOLOGY));
     expect(c.failures.map((f) => f.kind)).toEqual(["error"]);
     expect(c.server?.requests).toHaveLength(requests);
     await c.session.run({ userInput: "Are you there?" }).wait();
-    await until(() => c.said().includes("Yes, I am here."));
+    await soon(() => c.said().includes("Yes, I am here."));
     expect(c.session.agentState).not.toBe("initializing");
   });
 
@@ -124,7 +119,7 @@ describe("the conversation, with an LLM", () => {
       script: () => ({ tokens: ["The museum opens at nine. ", "On Sundays it ", "opens at ten."], breakAfter: 2 }),
     });
     await c.session.run({ userInput: "When does the museum open?" }).wait();
-    await until(() => c.said().includes(APOLOGY));
+    await soon(() => c.said().includes(APOLOGY));
     expect(c.said()).toContain("The museum opens at nine.");
     expect(c.said()).not.toContain("opens at ten");
   });
@@ -133,7 +128,7 @@ describe("the conversation, with an LLM", () => {
     const c = await converse({ script: (n) => (n === 0 ? "hang" : { tokens: ["Ok."] }), timeoutMs: 500 });
     const asked = Date.now();
     await c.session.run({ userInput: "Hello?" }).wait();
-    await until(() => c.said().includes(APOLOGY));
+    await soon(() => c.said().includes(APOLOGY));
     expect(Date.now() - asked).toBeLessThan(4000);
     expect(c.failures.length).toBeGreaterThanOrEqual(1);
   });
@@ -141,7 +136,7 @@ describe("the conversation, with an LLM", () => {
   it("asks the participant to say it again when the recognizer heard no words", async () => {
     const c = await converse({ script: () => ({ tokens: ["Unused."] }) });
     c.agent.nothingHeard();
-    await until(() => c.said() === NOT_HEARD);
+    await soon(() => c.said() === NOT_HEARD);
     expect(c.server?.requests).toHaveLength(0);
   });
 });
@@ -151,7 +146,7 @@ describe("a turn with no words (no recognizer installed)", () => {
     const c = await converse({ script: () => ({ tokens: ["Something nobody asked for."] }) });
     const turn = llm.ChatMessage.create({ role: "user", content: "" });
     await expect(c.agent.onUserTurnCompleted(c.agent.chatCtx.copy(), turn)).rejects.toBeInstanceOf(voice.StopResponse);
-    await until(() => c.said() === NOT_HEARD);
+    await soon(() => c.said() === NOT_HEARD);
     expect(c.server?.requests).toHaveLength(0);
     // A turn with words goes to the LLM as before.
     await c.agent.onUserTurnCompleted(c.agent.chatCtx.copy(), llm.ChatMessage.create({ role: "user", content: "Hi" }));
@@ -162,7 +157,7 @@ describe("a turn with no words (no recognizer installed)", () => {
     await expect(
       c.agent.onUserTurnCompleted(c.agent.chatCtx.copy(), llm.ChatMessage.create({ role: "user", content: " " })),
     ).rejects.toBeInstanceOf(voice.StopResponse);
-    await until(() => c.heard.length === 1);
+    await soon(() => c.heard.length === 1);
   });
 });
 
@@ -172,7 +167,7 @@ describe("the conversation, without an LLM", () => {
     const turns = 4;
     for (let i = 0; i < turns; i++) {
       c.agent.nothingHeard();
-      await until(() => c.heard.length === i + 1);
+      await soon(() => c.heard.length === i + 1);
     }
     const lines = c.heard.map((line) => line.text);
     for (let i = 1; i < lines.length; i++) expect(lines[i]).not.toBe(lines[i - 1]);

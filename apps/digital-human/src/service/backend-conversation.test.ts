@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { components } from "@dhs/contract";
+import { until } from "@dhs/testkit";
 import { initializeLogger, log } from "@livekit/agents";
 import { type Room, RoomEvent } from "@livekit/rtc-node";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -60,13 +61,8 @@ function voiceOf(backend: () => BackendConversation | undefined, said: string[])
   };
 }
 
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** The testkit's until, polling often: the tests count what happened by the moment it holds. */
+const soon = (check: () => boolean) => until(check, { everyMs: 5, timeoutMs: 5000 });
 
 async function connected(state: { items: ConversationItem[]; turnEvents: boolean; refuse: string[] }) {
   const s = await service(state);
@@ -92,18 +88,18 @@ describe("BackendConversation", () => {
     const state = { items: [say(1, "First."), say(2, "Expired."), say(3, "Third.")], turnEvents: false, refuse: ["utt_2"] };
     const { backend, pulls, reports, said, nudge } = await connected(state);
     backend.start();
-    await until(() => pulls.length === 1);
+    await soon(() => pulls.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(said).toEqual([]);
     backend.greeted();
-    await until(() => said.length === 2);
+    await soon(() => said.length === 2);
     expect(said).toEqual(["First.", "Third."]);
     nudge("lk.chat");
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(pulls).toEqual([0]);
     state.items.push(say(4, "Fourth."));
     nudge("dhs.conversation");
-    await until(() => said.length === 3);
+    await soon(() => said.length === 3);
     expect(pulls).toEqual([0, 3]);
     await backend.flush();
     // The lines of a say are the say's: no utterance of its own is reported for them.
@@ -122,16 +118,16 @@ describe("BackendConversation", () => {
     const state = { items: [], turnEvents: false, refuse: [] };
     const { backend, pulls, reports, nudge } = await connected(state);
     backend.start();
-    await until(() => pulls.length === 1);
+    await soon(() => pulls.length === 1);
     backend.participantSaid("Hello?", new Date(), new Date());
     backend.lineStarted("I see.");
     backend.lineHeard(false);
     state.turnEvents = true;
     nudge("dhs.conversation");
-    await until(() => pulls.length === 2);
+    await soon(() => pulls.length === 2);
     // Pulls go one at a time: the third starts once the second's answer was taken.
     nudge("dhs.conversation");
-    await until(() => pulls.length === 3);
+    await soon(() => pulls.length === 3);
     backend.participantSaid("Where is my order?", new Date(), new Date());
     backend.lineStarted("It shipped today.");
     backend.lineHeard(true);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { components } from "@dhs/contract";
+import { until } from "@dhs/testkit";
 import { TokenVerifier } from "livekit-server-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ConversationItem, ConversationQueue, type Delivery } from "./conversation-queue.js";
@@ -80,20 +81,15 @@ async function pulling(options: { fallbackMs?: number } = {}) {
 
 const say = (seq: number): ConversationItem => ({ seq, type: "say", id: `utt_${seq}`, text: `Line ${seq}.`, interrupt: false });
 
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** The testkit's until, polling often: the tests count what happened by the moment it holds. */
+const soon = (check: () => boolean) => until(check, { everyMs: 5, timeoutMs: 5000 });
 
 describe("ConversationQueue", () => {
   it("pulls first with after 0 and the job's identity, then after the greatest seq it saw, handing each item on once", async () => {
     const { queue, state, pulls, deliveries } = await pulling();
     state.items = [say(1), say(2)];
     queue.start();
-    await until(() => deliveries.length === 1);
+    await soon(() => deliveries.length === 1);
     expect(pulls[0]?.body).toEqual({ after: 0, participant_identity: "agent-AJ_1" });
     expect(pulls[0]?.url).toBe(`/v1/sessions/${SESSION}/conversation/pull`);
     const claims = await new TokenVerifier("devkey", "secret").verify(pulls[0]?.authorization.replace("Bearer ", "") ?? "");
@@ -105,12 +101,12 @@ describe("ConversationQueue", () => {
     state.interruptSeq = 5;
     state.turnEvents = false;
     queue.nudge();
-    await until(() => deliveries.length === 2);
+    await soon(() => deliveries.length === 2);
     expect(pulls[1]?.body.after).toBe(2);
     expect(deliveries[1]).toMatchObject({ interruptSeq: 5, interrupted: true, turnEvents: false });
     expect(deliveries[1]?.items.map((i) => i.seq)).toEqual([3]);
     queue.nudge();
-    await until(() => deliveries.length === 3);
+    await soon(() => deliveries.length === 3);
     // The interruption counts as seen: the cursor is past it.
     expect(pulls[2]?.body.after).toBe(5);
     expect(deliveries[2]).toMatchObject({ items: [], interrupted: false });
@@ -121,7 +117,7 @@ describe("ConversationQueue", () => {
     state.interruptSeq = 4;
     state.items = [say(5)];
     queue.start();
-    await until(() => deliveries.length === 1);
+    await soon(() => deliveries.length === 1);
     expect(deliveries[0]).toMatchObject({ interruptSeq: 4, interrupted: false });
   });
 
@@ -132,14 +128,14 @@ describe("ConversationQueue", () => {
       release = resolve;
     });
     queue.start();
-    await until(() => pulls.length === 1);
+    await soon(() => pulls.length === 1);
     queue.nudge();
     queue.nudge();
     queue.nudge();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pulls).toHaveLength(1);
     release();
-    await until(() => deliveries.length === 2);
+    await soon(() => deliveries.length === 2);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pulls).toHaveLength(2);
   });
@@ -147,7 +143,7 @@ describe("ConversationQueue", () => {
   it("pulls on its own every so often, in case a nudge was lost", async () => {
     const { queue, pulls } = await pulling({ fallbackMs: 30 });
     queue.start();
-    await until(() => pulls.length >= 3);
+    await soon(() => pulls.length >= 3);
   });
 
   it("tries a failed pull again, and stops pulling for good when the session is not the job's (404)", async () => {
@@ -155,11 +151,11 @@ describe("ConversationQueue", () => {
     state.statuses = [503, 429];
     state.items = [say(1)];
     queue.start();
-    await until(() => deliveries.length === 1);
+    await soon(() => deliveries.length === 1);
     expect(pulls.map((p) => p.body.after)).toEqual([0, 0, 0]);
     state.statuses = [404];
     queue.nudge();
-    await until(() => logs.length === 1);
+    await soon(() => logs.length === 1);
     queue.nudge();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pulls).toHaveLength(4);
