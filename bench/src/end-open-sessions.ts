@@ -9,7 +9,7 @@
  * transcripts' grace timers, so this waits until those have fired too (about a minute).
  */
 
-import { keyspace, SHARDS } from "@dhs/server/store/redis/keys.js";
+import { keyspace, SHARDS } from "@dhs/server/redis-keys";
 import type { WebhookReceiver } from "@dhs/testkit";
 import { quiet } from "./bench-receiver.js";
 import { inParallel } from "./in-parallel.js";

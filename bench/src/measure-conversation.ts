@@ -13,8 +13,7 @@
  * Requests are built before their load starts; the digital human's token is minted once per session,
  * as a job holds one for its calls.
  */
-import { createHmac } from "node:crypto";
-import { until, type WebhookReceiver } from "@dhs/testkit";
+import { digitalHumanToken, until, type WebhookReceiver } from "@dhs/testkit";
 import { quiet } from "./bench-receiver.js";
 import { addSpent, cpuUsOf, perRequest, type RedisFigures, type RedisSnapshot, redisSnapshot, redisSpent } from "./figures.js";
 import { inParallel } from "./in-parallel.js";
@@ -162,19 +161,6 @@ const KINDS: Kind[] = [
   },
 ];
 
-/**
- * The digital human's token (the contract's digitalHumanToken): the claims livekit-server-sdk's
- * AccessToken writes for the worker's grant, HS256 with the LiveKit secret the service was given. Signed
- * here with node:crypto because the bench does not depend on the SDK.
- */
-function digitalHumanToken(room: string): string {
-  const now = Math.floor(Date.now() / 1000);
-  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const claims = { video: { room, roomJoin: true, agent: true }, sub: JOB, iss: LIVEKIT.key, nbf: now, exp: now + 600, jti: JOB };
-  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}`;
-  return `${unsigned}.${createHmac("sha256", LIVEKIT.secret).update(unsigned).digest("base64url")}`;
-}
-
 /** Calls the LiveKit stand-in has answered so far, all methods. */
 async function livekitCalls(stack: Stack): Promise<number> {
   const counts = (await (await fetch(`${stack.livekitUrl}/bench/calls`)).json()) as Record<string, number>;
@@ -249,12 +235,15 @@ async function conversation(
   await postEvents(stack, joined.slice(sessions.length), "digital human joined");
   await quiet(receiver);
   const joinUs = (cpuUsOf(stack.servicePid) - cpuBefore - idleUsPerS * ((performance.now() - started) / 1000)) / joined.length;
-  const turns: Turn[] = sessions.map((session) => ({
-    session,
-    token: digitalHumanToken(session.room_name),
-    key: account.key,
-    utterance: undefined,
-  }));
+  // The digital human's token (the contract's digitalHumanToken), as its worker mints it.
+  const turns: Turn[] = await Promise.all(
+    sessions.map(async (session) => ({
+      session,
+      token: await digitalHumanToken(session.room_name, { identity: JOB, apiKey: LIVEKIT.key, secret: LIVEKIT.secret, ttl: 600 }),
+      key: account.key,
+      utterance: undefined,
+    })),
+  );
   const totals: Totals[] = KINDS.map(({ kind }) => ({
     kind,
     requests: 0,

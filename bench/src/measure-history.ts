@@ -12,10 +12,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { HistoryWebhookStore } from "@dhs/server/store/hybrid/history-webhook-store.js";
-import { WebhookRecordCopier } from "@dhs/server/store/hybrid/webhook-record-copier.js";
-import { RedisWebhookCopy } from "@dhs/server/store/redis/customer-webhook-copy.js";
-import { RedisWebhookStore } from "@dhs/server/store/redis/customer-webhook-store.js";
+import { webhookRecord } from "@dhs/server/webhook-record";
 import { createDatabase, freePort, TcpGate, until, WebhookReceiver } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -182,10 +179,7 @@ async function measureLogCopy(url: string, stack: Stack, gate: TcpGate, db: pg.P
   const receiver = await new WebhookReceiver({ keepBodies: false, answer: () => ({ status: 204 }) }).start();
   const headers = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
   const redis = new Redis(stack.service.env.REDIS_URL as string);
-  const copy = new RedisWebhookCopy(redis, "history");
-  const live = new RedisWebhookStore(redis, "history", undefined, true);
-  const store = new HistoryWebhookStore(live, copy, db);
-  const copier = new WebhookRecordCopier({ store, live, copy, db }, { leaseMs: 30_000, batch: 100, retryMs: 5000 });
+  const { copier } = webhookRecord(redis, "history", db);
   const attempts = ENDPOINTS * TESTS_PER_ENDPOINT;
   const rounds: number[] = [];
   let bytesPerAttempt = 0;

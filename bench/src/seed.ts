@@ -3,13 +3,13 @@
  * no-op), for an account of their own: the measured accounts stay under their cap of open sessions
  * however many are stored.
  */
-import { AccountLimits } from "@dhs/server/domain/accounts/account-limits.js";
-import { DigitalHumanCatalog } from "@dhs/server/domain/digital-humans/digital-human-catalog.js";
-import { DigitalHumanService } from "@dhs/server/domain/digital-humans/digital-human-service.js";
-import { SessionService } from "@dhs/server/domain/sessions/session-service.js";
-import { LiveKitTokenIssuer } from "@dhs/server/livekit/token-issuer.js";
-import { RedisDigitalHumanStore } from "@dhs/server/store/redis/digital-humans/digital-human-store.js";
-import { RedisSessionStore } from "@dhs/server/store/redis/session-store.js";
+import { AccountLimits } from "@dhs/server/account-limits";
+import { DigitalHumanCatalog } from "@dhs/server/digital-human-catalog";
+import { DigitalHumanService } from "@dhs/server/digital-human-service";
+import { RedisDigitalHumanStore } from "@dhs/server/redis-digital-human-store";
+import { RedisSessionStore } from "@dhs/server/redis-session-store";
+import { SessionService } from "@dhs/server/session-service";
+import { LiveKitTokenIssuer } from "@dhs/server/token-issuer";
 import { DIGITAL_HUMANS } from "@dhs/testkit";
 import type { Cluster, Redis } from "ioredis";
 import { inParallel } from "./in-parallel.js";

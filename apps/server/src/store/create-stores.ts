@@ -17,8 +17,7 @@ import type { Tracing } from "../tracing/tracing.js";
 import type { HistoryParts } from "../workers/history-writer.js";
 import { HistoryTranscriptStore } from "./history-transcript-store.js";
 import { PostgresDigitalHumanStore } from "./hybrid/digital-human-store.js";
-import { HistoryWebhookStore } from "./hybrid/history-webhook-store.js";
-import { WebhookRecordCopier } from "./hybrid/webhook-record-copier.js";
+import { webhookRecord } from "./hybrid/webhook-record.js";
 import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
@@ -32,7 +31,6 @@ import { PostgresUsageHistory } from "./postgres/usage-history.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
 import { connectRedis } from "./redis/client.js";
 import { RedisConversationStore } from "./redis/conversation-store.js";
-import { RedisWebhookCopy } from "./redis/customer-webhook-copy.js";
 import { RedisWebhookStore } from "./redis/customer-webhook-store.js";
 import { RedisDigitalHumanStore } from "./redis/digital-humans/digital-human-store.js";
 import { StoreLayout } from "./redis/layout-version.js";
@@ -106,11 +104,9 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     digitalHumans = db ? new PostgresDigitalHumanStore(db, redis, prefix) : new RedisDigitalHumanStore(redis, prefix, tracing);
     if (db) {
       // With the history database, it is the endpoints' record; Redis keeps a copy and the deliveries.
-      const liveHooks = new RedisWebhookStore(redis, prefix, tracing, true);
-      const copy = new RedisWebhookCopy(redis, prefix);
-      const store = new HistoryWebhookStore(liveHooks, copy, db);
-      webhooks = store;
-      webhookSync = new WebhookRecordCopier({ store, live: liveHooks, copy, db }, { leaseMs: 30_000, batch: 100, retryMs: 5000 });
+      const record = webhookRecord(redis, prefix, db, tracing);
+      webhooks = record.store;
+      webhookSync = record.copier;
     } else {
       webhooks = new RedisWebhookStore(redis, prefix, tracing);
     }
