@@ -9,7 +9,7 @@ set -euo pipefail
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)
-# PostgreSQL's server runs on the machine (127.0.0.1:5432); the README's history example uses its client tools.
+# PostgreSQL's server runs on the machine (127.0.0.1:5432); docs/storage.md's history example uses its client tools.
 command -v createdb >/dev/null 2>&1 || need_apt+=(postgresql-client)
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || need_apt+=(chromium)
 

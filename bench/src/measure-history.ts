@@ -1,5 +1,5 @@
 /**
- * What the PostgreSQL history costs (README, "Storage"), on a database of its own on the machine's
+ * What the PostgreSQL history costs (docs/storage.md), on a database of its own on the machine's
  * PostgreSQL: a second service like the measured one, on the same Redis under its own key prefix, with
  * DATABASE_URL through a TcpGate. First the gate is closed and sessions are created and ended at once
  * (the quiet account: no webhook deliveries), so the queue fills; then it opens and the queue drains:

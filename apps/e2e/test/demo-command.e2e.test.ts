@@ -1,6 +1,6 @@
 /**
- * `pnpm demo` as a newcomer runs it (the README's first command), with an LLM as the README's "The
- * digital human's LLM" points it at one (here an OpenAI-compatible server of the test's own): it builds
+ * `pnpm demo` as a newcomer runs it (the README's first command), with an LLM as docs/digital-human.md's "Its
+ * LLM" points it at one (here an OpenAI-compatible server of the test's own): it builds
  * what it needs, starts LiveKit (from the cache the end-to-end tier's setup built), the service, the
  * digital human and the page, and prints the page's address. A browser joins, sees and hears the digital
  * human, asks it a question and hears the LLM's answer, leaves, and the session ends by the departure

@@ -76,7 +76,7 @@ function keptOut(sessionId: string, since: number, forMs: number): { refusals: s
 }
 
 describe("sessions on this 2-core machine", () => {
-  it("fit until the digital human worker refuses the next one, and each costs this much CPU (printed, for the README and capacity planning)", async () => {
+  it("fit until the digital human worker refuses the next one, and each costs this much CPU (printed, for docs/digital-human.md and capacity planning)", async () => {
     const max = Number(process.env.E2E_LOAD_MAX ?? 16);
     const created: Session[] = [];
     const participants: Awaited<ReturnType<typeof joinWithSilentMicrophone>>[] = [];

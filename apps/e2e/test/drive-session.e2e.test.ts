@@ -3,7 +3,7 @@
  * Chromium. What the backend says is heard by the browser (the energy of the digital human's audio),
  * captioned and in the transcript; a say sent before the participant joined waits for the greeting; an
  * interrupt silences the digital human; the per-turn webhook carries the participant's words, and a
- * backend that answers it with say (README, "Bring your own brain") is heard. The time from POST say to
+ * backend that answers it with say (docs/backend.md, "Bring your own brain") is heard. The time from POST say to
  * the first sound of it in the browser is printed.
  */
 import { writeFileSync } from "node:fs";
@@ -172,7 +172,7 @@ describe("a backend drives a live session", () => {
       event_types: ["session.participant_turn", "session.utterance_started", "session.utterance_ended"],
     });
     receiver.secrets = [endpoint?.secret as string];
-    // The README's brain: each turn answered with say.
+    // docs/backend.md's brain: each turn answered with say.
     const ANSWER = "Sunny, with a light breeze.";
     receiver.answer = (event) => {
       if (event.type === "session.participant_turn") void api.say(event.body.data.session_id, { text: ANSWER });

@@ -1,8 +1,8 @@
 /**
- * Backend teams in Go: the README's "Other languages" commands, run as written in a new Go module,
- * generate a client from openapi/v1.yaml with oapi-codegen's defaults; the README's Go example and a
+ * Backend teams in Go: the "Other languages" commands of docs/backend.md, run as written in a new Go module,
+ * generate a client from openapi/v1.yaml with oapi-codegen's defaults; docs/backend.md's Go example and a
  * program that walks the API with it (go-client/check) must build, and run against the real server (on
- * Redis, with a real LiveKit). A contract change that breaks Go generation, or a README that no longer
+ * Redis, with a real LiveKit). A contract change that breaks Go generation, or a doc that no longer
  * works for a Go team, fails here.
  */
 import { execFile } from "node:child_process";
@@ -18,7 +18,7 @@ import { DEV_API_KEY, type Stack, startStack, TIMEOUTS } from "./support/stack.j
 const run = promisify(execFile);
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 
-/** The "Other languages" section of docs/backend.md (once the README's): its shell commands and its Go example. */
+/** The "Other languages" section of docs/backend.md: its shell commands and its Go example. */
 function readmeGo(): { commands: string[]; example: string } {
   const readme = readFileSync(root("docs/backend.md"), "utf8");
   const start = readme.indexOf("\n## Other languages");
@@ -48,13 +48,13 @@ afterAll(async () => {
 });
 
 describe("a Go client generated from openapi/v1.yaml with oapi-codegen's defaults", () => {
-  it("the README's commands generate it in a new module, and it builds with the README's example and the check program", async () => {
+  it("the doc's commands generate it in a new module, and it builds with the doc's example and the check program", async () => {
     mkdirSync(join(dir, "openapi"));
     copyFileSync(root("openapi/v1.yaml"), join(dir, "openapi/v1.yaml"));
     await run("go", ["mod", "init", "example.com/app"], { cwd: dir, env: goEnv });
     for (const command of readmeGo().commands) {
       await run("bash", ["-c", command], { cwd: dir, env: goEnv, timeout: 300_000 }).catch((error: { stderr?: string }) => {
-        throw new Error(`README command failed: ${command}\n${error.stderr ?? error}`);
+        throw new Error(`docs/backend.md command failed: ${command}\n${error.stderr ?? error}`);
       });
     }
     mkdirSync(join(dir, "example"));
@@ -117,7 +117,7 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
     expect((await api.getDigitalHuman(seen.persona_id as string)).response.status).toBe(404);
   });
 
-  it("the README's Go example creates a session and prints its room's address", async () => {
+  it("docs/backend.md's Go example creates a session and prints its room's address", async () => {
     const { stdout } = await run(join(dir, "bin/example"), [], {
       env: { ...goEnv, DHS_URL: stack.apiUrl, DHS_API_KEY: DEV_API_KEY },
       timeout: 60_000,

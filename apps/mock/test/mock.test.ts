@@ -24,7 +24,7 @@ let base: string;
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  // `pnpm mock` itself, from the repository's root, as the README tells QA to type it.
+  // `pnpm mock` itself, from the repository's root, as docs/qa.md tells QA to type it.
   prism = spawn("pnpm", ["mock"], {
     cwd: fileURLToPath(new URL("../../..", import.meta.url)),
     env: { ...process.env, MOCK_PORT: String(port) },

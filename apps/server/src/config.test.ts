@@ -55,7 +55,7 @@ describe("loadConfig", () => {
     expect(config.digitalHumans.entries[0]).toMatchObject({ name: "Ava", agent_name: "ava" });
   });
 
-  it("reads exactly the variables of VARIABLES, which the README's reference is generated from", () => {
+  it("reads exactly the variables of VARIABLES, which the configuration reference of docs/operators.md is generated from", () => {
     const read = new Set<string>();
     loadConfig(new Proxy({}, { get: (_target, name) => void read.add(String(name)) }));
     expect([...read].sort()).toEqual(Object.keys(VARIABLES).sort());

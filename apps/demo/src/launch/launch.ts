@@ -138,7 +138,7 @@ async function main(): Promise<void> {
       process.execPath,
       [join(ROOT, "apps/server/dist/main.js")],
       {
-        // A backend of one's own on this machine (README, "Bring your own brain") takes the webhooks on localhost.
+        // A backend of one's own on this machine (docs/backend.md, "Bring your own brain") takes the webhooks on localhost.
         WEBHOOK_ALLOW_PRIVATE_URLS: "true",
         ...process.env,
         ...livekitEnv,
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     );
 
     say("starting the digital human worker (it loads its voice and its listening model)");
-    // The worker reads the OpenAI SDK's own variables (README, "The digital human's LLM"), passed on as they are.
+    // The worker reads the OpenAI SDK's own variables (docs/digital-human.md, "Its LLM"), passed on as they are.
     const llmUrl = process.env.OPENAI_BASE_URL?.trim();
     const recognizer = PocketSphinxTranscriber.find();
     if ("missing" in recognizer) {

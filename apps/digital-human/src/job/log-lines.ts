@@ -1,6 +1,6 @@
 /**
  * The messages of the worker's log lines that others read: the end-to-end tier's timeline of a session
- * (README, "The digital human"), what it matches against the audio a browser received, and an operator's
+ * (docs/digital-human.md), what it matches against the audio a browser received, and an operator's
  * dashboards. Named once here, where the worker and the tests both take them, so renaming one fails `tsc`
  * rather than a test run.
  */

@@ -98,7 +98,7 @@ export class SessionJob {
     await this.stop();
   }
 
-  /** Each step of a session's start and of each turn, for the end-to-end tier's timeline (README). */
+  /** Each step of a session's start and of each turn, for the end-to-end tier's timeline (docs/digital-human.md, "Response time"). */
   private readonly timeline = (step: Step, fields: Record<string, number> = {}) => this.logger.info({ step, ...fields }, LOG.timeline);
 
   /** The session's participant; with no metadata (a hand-made dispatch), whoever joins who is not an agent. */

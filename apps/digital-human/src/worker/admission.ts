@@ -3,7 +3,7 @@
  * worker, weighted by how little load it reports, and tries the next worker when one refuses; once a
  * worker accepts, LiveKit counts the job as running. So a worker must refuse what it cannot start now,
  * not accept it and let it time out: a refused job goes to another worker, or fails at once and the
- * service dispatches it again a few seconds later (README, "Capacity").
+ * service dispatches it again a few seconds later (docs/digital-human.md, "Capacity").
  *
  * A job can start when (1) the worker runs fewer than `maxJobs`, (2) no other accepted job is still
  * waiting for a job process (each beyond the warm ones waits for a process to boot, which under load

@@ -1,6 +1,6 @@
 /**
  * The kinds of environment variable. Each builder makes one variable's whole declaration: what the
- * README's configuration table shows of it (its kind, default, bounds or choices, description) and how
+ * configuration table of docs/operators.md shows of it (its kind, default, bounds or choices, description) and how
  * its value is read (`parse`). A parser is given the value trimmed, or undefined when unset or blank, and
  * returns what the configuration holds (the default when unset), or throws one line that names the
  * variable and the value. The configuration's types are what these parsers return: nothing restates them.
@@ -8,7 +8,7 @@
 import { ConfigError } from "./config-error.js";
 
 /**
- * What the README shows instead of a default: `dev`, a development default production refuses (saying
+ * What the configuration table shows instead of a default: `dev`, a development default production refuses (saying
  * why in `refusedInProduction` when production must set the variable); `derived`, one computed at start.
  */
 interface Defaults {
@@ -17,7 +17,7 @@ interface Defaults {
   refusedInProduction?: string;
 }
 
-/** Any declaration, as the README's table and the reader of the environment see it. */
+/** Any declaration, as the configuration table and the reader of the environment see it. */
 export type Variable = Defaults & {
   description: string;
   parse(raw: string | undefined, name: string): unknown;
@@ -119,7 +119,7 @@ export function urls(spec: Defaults & { protocols: readonly string[] }, descript
   };
 }
 
-/** A schedule: 1 to `count` comma-separated whole seconds, each from `min` to `max`; the README shows it as text. */
+/** A schedule: 1 to `count` comma-separated whole seconds, each from `min` to `max`; the configuration table shows it as text. */
 export function secondsList(spec: { default: string; count: number; min: number; max: number }, description: string) {
   const { count, min, max } = spec;
   const digits = new RegExp(`^[0-9]{1,${String(max).length}}$`);

@@ -1,7 +1,7 @@
 /**
  * Every environment variable the service reads, declared once: its default, what it accepts and what it
  * does, and (by its kind, parsers.ts) how its value is read. The configuration's types are derived from
- * here (`Settings`), and the README's configuration reference is generated from it (`pnpm --filter
+ * here (`Settings`), and the configuration reference of docs/operators.md is generated from it (`pnpm --filter
  * @dhs/server docs:config`; `pnpm lint` fails when it is stale). Development runs on embedded defaults
  * (in-memory store, LiveKit's `--dev` credentials, a published development key); production refuses them.
  */
@@ -46,7 +46,7 @@ export const VARIABLES = {
   ),
   REDIS_MODE: choice(
     { default: "standalone", values: ["standalone", "cluster"] },
-    "`cluster` for a Redis Cluster (sessions spread over 32 shards, each in one hash slot; see *Redis keys*).",
+    "`cluster` for a Redis Cluster (sessions spread over 32 shards, each in one hash slot; see docs/storage.md, *Redis keys*).",
   ),
   REDIS_KEY_PREFIX: text(
     // Braces would change the keys' Redis Cluster hash tags.
@@ -59,7 +59,7 @@ export const VARIABLES = {
   ),
   DATABASE_URL: url(
     { default: undefined, protocols: ["postgres:", "postgresql:"] },
-    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them) and the accounts' digital humans and webhook endpoints with their delivery logs (endpoints and digital humans written there first); README, *Storage*. Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
+    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them) and the accounts' digital humans and webhook endpoints with their delivery logs (endpoints and digital humans written there first); see docs/storage.md. Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
   ),
   DATABASE_POOL_SIZE: integer(
     { default: 10, min: 1, max: 200 },

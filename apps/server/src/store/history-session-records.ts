@@ -1,5 +1,5 @@
 /**
- * Stored sessions read across the live store and the history database (README, "Storage"): the live
+ * Stored sessions read across the live store and the history database (docs/storage.md): the live
  * store holds open sessions and ended ones not yet written (and, for a while, written ones); the history
  * holds the written ones. A read asks the live store first and the history second, and a session is
  * written to the history before the live store lets it go, so a session on its way between them is

@@ -1,5 +1,5 @@
 /**
- * Transcripts read across the live store and the history database (README, "Storage"), as sessions are
+ * Transcripts read across the live store and the history database (docs/storage.md), as sessions are
  * (history-session-records.ts): the live store first; a transcript it holds nothing of (its session's
  * keep there is over, or Redis lost it) is the history's, if the history holds its session. Segments are
  * posted to the live store only (a transcript closes long before its session leaves it). Deleting a

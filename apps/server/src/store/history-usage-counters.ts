@@ -1,5 +1,5 @@
 /**
- * Usage counters read across the live store and the history database (README, "Storage"): Redis counts
+ * Usage counters read across the live store and the history database (docs/storage.md): Redis counts
  * as sessions change; the history writer moves an account's counters of a day to the history in steps
  * (usage-moves: counters -> a pending move, in one step; the history applies it once; the move is
  * forgotten). A read takes the live counters and pending moves in one step at a time T of Redis's clock,

@@ -1,5 +1,5 @@
 /**
- * Writes ended sessions to the history database (README, "Storage"): every replica runs one; it claims
+ * Writes ended sessions to the history database (docs/storage.md): every replica runs one; it claims
  * what the live store's queue holds due (with a lease, so one replica writes each and a replica that dies
  * mid-write only delays it until the lease ends), writes a batch in one statement, then takes the batch
  * off the queue. A session written but not taken off (a crash in between, a change meanwhile) is written

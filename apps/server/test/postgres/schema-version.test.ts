@@ -32,7 +32,7 @@ async function database(): Promise<TestDatabase> {
   return made;
 }
 
-/** `pnpm migrate` as the README runs it, with DATABASE_URL in its environment. */
+/** `pnpm migrate` as docs/storage.md runs it, with DATABASE_URL in its environment. */
 async function pnpmMigrate(url: string): Promise<string> {
   const { stdout } = await promisify(execFile)("pnpm", ["run", "migrate"], { cwd: SERVER_DIR, env: { ...process.env, DATABASE_URL: url } });
   return stdout;
@@ -75,7 +75,7 @@ describe("the history database's schema", () => {
         await sql(url, "INSERT INTO pgmigrations (name, run_on) VALUES ('9999999999999_from-the-future', now())");
       },
       () =>
-        "has migration 9999999999999_from-the-future, which this server does not know: run the server version that applied it (see the README, Upgrades)",
+        "has migration 9999999999999_from-the-future, which this server does not know: run the server version that applied it (see docs/operators.md, Upgrades)",
     ],
   ])("stops the start with one line and exit code 1 when it is %s", async (_name, prepare, says) => {
     const { url } = await database();

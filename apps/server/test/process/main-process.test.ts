@@ -165,7 +165,7 @@ describe("dist/main.js", () => {
   describe("the key layout Redis holds", () => {
     const refusal = (found: string) =>
       `configuration error: Redis holds key layout ${found} under REDIS_KEY_PREFIX "dhs"; this server reads and writes layout ${LAYOUT_VERSION}. ` +
-      "Run the server version that wrote it, or give this one an empty Redis or another REDIS_KEY_PREFIX (see the README, Upgrades)\n";
+      "Run the server version that wrote it, or give this one an empty Redis or another REDIS_KEY_PREFIX (see docs/operators.md, Upgrades)\n";
 
     /** A Redis prepared by `write`, and a client of it. */
     async function redisWith(write: (client: Redis) => Promise<unknown>, port?: number) {

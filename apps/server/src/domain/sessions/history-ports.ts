@@ -1,5 +1,5 @@
 /**
- * History (README, "Storage"): with a database configured, ended sessions are written from a queue in the
+ * History (docs/storage.md): with a database configured, ended sessions are written from a queue in the
  * live store to the history database, and read from there once the live store no longer holds them. The
  * ports of both sides; adapters live in store/ (Redis's queue, PostgreSQL's history).
  */

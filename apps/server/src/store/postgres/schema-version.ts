@@ -33,7 +33,7 @@ export function compareSchema(applied: readonly string[], known: readonly string
 export function schemaMismatch(check: Exclude<SchemaCheck, { kind: "ok" }>): string {
   return check.kind === "older"
     ? `PostgreSQL's schema lacks migration ${check.missing} that this server needs: run \`pnpm migrate\` with this DATABASE_URL`
-    : `PostgreSQL's schema has migration ${check.unknown}, which this server does not know: run the server version that applied it (see the README, Upgrades)`;
+    : `PostgreSQL's schema has migration ${check.unknown}, which this server does not know: run the server version that applied it (see docs/operators.md, Upgrades)`;
 }
 
 /** Rejects with DependencyUnavailableError while PostgreSQL cannot be asked, ConfigError for another schema. */

@@ -29,7 +29,7 @@ export async function claimLayout(redis: Redis | Cluster, prefix: string): Promi
 export function layoutMismatch(found: string, prefix: string): string {
   return (
     `Redis holds key layout ${found} under REDIS_KEY_PREFIX "${prefix}"; this server reads and writes layout ${LAYOUT_VERSION}. ` +
-    "Run the server version that wrote it, or give this one an empty Redis or another REDIS_KEY_PREFIX (see the README, Upgrades)"
+    "Run the server version that wrote it, or give this one an empty Redis or another REDIS_KEY_PREFIX (see docs/operators.md, Upgrades)"
   );
 }
 
