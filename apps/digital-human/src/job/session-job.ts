@@ -3,8 +3,8 @@
  * while the face is built, publish a face and a voice (face/presence.ts), start the conversation on
  * LiveKit's voice pipeline (conversation/conversation-session.ts: an LLM's replies in the persona, or
  * acknowledgements without one), let the session's backend drive it (service/backend-conversation.ts),
- * greet the participant once they can hear it, take its leave when they go or the session's time runs
- * out, and stop when the room goes.
+ * greet the participant once they can hear it and take its leave when they go or the session's time runs
+ * out (participant-greeting.ts), and stop when the room goes.
  *
  * What either side says is published as a live caption (conversation/captions.ts): the digital human's
  * lines verbatim as they start to be heard, the participant's turns as the recognizer heard them; and,
@@ -16,7 +16,6 @@ import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, T
 import { publishCaption } from "../conversation/captions.js";
 import { type Conversation, createConversation, joinRoom } from "../conversation/conversation-session.js";
 import type { ReplyFailure } from "../conversation/guarded-reply.js";
-import { FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "../conversation/lines.js";
 import { type LlmSettings, llmSettings } from "../conversation/llm-settings.js";
 import { Presence } from "../face/presence.js";
 import type { PocketSphinxTranscriber } from "../hearing/pocketsphinx-transcriber.js";
@@ -28,9 +27,7 @@ import type { Voice } from "../speaking/voice.js";
 import { reportToWorker } from "../worker/worker-report.js";
 import { type JobInfo, parseJobMetadata } from "./job-metadata.js";
 import { LOG, STEP, type Step } from "./log-lines.js";
-
-/** How long the greeting waits, after the participant joined, for someone to subscribe to the voice. */
-const GREETING_WAIT_MS = 1500;
+import { ParticipantGreeting } from "./participant-greeting.js";
 
 /** What a job process loads while it waits for a job (agent.ts's prewarm). */
 export interface Loaded {
@@ -54,12 +51,7 @@ export class SessionJob {
   private backend: BackendConversation | undefined;
   private replyFailures = 0;
 
-  /** Whom the greeting is for, once they joined; whether they can hear it yet; whether it was said. */
-  private greetFor: RemoteParticipant | undefined;
-  private voiceSubscribed = false;
-  private greeted = false;
-  private greetingWait: NodeJS.Timeout | undefined;
-  private timeLimit: NodeJS.Timeout | undefined;
+  private greeting: ParticipantGreeting | undefined;
   /** The room was deleted or closed: the session ended, so the transcript's last segment has been said. */
   private roomGone = false;
 
@@ -92,7 +84,18 @@ export class SessionJob {
     this.conversation = conversation;
     await joinRoom(conversation, this.ctx, this.job, this.isTheParticipant);
     this.startBackend(conversation);
-    this.awaitTheParticipant(presence);
+    this.greeting = new ParticipantGreeting({
+      room: this.ctx.room,
+      job: this.job,
+      voiceTrackSid: () => presence.voiceTrack.sid,
+      isTheParticipant: this.isTheParticipant,
+      say: (text) => conversation.session.say(text),
+      interrupt: () => void conversation.session.interrupt({ force: true }),
+      // The backend's says follow the greeting, which the session now holds.
+      greeted: () => this.backend?.greeted(),
+      timeline: this.timeline,
+    });
+    this.greeting.start();
     this.ctx.addShutdownCallback(() => this.stop());
     await this.roomClosed();
     await this.stop();
@@ -197,58 +200,6 @@ export class SessionJob {
     this.backend.start();
   }
 
-  private say(text: string): void {
-    this.conversation?.session.say(text);
-  }
-
-  /**
-   * Greets the participant once they are there and can hear it: when someone subscribed to the voice
-   * (audio sent before that is lost), or at most GREETING_WAIT_MS after they joined (a client that
-   * subscribes to nothing still gets its greeting); says goodbye when they leave.
-   */
-  private awaitTheParticipant(presence: Presence): void {
-    const { room } = this.ctx;
-    room.on(RoomEvent.LocalTrackSubscribed, (track) => {
-      if (track.sid !== presence.voiceTrack.sid) return;
-      this.voiceSubscribed = true;
-      this.greet();
-    });
-    for (const p of room.remoteParticipants.values()) this.welcome(p);
-    room.on(RoomEvent.ParticipantConnected, (p) => this.welcome(p));
-    room.on(RoomEvent.ParticipantDisconnected, (p: RemoteParticipant) => {
-      if (!this.isTheParticipant(p)) return;
-      void this.conversation?.session.interrupt({ force: true });
-      this.say(farewellOnLeaving(p.identity));
-    });
-  }
-
-  private welcome(p: RemoteParticipant): void {
-    if (!this.isTheParticipant(p) || this.greetFor !== undefined) return;
-    this.greetFor = p;
-    this.timeline(STEP.participantSeen);
-    if (this.voiceSubscribed) this.greet();
-    else this.greetingWait = setTimeout(() => this.greet(), GREETING_WAIT_MS);
-    // The session becomes active as they join; its maximum duration runs from about now.
-    const { maxDurationS } = this.job;
-    if (maxDurationS !== undefined && maxDurationS > 2 * FAREWELL_LEAD_S) {
-      this.timeLimit = setTimeout(() => this.say(farewellAtTimeLimit(p.identity)), (maxDurationS - FAREWELL_LEAD_S) * 1000);
-    }
-  }
-
-  /** A greeting of null: nothing until spoken to. */
-  private greet(): void {
-    if (this.greeted || this.greetFor === undefined) return;
-    this.greeted = true;
-    clearTimeout(this.greetingWait);
-    const { persona, digitalHuman } = this.job;
-    if (persona.greeting !== null) {
-      this.timeline(STEP.greetingStarted);
-      this.say(greeting(persona.greeting, this.greetFor.identity, digitalHuman.name));
-    }
-    // The backend's says follow the greeting, which the session now holds.
-    this.backend?.greeted();
-  }
-
   private roomClosed(): Promise<void> {
     return new Promise((resolve) =>
       this.ctx.room.once(RoomEvent.Disconnected, (reason: DisconnectReason) => {
@@ -259,8 +210,7 @@ export class SessionJob {
   }
 
   private readonly stop = async (): Promise<void> => {
-    clearTimeout(this.timeLimit);
-    clearTimeout(this.greetingWait);
+    this.greeting?.stop();
     this.backend?.stop();
     await this.presence?.stop();
     await this.conversation?.session.close().catch(() => undefined);
