@@ -23,8 +23,12 @@ describe("isSafeToRetry", () => {
     ["deleteWebhookEndpoint", { given: new Request("http://x/v1/webhook-endpoints/we_1", { method: "DELETE" }), want: false }],
     ["deleteSessionTranscript", { given: new Request("http://x/v1/sessions/abc/transcript", { method: "DELETE" }), want: true }],
     [
-      "appendTranscriptSegments (not the client's)",
-      { given: new Request("http://x/v1/sessions/abc/transcript/segments", { method: "POST" }), want: false },
+      "appendTranscriptSegments (the digital human worker's: its segments carry their ids)",
+      { given: new Request("http://x/v1/sessions/abc/transcript/segments", { method: "POST" }), want: true },
+    ],
+    [
+      "a test event (not safe: it may have been sent)",
+      { given: new Request("http://x/v1/webhook-endpoints/we_1/test", { method: "POST" }), want: false },
     ],
     ["a path that only ends like enable", { given: new Request("http://x/v1/sessions/abc/enable", { method: "POST" }), want: false }],
     ["endSession behind a base URL's prefix", { given: new Request("http://x/dhs/v1/sessions/abc/end", { method: "POST" }), want: true }],
