@@ -18,7 +18,7 @@ import { accounts } from "./settings.js";
 import type { Stack } from "./stack.js";
 
 export async function endOpenSessions(stack: Stack, receiver: WebhookReceiver): Promise<number> {
-  const sessions = seedService(stack.redis);
+  const { sessions, close } = await seedService(stack);
   // The service's key layout, with the default prefix the bench's service runs with.
   const keys = keyspace();
   let ended = 0;
@@ -29,6 +29,7 @@ export async function endOpenSessions(stack: Stack, receiver: WebhookReceiver): 
     await inParallel(ids.length, (i) => sessions.end(principal, ids[i] as string));
     ended += ids.length;
   }
+  await close();
   // An end starts its transcript's grace timer (TRANSCRIPT_GRACE_S, 60 s): wait until every timer due
   // by then has fired, or the next section would be charged with tens of thousands of them.
   const graceOver = String(Date.now() + 65_000);

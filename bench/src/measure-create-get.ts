@@ -40,7 +40,7 @@ export async function measureAll(
   for (const stored of STORED) {
     if (stored > have) {
       process.stdout.write(`bench: storing ${stored - have} more sessions... `);
-      process.stdout.write(`${(await seed(stack.redis, stored - have)).rate} creates/s in-process\n`);
+      process.stdout.write(`${(await seed(stack, stored - have)).rate} creates/s in-process\n`);
       have = stored;
     }
     const ours = await bothOps(stack.serverUrl, sessionIds, { pid: stack.servicePid, nodes: stack.nodes, settle });

@@ -59,19 +59,20 @@ async function bytesByKey(nodes: readonly Redis[], per: number): Promise<Record<
 }
 
 export async function memoryPerSession(stack: Stack): Promise<MemoryFigures> {
-  const { redis, nodes } = stack;
+  const { nodes } = stack;
   const sum = async (read: (node: Redis) => Promise<number>) => (await Promise.all(nodes.map(read))).reduce((a, b) => a + b, 0);
   await Promise.all(nodes.map((node) => node.flushall()));
   const perNode = () => Promise.all(nodes.map(usedMemory));
   const beforeByNode = await perNode();
   const before = beforeByNode.reduce((a, b) => a + b, 0);
-  const { rate: seedRate, ids } = await seed(redis, MEMORY_SESSIONS);
+  const { rate: seedRate, ids } = await seed(stack, MEMORY_SESSIONS);
   const addedByNode = (await perNode()).map((bytes, i) => bytes - (beforeByNode[i] ?? 0));
   const afterCreates = before + addedByNode.reduce((a, b) => a + b, 0);
   const keys = ((await sum(async (node) => Number(await node.dbsize()))) / MEMORY_SESSIONS).toFixed(2);
   const open = await bytesByKey(nodes, MEMORY_SESSIONS);
-  const sessions = seedService(redis);
+  const { sessions, close } = await seedService(stack);
   await inParallel(ids.length, (i) => sessions.end(STORED_PRINCIPAL, ids[i] as string));
+  await close();
   // endSession's marks expire after 60 s: what retention keeps is measured without them.
   await Promise.all(
     nodes.map(async (node) => {

@@ -91,6 +91,8 @@ export interface ComposeOverrides {
   webhookSender?: WebhookSender;
   /** Spans (main.ts gives OpenTelemetry's when tracing is on); none by default. */
   tracing?: Tracing;
+  /** The accounts' limits, instead of the configuration's (the bench seeds more sessions than any account may hold open). */
+  accounts?: AccountLimits;
 }
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
@@ -105,7 +107,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
   const apiKeys = new ApiKeyRing(config.apiKeys.records);
   const catalog = new DigitalHumanCatalog(config.digitalHumans.entries, config.digitalHumans.voices);
-  const accounts = new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts, config.testMaxOpenSessions);
+  const accounts =
+    overrides.accounts ?? new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts, config.testMaxOpenSessions);
   const settings = sessionSettingsOf(config);
   const digitalHumans = new DigitalHumanService({
     store: stores.digitalHumans,
