@@ -7,8 +7,9 @@
  * their sessions (moveUsage). While the database is down, passes fail
  * and the queue grows; it drains once the database is back. A session whose values the database refuses
  * (a batch failing with a data exception) is found by writing the batch's sessions one by one, set aside
- * and reported, as is one whose record the live store could not read, and the rest are written: one bad record never stops the others. The hourly pass queues
- * the set-aside sessions again (a fix of the cause then heals them). Each pass also copies what deliveries
+ * and reported, as is one whose record the live store could not read, and the rest are written: one bad
+ * record never stops the others. The hourly pass queues the set-aside sessions again (a fix of the cause
+ * then heals them). Each pass also copies what deliveries
  * changed of the webhook endpoints to their record (WebhookRecordSync). Once an hour one replica drops
  * what is past the retention and sweeps the endpoints' copy.
  */
