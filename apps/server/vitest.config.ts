@@ -72,6 +72,7 @@ export default defineConfig({
             "test/api/digital-human-sessions.test.ts",
             "test/api/webhook-endpoints.test.ts",
             "test/api/webhook-delivery.test.ts",
+            "test/api/tool-calls.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/postgres/**/*.test.ts",
           ],

@@ -10,11 +10,13 @@ import type { Logger } from "pino";
 import { operatorFilesReloader } from "./config/operator-files.js";
 import type { Config, ConfigError } from "./config.js";
 import { AddressPolicy, type Resolver } from "./customer-webhooks/address-policy.js";
+import { UndiciToolCallSender } from "./customer-webhooks/tool-call-sender.js";
 import { UndiciWebhookSender } from "./customer-webhooks/webhook-sender.js";
 import { AccountLimits } from "./domain/accounts/account-limits.js";
 import { AccountService } from "./domain/accounts/account-service.js";
 import { ApiKeyRing } from "./domain/accounts/api-keys.js";
-import { ConversationService } from "./domain/conversation/conversation-service.js";
+import { ConversationChanges } from "./domain/conversation/conversation-changes.js";
+import { ConversationService, type ConversationServiceDeps } from "./domain/conversation/conversation-service.js";
 import { WebhookEndpointService } from "./domain/customer-webhooks/endpoint-service.js";
 import type { WebhookSender, WebhookStore } from "./domain/customer-webhooks/ports.js";
 import { RetrySchedule } from "./domain/customer-webhooks/retry-schedule.js";
@@ -24,6 +26,7 @@ import { DigitalHumanService } from "./domain/digital-humans/digital-human-servi
 import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { maxDurationSOf } from "./domain/sessions/session-deps.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
+import { ToolCallService } from "./domain/tools/tool-call-service.js";
 import { TranscriptService } from "./domain/transcripts/transcript-service.js";
 import { createApp, MAX_BODY_BYTES } from "./http/app.js";
 import { Cursors } from "./http/cursor.js";
@@ -116,13 +119,14 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     limit: () => config.accountMaxDigitalHumans,
     maxSessionDurationS: (principal) => maxDurationSOf(settings, principal.accountId),
     idempotencyKeyTtlMs: settings.idempotencyKeyTtlMs,
+    endpoints: webhookStore,
   });
   const accountService = new AccountService({
     store,
     accounts,
     rateLimit: config.rateLimit.enabled ? { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst } : undefined,
   });
-  const conversation = new ConversationService({
+  const conversationDeps: ConversationServiceDeps = {
     sessions: store,
     store: stores.conversations,
     // A test's own RoomService has no data channel: its jobs pull on their own.
@@ -133,7 +137,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
     onNudgeFailed: (err) =>
       logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "conversation nudge failed"),
-  });
+  };
+  const conversation = new ConversationService(conversationDeps);
   const sessions = new SessionService({
     store,
     participantTurns: conversation,
@@ -147,6 +152,16 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
     metrics,
     ...(tracing ? { tracing } : {}),
+  });
+  const tools = new ToolCallService({
+    sessions: store,
+    store: stores.conversations,
+    changes: new ConversationChanges(conversationDeps),
+    endpoints: webhookStore,
+    sender: hooks.toolCalls,
+    history: stores.toolCallHistory,
+    endSession: (session) => sessions.endByDigitalHuman(session.account_id, session.id),
+    onSettled: (call) => metrics.toolCallSettled(call.type, call.status, call.durationMs),
   });
   const transcripts = new TranscriptService({
     sessions: store,
@@ -180,6 +195,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     sessions,
     transcripts,
     conversation,
+    tools,
     digitalHumanTokens: new DigitalHumanTokens(config.livekit.apiKey, config.livekit.apiSecret),
     webhookEndpoints: hooks.endpoints,
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit
@@ -297,6 +313,7 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
     ...(overrides.resolver ? { resolve: overrides.resolver } : {}),
   });
   const undici = overrides.webhookSender ? undefined : new UndiciWebhookSender(policy, webhooks.attemptTimeoutMs);
+  const toolCalls = new UndiciToolCallSender(policy);
   const schedule = new RetrySchedule(webhooks.retryDelaysS);
   // Kept a day past the last possible attempt.
   const eventRetainMs = schedule.horizonMs(webhooks.attemptTimeoutMs) + 86_400_000;
@@ -332,7 +349,15 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
     ...(overrides.tracing ? { tracing: overrides.tracing } : {}),
     onQueued: (endpointId) => dispatcher.nudge(store.partitionOf(endpointId)),
   });
-  return { dispatcher, endpoints, eventRetainMs, close: async () => undici?.close() };
+  return {
+    dispatcher,
+    endpoints,
+    toolCalls,
+    eventRetainMs,
+    close: async () => {
+      await Promise.all([undici?.close(), toolCalls.close()]);
+    },
+  };
 }
 
 function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs"> {

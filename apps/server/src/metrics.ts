@@ -94,6 +94,13 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  private readonly toolCalls = new Histogram({
+    name: "dhs_tool_call_duration_seconds",
+    help: "Tool calls that ended, by tool type (webhook, client, end_session) and status (succeeded, failed, timed_out), and how long they took.",
+    labelNames: ["type", "status"] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
   private readonly hookDeliveries = new Counter({
     name: "dhs_customer_webhook_deliveries_total",
     help: "Customer webhook deliveries that ended, by event type and outcome (delivered, given_up, dropped, disabled).",
@@ -148,6 +155,10 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
 
   databaseError(): void {
     this.databaseErrors.inc();
+  }
+
+  toolCallSettled(type: string, status: string, durationMs: number | null): void {
+    this.toolCalls.observe({ type, status }, (durationMs ?? 0) / 1000);
   }
 
   sessionsWritten(count: number): void {

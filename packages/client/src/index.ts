@@ -24,6 +24,7 @@ import type {
   SayRequest,
   SessionCreate,
   TestSessionEvent,
+  TestToolCall,
   WebhookEndpointCreate,
 } from "@dhs/contract";
 import type { Client } from "openapi-fetch";
@@ -59,6 +60,13 @@ export type {
   SessionStatus,
   SessionSummary,
   TestSessionEvent,
+  TestToolCall,
+  Tool,
+  ToolCall,
+  ToolCallAnswer,
+  ToolCalledData,
+  ToolCallList,
+  ToolCallPayload,
   Transcript,
   TranscriptReadyData,
   TranscriptSegment,
@@ -84,7 +92,7 @@ export type {
 } from "@dhs/contract";
 export { DhsApiError, unwrap } from "./errors.js";
 export { isSafeToRetry } from "./retry.js";
-export { type VerifiedWebhook, verifyWebhook, WebhookVerificationError } from "./verify-webhook.js";
+export { type VerifiedWebhook, verifyToolCall, verifyWebhook, WebhookVerificationError } from "./verify-webhook.js";
 
 export interface ClientOptions {
   /** Where the service is, e.g. `https://dhs.internal` (no `/v1`). */
@@ -260,6 +268,23 @@ export function createClient(options: ClientOptions) {
       return raw.POST("/v1/test-helpers/sessions/{session_id}/events", {
         ...sessionPath(sessionId),
         body: event,
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** GET /v1/sessions/{id}/tool-calls: every tool call of the session, oldest first, with its outcome. */
+    listSessionToolCalls(sessionId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/sessions/{session_id}/tool-calls", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /**
+     * POST /v1/test-helpers/sessions/{id}/tool-calls (test keys only): calls a test session's webhook tool
+     * as its digital human would (your endpoint gets the signed call) and answers the recorded call.
+     */
+    callTestTool(sessionId: string, call: TestToolCall, opts: RequestOptions = {}) {
+      return raw.POST("/v1/test-helpers/sessions/{session_id}/tool-calls", {
+        ...sessionPath(sessionId),
+        body: call,
         ...signalOption(opts.signal),
       });
     },

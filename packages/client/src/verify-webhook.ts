@@ -7,6 +7,8 @@
 import type {
   ParticipantTurnData,
   SessionEventData,
+  ToolCalledData,
+  ToolCallPayload,
   TranscriptReadyData,
   UtteranceEventData,
   WebhookEventType,
@@ -30,6 +32,7 @@ type WebhookData = DataOf<{
   "session.participant_turn": ParticipantTurnData;
   "session.utterance_started": UtteranceEventData;
   "session.utterance_ended": UtteranceEventData;
+  "session.tool_called": ToolCalledData;
   "webhook.test": WebhookTestData;
 }>;
 
@@ -53,6 +56,22 @@ type Headers = Record<string, string | string[] | undefined> | { get(name: strin
  * `WebhookVerificationError` otherwise. The event's id is the `webhook-id` header: de-duplicate on it.
  */
 export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers, secret: string): VerifiedWebhook {
+  return verified(rawBody, headers, secret) as VerifiedWebhook;
+}
+
+/**
+ * A webhook tool's call (contract guide, "Tools"), once its signature verified with the endpoint's
+ * `secret`: signed exactly as events are. Its `arguments` came from the LLM, which the participant
+ * talks to: check them as input from the participant. Throws `WebhookVerificationError` otherwise, and
+ * for a verified body that is not a tool call (an event posted to the same endpoint).
+ */
+export function verifyToolCall(rawBody: string | Uint8Array, headers: Headers, secret: string): ToolCallPayload {
+  const payload = verified(rawBody, headers, secret) as { type?: unknown };
+  if (payload.type !== "session.tool_call") throw new WebhookVerificationError(`not a tool call: ${String(payload.type)}`);
+  return payload as ToolCallPayload;
+}
+
+function verified(rawBody: string | Uint8Array, headers: Headers, secret: string): unknown {
   const read = (name: string): string => {
     if (typeof (headers as { get?: unknown }).get === "function") return (headers as { get(name: string): string | null }).get(name) ?? "";
     const value = (headers as Record<string, string | string[] | undefined>)[name];
@@ -64,7 +83,7 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers, se
       "webhook-id": read("webhook-id"),
       "webhook-timestamp": read("webhook-timestamp"),
       "webhook-signature": read("webhook-signature"),
-    }) as VerifiedWebhook;
+    });
   } catch (error) {
     throw new WebhookVerificationError(error instanceof Error ? error.message : "the webhook did not verify", { cause: error });
   }

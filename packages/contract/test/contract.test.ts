@@ -293,6 +293,37 @@ describe("the operations", () => {
         errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
+    [
+      "listSessionToolCalls",
+      {
+        method: "get",
+        path: "/v1/sessions/{session_id}/tool-calls",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "runToolCall",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/conversation/tool-calls",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "callTestTool",
+      {
+        method: "post",
+        path: "/v1/test-helpers/sessions/{session_id}/tool-calls",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
   ];
 
   it("has exactly these operations", () => {
@@ -358,6 +389,7 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
       ["pullConversation", true],
       ["refreshSessionToken", true],
       ["reportConversation", true],
+      ["runToolCall", true],
       ["updateDigitalHuman", true],
     ]);
   });
@@ -463,6 +495,7 @@ describe("test mode", () => {
       .flatMap((item) => Object.values<Json>(item))
       .filter((op) => op?.["x-key-modes"] !== undefined);
     expect(keptToTest.map((op) => [op.operationId, op["x-key-modes"], op.tags])).toEqual([
+      ["callTestTool", ["test"], ["Test helpers"]],
       ["sendTestSessionEvent", ["test"], ["Test helpers"]],
     ]);
   });

@@ -1,6 +1,42 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { ChatCompletionsServer, type ChatCompletionsServerOptions, messageText } from "./chat-completions-server.js";
+import {
+  ChatCompletionsServer,
+  type ChatCompletionsServerOptions,
+  type ChatRequest,
+  messageText,
+  toolCallsAsked,
+  toolResults,
+} from "./chat-completions-server.js";
+
+/** One request as a client sends it, over plain fetch, so the wire itself is what the test reads. */
+async function post(server: ChatCompletionsServer, body: Record<string, unknown>): Promise<any> {
+  const response = await fetch(`${server.baseUrl}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer sk-test" },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], ...body }),
+  });
+  if (!body.stream) return response.json();
+  const events = (await response.text()).split("\n\n").filter(Boolean);
+  expect(events.every((event) => event.startsWith("data: "))).toBe(true);
+  expect(events.at(-1)).toBe("data: [DONE]");
+  return events.slice(0, -1).map((event) => JSON.parse(event.slice("data: ".length)));
+}
+
+/** The calls a stream carries, put together by index as OpenAI's clients do. */
+function assemble(chunks: any[]): { id: string; name: string; arguments: string }[] {
+  const calls: { id: string; name: string; arguments: string }[] = [];
+  for (const chunk of chunks) {
+    for (const delta of chunk.choices[0]?.delta.tool_calls ?? []) {
+      calls[delta.index] ??= { id: "", name: "", arguments: "" };
+      const call = calls[delta.index] as { id: string; name: string; arguments: string };
+      call.id = delta.id ?? call.id;
+      call.name = delta.function?.name ?? call.name;
+      call.arguments += delta.function?.arguments ?? "";
+    }
+  }
+  return calls;
+}
 
 describe("ChatCompletionsServer", () => {
   const started: ChatCompletionsServer[] = [];
@@ -99,5 +135,132 @@ describe("ChatCompletionsServer", () => {
     const { server, client } = await start();
     expect((await client.models.list()).data.map((m) => m.id)).toEqual(["test-model"]);
     expect((await fetch(`${server.baseUrl}/embeddings`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("streams a function call as OpenAI does: its id and name first, then its arguments in pieces", async () => {
+    const weather = { city: "Paris", unit: "celsius" };
+    const { server } = await start({ script: () => ({ toolCalls: [{ name: "get_weather", arguments: weather }], argumentPieces: 4 }) });
+    const chunks = await post(server, { stream: true, stream_options: { include_usage: true } });
+    const deltas = chunks.filter((c: any) => c.choices.length > 0).map((c: any) => c.choices[0].delta);
+    expect(deltas[0]).toEqual({ role: "assistant", content: null });
+    expect(deltas[1]).toEqual({
+      tool_calls: [
+        { index: 0, id: expect.stringMatching(/^call_\w+$/), type: "function", function: { name: "get_weather", arguments: "" } },
+      ],
+    });
+    const pieces = deltas.slice(2, -1);
+    expect(pieces).toHaveLength(4);
+    for (const piece of pieces) expect(piece).toEqual({ tool_calls: [{ index: 0, function: { arguments: expect.any(String) } }] });
+    expect(deltas.at(-1)).toEqual({});
+    expect(chunks.at(-2).choices[0].finish_reason).toBe("tool_calls");
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { completion_tokens: 1 } });
+    const [call] = assemble(chunks);
+    expect(call?.name).toBe("get_weather");
+    expect(JSON.parse(call?.arguments ?? "")).toEqual(weather);
+  });
+
+  it("calls several functions in one reply after its words, each with its own index and id", async () => {
+    const { server } = await start({
+      script: () => ({
+        tokens: ["Let me ", "check."],
+        toolCalls: [
+          { id: "call_weather", name: "get_weather", arguments: '{"city":"Oslo"}' },
+          { name: "get_time", arguments: { zone: "Europe/Oslo" } },
+        ],
+      }),
+    });
+    const chunks = await post(server, { stream: true });
+    expect(chunks[0].choices[0].delta).toEqual({ role: "assistant", content: "" });
+    const text = chunks.map((c: any) => c.choices[0]?.delta.content ?? "").join("");
+    expect(text).toBe("Let me check.");
+    const firstCall = chunks.findIndex((c: any) => c.choices[0]?.delta.tool_calls);
+    const lastWord = chunks.findLastIndex((c: any) => c.choices[0]?.delta.content);
+    expect(lastWord).toBeLessThan(firstCall);
+    const calls = assemble(chunks);
+    expect(calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+      ["get_weather", { city: "Oslo" }],
+      ["get_time", { zone: "Europe/Oslo" }],
+    ]);
+    expect(calls[0]?.id).toBe("call_weather");
+    expect(calls[1]?.id).toMatch(/^call_\w+$/);
+    expect(chunks.at(-1).choices[0].finish_reason).toBe("tool_calls");
+  });
+
+  it("answers function calls without streaming as one assistant message", async () => {
+    const { server } = await start({ script: () => ({ toolCalls: [{ id: "call_1", name: "end_call", arguments: {} }] }) });
+    const completion = await post(server, {});
+    expect(completion.choices).toEqual([
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "end_call", arguments: "{}" } }],
+        },
+        finish_reason: "tool_calls",
+      },
+    ]);
+  });
+
+  it("keeps the tools offered and reads back the calls and results the next request sends", async () => {
+    const { server } = await start({
+      script: (request) =>
+        request.messages.length === 1
+          ? {
+              toolCalls: [
+                { name: "a", arguments: {} },
+                { name: "b", arguments: {} },
+              ],
+            }
+          : { tokens: ["Done."] },
+    });
+    const tools = [{ type: "function", function: { name: "a", parameters: { type: "object", properties: {} } } }];
+    const first = await post(server, { tools });
+    const asked = first.choices[0].message.tool_calls;
+    await post(server, {
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: asked },
+        { role: "tool", tool_call_id: asked[0].id, content: "sunny" },
+        { role: "tool", tool_call_id: asked[1].id, content: [{ type: "text", text: "noon" }] },
+      ],
+    });
+    const [offered, answered] = server.requests as [ChatRequest, ChatRequest];
+    expect(offered.tools).toEqual(tools);
+    expect(answered.tools).toEqual([]);
+    expect(toolCallsAsked(answered)).toEqual(asked);
+    expect(toolResults(answered)).toEqual([
+      { toolCallId: asked[0].id, content: "sunny" },
+      { toolCallId: asked[1].id, content: "noon" },
+    ]);
+    expect(answered.messages.map(messageText)).toEqual(["hi", "", "sunny", "noon"]);
+  });
+
+  it("streams a call that OpenAI's SDK assembles, and takes its result back", async () => {
+    const { server, client } = await start({
+      script: (request) =>
+        toolResults(request).length === 0
+          ? { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }], betweenTokensMs: 5 }
+          : { tokens: [`It is ${toolResults(request)[0]?.content}.`] },
+    });
+    const tools = [
+      {
+        type: "function" as const,
+        function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+      },
+    ];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
+    const stream = client.chat.completions.stream({ model: "m", stream: true, tools, messages });
+    const completion = await stream.finalChatCompletion();
+    const choice = completion.choices[0];
+    expect(choice?.finish_reason).toBe("tool_calls");
+    const call = choice?.message.tool_calls?.[0];
+    if (call?.type !== "function") throw new Error("no function call assembled");
+    expect(call.function.name).toBe("get_weather");
+    expect(JSON.parse(call.function.arguments)).toEqual({ city: "Paris" });
+    messages.push(choice?.message as OpenAI.ChatCompletionMessageParam, { role: "tool", tool_call_id: call.id, content: "sunny" });
+    const answer = await client.chat.completions.create({ model: "m", tools, messages });
+    expect(answer.choices[0]?.message.content).toBe("It is sunny.");
+    expect(toolCallsAsked(server.requests[1] as ChatRequest).map((c) => c.id)).toEqual([call.id]);
   });
 });

@@ -3,16 +3,25 @@
  * `POST /v1/chat/completions` as OpenAI's API does (a JSON completion, or with `stream: true` server-sent
  * events of `chat.completion.chunk` objects ending in `data: [DONE]`), and `GET /v1/models`. No LLM runs
  * here: the test says what each request gets (its words, when the first token comes and the rest follow,
- * or a failure: an error status, a hang, a stream broken mid-reply) and reads back what was asked (the
- * messages, the model, the key). The digital human's OpenAI plugin is pointed at it by OPENAI_BASE_URL.
+ * function calls, or a failure: an error status, a hang, a stream broken mid-reply) and reads back what was
+ * asked (the messages, the model, the key, the tools offered, the tool results sent back). The digital
+ * human's OpenAI plugin is pointed at it by OPENAI_BASE_URL, and sees function calls as the real API
+ * streams them (chat-tool-calls.ts).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type ChatToolCall, type ScriptedToolCall, toolCall, toolCallDeltas } from "./chat-tool-calls.js";
 
 export interface ChatMessage {
   role: string;
   content: string | { type: string; text?: string }[] | null;
+  /** On an assistant message: the calls it made, sent back with the conversation. */
+  tool_calls?: ChatToolCall[];
+  /** On a `tool` message: the call it answers. */
+  tool_call_id?: string;
+  /** A participant's name, which OpenAI allows on any message. */
+  name?: string;
 }
 
 export interface ChatRequest {
@@ -20,6 +29,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   stream: boolean;
   temperature: number | undefined;
+  /** The request's `tools` as sent ([] without any): what the LLM was offered to call. */
+  tools: unknown[];
   /** The bearer key the request carried ("" without one). */
   apiKey: string;
   /** The whole request body as parsed. */
@@ -40,8 +51,21 @@ export type ChatScript =
       /** Breaks the connection after this many tokens, without `[DONE]`: a stream that dies mid-reply. */
       breakAfter?: number;
     }
+  | {
+      /** The functions the reply calls, in order; several are OpenAI's parallel calls. */
+      toolCalls: ScriptedToolCall[];
+      /** Words before the calls, each sent as one chunk (none by default). */
+      tokens?: string[];
+      firstTokenMs?: number;
+      /** Milliseconds between later chunks, argument pieces included (0 by default). */
+      betweenTokensMs?: number;
+      /** How many chunks each call's arguments are split into (3 by default): clients must join them. */
+      argumentPieces?: number;
+    }
   | { status: number; message?: string; retryAfterS?: number }
   | "hang";
+
+type Reply = Exclude<ChatScript, "hang" | { status: number }>;
 
 export interface ChatCompletionsServerOptions {
   /** What each request gets; by default, "Hello." */
@@ -54,6 +78,16 @@ export interface ChatCompletionsServerOptions {
 export function messageText(message: ChatMessage): string {
   if (typeof message.content === "string") return message.content;
   return (message.content ?? []).map((part) => part.text ?? "").join("");
+}
+
+/** The results a request sends back: each `tool` message's call id and text, in order. */
+export function toolResults(request: ChatRequest): { toolCallId: string; content: string }[] {
+  return request.messages.filter((m) => m.role === "tool").map((m) => ({ toolCallId: m.tool_call_id ?? "", content: messageText(m) }));
+}
+
+/** The calls a request's assistant messages made earlier in the conversation, in order. */
+export function toolCallsAsked(request: ChatRequest): ChatToolCall[] {
+  return request.messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []));
 }
 
 export class ChatCompletionsServer {
@@ -118,6 +152,7 @@ export class ChatCompletionsServer {
       messages: body.messages as ChatMessage[],
       stream: body.stream === true,
       temperature: typeof body.temperature === "number" ? body.temperature : undefined,
+      tools: Array.isArray(body.tools) ? body.tools : [],
       apiKey,
       body,
       at: Date.now(),
@@ -132,40 +167,48 @@ export class ChatCompletionsServer {
     await this.reply(request, script, res);
   }
 
-  private async reply(request: ChatRequest, script: Extract<ChatScript, { tokens: string[] }>, res: ServerResponse): Promise<void> {
+  private async reply(request: ChatRequest, script: Reply, res: ServerResponse): Promise<void> {
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
+    const tokens = script.tokens ?? [];
+    const calls = "toolCalls" in script ? script.toolCalls.map(toolCall) : [];
+    const finishReason = calls.length > 0 ? "tool_calls" : "stop";
+    // OpenAI's content is null, not "", when a reply only calls functions.
+    const content = calls.length > 0 && tokens.length === 0 ? null : tokens.join("");
+    const usage = { prompt_tokens: 1, completion_tokens: tokens.length + calls.length, total_tokens: 1 + tokens.length + calls.length };
     await sleep(script.firstTokenMs ?? 0);
     if (!request.stream) {
-      const content = script.tokens.join("");
+      const message = { role: "assistant", content, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
       return json(res, 200, {
         id,
         object: "chat.completion",
         created,
         model: request.model,
-        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 1, completion_tokens: script.tokens.length, total_tokens: 1 + script.tokens.length },
+        choices: [{ index: 0, message, finish_reason: finishReason }],
+        usage,
       });
     }
+    const pieces = "toolCalls" in script ? (script.argumentPieces ?? 3) : 0;
+    const deltas = [...tokens.map((token) => ({ content: token })), ...toolCallDeltas(calls, pieces)];
+    const breakAfter = "breakAfter" in script ? script.breakAfter : undefined;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
     // Each chunk is on the wire before the next step: a stream broken later has delivered what came before.
     const send = (text: string) => new Promise<void>((resolve) => res.write(text, () => resolve()));
-    await send(chunk({ role: "assistant", content: "" }, null));
-    for (const [i, token] of script.tokens.entries()) {
+    await send(chunk({ role: "assistant", content: content === null ? null : "" }, null));
+    for (const [i, delta] of deltas.entries()) {
       if (i > 0) await sleep(script.betweenTokensMs ?? 0);
       if (res.destroyed) return;
-      if (script.breakAfter !== undefined && i >= script.breakAfter) {
+      if (breakAfter !== undefined && i >= breakAfter) {
         res.destroy();
         return;
       }
-      await send(chunk({ content: token }, null));
+      await send(chunk(delta, null));
     }
-    res.write(chunk({}, "stop"));
+    res.write(chunk({}, finishReason));
     const options = request.body.stream_options as { include_usage?: boolean } | undefined;
     if (options?.include_usage) {
-      const usage = { prompt_tokens: 1, completion_tokens: script.tokens.length, total_tokens: 1 + script.tokens.length };
       res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, choices: [], usage })}\n\n`);
     }
     res.end("data: [DONE]\n\n");

@@ -5,7 +5,10 @@ export {
   type ChatRequest,
   type ChatScript,
   messageText,
+  toolCallsAsked,
+  toolResults,
 } from "./chat-completions-server.js";
+export type { ChatToolCall, ScriptedToolCall } from "./chat-tool-calls.js";
 export { chromiumLaunchOptions } from "./chromium.js";
 export { type DigitalHumanTokenOptions, digitalHumanToken } from "./digital-human-token.js";
 export { FakeLiveKit, type Mode as FakeLiveKitMode, type RecordedCall } from "./fake-livekit.js";

@@ -31,7 +31,11 @@ export interface Received {
   traceparent: string | undefined;
 }
 
-export type Answer = { status: number; headers?: Record<string, string> } | "hang" | "close";
+/**
+ * How the receiver answers: a status (with headers, a body: a webhook tool's `{"result": ...}`, and a
+ * delay before it, as a slow endpoint would), a hang, or a closed connection.
+ */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | "hang" | "close";
 
 export interface WebhookReceiverOptions {
   /** Secrets to verify with, the customer's copy (also settable later: `receiver.secrets`). */
@@ -155,7 +159,14 @@ export class WebhookReceiver {
       res.destroy();
       return;
     }
-    res.writeHead(answer.status, answer.headers ?? {});
-    res.end();
+    if (answer.delayMs) {
+      this.hanging.add(res);
+      await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+      this.hanging.delete(res);
+      if (res.destroyed) return;
+    }
+    const type = answer.body === undefined ? {} : { "content-type": "application/json" };
+    res.writeHead(answer.status, { ...type, ...answer.headers });
+    res.end(answer.body);
   }
 }

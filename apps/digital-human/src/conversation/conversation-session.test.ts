@@ -30,6 +30,7 @@ const persona = (instructions: string | undefined): JobPersona => ({
   voice: undefined,
   language: "en",
   llm: { model: "persona-model", temperature: 0.4 },
+  tools: [],
 });
 
 let vad: VAD;

@@ -4,7 +4,8 @@
  * it: each field is kept only when it has the contract's type, and what is missing has a default (the
  * job then greets whoever joins as "there").
  */
-import type { DigitalHumanJob } from "@dhs/contract";
+import type { DigitalHumanJob, Tool } from "@dhs/contract";
+import { readTools } from "./job-tools.js";
 
 export interface JobInfo {
   sessionId: string | undefined;
@@ -24,6 +25,8 @@ export interface JobPersona {
   voice: string | undefined;
   language: string;
   llm: { model: string | undefined; temperature: number | undefined };
+  /** The tools its LLM may call (contract guide, "Tools"); none for a dispatch made by hand. */
+  tools: Tool[];
 }
 
 /** What a digital human says when the participant joins, unless its persona says otherwise (the service's too). */
@@ -69,6 +72,7 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
       voice: text(human.voice),
       language: text(human.language),
       llm: { model: nullableText(llm.model), temperature: nullableNumber(llm.temperature) },
+      tools: readTools(human.tools),
     },
     participant_identity: text(raw.participant_identity),
     max_duration_s: typeof raw.max_duration_s === "number" && raw.max_duration_s > 0 ? raw.max_duration_s : undefined,
@@ -77,7 +81,7 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
 
 export function parseJobMetadata(metadata: string, agentName: string): JobInfo {
   const job = readJob(metadata);
-  const { instructions, greeting, voice, language, llm } = job.digital_human;
+  const { instructions, greeting, voice, language, llm, tools } = job.digital_human;
   return {
     sessionId: job.session_id,
     digitalHuman: { id: job.digital_human.id ?? agentName, name: job.digital_human.name ?? agentName },
@@ -87,6 +91,7 @@ export function parseJobMetadata(metadata: string, agentName: string): JobInfo {
       voice,
       language: language ?? "en",
       llm: { model: llm.model ?? undefined, temperature: llm.temperature ?? undefined },
+      tools: tools ?? [],
     },
     participantIdentity: job.participant_identity,
     maxDurationS: job.max_duration_s,

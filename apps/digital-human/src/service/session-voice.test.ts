@@ -54,6 +54,7 @@ async function started(withLlm: boolean) {
     voice: undefined,
     language: "en",
     llm: { model: undefined, temperature: undefined },
+    tools: [],
   };
   const events = { participantSaid: () => undefined, step: () => undefined, replyFailed: () => undefined, sttFailed: () => undefined };
   const conversation = createConversation(

@@ -4,13 +4,11 @@
  * timeout for the whole attempt, redirects not followed, and the address policy applied to the very
  * address connected to (a custom lookup refuses before any connection is made).
  */
-import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
-import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import type { SendResult, WebhookSender } from "../domain/customer-webhooks/ports.js";
 import { AddressNotAllowedError, type AddressPolicy, hostOf } from "./address-policy.js";
-import { WEBHOOK_USER_AGENT } from "./user-agent.js";
+import { policyLookup, Signer } from "./signature.js";
 
 // Keep-alive idle time: shorter than the idle timeout of most servers, so a pooled socket is not reused
 // just as the endpoint closes it.
@@ -19,7 +17,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
-  private readonly signers = new Map<string, Webhook>();
+  private readonly signer = new Signer();
 
   constructor(
     private readonly policy: AddressPolicy,
@@ -29,7 +27,7 @@ export class UndiciWebhookSender implements WebhookSender {
       headersTimeout: attemptTimeoutMs,
       bodyTimeout: attemptTimeoutMs,
       keepAliveTimeout: KEEP_ALIVE_MS,
-      connect: { timeout: attemptTimeoutMs, lookup: this.lookup },
+      connect: { timeout: attemptTimeoutMs, lookup: policyLookup(policy) },
     });
   }
 
@@ -58,14 +56,7 @@ export class UndiciWebhookSender implements WebhookSender {
         method: "POST",
         dispatcher: this.agent,
         signal,
-        headers: {
-          "content-type": "application/json",
-          "user-agent": WEBHOOK_USER_AGENT,
-          "webhook-id": eventId,
-          "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-          "webhook-signature": secrets.map((secret) => this.signer(secret).sign(eventId, timestamp, body)).join(" "),
-          ...(traceparent === undefined ? {} : { traceparent }),
-        },
+        headers: { ...this.signer.headers(eventId, body, secrets, timestamp), ...(traceparent === undefined ? {} : { traceparent }) },
         body,
       });
       // Read (a little of) the answer so the connection can be reused; its content is not kept. An answer
@@ -87,30 +78,6 @@ export class UndiciWebhookSender implements WebhookSender {
   async close(): Promise<void> {
     await this.agent.close();
   }
-
-  private signer(secret: string): Webhook {
-    let signer = this.signers.get(secret);
-    if (!signer) {
-      signer = new Webhook(secret);
-      this.signers.set(secret, signer);
-    }
-    return signer;
-  }
-
-  /** net.connect's lookup: resolves, and refuses the host unless every address is allowed. */
-  private readonly lookup = (
-    host: string,
-    options: LookupOptions,
-    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
-  ): void => {
-    this.policy.allowedAddresses(host).then(
-      (addresses) => {
-        if (options.all) callback(null, addresses);
-        else callback(null, addresses[0]?.address ?? "", addresses[0]?.family);
-      },
-      (error: Error) => callback(error, ""),
-    );
-  };
 }
 
 /** Seconds, or an HTTP date. */

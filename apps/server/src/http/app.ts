@@ -17,6 +17,7 @@ import type { ConversationService } from "../domain/conversation/conversation-se
 import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
 import type { DigitalHumanService } from "../domain/digital-humans/digital-human-service.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
+import type { ToolCallService } from "../domain/tools/tool-call-service.js";
 import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
 import type { DigitalHumanTokens } from "../livekit/digital-human-token.js";
 import type { Metrics } from "../metrics.js";
@@ -38,6 +39,7 @@ import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionOperations } from "./routes/sessions.js";
+import { toolCallOperations } from "./routes/tool-calls.js";
 import { transcriptOperations } from "./routes/transcripts.js";
 import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
@@ -47,6 +49,7 @@ export interface AppDependencies {
   sessions: SessionService;
   transcripts: TranscriptService;
   conversation: ConversationService;
+  tools: ToolCallService;
   /** Verifies the digital human's token for its session's transcript and conversation. */
   digitalHumanTokens: DigitalHumanTokens;
   webhookEndpoints: WebhookEndpointService;
@@ -103,6 +106,7 @@ export function createApp(deps: AppDependencies): Express {
     digitalHumanRoutes({
       transcripts: deps.transcripts,
       conversation: deps.conversation,
+      tools: deps.tools,
       tokens: deps.digitalHumanTokens,
       validator,
       rateLimiter: deps.rateLimiter,
@@ -124,6 +128,7 @@ export function createApp(deps: AppDependencies): Express {
         ...sessionOperations(deps.sessions, deps.cursors),
         ...transcriptOperations(deps.transcripts, deps.cursors),
         ...conversationOperations(deps.conversation),
+        ...toolCallOperations(deps.tools),
         ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
         ...accountOperations(deps.accounts),
         ...digitalHumanOperations(deps.digitalHumans, deps.cursors),

@@ -30,6 +30,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   concurrency_limit_exceeded: 429,
   conversation_notes_limit_reached: 409,
+  tool_call_id_reused: 409,
+  tool_calls_limit_reached: 409,
   conversation_queue_full: 429,
   conversation_rate_limited: 429,
   concurrent_changes: 429,

@@ -12,6 +12,7 @@ import type { ConversationStore } from "../domain/conversation/ports.js";
 import type { WebhookRecordSync, WebhookStore } from "../domain/customer-webhooks/ports.js";
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
+import type { ToolCallHistory } from "../domain/tools/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
 import type { Tracing } from "../tracing/tracing.js";
 import type { HistoryParts } from "../workers/history-writer.js";
@@ -26,6 +27,7 @@ import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { connectDatabase, type Database } from "./postgres/database.js";
 import { DatabaseSchema } from "./postgres/schema-version.js";
 import { PostgresSessionHistory } from "./postgres/session-history.js";
+import { PostgresToolCallHistory } from "./postgres/tool-call-history.js";
 import { PostgresTranscriptHistory } from "./postgres/transcript-history.js";
 import { PostgresUsageHistory } from "./postgres/usage-history.js";
 import { FlexibleRateLimiter } from "./rate-limiter.js";
@@ -74,6 +76,8 @@ export interface Stores {
   rateLimiter: RateLimiter | undefined;
   /** The history database and the live store's side of what moves there; undefined without DATABASE_URL. */
   history: Omit<HistoryParts, "leases"> | undefined;
+  /** Ended sessions' tool calls in the history database; undefined without DATABASE_URL. */
+  toolCallHistory: ToolCallHistory | undefined;
   connection: StoresConnection;
 }
 
@@ -144,6 +148,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     transcripts,
     conversations,
     rateLimiter,
+    toolCallHistory: db ? new PostgresToolCallHistory(db, historyBounds(config)) : undefined,
     history: history && live ? { ...history, queue: live.historyQueue, usageMoves: live.usageMoves, webhooks: webhookSync } : undefined,
     connection: {
       ready: () => readiness.ready(),

@@ -15,6 +15,7 @@ import { HistoryWriter, type RefusedSession } from "./history-writer.js";
 const entry = (id: string): HistoryEntry => ({
   record: sessionRecord({ id, status: "cancelled", ended_at: "2026-11-27T10:00:01.000Z", created_at: "2026-11-27T10:00:00.000Z" }),
   transcript: { state: { segmentCount: 0, final: false, deletedAtMs: null }, segments: [] },
+  toolCalls: [],
 });
 
 const idOf = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;

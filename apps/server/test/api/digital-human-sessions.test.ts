@@ -38,6 +38,7 @@ const personaOf = (dh: {
   voice: string;
   language: string;
   llm: unknown;
+  tools: unknown;
 }) => ({
   id: dh.id,
   name: dh.name,
@@ -47,6 +48,7 @@ const personaOf = (dh: {
   voice: dh.voice,
   language: dh.language,
   llm: dh.llm,
+  tools: dh.tools,
 });
 
 describe("a session of one of the account's own digital humans", () => {

@@ -52,6 +52,7 @@ describe("POST /v1/digital-humans", () => {
       default: false,
       appearance: AVA.id,
       language: "en",
+      tools: [],
       created_at: expect.any(String),
       updated_at: maya.created_at,
     });
@@ -206,6 +207,7 @@ describe("GET /v1/digital-humans", () => {
       llm: { model: null, temperature: null },
       max_session_duration_s: null,
       metadata: {},
+      tools: [],
       created_at: null,
       updated_at: null,
     });

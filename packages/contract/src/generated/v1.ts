@@ -437,6 +437,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/tool-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a session's tool calls
+         * @description Answers every tool call the session's digital human made (see [Tools](#section/tools)), in the
+         *     order they started, each with its arguments and outcome: `running` while it runs, then
+         *     `succeeded` (with the `result` your endpoint or the page answered), `failed` or `timed_out` (with
+         *     the `error` the LLM was given). A session has at most 100 calls, so the list is one page. Kept
+         *     with the session, for as long as its transcript is.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["listSessionToolCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/conversation/tool-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run or record one of the session's tool calls
+         * @description Called by the session's digital human (a `digitalHumanToken`) when its LLM calls one of the
+         *     session's tools, keyed by the LLM's call id (`tool_call_id`):
+         *
+         *     - a `webhook` tool is run here: the service posts the signed call to the tool's endpoint, waits
+         *       for its answer up to the tool's `timeout_ms`, records the outcome and answers it;
+         *     - a `client` or `end_session` tool is run by the job (an RPC to the participant's page; the
+         *       goodbye), which posts its `outcome` to record it. A recorded `end_session` call that
+         *       `succeeded` ends the session (`completed`, `digital_human_ended`).
+         *
+         *     At most once: the same `tool_call_id` again (a retry, a job dispatched again, a second job)
+         *     answers the recorded call and never runs it twice; while the first request still runs, a repeat
+         *     waits for its outcome. The same id with another `name` or other `arguments` is refused
+         *     (`409 tool_call_id_reused`). A call whose runner stopped before it recorded an answer is answered
+         *     `failed` once its timeout has passed. New calls on a terminal session are refused (`409
+         *     session_ended`); an outcome is recorded whenever it comes. At most 100 calls a session (`409
+         *     tool_calls_limit_reached`): give the LLM that error.
+         */
+        post: operations["runToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-helpers/sessions/{session_id}/tool-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call a test session's webhook tool
+         * @description Calls one of a test session's `webhook` tools exactly as its digital human would when its LLM
+         *     calls it (a signed `POST` to the tool's endpoint, with its timeout), records the call and answers
+         *     it, so you can build your endpoint without an LLM or a room. The call gets a new
+         *     `tool_call_id` (`call_test_` and a random suffix), is listed by `listSessionToolCalls`, and causes
+         *     a `session.tool_called` event. A name that is not a `webhook` tool of the session's digital human
+         *     is answered `422 validation_failed`; a terminal session `409 session_ended`. Test keys only.
+         *
+         *     Requires the `sessions:write` scope and a test key.
+         */
+        post: operations["callTestTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test-helpers/sessions/{session_id}/events": {
         parameters: {
             query?: never;
@@ -849,6 +955,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    toolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webhook tool's call, posted to your endpoint
+         * @description What the endpoint of a `webhook` tool receives when the digital human's LLM calls it (see
+         *     [Tools](#section/tools)): a signed `POST`, whatever the endpoint's `event_types`. Verify it as
+         *     an event, treat `arguments` as untrusted input, and answer `200` with `{"result": ...}` or
+         *     `{"error": "..."}` within the tool's `timeout_ms`. It is never retried.
+         */
+        post: operations["receiveToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -913,7 +1042,7 @@ export interface components {
          * @example user_ended
          * @enum {string}
          */
-        EndReason: "user_ended" | "room_finished" | "join_timeout" | "max_duration" | "digital_human_timeout" | "participant_left" | "digital_human_lost" | "room_unusable";
+        EndReason: "user_ended" | "room_finished" | "join_timeout" | "max_duration" | "digital_human_timeout" | "participant_left" | "digital_human_lost" | "room_unusable" | "digital_human_ended";
         /** @description What to create. Every field is optional; no other fields are allowed. */
         SessionCreate: {
             /**
@@ -1198,6 +1327,7 @@ export interface components {
             };
             max_session_duration_s: components["schemas"]["DigitalHumanMaxSessionDuration"];
             metadata: components["schemas"]["DigitalHumanMetadata"];
+            tools: components["schemas"]["Tools"];
             /**
              * Format: date-time
              * @description When it was created; `null` for a stock one.
@@ -1223,6 +1353,8 @@ export interface components {
             llm?: components["schemas"]["DigitalHumanLlm"];
             max_session_duration_s?: components["schemas"]["DigitalHumanMaxSessionDuration"];
             metadata?: components["schemas"]["DigitalHumanMetadata"];
+            /** @description Its tools (see [Tools](#section/tools)), names unique; `null` or `[]` for none. */
+            tools?: components["schemas"]["Tool"][] | null;
         };
         /**
          * @description The fields to change; those not sent stay as they are, `null` clears one that may be `null`. At
@@ -1239,6 +1371,8 @@ export interface components {
             llm?: components["schemas"]["DigitalHumanLlm"];
             max_session_duration_s?: components["schemas"]["DigitalHumanMaxSessionDuration"];
             metadata?: components["schemas"]["DigitalHumanMetadata"];
+            /** @description Its tools (see [Tools](#section/tools)), names unique; `null` or `[]` for none; the new list replaces the old one whole. */
+            tools?: components["schemas"]["Tool"][] | null;
         };
         /** @description What `deleteDigitalHuman` answers. */
         DigitalHumanDeleted: {
@@ -1361,6 +1495,13 @@ export interface components {
                      */
                     temperature: number | null;
                 };
+                /**
+                 * @description The tools its LLM may call, as the session was created with them (absent: none). Offer
+                 *     each to the LLM; run a `webhook` one with `runToolCall`, a `client` one by RPC to the
+                 *     participant (then record it with `runToolCall` and an `outcome`), and for `end_session`
+                 *     say goodbye, then record it: the service ends the session.
+                 */
+                tools?: components["schemas"]["Tool"][];
             };
             /**
              * @description The LiveKit identity of the session's participant, the one to greet and listen to.
@@ -1374,6 +1515,271 @@ export interface components {
              */
             max_duration_s: number;
         };
+        /**
+         * @description The tool's name as the LLM sees it, unique among the digital human's tools; a `client` tool's page registers its RPC method by it.
+         * @example order_status
+         */
+        ToolName: string;
+        /**
+         * @description What the tool does and when to call it, for the LLM; line breaks and tabs are allowed.
+         * @example Looks up an order by its id and answers its status and delivery date.
+         */
+        ToolDescription: string;
+        /**
+         * @description The arguments the LLM must give, as the JSON Schema object of OpenAI's function calling: the root
+         *     has `type: object`; a schema may use `type`, `properties`, `required`, `items`, `enum`, `const`,
+         *     `description`, `title`, `default`, `examples`, `format`, `pattern`, the length, count and range
+         *     bounds, `additionalProperties`, `anyOf`, `$defs` and `$ref`. At most 8 schemas deep and 4 KiB as
+         *     JSON. Omitted: no arguments. A schema outside these bounds is refused with `422` naming its path.
+         * @example {
+         *       "type": "object",
+         *       "properties": {
+         *         "order_id": {
+         *           "type": "string",
+         *           "maxLength": 20,
+         *           "pattern": "^[A-Z0-9-]+$",
+         *           "description": "The order's id, as the customer reads it out."
+         *         }
+         *       },
+         *       "required": [
+         *         "order_id"
+         *       ]
+         *     }
+         */
+        ToolParameters: {
+            [key: string]: unknown;
+        };
+        /**
+         * Format: int32
+         * @description Milliseconds the call may take; past them it is `timed_out`, and the LLM is told it could not be done.
+         * @default 5000
+         * @example 5000
+         */
+        ToolTimeout: number;
+        /** @description A tool run on your backend, at one of your webhook endpoints (see [Tools](#section/tools)). */
+        WebhookTool: {
+            /**
+             * @description Run at `endpoint_id`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook";
+            name: components["schemas"]["ToolName"];
+            description: components["schemas"]["ToolDescription"];
+            parameters?: components["schemas"]["ToolParameters"];
+            /**
+             * @description The webhook endpoint of your account (and of the key's mode) the call is posted to, whatever its `event_types`.
+             * @example we_5f2b9c1e7a3d4f60b8e1c2d3
+             */
+            endpoint_id: string;
+            timeout_ms?: components["schemas"]["ToolTimeout"];
+        };
+        /** @description A tool run on the participant's page, by a LiveKit RPC to the participant (see [Tools](#section/tools)). */
+        ClientTool: {
+            /**
+             * @description Run by the page, which registers an RPC method named `name`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "client";
+            name: components["schemas"]["ToolName"];
+            description: components["schemas"]["ToolDescription"];
+            parameters?: components["schemas"]["ToolParameters"];
+            timeout_ms?: components["schemas"]["ToolTimeout"];
+        };
+        /** @description Lets the LLM end the conversation; the digital human says its goodbye first, and the session ends `completed` with `digital_human_ended`. */
+        EndSessionTool: {
+            /**
+             * @description Ends the session. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "end_session";
+            name: components["schemas"]["ToolName"];
+            description?: components["schemas"]["ToolDescription"];
+        };
+        /**
+         * @description A tool the digital human's LLM may call: `webhook`, `client` or `end_session`. Answered with every
+         *     field, defaults filled (`parameters` `{"type": "object", "properties": {}}`, `timeout_ms` 5000,
+         *     an `end_session` tool's `description` the deployment's).
+         */
+        Tool: components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["EndSessionTool"];
+        /** @description Its tools (see [Tools](#section/tools)), names unique; `[]` when it has none. */
+        Tools: components["schemas"]["Tool"][];
+        /**
+         * @description The LLM's id of the call, unique in the session (OpenAI's `tool_calls[].id`); the key that makes it run at most once.
+         * @example call_Q2x9LmA71
+         */
+        ToolCallId: string;
+        /**
+         * @description The arguments the LLM gave, as JSON; untrusted input (the participant steers the LLM). At most 32 levels deep.
+         * @example {
+         *       "order_id": "A-1042"
+         *     }
+         */
+        ToolArguments: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description `running`, then `succeeded`, `failed` or `timed_out` for good.
+         * @example succeeded
+         * @enum {string}
+         */
+        ToolCallStatus: "running" | "succeeded" | "failed" | "timed_out";
+        /** @description One call of a tool in a session, as recorded (see [Tools](#section/tools)). */
+        ToolCall: {
+            id: components["schemas"]["ToolCallId"];
+            name: components["schemas"]["ToolName"];
+            /**
+             * @description The tool's type.
+             * @example webhook
+             * @enum {string}
+             */
+            type: "webhook" | "client" | "end_session";
+            arguments: components["schemas"]["ToolArguments"];
+            status: components["schemas"]["ToolCallStatus"];
+            /**
+             * @description What the tool answered (`succeeded`), any JSON; `null` otherwise.
+             * @example {
+             *       "status": "shipped",
+             *       "arrives": "Thursday"
+             *     }
+             */
+            result: unknown;
+            /**
+             * @description Why it did not succeed, as the LLM was told (`failed`, `timed_out`); `null` otherwise.
+             * @example null
+             */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the call started.
+             * @example 2026-11-22T09:27:39.120Z
+             */
+            started_at: string;
+            /**
+             * Format: int32
+             * @description How long it took; `null` while it runs.
+             * @example 182
+             */
+            duration_ms: number | null;
+        };
+        /** @description A session's tool calls, in the order they started. */
+        ToolCallList: {
+            /** @description The calls. */
+            data: components["schemas"]["ToolCall"][];
+        };
+        /** @description What a `client` or `end_session` call came to, as the job saw it. */
+        ToolCallOutcome: {
+            /**
+             * @description How it ended.
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "succeeded" | "failed" | "timed_out";
+            /**
+             * @description What the page answered (`succeeded`), any JSON of at most 16 KiB.
+             * @example shown
+             */
+            result?: unknown;
+            /**
+             * @description Why it did not succeed (`failed`, `timed_out`), as the LLM is told.
+             * @example The page did not answer.
+             */
+            error?: string;
+            /**
+             * Format: int32
+             * @description How long it took.
+             * @example 84
+             */
+            duration_ms: number;
+        };
+        /** @description A tool call the LLM made, to run (`webhook`) or to record (`client`, `end_session`, with `outcome`). */
+        ToolCallRun: {
+            /**
+             * @description The job's own identity in the room, the one its token is signed for.
+             * @example agent-AJ_3x9QkLm2
+             */
+            participant_identity: string;
+            tool_call_id: components["schemas"]["ToolCallId"];
+            name: components["schemas"]["ToolName"];
+            arguments: components["schemas"]["ToolArguments"];
+            outcome?: components["schemas"]["ToolCallOutcome"];
+        };
+        /** @description A webhook tool to call as the LLM would. */
+        TestToolCall: {
+            name: components["schemas"]["ToolName"];
+            arguments?: components["schemas"]["ToolArguments"];
+        };
+        /** @description The `data` of a `session.tool_called` event, sent when a call ends. */
+        ToolCalledData: {
+            /**
+             * Format: uuid
+             * @description The session.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            tool_call: components["schemas"]["ToolCall"];
+        };
+        /**
+         * @description The body of a webhook tool's call, signed as events are; its `webhook-id` is derived from the
+         *     session and `tool_call_id`, the same for the same call. Answer `200` with a `ToolCallAnswer`.
+         */
+        ToolCallPayload: {
+            /**
+             * @description Always `session.tool_call`.
+             * @example session.tool_call
+             * @constant
+             */
+            type: "session.tool_call";
+            mode: components["schemas"]["Mode"];
+            /**
+             * Format: date-time
+             * @description When the call was made.
+             * @example 2026-11-22T09:27:39.120Z
+             */
+            timestamp: string;
+            /** @description The call. */
+            data: {
+                tool_call_id: components["schemas"]["ToolCallId"];
+                /**
+                 * Format: uuid
+                 * @description The session.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: string;
+                /**
+                 * Format: uuid
+                 * @description The session's digital human.
+                 * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+                 */
+                digital_human_id: string;
+                /**
+                 * @description The session's participant, who was talking to it.
+                 * @example user-4821
+                 */
+                participant_identity: string;
+                name: components["schemas"]["ToolName"];
+                arguments: components["schemas"]["ToolArguments"];
+            };
+        };
+        /** @description What your endpoint answers a tool call: `200` with `result` (any JSON, for the LLM) or `error` (a text the LLM is given), at most 16 KiB. */
+        ToolCallAnswer: ({
+            /**
+             * @description Any JSON the LLM answers with.
+             * @example {
+             *       "status": "shipped"
+             *     }
+             */
+            result: unknown;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /**
+             * @description Why, for the LLM (which tells the participant).
+             * @example No order A-1042.
+             */
+            error: string;
+        } & {
+            [key: string]: unknown;
+        });
         /** @description What the account used over a day or a range of days. */
         UsageCounts: {
             /**
@@ -1478,20 +1884,20 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "concurrent_changes" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "concurrent_changes" | "headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "webhook.test";
+        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "webhook.test";
         /**
          * @description An event type an endpoint receives, or `*` for every event type, including types added later.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended";
+        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called";
         /** @description A webhook endpoint to register. No other fields are allowed. */
         WebhookEndpointCreate: {
             /**
@@ -2186,8 +2592,8 @@ export interface components {
              * @example 2026-11-22T09:27:41.090Z
              */
             timestamp: string;
-            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), or the endpoint tested (`webhook.test`). */
-            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"];
+            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), the tool call (`session.tool_called`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"] | components["schemas"]["ToolCalledData"];
         };
         /**
          * @description An event's id, sent as the `webhook-id` header of every attempt to deliver it.
@@ -2344,6 +2750,22 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description The session is terminal (`session_ended`), the `tool_call_id` was used with another name or other
+         *     arguments (`tool_call_id_reused`), or the session has 100 calls already (`tool_calls_limit_reached`).
+         */
+        ToolCallConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3272,6 +3694,139 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    listSessionToolCalls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's tool calls, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    runToolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolCallRun"];
+            };
+        };
+        responses: {
+            /** @description The call, as recorded. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCall"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolCallConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["BusyOrRateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    callTestTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestToolCall"];
+            };
+        };
+        responses: {
+            /** @description The call, as recorded. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCall"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The key lacks `sessions:write` (`forbidden`), or is a live key (`test_key_required`). */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolCallConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["BusyOrRateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
     sendTestSessionEvent: {
         parameters: {
             query?: never;
@@ -4049,6 +4604,51 @@ export interface operations {
             };
         };
     };
+    receiveToolCall: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Derived from the session and the call's id; the same for the same call.
+                 * @example evt_2b7d1e4a4b6c8d3e5f7a9b1c2d3e0c9f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When the call was made, in Unix seconds.
+                 * @example 1795850861
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description As for events.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolCallPayload"];
+            };
+        };
+        responses: {
+            /** @description The tool's result, or an error for the LLM. */
+            200: {
+                headers: {
+                    /**
+                     * @description Not read; any headers your server sends are ignored.
+                     * @example req_1
+                     */
+                    "X-Request-ID"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallAnswer"];
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -4059,12 +4659,18 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
-export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable"];
+export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable", "digital_human_ended"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"];
 export const digitalHumanKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DigitalHumanKind"]> = ["stock", "custom"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "concurrent_changes", "headers_too_large", "internal_error", "service_unavailable"];
-export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "webhook.test"];
-export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended"];
+export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
+export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
+export const endSessionToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndSessionTool"]["type"]> = ["end_session"];
+export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["running", "succeeded", "failed", "timed_out"];
+export const toolCallTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["type"]> = ["webhook", "client", "end_session"];
+export const toolCallOutcomeStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallOutcome"]["status"]> = ["succeeded", "failed", "timed_out"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "concurrent_changes", "headers_too_large", "internal_error", "service_unavailable"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "webhook.test"];
+export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
 export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
 export const transcriptStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptStatus"]> = ["in_progress", "complete", "deleted"];

@@ -4,7 +4,7 @@
  * changed and the events it causes. The service stores all of it in one compare-and-set, so a rule holds
  * however many replicas and jobs race: an utterance is started once, by one job, and ends once.
  */
-import type { ParticipantTurnData, UtteranceEventData } from "@dhs/contract";
+import type { ParticipantTurnData, ToolCalledData, UtteranceEventData } from "@dhs/contract";
 import {
   type ConversationLimits,
   type ConversationState,
@@ -16,7 +16,8 @@ import {
 
 export type ConversationEvent =
   | { type: "session.participant_turn"; data: ParticipantTurnData }
-  | { type: "session.utterance_started" | "session.utterance_ended"; data: UtteranceEventData };
+  | { type: "session.utterance_started" | "session.utterance_ended"; data: UtteranceEventData }
+  | { type: "session.tool_called"; data: ToolCalledData };
 
 /** A change: the state after it, the items it changed (stored whole) and the events it causes. */
 export interface Change {

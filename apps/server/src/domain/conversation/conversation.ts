@@ -53,6 +53,8 @@ export interface ConversationState {
   /** The characters given in the current minute, and when it began (ms). */
   windowStartMs: number;
   windowChars: number;
+  /** The ids of the session's tool calls, in the order they started (absent before the first; tools/tool-call.ts). */
+  toolCalls?: string[];
 }
 
 export const EMPTY_CONVERSATION: ConversationState = {

@@ -8,6 +8,7 @@
 import type { DigitalHumanCreate, DigitalHumanUpdate } from "@dhs/contract";
 import type { Mode } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
+import { toolIssues, withDefaults } from "../tools/tool-definitions.js";
 import type { DigitalHumanCatalog } from "./digital-human-catalog.js";
 import { DEFAULT_GREETING, DEFAULT_LANGUAGE } from "./persona.js";
 import type { DigitalHumanRecord } from "./ports.js";
@@ -43,6 +44,7 @@ export function fieldsOfCreate(body: DigitalHumanCreate, rules: FieldRules): Fie
     llm: { model: body.llm?.model ?? null, temperature: body.llm?.temperature ?? null },
     max_session_duration_s: body.max_session_duration_s ?? null,
     metadata: body.metadata ?? {},
+    tools: withDefaults(body.tools),
   };
   fields.language = body.language ?? rules.catalog.voice(fields.voice)?.language ?? DEFAULT_LANGUAGE;
   return checked(fields, body, rules, "all");
@@ -61,6 +63,7 @@ export function fieldsOfUpdate(stored: DigitalHumanRecord, update: DigitalHumanU
     llm: update.llm === undefined ? stored.llm : { model: update.llm.model ?? null, temperature: update.llm.temperature ?? null },
     max_session_duration_s: update.max_session_duration_s === undefined ? stored.max_session_duration_s : update.max_session_duration_s,
     metadata: update.metadata ?? stored.metadata,
+    tools: update.tools === undefined ? (stored.tools ?? []) : withDefaults(update.tools),
   };
   // A new voice alone brings its language; a new language alone, its default voice.
   if (update.voice !== undefined && update.language === undefined)
@@ -108,6 +111,7 @@ function checked(fields: Fields, sent: DigitalHumanCreate | DigitalHumanUpdate, 
   ) {
     issue("max_session_duration_s", `is more than your account's limit of ${rules.maxSessionDurationS} s`);
   }
+  if (checks("tools")) issues.push(...toolIssues(fields.tools ?? []));
   if (issues.length > 0) throw new AppError("validation_failed", issues);
   return fields;
 }

@@ -15,6 +15,7 @@ import type {
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import { untilWritten } from "../contention.js";
+import type { WebhookStore } from "../customer-webhooks/ports.js";
 import { fingerprint } from "../sessions/idempotency.js";
 import type { DigitalHumanCatalog } from "./digital-human-catalog.js";
 import { type FieldRules, fieldsOfCreate, fieldsOfUpdate } from "./digital-human-fields.js";
@@ -33,6 +34,8 @@ export interface DigitalHumanServiceDeps {
   /** The longest a session of an account's may stay active in a mode (s). */
   maxSessionDurationS: (principal: Principal) => number;
   idempotencyKeyTtlMs: number;
+  /** Where a webhook tool's endpoint_id is looked up: the account's, in the key's mode. */
+  endpoints: Pick<WebhookStore, "getEndpoint">;
   now?: () => Date;
 }
 
@@ -57,6 +60,7 @@ export class DigitalHumanService {
       created_at: at,
       updated_at: at,
     };
+    await this.refuseUnknownEndpoints(principal, record);
     const max = limit();
     const outcome = await store.createDigitalHuman({
       record,
@@ -137,6 +141,7 @@ export class DigitalHumanService {
         ...fieldsOfUpdate(record, update, this.rules(principal)),
         updated_at: this.now().toISOString(),
       };
+      if (update.tools !== undefined) await this.refuseUnknownEndpoints(principal, changed);
       return (await this.deps.store.replaceDigitalHuman(changed, version)) ? { won: true, value: customView(changed) } : { won: false };
     });
   }
@@ -169,6 +174,29 @@ export class DigitalHumanService {
     const stored = await this.deps.store.getDigitalHuman(principal.accountId, id);
     if (!stored) throw notFound(id);
     return stored;
+  }
+
+  /**
+   * A webhook tool's endpoint must be one of the account's in the key's mode: another account's, or the
+   * other mode's, is refused exactly like one that does not exist (the store finds only the owner's).
+   */
+  private async refuseUnknownEndpoints(principal: Principal, record: DigitalHumanRecord): Promise<void> {
+    const tools = record.tools ?? [];
+    const found = await Promise.all(
+      tools.map((tool) => (tool.type === "webhook" ? this.deps.endpoints.getEndpoint(principal.accountId, tool.endpoint_id) : true)),
+    );
+    const issues = tools.flatMap((tool, i) =>
+      found[i] || tool.type !== "webhook"
+        ? []
+        : [
+            {
+              location: "body",
+              path: `tools.${i}.endpoint_id`,
+              message: `is not a webhook endpoint of your account in ${principal.mode} mode`,
+            },
+          ],
+    );
+    if (issues.length > 0) throw new AppError("validation_failed", issues);
   }
 
   private refuseStock(principal: Principal, id: string): void {

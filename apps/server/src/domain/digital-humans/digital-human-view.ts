@@ -23,6 +23,7 @@ export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDef
     llm: persona.llm,
     max_session_duration_s: persona.maxSessionDurationS,
     metadata: {},
+    tools: [],
     created_at: null,
     updated_at: null,
   };
@@ -30,5 +31,5 @@ export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDef
 
 export function customView(record: DigitalHumanRecord): DigitalHumanView {
   const { owner: _owner, ...shown } = record;
-  return { ...shown, kind: "custom", default: false, llm: { ...record.llm }, metadata: { ...record.metadata } };
+  return { ...shown, kind: "custom", default: false, llm: { ...record.llm }, metadata: { ...record.metadata }, tools: record.tools ?? [] };
 }

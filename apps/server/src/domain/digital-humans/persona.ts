@@ -4,6 +4,7 @@
  * so that changing or deleting the digital human later changes no session that was already made; its
  * job is told it in the dispatch's metadata (DigitalHumanJob).
  */
+import type { Tool } from "@dhs/contract";
 import type { DigitalHumanCatalog, DigitalHuman as StockEntry } from "./digital-human-catalog.js";
 import type { DigitalHumanRecord } from "./ports.js";
 
@@ -22,6 +23,8 @@ export interface Persona {
   llm: { model: string | null; temperature: number | null };
   /** Seconds its sessions may stay active, below the account's limit; null: that limit. */
   maxSessionDurationS: number | null;
+  /** The tools its LLM may call (contract guide, "Tools"); absent from personas kept before tools existed. */
+  tools?: Tool[];
 }
 
 /** What a digital human says when the participant joins, unless its persona says otherwise. */
@@ -60,6 +63,7 @@ export function customPersona(record: DigitalHumanRecord, appearance: StockEntry
     language: record.language,
     llm: { ...record.llm },
     maxSessionDurationS: record.max_session_duration_s,
+    tools: record.tools ?? [],
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Tool } from "@dhs/contract";
 import type { ListPosition } from "../list-order.js";
 /**
  * What the account's own digital humans need from a store (Redis or memory): created once per
@@ -21,6 +22,8 @@ export interface DigitalHumanRecord {
   llm: { model: string | null; temperature: number | null };
   max_session_duration_s: number | null;
   metadata: Record<string, string>;
+  /** Its tools, defaults filled (tool-definitions.ts); absent from records stored before tools existed. */
+  tools?: Tool[];
   created_at: string;
   updated_at: string;
 }

@@ -3,14 +3,17 @@
  * live store to the history database, and read from there once the live store no longer holds them. The
  * ports of both sides; adapters live in store/ (Redis's queue, PostgreSQL's history).
  */
+import type { StoredToolCall } from "../tools/tool-call.js";
 import type { StoredSegment, TranscriptState } from "../transcripts/transcript.js";
 import type { ListQuery } from "./ports.js";
 import type { SessionRecord } from "./session.js";
 
-/** What the history writes of an ended session: its record and its transcript, as the live store holds them now. */
+/** What the history writes of an ended session: its record, its transcript and its tool calls, as the live store holds them now. */
 export interface HistoryEntry {
   record: SessionRecord;
   transcript: { state: TranscriptState; segments: readonly StoredSegment[] };
+  /** In the order they started. */
+  toolCalls: readonly StoredToolCall[];
 }
 
 /** Ended sessions and their transcripts as the history database keeps them: one row each, written again when they change. */

@@ -60,6 +60,7 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
     // backs the join timer up, closed the room (see "details" for a room closed sooner).
     room_finished: ended("cancelled", "join_timeout", false),
     end_requested: ended("cancelled", "user_ended", false),
+    digital_human_ended: ended("cancelled", "digital_human_ended", true),
     join_timeout: ended("cancelled", "join_timeout"),
     digital_human_timeout: same("created"),
     max_duration: same("created"),
@@ -86,6 +87,7 @@ const table: Record<SessionStatus, Record<SessionEvent["type"], Want>> = {
     other_participant_joined: same("active"),
     room_finished: ended("completed", "room_finished", false),
     end_requested: ended("completed", "user_ended", false),
+    digital_human_ended: ended("completed", "digital_human_ended", true),
     join_timeout: same("active"),
     digital_human_timeout: ended("failed", "digital_human_timeout"),
     max_duration: ended("completed", "max_duration"),
@@ -112,6 +114,7 @@ function terminalRow(status: SessionStatus): Record<SessionEvent["type"], Want> 
     other_participant_joined: deleteAgain,
     room_finished: same(status),
     end_requested: same(status),
+    digital_human_ended: same(status),
     join_timeout: same(status),
     digital_human_timeout: same(status),
     max_duration: same(status),

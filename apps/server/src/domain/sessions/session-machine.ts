@@ -30,6 +30,8 @@ export type SessionEvent =
   | { type: "room_finished" }
   /** endSession was called. */
   | { type: "end_requested" }
+  /** The digital human ended the conversation with its end_session tool, after its goodbye. */
+  | { type: "digital_human_ended" }
   /** Timers, fired by the sweeper. */
   | { type: "join_timeout" }
   | { type: "digital_human_timeout" }
@@ -159,6 +161,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     other_participant_joined: "ignore",
     room_finished: "room_closed",
     end_requested: { to: "cancelled", reason: "user_ended" },
+    digital_human_ended: { to: "cancelled", reason: "digital_human_ended" },
     join_timeout: { to: "cancelled", reason: "join_timeout" },
     digital_human_timeout: "ignore",
     max_duration: "ignore",
@@ -175,6 +178,7 @@ export const TRANSITIONS: Readonly<Record<SessionStatus, Readonly<Record<Session
     other_participant_joined: "ignore",
     room_finished: "room_closed",
     end_requested: { to: "completed", reason: "user_ended" },
+    digital_human_ended: { to: "completed", reason: "digital_human_ended" },
     join_timeout: "ignore",
     digital_human_timeout: { to: "failed", reason: "digital_human_timeout", when: "digitalHumanMissing" },
     max_duration: { to: "completed", reason: "max_duration" },
@@ -197,6 +201,7 @@ function terminal(): Record<SessionEvent["type"], Outcome> {
     other_participant_joined: "delete_room",
     room_finished: "ignore",
     end_requested: "ignore",
+    digital_human_ended: "ignore",
     join_timeout: "ignore",
     digital_human_timeout: "ignore",
     max_duration: "ignore",

@@ -62,6 +62,14 @@ export class SessionService {
     return this.ends.end(principal, sessionId);
   }
 
+  /**
+   * The digital human ended the conversation (its end_session tool, after its goodbye): the session ends
+   * (`digital_human_ended`) and its room is deleted as every ended session's is. A terminal one is left as it is.
+   */
+  async endByDigitalHuman(accountId: string, sessionId: string): Promise<void> {
+    await this.transitions.apply(accountId, sessionId, { type: "digital_human_ended" });
+  }
+
   /** A test helper's event for a test session (test keys only), and the session after it. */
   async testEvent(principal: Principal, sessionId: string, event: TestSessionEvent): Promise<Session> {
     return this.reader.view(await this.testEvents.apply(principal, sessionId, event));

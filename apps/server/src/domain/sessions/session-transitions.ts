@@ -185,6 +185,7 @@ export function agentJobOf(record: SessionRecord, persona: Persona, maxDurationS
         voice: persona.voice,
         language: persona.language,
         llm: { ...persona.llm },
+        tools: persona.tools ?? [],
       },
       participant_identity: record.participant_identity,
       max_duration_s: maxDurationS,

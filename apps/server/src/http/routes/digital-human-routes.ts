@@ -1,6 +1,6 @@
 /**
  * The digital human's operations (tag *Digital human workers*): appendTranscriptSegments,
- * pullConversation and reportConversation. Under /v1 and in the contract like every operation, but
+ * pullConversation, reportConversation and runToolCall. Under /v1 and in the contract like every operation, but
  * answered ahead of the API-key pipeline: their caller holds no API key but a LiveKit token bound to the
  * session's room (livekit/digital-human-token.ts), checked before the body is read (401, and the
  * connection learns nothing else), then the session's rate limit, the contract's match and validation,
@@ -10,6 +10,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from "ex
 import type { RateLimiter } from "../../domain/accounts/rate-limiter.js";
 import { AppError } from "../../domain/app-error.js";
 import type { ConversationService } from "../../domain/conversation/conversation-service.js";
+import type { ToolCallService } from "../../domain/tools/tool-call-service.js";
 import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
 import { type DigitalHumanTokens, InvalidDigitalHumanTokenError } from "../../livekit/digital-human-token.js";
 import type { ContractValidator } from "../contract-validator.js";
@@ -21,7 +22,7 @@ import { jsonBody } from "../request-guards.js";
 import { setRefusalReason } from "../request-logger.js";
 import { exactRouter } from "./exact-router.js";
 
-type DigitalHumanOperationId = "appendTranscriptSegments" | "pullConversation" | "reportConversation";
+type DigitalHumanOperationId = "appendTranscriptSegments" | "pullConversation" | "reportConversation" | "runToolCall";
 
 // Matched without a route parameter: the contract's match reads (and decodes) the session id, so a
 // malformed one is answered as everywhere else in /v1, never by Express's own parameter decoding.
@@ -41,11 +42,17 @@ const ROUTES: readonly { operationId: DigitalHumanOperationId; path: RegExp; rou
     path: /^\/v1\/sessions\/[^/]+\/conversation\/reports$/,
     route: "/v1/sessions/{session_id}/conversation/reports",
   },
+  {
+    operationId: "runToolCall",
+    path: /^\/v1\/sessions\/[^/]+\/conversation\/tool-calls$/,
+    route: "/v1/sessions/{session_id}/conversation/tool-calls",
+  },
 ];
 
 export function digitalHumanRoutes(deps: {
   transcripts: TranscriptService;
   conversation: ConversationService;
+  tools: ToolCallService;
   tokens: DigitalHumanTokens;
   validator: ContractValidator;
   /** Each session's digital human is limited as an API key is ("/" is in no key id, so no bucket is shared). */
@@ -100,6 +107,10 @@ export function digitalHumanRoutes(deps: {
     reportConversation: answer("reportConversation", async ({ body }, res) => {
       ownIdentity(res, body.participant_identity);
       return { body: await deps.conversation.job.report(tokenSession(res), body) };
+    }),
+    runToolCall: answer("runToolCall", async ({ body }, res) => {
+      ownIdentity(res, body.participant_identity);
+      return { body: await deps.tools.run(tokenSession(res), body) };
     }),
   };
   for (const { operationId, path, route } of ROUTES) {

@@ -7,7 +7,7 @@
 import { type Database, guardDatabase } from "./database.js";
 
 /** The partitioned tables, each by its own creation-day column. */
-export const PARTITIONED_TABLES = ["sessions", "transcript_segments"] as const;
+export const PARTITIONED_TABLES = ["sessions", "transcript_segments", "tool_calls"] as const;
 type Table = (typeof PARTITIONED_TABLES)[number];
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,7 +1,8 @@
 /**
  * Ended sessions in PostgreSQL (SessionHistory): one row per session in the `sessions` table, partitioned
  * by creation day, its record as jsonb in the live store's format (session-format.ts), with its
- * transcript's state; its segments in `transcript_segments` (read by transcript-history.ts). A write is
+ * transcript's state; its segments in `transcript_segments` (read by transcript-history.ts), its tool
+ * calls in `tool_calls` (read by tool-call-history.ts). A write is
  * one transaction for a whole batch, a statement per table (unnest of arrays); reads keep to the
  * retention by the row's end, as Redis's expiry does, whether or not its day's partition is dropped yet.
  */
@@ -46,6 +47,12 @@ JOIN sessions s ON s.account_id = u.account_id AND s.created_at = u.session_crea
 WHERE s.transcript_deleted_at IS NULL
 ON CONFLICT DO NOTHING`;
 
+// A call written again (it ended after its session's first write) takes its new outcome.
+const WRITE_TOOL_CALLS = `
+INSERT INTO tool_calls (account_id, session_created_at, session_id, call_id, position, record)
+SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::uuid[], $4::text[], $5::integer[], $6::jsonb[])
+ON CONFLICT (account_id, session_created_at, session_id, call_id) DO UPDATE SET record = EXCLUDED.record`;
+
 const ERASE_SEGMENTS = `
 DELETE FROM transcript_segments WHERE (account_id, session_created_at, session_id) IN
   (SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::uuid[]))`;
@@ -75,7 +82,7 @@ export class PostgresSessionHistory implements SessionHistory {
     this.now = options.now ?? Date.now;
   }
 
-  /** One transaction: the sessions' rows, their transcripts' new segments, the segments of deleted ones erased. */
+  /** One transaction: the sessions' rows, their transcripts' new segments, their tool calls, the segments of deleted ones erased. */
   async writeSessions(entries: readonly HistoryEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.partitions.ensure(entries.map(({ record }) => utcDayOf(Date.parse(record.created_at))));
@@ -83,6 +90,7 @@ export class PostgresSessionHistory implements SessionHistory {
     const segments = entries.flatMap(({ record, transcript }) =>
       transcript.state.deletedAtMs === null ? transcript.segments.map((segment) => ({ record, segment })) : [],
     );
+    const calls = entries.flatMap(({ record, toolCalls }) => toolCalls.map((call, position) => ({ record, call, position })));
     const deleted = entries.filter((entry) => entry.transcript.state.deletedAtMs !== null).map((entry) => entry.record);
     await guardDatabase(() =>
       transaction(this.db, async (client) => {
@@ -114,6 +122,20 @@ export class PostgresSessionHistory implements SessionHistory {
               segments.map(({ segment }) => segment.text),
               segments.map(({ segment }) => new Date(segment.startedAtMs)),
               segments.map(({ segment }) => new Date(segment.endedAtMs)),
+            ],
+          });
+        }
+        if (calls.length > 0) {
+          await client.query({
+            name: "history-write-tool-calls",
+            text: WRITE_TOOL_CALLS,
+            values: [
+              calls.map(({ record }) => record.account_id),
+              calls.map(({ record }) => record.created_at),
+              calls.map(({ record }) => record.id),
+              calls.map(({ call }) => call.id),
+              calls.map(({ position }) => position),
+              calls.map(({ call }) => JSON.stringify(call)),
             ],
           });
         }

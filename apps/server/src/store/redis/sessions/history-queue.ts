@@ -7,6 +7,7 @@
  * aside beside the queue, counted in the backlog, until the retention pass queues them again.
  */
 import type { HistoryBacklog, HistoryClaim, HistoryQueue } from "../../../domain/sessions/history-ports.js";
+import { toolCallsOf } from "../../../domain/tools/tool-call.js";
 import { decodeSession } from "../../session-format.js";
 import { guard } from "../guard.js";
 import { dayOf, SHARDS, shardOf, timerMember } from "../keys.js";
@@ -32,9 +33,10 @@ export class RedisHistoryQueue implements HistoryQueue {
       const ids = claimed.flat();
       const claim = String(leaseUntilMs);
       try {
-        const [jsons, transcripts] = await Promise.all([
+        const [jsons, transcripts, conversations] = await Promise.all([
           readSessions(this.context, ids),
           Promise.all(ids.map((id) => this.context.redis.hgetall(keys.transcript(id)))),
+          Promise.all(ids.map((id) => this.context.redis.hgetall(keys.conversation(id)))),
         ]);
         return ids.map((sessionId, i): HistoryClaim => {
           const json = jsons[i];
@@ -42,7 +44,11 @@ export class RedisHistoryQueue implements HistoryQueue {
           try {
             return {
               sessionId,
-              entry: { record: decodeSession(json, sessionId), transcript: transcriptOfHash(transcripts[i] ?? {}) },
+              entry: {
+                record: decodeSession(json, sessionId),
+                transcript: transcriptOfHash(transcripts[i] ?? {}),
+                toolCalls: toolCallsOf(conversations[i]?.state, (name) => conversations[i]?.[name]),
+              },
               claim,
             };
           } catch (error) {

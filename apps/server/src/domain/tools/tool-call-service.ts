@@ -1,0 +1,266 @@
+/**
+ * A session's tool calls (contract guide, "Tools"): the digital human's runToolCall, the test helper's
+ * callTestTool, and listSessionToolCalls. A call is claimed by its id in the session's conversation
+ * (one compare-and-set with the session open), run, and settled with its `session.tool_called` event in
+ * another; a claim that finds the id answers what is recorded, waiting while it runs, so no call reaches
+ * the customer twice (tool-call.ts says why a dead runner's call ends `failed`).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { TestToolCall, Tool, ToolCall, ToolCallList, ToolCallPayload, ToolCallRun, WebhookTool } from "@dhs/contract";
+import { modeOfOwner, type Principal } from "../accounts/api-keys.js";
+import { AppError } from "../app-error.js";
+import { EMPTY_CONVERSATION } from "../conversation/conversation.js";
+import { type ConversationChanges, sessionEnded } from "../conversation/conversation-changes.js";
+import type { ConversationStore } from "../conversation/ports.js";
+import type { WebhookStore } from "../customer-webhooks/ports.js";
+import type { SessionRecords } from "../sessions/ports.js";
+import { type SessionRecord, TERMINAL } from "../sessions/session.js";
+import { findOwnSession } from "../sessions/session-reader.js";
+import type { ToolCallHistory, ToolCallSender } from "./ports.js";
+import {
+  fingerprintOf,
+  LEASE_MARGIN_MS,
+  MAX_RESULT_BYTES,
+  MAX_TOOL_CALLS,
+  networkFailure,
+  outcomeOfAnswer,
+  type StoredToolCall,
+  settle,
+  settledAt,
+  type ToolOutcome,
+  toolCallField,
+  toolCallView,
+} from "./tool-call.js";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "./tool-definitions.js";
+
+export interface ToolCallServiceDeps {
+  sessions: Pick<SessionRecords, "getSession" | "findSession" | "sessionPersona">;
+  store: ConversationStore;
+  changes: ConversationChanges;
+  endpoints: Pick<WebhookStore, "getEndpoint">;
+  sender: ToolCallSender;
+  /** The history's calls of ended sessions Redis no longer holds (with the PostgreSQL history). */
+  history?: ToolCallHistory | undefined;
+  /** Ends the session after its end_session call (SessionService.endByDigitalHuman). */
+  endSession: (session: SessionRecord) => Promise<void>;
+  /** Each call that ended, for metrics. */
+  onSettled?: (call: StoredToolCall) => void;
+  /** How often a repeat looks whether the call it found running has ended (ms). */
+  pollMs?: number;
+}
+
+type Claim = { kind: "claimed"; call: StoredToolCall } | { kind: "found"; call: StoredToolCall };
+
+export class ToolCallService {
+  constructor(private readonly deps: ToolCallServiceDeps) {}
+
+  /** POST /v1/sessions/{id}/conversation/tool-calls, from the session's digital human (its token checked). */
+  async run(sessionId: string, body: ToolCallRun): Promise<ToolCall> {
+    const session = await this.deps.sessions.findSession(sessionId);
+    if (!session) throw new AppError("not_found", `No session ${sessionId}.`);
+    // A repeat is answered what is recorded, whatever became of the session and its persona since.
+    const [json] = await this.deps.store.readConversationFields(session.id, [toolCallField(body.tool_call_id)]);
+    if (json) {
+      const recorded = JSON.parse(json) as StoredToolCall;
+      if (recorded.fingerprint !== fingerprintOf(body.name, body.arguments)) throw reused(recorded.id);
+      return toolCallView(await this.awaitSettled(session, recorded));
+    }
+    if (TERMINAL.has(session.status)) throw sessionEnded(session);
+    const tool = await this.toolOf(session, body.name);
+    if (tool.type === "webhook" && body.outcome !== undefined) throw invalid("outcome", "is not allowed: the service runs webhook tools");
+    if (tool.type !== "webhook" && body.outcome === undefined) throw invalid("outcome", `is required: the job runs ${tool.type} tools`);
+    const result = body.outcome?.result;
+    if (result !== undefined && Buffer.byteLength(JSON.stringify(result)) > MAX_RESULT_BYTES) {
+      throw invalid("outcome.result", `is more than ${MAX_RESULT_BYTES} bytes as JSON`);
+    }
+    return toolCallView(await this.call(session, tool, body.tool_call_id, body.arguments, body.outcome));
+  }
+
+  /** POST /v1/test-helpers/sessions/{id}/tool-calls: a test session's webhook tool, called as its digital human would. */
+  async callTest(principal: Principal, sessionId: string, body: TestToolCall): Promise<ToolCall> {
+    const session = await findOwnSession(this.deps.sessions, principal, sessionId);
+    if (TERMINAL.has(session.status)) throw sessionEnded(session);
+    const tool = await this.toolOf(session, body.name);
+    if (tool.type !== "webhook") throw invalid("name", `is a ${tool.type} tool; the test helper calls webhook tools`);
+    return toolCallView(await this.call(session, tool, `call_test_${randomBytes(12).toString("hex")}`, body.arguments ?? {}, undefined));
+  }
+
+  /** GET /v1/sessions/{id}/tool-calls */
+  async list(principal: Principal, sessionId: string): Promise<ToolCallList> {
+    const session = await findOwnSession(this.deps.sessions, principal, sessionId);
+    const { state } = await this.deps.store.readConversation(session.account_id, session.id, []);
+    const ids = state?.toolCalls ?? [];
+    let calls: StoredToolCall[];
+    if (state === undefined) {
+      calls = (await this.deps.history?.listToolCalls(session.id)) ?? [];
+    } else {
+      const jsons = ids.length === 0 ? [] : await this.deps.store.readConversationFields(session.id, ids.map(toolCallField));
+      calls = jsons.flatMap((json) => (json ? [JSON.parse(json) as StoredToolCall] : []));
+    }
+    const nowMs = Date.now();
+    return { data: calls.map((call) => toolCallView(settledAt(call, nowMs))) };
+  }
+
+  private async call(
+    session: SessionRecord,
+    tool: Tool,
+    id: string,
+    args: Record<string, unknown>,
+    outcome: ToolCallRun["outcome"],
+  ): Promise<StoredToolCall> {
+    const nowMs = this.deps.changes.now().getTime();
+    const fresh: StoredToolCall = {
+      id,
+      name: tool.name,
+      type: tool.type,
+      arguments: args,
+      fingerprint: fingerprintOf(tool.name, args),
+      status: "running",
+      result: null,
+      error: null,
+      startedAtMs: nowMs,
+      durationMs: null,
+      leaseUntilMs: tool.type === "webhook" ? nowMs + timeoutOf(tool) + LEASE_MARGIN_MS : null,
+    };
+    const recorded = outcome === undefined ? fresh : settle(fresh, outcomeOf(outcome));
+    const claim = await this.claim(session, recorded);
+    if (claim.kind === "found") return this.awaitSettled(session, claim.call);
+    if (recorded.status !== "running") {
+      this.deps.onSettled?.(recorded);
+      if (tool.type === "end_session" && recorded.status === "succeeded") await this.deps.endSession(session);
+      return recorded;
+    }
+    // Only a webhook call is recorded running: the job brings the others' outcomes with them.
+    return this.record(session, recorded, await this.post(session, tool as WebhookTool, recorded));
+  }
+
+  /** Records the call under its id, unless the id is recorded already: a repeat, answered what is recorded. */
+  private claim(session: SessionRecord, call: StoredToolCall): Promise<Claim> {
+    return this.deps.changes.change<Claim>(session, [toolCallField(call.id)], (read) => {
+      const found = read.fields[0];
+      if (found) {
+        const stored = JSON.parse(found) as StoredToolCall;
+        if (stored.fingerprint !== call.fingerprint) throw reused(call.id);
+        return { result: { kind: "found", call: stored } };
+      }
+      if (TERMINAL.has(session.status)) throw sessionEnded(session);
+      const state = read.state ?? EMPTY_CONVERSATION;
+      const ids = state.toolCalls ?? [];
+      if (ids.length >= MAX_TOOL_CALLS) throw new AppError("tool_calls_limit_reached", { limit: MAX_TOOL_CALLS });
+      const events = call.status === "running" ? [] : [calledEvent(session, call)];
+      return {
+        result: { kind: "claimed", call },
+        change: { state: { ...state, toolCalls: [...ids, call.id] }, items: [], events },
+        marks: { [toolCallField(call.id)]: JSON.stringify(call) },
+      };
+    });
+  }
+
+  /** Settles a running call with its outcome, unless it was settled already (its lease passed): then that stands. */
+  private async record(session: SessionRecord, running: StoredToolCall, outcome: ToolOutcome): Promise<StoredToolCall> {
+    const settled = await this.deps.changes.change(
+      session,
+      [toolCallField(running.id)],
+      (read) => {
+        const stored = read.fields[0] ? (JSON.parse(read.fields[0]) as StoredToolCall) : running;
+        if (stored.status !== "running") return { result: stored };
+        const done = settle(stored, outcome);
+        const state = read.state ?? EMPTY_CONVERSATION;
+        return {
+          result: done,
+          change: { state, items: [], events: [calledEvent(session, done)] },
+          marks: { [toolCallField(done.id)]: JSON.stringify(done) },
+        };
+      },
+      // The customer may have acted: the outcome is recorded even if the session ended meanwhile.
+      { whileOpen: false },
+    );
+    if (settled.status !== "running") this.deps.onSettled?.(settled);
+    return settled;
+  }
+
+  /** A repeat of a running call waits for its outcome; one whose runner is gone past its lease is settled failed. */
+  private async awaitSettled(session: SessionRecord, call: StoredToolCall): Promise<StoredToolCall> {
+    let current = call;
+    while (current.status === "running") {
+      const nowMs = this.deps.changes.now().getTime();
+      if (current.leaseUntilMs === null || nowMs >= current.leaseUntilMs) {
+        const lost = settledAt(current, Math.max(nowMs, current.leaseUntilMs ?? nowMs));
+        return this.record(session, current, { status: "failed", error: lost.error ?? "", durationMs: lost.durationMs ?? 0 });
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.deps.pollMs ?? 100));
+      const [json] = await this.deps.store.readConversationFields(session.id, [toolCallField(call.id)]);
+      if (json) current = JSON.parse(json) as StoredToolCall;
+    }
+    return current;
+  }
+
+  /** The signed POST to the tool's endpoint, and what its answer means. */
+  private async post(session: SessionRecord, tool: WebhookTool, call: StoredToolCall): Promise<ToolOutcome> {
+    const endpoint = await this.deps.endpoints.getEndpoint(session.account_id, tool.endpoint_id);
+    if (!endpoint) return { status: "failed", error: "The tool's webhook endpoint no longer exists.", durationMs: 0 };
+    if (endpoint.status !== "enabled") return { status: "failed", error: "The tool's webhook endpoint is disabled.", durationMs: 0 };
+    const payload: ToolCallPayload = {
+      type: "session.tool_call",
+      mode: modeOfOwner(session.account_id),
+      timestamp: new Date(call.startedAtMs).toISOString(),
+      data: {
+        tool_call_id: call.id,
+        session_id: session.id,
+        digital_human_id: session.digital_human_id,
+        participant_identity: session.participant_identity,
+        name: call.name,
+        arguments: call.arguments,
+      },
+    };
+    const startedMs = Date.now();
+    const secrets = endpoint.secrets.filter((s) => s.expiresAtMs === null || s.expiresAtMs > startedMs).map((s) => s.secret);
+    const sent = await this.deps.sender.call({
+      url: endpoint.url,
+      eventId: toolCallEventId(session.id, call.id),
+      body: JSON.stringify(payload),
+      secrets,
+      timeoutMs: timeoutOf(tool),
+    });
+    return sent.kind === "answered"
+      ? outcomeOfAnswer(sent.status, sent.body, sent.durationMs)
+      : networkFailure(sent.error, timeoutOf(tool), sent.durationMs);
+  }
+
+  /** The tool of the session's digital human, as the session was created with it. */
+  private async toolOf(session: SessionRecord, name: string): Promise<Tool> {
+    const persona = await this.deps.sessions.sessionPersona(session.id);
+    const tool = persona?.tools?.find((t) => t.name === name);
+    if (!tool) throw invalid("name", "is not a tool of the session's digital human");
+    return tool;
+  }
+}
+
+/** The `webhook-id` of a tool call: the same for the same call, so an endpoint may de-duplicate on it too. */
+export function toolCallEventId(sessionId: string, toolCallId: string): string {
+  return `evt_${createHash("sha256").update(`${sessionId}/${toolCallId}`).digest("hex").slice(0, 32)}`;
+}
+
+/** Stored tools have theirs filled (tool-definitions.ts); the default covers a persona kept before. */
+const timeoutOf = (tool: WebhookTool) => tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS;
+
+function outcomeOf(outcome: NonNullable<ToolCallRun["outcome"]>): ToolOutcome {
+  if (outcome.status === "succeeded") return { status: "succeeded", result: outcome.result ?? null, durationMs: outcome.duration_ms };
+  return {
+    status: outcome.status,
+    error: outcome.error ?? `The tool ${outcome.status.replace("_", " ")}.`,
+    durationMs: outcome.duration_ms,
+  };
+}
+
+function calledEvent(session: SessionRecord, call: StoredToolCall) {
+  return { type: "session.tool_called" as const, data: { session_id: session.id, tool_call: toolCallView(call) } };
+}
+
+function reused(id: string): AppError {
+  return new AppError("tool_call_id_reused", `Tool call ${id} was already made with another name or other arguments.`);
+}
+
+function invalid(path: string, message: string): AppError {
+  return new AppError("validation_failed", [{ location: "body", path, message }]);
+}
