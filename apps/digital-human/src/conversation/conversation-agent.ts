@@ -32,13 +32,15 @@ export interface ConversationOptions {
   onRequest?(): void;
   /** The reply's first text arrived (the timeline's "first token"). */
   onFirstToken?(): void;
+  /** The persona's tools as the LLM's (session-tools.ts); none without an LLM. */
+  tools?: llm.ToolContextLike;
 }
 
 export class ConversationAgent extends voice.Agent {
   private lastAcknowledgement: string | undefined;
 
   constructor(private readonly options: ConversationOptions) {
-    super({ instructions: options.instructions });
+    super({ instructions: options.instructions, ...(options.tools === undefined ? {} : { tools: options.tools }) });
   }
 
   override async onUserTurnCompleted(_chatCtx: llm.ChatContext, message: llm.ChatMessage): Promise<void> {

@@ -4,7 +4,8 @@
  * at the testkit's Chat Completions server. What the digital human says is read off the Speaker, as the
  * participant would hear it.
  */
-import { ChatCompletionsServer, type ChatScript, messageText, until } from "@dhs/testkit";
+import type { Tool } from "@dhs/contract";
+import { ChatCompletionsServer, type ChatScript, messageText, toolResults, until } from "@dhs/testkit";
 import { initializeLogger, llm, type VAD, voice } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadVad } from "../hearing/vad.js";
@@ -15,6 +16,7 @@ import { NOT_HEARD } from "./conversation-agent.js";
 import { type ConversationEvents, createConversation } from "./conversation-session.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import type { LlmSettings } from "./llm-settings.js";
+import { GOODBYE, HOLD_LINE, type ToolHost } from "./session-tools.js";
 
 /** A voice that says every text as 10 ms of tone per character, at once: the pipeline's timing without eSpeak's. */
 const toneVoice: Voice = {
@@ -24,13 +26,13 @@ const toneVoice: Voice = {
   },
 };
 
-const persona = (instructions: string | undefined): JobPersona => ({
+const persona = (instructions: string | undefined, tools: Tool[] = []): JobPersona => ({
   instructions,
   greeting: DEFAULT_GREETING,
   voice: undefined,
   language: "en",
   llm: { model: "persona-model", temperature: 0.4 },
-  tools: [],
+  tools,
 });
 
 let vad: VAD;
@@ -44,7 +46,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function converse(options: { instructions?: string; script?: (n: number) => ChatScript; timeoutMs?: number }) {
+async function converse(options: {
+  instructions?: string;
+  script?: (n: number) => ChatScript;
+  timeoutMs?: number;
+  tools?: Tool[];
+  host?: Omit<ToolHost, "onLateResult">;
+}) {
   let llm: LlmSettings | undefined;
   let server: ChatCompletionsServer | undefined;
   if (options.script) {
@@ -66,8 +74,12 @@ async function converse(options: { instructions?: string; script?: (n: number) =
     replyFailed: (f) => failures.push(f),
     sttFailed: () => undefined,
   };
-  const job = { persona: persona(options.instructions), digitalHuman: { id: "dh_ada", name: "Ada" } };
-  const conversation = createConversation(job, { vad, voice: toneVoice, transcriber: undefined, llm, speaker }, events);
+  const job = { persona: persona(options.instructions, options.tools), digitalHuman: { id: "dh_ada", name: "Ada" } };
+  const conversation = createConversation(
+    job,
+    { vad, voice: toneVoice, transcriber: undefined, llm, speaker, tools: options.host },
+    events,
+  );
   await conversation.session.start({ agent: conversation.agent, record: false });
   cleanups.push(async () => {
     await conversation.session.close();
@@ -173,5 +185,112 @@ describe("the conversation, without an LLM", () => {
     const lines = c.heard.map((line) => line.text);
     for (let i = 1; i < lines.length; i++) expect(lines[i]).not.toBe(lines[i - 1]);
     expect(lines.every((line) => line.length < 30)).toBe(true);
+  });
+});
+
+const ORDER_STATUS: Tool = {
+  type: "webhook",
+  name: "order_status",
+  description: "Looks up an order by its id.",
+  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+  endpoint_id: "we_000000000000000000000001",
+  timeout_ms: 5_000,
+};
+const END_CALL: Tool = { type: "end_session", name: "end_call", description: "Ends the call after a goodbye." };
+
+/** The service's side of the tools, as a test sees it: each call it was asked to run, answered as the test says. */
+function fakeHost(answer: (call: { name: string; arguments: Record<string, unknown> }) => Promise<Record<string, unknown>>) {
+  const runs: { id: string; name: string; arguments: Record<string, unknown>; outcome: unknown; heardBefore: string }[] = [];
+  let heardNow = () => "";
+  const host: Omit<ToolHost, "onLateResult"> = {
+    async run(call, outcome) {
+      runs.push({ ...call, outcome, heardBefore: heardNow() });
+      const recorded = outcome
+        ? { status: outcome.status, result: outcome.result ?? null, error: outcome.error ?? null }
+        : await answer(call);
+      return {
+        id: call.id,
+        name: call.name,
+        type: "webhook",
+        arguments: call.arguments,
+        started_at: "",
+        duration_ms: 1,
+        ...recorded,
+      } as never;
+    },
+    callPage: () => Promise.reject(new Error("no page in this test")),
+  };
+  return { host, runs, hear: (said: () => string) => (heardNow = said) };
+}
+
+describe("the conversation's tools", () => {
+  it("offers the persona's tools, runs the one the LLM calls once, and answers with its result", async () => {
+    const fake = fakeHost(async () => ({ status: "succeeded", result: { status: "shipped", arrives: "Thursday" }, error: null }));
+    const c = await converse({
+      tools: [ORDER_STATUS],
+      host: fake.host,
+      script: (n) =>
+        n === 0
+          ? { toolCalls: [{ id: "call_1", name: "order_status", arguments: { order_id: "A-1042" } }] }
+          : { tokens: ["Your order arrives on Thursday."] },
+    });
+    await c.session.run({ userInput: "Where is my order A-1042?" }).wait();
+    await soon(() => c.said().includes("arrives on Thursday"));
+    expect(fake.runs.map((r) => [r.id, r.name, r.arguments])).toEqual([["call_1", "order_status", { order_id: "A-1042" }]]);
+    expect(JSON.stringify(c.server?.requests[0]?.tools)).toContain('"name":"order_status"');
+    expect(toolResults(c.server?.requests[1] as never)).toEqual([
+      { toolCallId: "call_1", content: '{"status":"shipped","arrives":"Thursday"}' },
+    ]);
+  });
+
+  it("gives the LLM a failed call's error, so the digital human says it could not", async () => {
+    const fake = fakeHost(async () => ({ status: "timed_out", result: null, error: "The tool did not answer within 5000 ms." }));
+    const c = await converse({
+      tools: [ORDER_STATUS],
+      host: fake.host,
+      script: (n) =>
+        n === 0
+          ? { toolCalls: [{ name: "order_status", arguments: { order_id: "A-9" } }] }
+          : { tokens: ["Sorry, I could not check that."] },
+    });
+    await c.session.run({ userInput: "Where is order A-9?" }).wait();
+    await soon(() => c.said().includes("could not check"));
+    expect(toolResults(c.server?.requests[1] as never)[0]?.content).toContain("did not answer within 5000 ms");
+  });
+
+  it("says a short line while a call runs past a second, then the answer", async () => {
+    const fake = fakeHost(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_800));
+      return { status: "succeeded", result: "booked", error: null };
+    });
+    const c = await converse({
+      tools: [ORDER_STATUS],
+      host: fake.host,
+      script: (n) => (n === 0 ? { toolCalls: [{ name: "order_status", arguments: { order_id: "B" } }] } : { tokens: ["It is booked."] }),
+    });
+    await c.session.run({ userInput: "Book it." }).wait();
+    await soon(() => c.said().includes("It is booked."));
+    expect(c.said().indexOf(HOLD_LINE)).toBeGreaterThanOrEqual(0);
+    expect(c.said().indexOf(HOLD_LINE)).toBeLessThan(c.said().indexOf("It is booked."));
+  });
+
+  it("ends the session with end_session only after its goodbye was heard", async () => {
+    const fake = fakeHost(async () => ({ status: "succeeded", result: null, error: null }));
+    const c = await converse({
+      tools: [END_CALL],
+      host: fake.host,
+      script: (n) => (n === 0 ? { toolCalls: [{ name: "end_call", arguments: {} }] } : { tokens: ["Bye."] }),
+    });
+    fake.hear(c.said);
+    await c.session.run({ userInput: "That's all, bye!" }).wait();
+    await soon(() => fake.runs.length === 1);
+    expect(fake.runs[0]?.heardBefore).toContain(GOODBYE);
+    expect(fake.runs[0]?.outcome).toMatchObject({ status: "succeeded" });
+  });
+
+  it("offers no tool without an LLM", async () => {
+    const fake = fakeHost(async () => ({ status: "succeeded", result: null, error: null }));
+    const c = await converse({ tools: [ORDER_STATUS], host: fake.host });
+    expect(c.agent.toolCtx.functionTools).toEqual({});
   });
 });

@@ -24,6 +24,7 @@ import { VoiceTTS } from "../speaking/voice-tts.js";
 import { ConversationAgent } from "./conversation-agent.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
+import { addLateResult, sessionTools, type ToolHost } from "./session-tools.js";
 
 /** Characters: a shorter sentence is said with the next (the framework's default is 20). */
 const SHORTEST_SENTENCE = 8;
@@ -47,13 +48,19 @@ export interface ConversationParts {
   transcriber: Transcriber | undefined;
   llm: LlmSettings | undefined;
   speaker: Speaker;
+  /** Runs the persona's tools (the service and the participant's page); none offered without it. */
+  tools?: Omit<ToolHost, "onLateResult"> | undefined;
 }
 
 /** The session and its agent, wired to `events` and to the Speaker; started by `joinRoom` (or a test). */
 export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman">, parts: ConversationParts, events: ConversationEvents) {
   const { persona } = job;
   const model = parts.llm === undefined ? undefined : createLlm(parts.llm, persona);
-  const agent = new ConversationAgent({
+  // Without an LLM no tool is ever called; without the service none could run.
+  const host = model === undefined || persona.tools.length === 0 ? undefined : parts.tools;
+  const lateResults: ToolHost["onLateResult"] = (call, output, isError) =>
+    void addLateResult(agent, session, call, output, isError).catch(() => undefined);
+  const agent: ConversationAgent = new ConversationAgent({
     instructions:
       persona.instructions ?? `You are ${job.digitalHuman.name}, a friendly assistant. Answer briefly, in plain spoken sentences.`,
     hasLlm: model !== undefined,
@@ -61,9 +68,10 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
     onReplyFailure: events.replyFailed,
     onFirstToken: () => events.step(STEP.firstToken),
     onRequest: () => events.step(STEP.llmRequest),
+    ...(host === undefined ? {} : { tools: sessionTools(persona.tools, { ...host, onLateResult: lateResults }) }),
   });
   const stt = parts.transcriber === undefined ? undefined : new TranscriberSTT(observed(parts.transcriber, events, agent), parts.vad);
-  const session = new voice.AgentSession({
+  const session: voice.AgentSession = new voice.AgentSession({
     vad: parts.vad,
     ...(stt === undefined ? {} : { stt }),
     ...(model === undefined ? {} : { llm: model }),

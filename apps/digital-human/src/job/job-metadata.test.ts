@@ -8,6 +8,7 @@ const DEFAULTS = {
   voice: undefined,
   language: "en",
   llm: { model: undefined, temperature: undefined },
+  tools: [],
 };
 
 describe("parseJobMetadata", () => {
@@ -25,6 +26,7 @@ describe("parseJobMetadata", () => {
         voice: "rms",
         language: "en",
         llm: { model: "m", temperature: 0.4 },
+        tools: [{ type: "end_session", name: "end_call", description: "Ends the call." }],
       },
       participant_identity: "grace",
       max_duration_s: 600,
@@ -32,7 +34,14 @@ describe("parseJobMetadata", () => {
     expect(parseJobMetadata(JSON.stringify(written), "leo-agent")).toEqual({
       sessionId: "s1",
       digitalHuman: { id: "d1", name: "Leo" },
-      persona: { instructions: "Be brief.", greeting: null, voice: "rms", language: "en", llm: { model: "m", temperature: 0.4 } },
+      persona: {
+        instructions: "Be brief.",
+        greeting: null,
+        voice: "rms",
+        language: "en",
+        llm: { model: "m", temperature: 0.4 },
+        tools: [{ type: "end_session", name: "end_call", description: "Ends the call." }],
+      },
       participantIdentity: "grace",
       maxDurationS: 600,
     });
@@ -48,6 +57,7 @@ describe("parseJobMetadata", () => {
       voice: "slt",
       language: "en",
       llm: { model: undefined, temperature: undefined },
+      tools: [],
     });
   });
 

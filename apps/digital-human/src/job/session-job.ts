@@ -22,6 +22,7 @@ import type { PocketSphinxTranscriber } from "../hearing/pocketsphinx-transcribe
 import { BackendConversation } from "../service/backend-conversation.js";
 import { type ServiceAccess, serviceAccess } from "../service/service-client.js";
 import { sessionVoice } from "../service/session-voice.js";
+import { toolRunner } from "../service/tool-runner.js";
 import { TranscriptPoster } from "../service/transcript-poster.js";
 import type { Voice } from "../speaking/voice.js";
 import { reportToWorker } from "../worker/worker-report.js";
@@ -159,7 +160,20 @@ export class SessionJob {
     const { vad, voice, transcriber } = this.loaded;
     return createConversation(
       this.job,
-      { vad, voice, transcriber, llm: this.llm, speaker: presence.speaker },
+      {
+        vad,
+        voice,
+        transcriber,
+        llm: this.llm,
+        speaker: presence.speaker,
+        tools:
+          this.service &&
+          toolRunner({
+            service: this.service,
+            room: this.ctx.room,
+            participantIdentity: () => [...this.ctx.room.remoteParticipants.values()].find(this.isTheParticipant)?.identity,
+          }),
+      },
       {
         participantSaid: (text, startedAt, endedAt) => {
           this.logger.info({ text }, LOG.participantSaid);

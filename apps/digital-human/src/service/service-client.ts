@@ -1,6 +1,6 @@
 /**
  * The service's operations for a session's digital human (the contract's tag *Digital human workers*:
- * appendTranscriptSegments, pullConversation, reportConversation), typed by the contract's `paths`
+ * appendTranscriptSegments, pullConversation, reportConversation, runToolCall), typed by the contract's `paths`
  * through openapi-fetch, so a field the contract renames fails `tsc` here. Called with the contract's
  * `digitalHumanToken`: a LiveKit access token this worker signs with the LiveKit API key and secret it
  * already holds, an agent's grant for the session's room, for the job's own identity.
@@ -86,6 +86,8 @@ export interface RetryOptions {
   attempts: number;
   /** The first retry's wait; each next one doubles it (with jitter). */
   baseMs: number;
+  /** One attempt's bound; 10 s unless the call may take longer (a webhook tool's). */
+  attemptTimeoutMs?: number;
 }
 
 export class ServiceClient {
@@ -112,6 +114,10 @@ export class ServiceClient {
     return outcome(() => this.client(retry).POST("/v1/sessions/{session_id}/conversation/reports", { ...this.session, body }));
   }
 
+  runToolCall(body: Schemas["ToolCallRun"], retry: RetryOptions): Promise<Outcome<Schemas["ToolCall"]>> {
+    return outcome(() => this.client(retry).POST("/v1/sessions/{session_id}/conversation/tool-calls", { ...this.session, body }));
+  }
+
   private client(retry: RetryOptions) {
     const send = this.access.fetch ?? fetch;
     const authorized = async (request: Request) => {
@@ -122,7 +128,7 @@ export class ServiceClient {
       baseUrl: this.access.serviceUrl,
       fetch: withRetries(authorized, {
         maxRetries: retry.attempts - 1,
-        timeoutMs: ATTEMPT_TIMEOUT_MS,
+        timeoutMs: retry.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
         baseDelayMs: retry.baseMs,
         maxDelayMs: MAX_WAIT_MS,
       }),
