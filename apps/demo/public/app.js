@@ -121,6 +121,23 @@ async function join() {
     $("captions").append(line);
     $("captions").scrollTop = $("captions").scrollHeight;
   });
+  // A digital human's client tool (docs/frontend.md, "Client tools"): its LLM calls `show_card` with a
+  // title and a text, and the page shows them. The arguments come from the LLM, which the participant
+  // talks to: they are shown as text, never as HTML.
+  demo.cards = [];
+  room.registerRpcMethod("show_card", async ({ payload }) => {
+    const { title, text } = JSON.parse(payload);
+    demo.cards.push({ title: String(title ?? ""), text: String(text ?? "") });
+    const card = document.createElement("article");
+    card.className = "card";
+    const heading = document.createElement("h3");
+    heading.textContent = String(title ?? "");
+    const body = document.createElement("p");
+    body.textContent = String(text ?? "");
+    card.append(heading, body);
+    $("cards").replaceChildren(card);
+    return JSON.stringify({ shown: true });
+  });
   room.on(RoomEvent.Disconnected, (reason) => {
     demo.disconnectReason = reason;
     demo.camera?.stop();

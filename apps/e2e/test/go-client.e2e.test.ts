@@ -2,8 +2,9 @@
  * Backend teams in Go: the "Other languages" commands of docs/backend.md, run as written in a new Go module,
  * generate a client from openapi/v1.yaml with oapi-codegen's defaults; docs/backend.md's Go example and a
  * program that walks the API with it (go-client/check) must build, and run against the real server (on
- * Redis, with a real LiveKit). A contract change that breaks Go generation, or a doc that no longer
- * works for a Go team, fails here.
+ * Redis, with a real LiveKit), a digital human's webhook tool included (called with the test helper, posted
+ * to a receiver of the test's). A contract change that breaks Go generation, or a doc that no longer works
+ * for a Go team, fails here.
  */
 import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,9 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createClient } from "@dhs/client";
+import { createClient, verifyToolCall } from "@dhs/client";
+import { until, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DEV_API_KEY, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { DEV_API_KEY, DEV_TEST_API_KEY, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const run = promisify(execFile);
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
@@ -37,14 +39,23 @@ const goEnv = { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "" };
 
 let dir: string;
 let stack: Stack;
+/**
+ * The endpoint of the Go program's webhook tool, on loopback (the stack allows private webhook URLs): it
+ * keeps every POST and answers each as the customer's order_status tool would.
+ */
+const toolEndpoint = new WebhookReceiver({
+  answer: () => ({ status: 200, body: JSON.stringify({ result: { status: "shipped" } }) }),
+});
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "dhs-go-client-"));
+  await toolEndpoint.start();
   stack = await startStack(inject("livekitServer"), TIMEOUTS, "api");
 });
 
 afterAll(async () => {
   await stack?.stop();
+  await toolEndpoint.stop();
 });
 
 describe("a Go client generated from openapi/v1.yaml with oapi-codegen's defaults", () => {
@@ -65,9 +76,15 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
     await run("go", ["build", "-o", "bin/", "./check", "./example"], { cwd: dir, env: goEnv, timeout: 300_000 });
   }, 600_000);
 
-  it("creates with an Idempotency-Key, replays, gets 409 on a reused key, gets, lists, drives the session (says, replays, reads, adds context, interrupts), ends, is refused a say after the end, reads 401 and 422 codes as strings, and makes, uses, changes and deletes a digital human", async () => {
+  it("creates with an Idempotency-Key, replays, gets 409 on a reused key, gets, lists, drives the session (says, replays, reads, adds context, interrupts), ends, is refused a say after the end, reads 401 and 422 codes as strings, makes, uses, changes and deletes a digital human, and calls a digital human's webhook tool with the test helper", async () => {
     const { stdout } = await run(join(dir, "bin/check"), [], {
-      env: { ...goEnv, DHS_URL: stack.apiUrl, DHS_API_KEY: DEV_API_KEY },
+      env: {
+        ...goEnv,
+        DHS_URL: stack.apiUrl,
+        DHS_API_KEY: DEV_API_KEY,
+        DHS_TEST_API_KEY: DEV_TEST_API_KEY,
+        DHS_TOOL_URL: toolEndpoint.url,
+      },
       timeout: 60_000,
     }).catch((error: { stderr?: string }) => {
       throw new Error(`the Go check program failed: ${error.stderr ?? error}`);
@@ -115,6 +132,51 @@ describe("a Go client generated from openapi/v1.yaml with oapi-codegen's default
     // The session the Go client made of its digital human names it, and the digital human is gone.
     expect(list?.data.find((item) => item.id === seen.persona_session_id)?.digital_human_id).toBe(seen.persona_id);
     expect((await api.getDigitalHuman(seen.persona_id as string)).response.status).toBe(404);
+
+    // The webhook tool, with the test key: the union Tool built and read back, the call answered with what
+    // the endpoint said, and listed.
+    expect(seen).toMatchObject({
+      tool_type: "webhook",
+      tool_endpoint_echoed: true,
+      tool_timeout_ms: 5000,
+      tool_call_type: "webhook",
+      tool_call_status: "succeeded",
+      tool_call_succeeded: true,
+      tool_call_result: { status: "shipped" },
+      tool_call_arguments: { order_id: "A-1" },
+      tool_calls_listed: [seen.tool_call_id],
+      tool_session_ended_status: "cancelled",
+    });
+    expect(seen.tool_call_id).toMatch(/^call_test_/);
+    // The endpoint got the call once, signed with its secret, as a customer's receiver verifies it.
+    const posted = toolEndpoint.of("session.tool_call");
+    expect(posted).toHaveLength(1);
+    const call = verifyToolCall(posted[0]?.raw ?? "", posted[0]?.headers ?? {}, seen.tool_endpoint_secret as string);
+    expect(call).toMatchObject({
+      type: "session.tool_call",
+      mode: "test",
+      data: {
+        tool_call_id: seen.tool_call_id,
+        session_id: seen.tool_session_id,
+        digital_human_id: seen.tool_persona_id,
+        name: "order_status",
+        arguments: { order_id: "A-1" },
+      },
+    });
+    // Then the session.tool_called event the endpoint asked for, with the call as recorded.
+    const toolCalled = await until(() => toolEndpoint.of("session.tool_called")[0], {
+      what: "the session.tool_called event",
+      timeoutMs: 15_000,
+    });
+    expect(toolCalled.body.data).toMatchObject({
+      session_id: seen.tool_session_id,
+      tool_call: { id: seen.tool_call_id, status: "succeeded", result: { status: "shipped" } },
+    });
+    const test = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_TEST_API_KEY, maxRetries: 0 });
+    const { data: calls } = await test.listSessionToolCalls(seen.tool_session_id as string);
+    expect(calls?.data).toMatchObject([
+      { id: seen.tool_call_id, name: "order_status", status: "succeeded", result: { status: "shipped" } },
+    ]);
   });
 
   it("docs/backend.md's Go example creates a session and prints its room's address", async () => {

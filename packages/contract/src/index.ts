@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { operationList } from "./generated/operations.js";
-import type { components, operations } from "./generated/v1.js";
+import type { components, operations, webhooks } from "./generated/v1.js";
 
 export { type OperationInfo, operationList } from "./generated/operations.js";
 
@@ -99,7 +99,8 @@ export type ToolCallRun = Schemas["ToolCallRun"];
 export type ToolCallOutcome = Schemas["ToolCallOutcome"];
 export type TestToolCall = Schemas["TestToolCall"];
 export type ToolCalledData = Schemas["ToolCalledData"];
-export type ToolCallPayload = Schemas["ToolCallPayload"];
+/** The body a webhook tool's endpoint receives (the contract's `receiveToolCall` webhook). */
+export type ToolCallPayload = NonNullable<webhooks["toolCall"]["post"]["requestBody"]>["content"]["application/json"];
 export type ToolCallAnswer = Schemas["ToolCallAnswer"];
 export type GetSessionTranscriptQuery = NonNullable<operations["getSessionTranscript"]["parameters"]["query"]>;
 export type OperationId = keyof operations;

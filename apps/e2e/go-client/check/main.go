@@ -49,6 +49,23 @@ type report struct {
 	SayAfterEndStatus    int      `json:"say_after_end_status"`
 	SayAfterEndCode      string   `json:"say_after_end_code"`
 	SayAfterEndCodeKnown bool     `json:"say_after_end_code_known"`
+	// A webhook tool, with the test key: its endpoint (the test's receiver), a digital human with it, as the
+	// service answers it back, a test session of it, the test helper's call and the session's calls.
+	ToolEndpointID      string         `json:"tool_endpoint_id"`
+	ToolEndpointSecret  string         `json:"tool_endpoint_secret"`
+	ToolPersonaID       string         `json:"tool_persona_id"`
+	ToolType            string         `json:"tool_type"`
+	ToolEndpointEchoed  bool           `json:"tool_endpoint_echoed"`
+	ToolTimeoutMs       int32          `json:"tool_timeout_ms"`
+	ToolSessionID       string         `json:"tool_session_id"`
+	ToolCallID          string         `json:"tool_call_id"`
+	ToolCallType        string         `json:"tool_call_type"`
+	ToolCallStatus      string         `json:"tool_call_status"`
+	ToolCallSucceeded   bool           `json:"tool_call_succeeded"`
+	ToolCallResult      any            `json:"tool_call_result"`
+	ToolCallArguments   map[string]any `json:"tool_call_arguments"`
+	ToolCallsListed     []string       `json:"tool_calls_listed"`
+	ToolSessionEndState string         `json:"tool_session_ended_status"`
 }
 
 func fail(step string, status int, body []byte) {
@@ -167,6 +184,8 @@ func main() {
 	out.InvalidKnown = invalid.JSON422.Code == string(dhs.ErrorCodeValidationFailed)
 
 	persona(ctx, api, &out)
+	// callTestTool is a test helper: the tool's endpoint, digital human and session are the test key's.
+	tool(ctx, client(os.Getenv("DHS_URL"), os.Getenv("DHS_TEST_API_KEY")), os.Getenv("DHS_TOOL_URL"), &out)
 	check("report", json.NewEncoder(os.Stdout).Encode(out))
 }
 
@@ -273,4 +292,93 @@ func persona(ctx context.Context, api *dhs.ClientWithResponses, out *report) {
 		fail("delete the digital human", deleted.StatusCode(), deleted.Body)
 	}
 	out.PersonaDeleted = bool(deleted.JSON200.Deleted)
+}
+
+// tool gives a digital human a webhook tool and calls it with the test helper, as a backend team builds its
+// tool's endpoint without an LLM or a room: it registers the endpoint (receiverURL, which answers the call),
+// makes the digital human with the tool, reads the tool back, makes a test session of it, calls the tool
+// with callTestTool (the service posts the call, signed, to the endpoint and answers what it recorded),
+// lists the session's calls and ends the session. Tool is a oneOf with a discriminator, which oapi-codegen
+// makes an opaque union: a tool is built with FromWebhookTool (which sets its type) and read with
+// ValueByDiscriminator.
+func tool(ctx context.Context, api *dhs.ClientWithResponses, receiverURL string, out *report) {
+	events := []dhs.WebhookEventSelector{dhs.WebhookEventSelectorSessionToolCalled}
+	endpoint, err := api.CreateWebhookEndpointWithResponse(ctx, dhs.CreateWebhookEndpointJSONRequestBody{Url: receiverURL, EventTypes: &events})
+	check("create the tool's endpoint", err)
+	if endpoint.JSON201 == nil || endpoint.JSON201.Secret == nil {
+		fail("create the tool's endpoint", endpoint.StatusCode(), endpoint.Body)
+	}
+	out.ToolEndpointID, out.ToolEndpointSecret = endpoint.JSON201.Id, *endpoint.JSON201.Secret
+
+	parameters := dhs.ToolParameters{
+		"type": "object",
+		"properties": map[string]any{
+			"order_id": map[string]any{"type": "string", "description": "The order's id, as the customer reads it out."},
+		},
+		"required": []string{"order_id"},
+	}
+	var orderStatus dhs.Tool
+	check("build the tool", orderStatus.FromWebhookTool(dhs.WebhookTool{
+		Name:        "order_status",
+		Description: "Looks up an order by its id and answers its status.",
+		Parameters:  &parameters,
+		EndpointId:  endpoint.JSON201.Id,
+	}))
+	made, err := api.CreateDigitalHumanWithResponse(ctx, &dhs.CreateDigitalHumanParams{IdempotencyKey: uuid.NewString()},
+		dhs.CreateDigitalHumanJSONRequestBody{Name: "Go Tess", Tools: &[]dhs.Tool{orderStatus}})
+	check("create the digital human with a tool", err)
+	if made.JSON201 == nil {
+		fail("create the digital human with a tool", made.StatusCode(), made.Body)
+	}
+	out.ToolPersonaID = made.JSON201.Id.String()
+	if len(made.JSON201.Tools) != 1 {
+		fail("the digital human's tools", made.StatusCode(), made.Body)
+	}
+	answered, err := made.JSON201.Tools[0].ValueByDiscriminator()
+	check("read the digital human's tool", err)
+	switch t := answered.(type) {
+	case dhs.WebhookTool:
+		out.ToolType, out.ToolEndpointEchoed = string(t.Type), t.EndpointId == endpoint.JSON201.Id
+		if t.TimeoutMs != nil {
+			out.ToolTimeoutMs = *t.TimeoutMs
+		}
+	default:
+		fail(fmt.Sprintf("the digital human's tool is a %T", t), made.StatusCode(), made.Body)
+	}
+
+	session, err := api.CreateSessionWithResponse(ctx, &dhs.CreateSessionParams{IdempotencyKey: uuid.NewString()},
+		dhs.CreateSessionJSONRequestBody{DigitalHumanId: &made.JSON201.Id, Tags: &[]string{"go-client-tool"}})
+	check("test session with the tool", err)
+	if session.JSON201 == nil {
+		fail("test session with the tool", session.StatusCode(), session.Body)
+	}
+	out.ToolSessionID = session.JSON201.Id.String()
+
+	called, err := api.CallTestToolWithResponse(ctx, session.JSON201.Id,
+		dhs.CallTestToolJSONRequestBody{Name: "order_status", Arguments: &dhs.ToolArguments{"order_id": "A-1"}})
+	check("call the tool", err)
+	if called.JSON200 == nil {
+		fail("call the tool", called.StatusCode(), called.Body)
+	}
+	call := called.JSON200
+	out.ToolCallID, out.ToolCallType, out.ToolCallStatus = call.Id, string(call.Type), string(call.Status)
+	out.ToolCallSucceeded = call.Status == dhs.ToolCallStatusSucceeded
+	out.ToolCallResult, out.ToolCallArguments = call.Result, call.Arguments
+
+	calls, err := api.ListSessionToolCallsWithResponse(ctx, session.JSON201.Id)
+	check("list the tool calls", err)
+	if calls.JSON200 == nil {
+		fail("list the tool calls", calls.StatusCode(), calls.Body)
+	}
+	out.ToolCallsListed = []string{}
+	for _, item := range calls.JSON200.Data {
+		out.ToolCallsListed = append(out.ToolCallsListed, item.Id)
+	}
+
+	ended, err := api.EndSessionWithResponse(ctx, session.JSON201.Id)
+	check("end the test session with the tool", err)
+	if ended.JSON200 == nil {
+		fail("end the test session with the tool", ended.StatusCode(), ended.Body)
+	}
+	out.ToolSessionEndState = string(ended.JSON200.Status)
 }

@@ -1718,48 +1718,6 @@ export interface components {
             session_id: string;
             tool_call: components["schemas"]["ToolCall"];
         };
-        /**
-         * @description The body of a webhook tool's call, signed as events are; its `webhook-id` is derived from the
-         *     session and `tool_call_id`, the same for the same call. Answer `200` with a `ToolCallAnswer`.
-         */
-        ToolCallPayload: {
-            /**
-             * @description Always `session.tool_call`.
-             * @example session.tool_call
-             * @constant
-             */
-            type: "session.tool_call";
-            mode: components["schemas"]["Mode"];
-            /**
-             * Format: date-time
-             * @description When the call was made.
-             * @example 2026-11-22T09:27:39.120Z
-             */
-            timestamp: string;
-            /** @description The call. */
-            data: {
-                tool_call_id: components["schemas"]["ToolCallId"];
-                /**
-                 * Format: uuid
-                 * @description The session.
-                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
-                 */
-                session_id: string;
-                /**
-                 * Format: uuid
-                 * @description The session's digital human.
-                 * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
-                 */
-                digital_human_id: string;
-                /**
-                 * @description The session's participant, who was talking to it.
-                 * @example user-4821
-                 */
-                participant_identity: string;
-                name: components["schemas"]["ToolName"];
-                arguments: components["schemas"]["ToolArguments"];
-            };
-        };
         /** @description What your endpoint answers a tool call: `200` with `result` (any JSON, for the LLM) or `error` (a text the LLM is given), at most 16 KiB. */
         ToolCallAnswer: ({
             /**
@@ -4629,7 +4587,44 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ToolCallPayload"];
+                "application/json": {
+                    /**
+                     * @description Always `session.tool_call`.
+                     * @example session.tool_call
+                     * @constant
+                     */
+                    type: "session.tool_call";
+                    mode: components["schemas"]["Mode"];
+                    /**
+                     * Format: date-time
+                     * @description When the call was made.
+                     * @example 2026-11-22T09:27:39.120Z
+                     */
+                    timestamp: string;
+                    /** @description The call. */
+                    data: {
+                        tool_call_id: components["schemas"]["ToolCallId"];
+                        /**
+                         * Format: uuid
+                         * @description The session.
+                         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                         */
+                        session_id: string;
+                        /**
+                         * Format: uuid
+                         * @description The session's digital human.
+                         * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+                         */
+                        digital_human_id: string;
+                        /**
+                         * @description The session's participant, who was talking to it.
+                         * @example user-4821
+                         */
+                        participant_identity: string;
+                        name: components["schemas"]["ToolName"];
+                        arguments: components["schemas"]["ToolArguments"];
+                    };
+                };
             };
         };
         responses: {
