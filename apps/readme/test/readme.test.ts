@@ -25,6 +25,7 @@ import { dropDatabase, freePort, startRedis, waitForOutput } from "@dhs/testkit"
 import { afterAll, describe, expect, it } from "vitest";
 import { blockNamed, commandsAgainst, docFiles, docsBlocks, placeOf, type ReadmeCommand } from "./readme-blocks.js";
 import { checkBrainExample } from "./readme-brain.js";
+import { checkToolExample } from "./readme-tools.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const docs = docFiles(ROOT);
@@ -190,6 +191,10 @@ describe(`the docs' shell commands (README.md and the ${docs.length - 1} Markdow
           // The backend teams' example (docs/backend.md), against the demo it promises it works with.
           const { answer } = await checkBrainExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
           expect(answer).toBe("Your order shipped this morning.");
+          // The tool example (docs/backend.md, "Tools"): the customer's own order, and not another's.
+          const tool = await checkToolExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
+          expect(tool.own).toMatchObject({ status: "succeeded", result: { status: "shipped", arrives: "Thursday" } });
+          expect(tool.another).toMatchObject({ status: "failed", error: "There is no order A-1042 for this customer." });
         }
       } finally {
         await stop(server);
