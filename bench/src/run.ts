@@ -18,7 +18,7 @@
  *   windows beside it, `... <file> 25 "<kind>"` shows one kind's load alone)
  *   BENCH_SERVER (apps/server/dist/main.js; another build of the service, e.g. an older commit's, to
  *   compare under the same load)
- *   BENCH_SKIP (unset; "conversation", "history" or both, comma-separated: sections a full run leaves
+ *   BENCH_SKIP (unset; "conversation", "tools", "history", comma-separated: sections a full run leaves
  *   out, for a BENCH_SERVER build that predates them)
  *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)
  *   BENCH_EVENT_SESSIONS (2000; sessions per account whose LiveKit webhooks are measured)
@@ -26,7 +26,8 @@
  *   of their path alone but for their sessions' creates; "get": only gets, printed, the same for a get;
  *   "tracing": only create and get with tracing off and on, printed; "conversation": only driving a
  *   session (say, the digital human's pull and reports, per-turn events and their delivery), printed;
- *   "history": only the PostgreSQL history (a database of its own on 127.0.0.1:5432), printed)
+ *   "history": only the PostgreSQL history (a database of its own on 127.0.0.1:5432), printed; "tools":
+ *   only a webhook tool's call (runToolCall), printed)
  *   BENCH_HISTORY_SESSIONS (20000; sessions created, ended and written to the history)
  *   BENCH_CONVERSATION_SESSIONS (1000; sessions per account whose conversation is measured)
  *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
@@ -54,6 +55,7 @@ import { getTargets, measureAll } from "./measure-create-get.js";
 import { historySection, measureHistory } from "./measure-history.js";
 import { measureLiveKitEvents, profileWindows } from "./measure-livekit-events.js";
 import { memoryPerSession } from "./measure-memory.js";
+import { measureToolCalls, toolCallSection } from "./measure-tool-calls.js";
 import { measureTracing } from "./measure-tracing.js";
 import { measureWebhooks } from "./measure-webhooks.js";
 import { report } from "./report.js";
@@ -89,6 +91,12 @@ async function main(): Promise<void> {
     await disconnect(stack);
     return;
   }
+  if (process.env.BENCH_ONLY === "tools") {
+    process.stdout.write(`\n${toolCallSection(await measureToolCalls(stack, receiver))}\n`);
+    await receiver.stop();
+    await disconnect(stack);
+    return;
+  }
   if (process.env.BENCH_ONLY === "history") {
     process.stdout.write(`\n${historySection(await measureHistory(stack))}\n`);
     await receiver.stop();
@@ -110,12 +118,13 @@ async function main(): Promise<void> {
   // Before LiveKit's events, whose sessions end: 60 s later (TRANSCRIPT_GRACE_S) their transcripts'
   // timers fire, and this measurement's sessions stay open, so nothing of theirs comes due later.
   const conversation = SKIP.has("conversation") ? undefined : await measureConversation(stack, receiver);
+  const tools = SKIP.has("tools") ? undefined : await measureToolCalls(stack, receiver);
   // Before measureWebhooks, which stops the receiver: the events' deliveries are part of their cost.
   const events = await measureLiveKitEvents(stack, receiver);
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
   const history = SKIP.has("history") ? undefined : await measureHistory(stack);
-  const text = `${report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation)}\n${history ? historySection(history) : "## History in PostgreSQL\n\nNot measured (BENCH_SKIP)."}`;
+  const text = `${report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation)}\n${tools ? toolCallSection(tools) : "## Tools: a webhook tool's call\n\nNot measured (BENCH_SKIP)."}\n\n${history ? historySection(history) : "## History in PostgreSQL\n\nNot measured (BENCH_SKIP)."}`;
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await disconnect(stack);

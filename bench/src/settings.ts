@@ -32,6 +32,10 @@ export const EVENT_SESSIONS = Number(process.env.BENCH_EVENT_SESSIONS ?? 2000);
 export const CAPPED_KEY = "dhs_bench_capped_key";
 /** A key of an account with no webhook endpoint: what a LiveKit event costs without the deliveries it causes. */
 export const QUIET = { key: "dhs_bench_quiet_key", accountId: "acct_bench_quiet" };
+/** A key of an account with every scope and no endpoint but its tool's: what a tool call costs alone. */
+export const TOOLS = { key: "dhs_bench_tools_key", accountId: "acct_bench_tools" };
+/** Tool calls measured for their CPU (over 16 connections), and one after another for their latency. */
+export const TOOL_CALLS = Number(process.env.BENCH_TOOL_CALLS ?? 2000);
 export const ACCOUNT = "acct_bench";
 export const STORED_ACCOUNT = "acct_bench_stored";
 export const LIVEKIT = { key: "bench-key", secret: "bench-secret-that-is-long-enough-for-hs256" };

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiKeyRecord, freePort, startRedis, startRedisCluster, waitForOutput } from "@dhs/testkit";
 import { Cluster, Redis } from "ioredis";
-import { accounts, CAPPED_KEY, CLUSTER, here, LIVEKIT, QUIET } from "./settings.js";
+import { accounts, CAPPED_KEY, CLUSTER, here, LIVEKIT, QUIET, TOOLS } from "./settings.js";
 
 export interface Stack {
   serverUrl: string;
@@ -56,13 +56,14 @@ export async function startService(args: string[], env: Record<string, string>, 
   throw new Error("the service did not start");
 }
 
-/** The API keys file: every bench account's key with every scope, the capped account's and the quiet one's. */
+/** The API keys file: every bench account's key with every scope, the capped account's, the quiet one's and the tools'. */
 function writeKeys(file: string): void {
   const scopes = ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"] as const;
   const keys = accounts.map((account) => apiKeyRecord(account.keyId, account.accountId, account.key, [...scopes]));
   const capped = apiKeyRecord("key_capped", "acct_capped", CAPPED_KEY, ["sessions:write"]);
   const quiet = apiKeyRecord("key_quiet", QUIET.accountId, QUIET.key, ["sessions:read", "sessions:write"]);
-  writeFileSync(file, JSON.stringify({ keys: [...keys, capped, quiet], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
+  const tools = apiKeyRecord("key_tools", TOOLS.accountId, TOOLS.key, [...scopes, "digital_humans:read", "digital_humans:write"]);
+  writeFileSync(file, JSON.stringify({ keys: [...keys, capped, quiet, tools], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
 }
 
 /** Redis, the LiveKit stand-in, bare Express and the built service (production settings), each a process. */
