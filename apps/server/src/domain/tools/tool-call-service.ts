@@ -5,9 +5,9 @@
  * another; a claim that finds the id answers what is recorded, waiting while it runs, so no call reaches
  * the customer twice (tool-call.ts says why a dead runner's call ends `failed`).
  */
-import { createHash, randomBytes } from "node:crypto";
-import type { TestToolCall, Tool, ToolCall, ToolCallList, ToolCallPayload, ToolCallRun, WebhookTool } from "@dhs/contract";
-import { modeOfOwner, type Principal } from "../accounts/api-keys.js";
+import { randomBytes } from "node:crypto";
+import type { TestToolCall, Tool, ToolCall, ToolCallList, ToolCallRun, WebhookTool } from "@dhs/contract";
+import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import { EMPTY_CONVERSATION } from "../conversation/conversation.js";
 import { type ConversationChanges, sessionEnded } from "../conversation/conversation-changes.js";
@@ -22,8 +22,6 @@ import {
   LEASE_MARGIN_MS,
   MAX_RESULT_BYTES,
   MAX_TOOL_CALLS,
-  networkFailure,
-  outcomeOfAnswer,
   type StoredToolCall,
   settle,
   settledAt,
@@ -31,7 +29,7 @@ import {
   toolCallField,
   toolCallView,
 } from "./tool-call.js";
-import { DEFAULT_TOOL_TIMEOUT_MS } from "./tool-definitions.js";
+import { postToolCall, timeoutOf } from "./tool-call-webhook.js";
 
 export interface ToolCallServiceDeps {
   sessions: Pick<SessionRecords, "getSession" | "findSession" | "sessionPersona">;
@@ -131,7 +129,7 @@ export class ToolCallService {
       return recorded;
     }
     // Only a webhook call is recorded running: the job brings the others' outcomes with them.
-    return this.record(session, recorded, await this.post(session, tool as WebhookTool, recorded));
+    return this.record(session, recorded, await postToolCall(this.deps, session, tool as WebhookTool, recorded));
   }
 
   /** Records the call under its id, unless the id is recorded already: a repeat, answered what is recorded. */
@@ -195,38 +193,6 @@ export class ToolCallService {
     return current;
   }
 
-  /** The signed POST to the tool's endpoint, and what its answer means. */
-  private async post(session: SessionRecord, tool: WebhookTool, call: StoredToolCall): Promise<ToolOutcome> {
-    const endpoint = await this.deps.endpoints.getEndpoint(session.account_id, tool.endpoint_id);
-    if (!endpoint) return { status: "failed", error: "The tool's webhook endpoint no longer exists.", durationMs: 0 };
-    if (endpoint.status !== "enabled") return { status: "failed", error: "The tool's webhook endpoint is disabled.", durationMs: 0 };
-    const payload: ToolCallPayload = {
-      type: "session.tool_call",
-      mode: modeOfOwner(session.account_id),
-      timestamp: new Date(call.startedAtMs).toISOString(),
-      data: {
-        tool_call_id: call.id,
-        session_id: session.id,
-        digital_human_id: session.digital_human_id,
-        participant_identity: session.participant_identity,
-        name: call.name,
-        arguments: call.arguments,
-      },
-    };
-    const startedMs = Date.now();
-    const secrets = endpoint.secrets.filter((s) => s.expiresAtMs === null || s.expiresAtMs > startedMs).map((s) => s.secret);
-    const sent = await this.deps.sender.call({
-      url: endpoint.url,
-      eventId: toolCallEventId(session.id, call.id),
-      body: JSON.stringify(payload),
-      secrets,
-      timeoutMs: timeoutOf(tool),
-    });
-    return sent.kind === "answered"
-      ? outcomeOfAnswer(sent.status, sent.body, sent.durationMs)
-      : networkFailure(sent.error, timeoutOf(tool), sent.durationMs);
-  }
-
   /** The tool of the session's digital human, as the session was created with it. */
   private async toolOf(session: SessionRecord, name: string): Promise<Tool> {
     const persona = await this.deps.sessions.sessionPersona(session.id);
@@ -235,14 +201,6 @@ export class ToolCallService {
     return tool;
   }
 }
-
-/** The `webhook-id` of a tool call: the same for the same call, so an endpoint may de-duplicate on it too. */
-export function toolCallEventId(sessionId: string, toolCallId: string): string {
-  return `evt_${createHash("sha256").update(`${sessionId}/${toolCallId}`).digest("hex").slice(0, 32)}`;
-}
-
-/** Stored tools have theirs filled (tool-definitions.ts); the default covers a persona kept before. */
-const timeoutOf = (tool: WebhookTool) => tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS;
 
 function outcomeOf(outcome: NonNullable<ToolCallRun["outcome"]>): ToolOutcome {
   if (outcome.status === "succeeded") return { status: "succeeded", result: outcome.result ?? null, durationMs: outcome.duration_ms };
