@@ -10,6 +10,7 @@ import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
 import { findOwnSession } from "../sessions/session-reader.js";
+import { lapsedLeases, settleLostCalls, toolCallField } from "../tools/tool-call.js";
 import {
   awaitsDelivery,
   type ConversationState,
@@ -101,17 +102,22 @@ export class ConversationService {
     const nowMs = this.now().getTime();
     const ended = TERMINAL.has(session.status);
     let nudge: ConversationState | undefined;
+    // The tool calls whose runner is taken for dead are read with the state (a later one waits for the next timer).
+    const { state: before } = await this.deps.store.readConversation(session.account_id, session.id, []);
+    const lapsed = lapsedLeases(before, nowMs);
     await this.changes.change(
       session,
-      [],
+      lapsed.map(toolCallField),
       (read) => {
         if (!read.state) return { result: undefined };
-        const change = expire(session.id, read.state, nowMs, ended);
+        const expired = expire(session.id, read.state, nowMs, ended);
+        const calls = settleLostCalls(session.id, expired.state, (id) => read.fields[lapsed.indexOf(id)] ?? null, nowMs);
+        const change = { ...expired, state: calls.state, events: [...expired.events, ...calls.events] };
         nudge = !ended && awaitsDelivery(change.state) && nowMs >= change.state.nudgedAtMs + RENUDGE_MS ? change.state : undefined;
         const state = nudge ? this.changes.nudged(change.state, nowMs) : change.state;
         // Written even when nothing changed: the write sets the timer to the next due time, and a timer left
         // as claimed would be dropped when it completes.
-        return { result: undefined, change: { ...change, state } };
+        return { result: undefined, change: { ...change, state }, marks: calls.marks };
       },
       { whileOpen: false },
     );

@@ -55,6 +55,8 @@ export interface ConversationState {
   windowChars: number;
   /** The ids of the session's tool calls, in the order they started (absent before the first; tools/tool-call.ts). */
   toolCalls?: string[];
+  /** The webhook calls running, with when their runner is taken for dead: the timer settles them then. */
+  toolLeases?: { id: string; untilMs: number }[];
 }
 
 export const EMPTY_CONVERSATION: ConversationState = {
@@ -109,7 +111,7 @@ export function awaitsDelivery(state: ConversationState): boolean {
 
 /**
  * When the conversation next needs the service's timer: a queued say expires, a say lasts too long, a
- * job that did not take what was queued is nudged again.
+ * job that did not take what was queued is nudged again, a tool call's runner is taken for dead.
  */
 export function nextDueMs(state: ConversationState): number | null {
   let due: number | null = awaitsDelivery(state) ? state.nudgedAtMs + RENUDGE_MS : null;
@@ -118,6 +120,7 @@ export function nextDueMs(state: ConversationState): number | null {
     const at = item.status === "speaking" ? (item.startedAtMs ?? item.createdAtMs) + LONGEST_UTTERANCE_MS : item.expiresAtMs;
     if (due === null || at < due) due = at;
   }
+  for (const lease of state.toolLeases ?? []) if (due === null || lease.untilMs < due) due = lease.untilMs;
   return due;
 }
 

@@ -18,6 +18,7 @@ import { type SessionRecord, TERMINAL } from "../sessions/session.js";
 import { findOwnSession } from "../sessions/session-reader.js";
 import type { ToolCallHistory, ToolCallSender } from "./ports.js";
 import {
+  calledEvent,
   fingerprintOf,
   LEASE_MARGIN_MS,
   MAX_RESULT_BYTES,
@@ -145,10 +146,12 @@ export class ToolCallService {
       const state = read.state ?? EMPTY_CONVERSATION;
       const ids = state.toolCalls ?? [];
       if (ids.length >= MAX_TOOL_CALLS) throw new AppError("tool_calls_limit_reached", { limit: MAX_TOOL_CALLS });
-      const events = call.status === "running" ? [] : [calledEvent(session, call)];
+      const events = call.status === "running" ? [] : [calledEvent(session.id, call)];
+      const leases = state.toolLeases ?? [];
+      const toolLeases = call.leaseUntilMs === null ? leases : [...leases, { id: call.id, untilMs: call.leaseUntilMs }];
       return {
         result: { kind: "claimed", call },
-        change: { state: { ...state, toolCalls: [...ids, call.id] }, items: [], events },
+        change: { state: { ...state, toolCalls: [...ids, call.id], toolLeases }, items: [], events },
         marks: { [toolCallField(call.id)]: JSON.stringify(call) },
       };
     });
@@ -164,9 +167,10 @@ export class ToolCallService {
         if (stored.status !== "running") return { result: stored };
         const done = settle(stored, outcome);
         const state = read.state ?? EMPTY_CONVERSATION;
+        const toolLeases = (state.toolLeases ?? []).filter((lease) => lease.id !== done.id);
         return {
           result: done,
-          change: { state, items: [], events: [calledEvent(session, done)] },
+          change: { state: { ...state, toolLeases }, items: [], events: [calledEvent(session.id, done)] },
           marks: { [toolCallField(done.id)]: JSON.stringify(done) },
         };
       },
@@ -209,10 +213,6 @@ function outcomeOf(outcome: NonNullable<ToolCallRun["outcome"]>): ToolOutcome {
     error: outcome.error ?? `The tool ${outcome.status.replace("_", " ")}.`,
     durationMs: outcome.duration_ms,
   };
-}
-
-function calledEvent(session: SessionRecord, call: StoredToolCall) {
-  return { type: "session.tool_called" as const, data: { session_id: session.id, tool_call: toolCallView(call) } };
 }
 
 function reused(id: string): AppError {

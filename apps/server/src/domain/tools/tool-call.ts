@@ -6,6 +6,8 @@
  * calls again, and one whose runner died is `failed` once its lease is over.
  */
 import type { ToolCall, ToolCallStatus } from "@dhs/contract";
+import type { ConversationState } from "../conversation/conversation.js";
+import type { ConversationEvent } from "../conversation/conversation-machine.js";
 import { fingerprint } from "../sessions/idempotency.js";
 
 export interface StoredToolCall {
@@ -58,6 +60,42 @@ export function settledAt(call: StoredToolCall, nowMs: number): StoredToolCall {
   if (call.status !== "running" || call.leaseUntilMs === null || nowMs < call.leaseUntilMs) return call;
   return settle(call, { status: "failed", error: RUNNER_LOST, durationMs: call.leaseUntilMs - call.startedAtMs });
 }
+
+/** The session.tool_called event of a call that ended. */
+export function calledEvent(sessionId: string, call: StoredToolCall): ConversationEvent {
+  return { type: "session.tool_called", data: { session_id: sessionId, tool_call: toolCallView(call) } };
+}
+
+/**
+ * The conversation's timer: every running call whose lease is over (its runner died before it recorded
+ * the endpoint's answer, and no repeat came to find it) is settled failed, with its event. `stored` reads a
+ * call's field as the timer read it (null when it was not read: that one waits for the next timer).
+ */
+export function settleLostCalls(
+  sessionId: string,
+  state: ConversationState,
+  stored: (id: string) => string | null,
+  nowMs: number,
+): { state: ConversationState; marks: Record<string, string>; events: ConversationEvent[] } {
+  const marks: Record<string, string> = {};
+  const events: ConversationEvent[] = [];
+  const toolLeases = (state.toolLeases ?? []).filter((lease) => {
+    if (lease.untilMs > nowMs) return true;
+    const json = stored(lease.id);
+    if (json === null) return true;
+    const call = JSON.parse(json) as StoredToolCall;
+    if (call.status !== "running") return false;
+    const lost = settledAt(call, nowMs);
+    marks[toolCallField(call.id)] = JSON.stringify(lost);
+    events.push(calledEvent(sessionId, lost));
+    return false;
+  });
+  return { state: { ...state, toolLeases }, marks, events };
+}
+
+/** The leases of running calls the timer needs read: those over by nowMs. */
+export const lapsedLeases = (state: ConversationState | undefined, nowMs: number): string[] =>
+  (state?.toolLeases ?? []).filter((lease) => lease.untilMs <= nowMs).map((lease) => lease.id);
 
 export function settle(call: StoredToolCall, outcome: ToolOutcome): StoredToolCall {
   return {
