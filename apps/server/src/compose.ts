@@ -135,6 +135,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     durations: settings.durations,
     eventRetainMs: hooks.eventRetainMs,
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    onToolCallSettled: (call) => metrics.toolCallSettled(call.type, call.status, call.durationMs),
     onNudgeFailed: (err) =>
       logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "conversation nudge failed"),
   };

@@ -12,6 +12,7 @@ import type { SessionRecord } from "../sessions/session.js";
 import { keptUntilMs } from "../sessions/session-deps.js";
 import { outboundEvent } from "../sessions/session-events.js";
 import type { Durations } from "../sessions/session-machine.js";
+import type { StoredToolCall } from "../tools/tool-call.js";
 import { type ConversationLimits, type ConversationState, fields, nextDueMs } from "./conversation.js";
 import type { Change } from "./conversation-machine.js";
 import type { ConversationNudger, ConversationRead, ConversationStore } from "./ports.js";
@@ -26,6 +27,8 @@ export interface ConversationServiceDeps {
   eventRetainMs: number;
   now?: () => Date;
   onEventsQueued?: (sessionId: string) => void;
+  /** A tool call the timer settled because its runner died (for metrics, as ToolCallService's own). */
+  onToolCallSettled?: (call: StoredToolCall) => void;
   /** A nudge LiveKit refused or did not answer (the timer's nudge or the job's poll makes up for it). */
   onNudgeFailed?: (error: unknown) => void;
 }

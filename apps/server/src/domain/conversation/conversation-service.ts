@@ -10,7 +10,7 @@ import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
 import { findOwnSession } from "../sessions/session-reader.js";
-import { lapsedLeases, settleLostCalls, toolCallField } from "../tools/tool-call.js";
+import { lapsedLeases, type StoredToolCall, settleLostCalls, toolCallField } from "../tools/tool-call.js";
 import {
   awaitsDelivery,
   type ConversationState,
@@ -105,6 +105,7 @@ export class ConversationService {
     // The tool calls whose runner is taken for dead are read with the state (a later one waits for the next timer).
     const { state: before } = await this.deps.store.readConversation(session.account_id, session.id, []);
     const lapsed = lapsedLeases(before, nowMs);
+    let lost: StoredToolCall[] = [];
     await this.changes.change(
       session,
       lapsed.map(toolCallField),
@@ -112,6 +113,7 @@ export class ConversationService {
         if (!read.state) return { result: undefined };
         const expired = expire(session.id, read.state, nowMs, ended);
         const calls = settleLostCalls(session.id, expired.state, (id) => read.fields[lapsed.indexOf(id)] ?? null, nowMs);
+        lost = calls.settled;
         const change = { ...expired, state: calls.state, events: [...expired.events, ...calls.events] };
         nudge = !ended && awaitsDelivery(change.state) && nowMs >= change.state.nudgedAtMs + RENUDGE_MS ? change.state : undefined;
         const state = nudge ? this.changes.nudged(change.state, nowMs) : change.state;
@@ -122,6 +124,7 @@ export class ConversationService {
       { whileOpen: false },
     );
     if (nudge?.agent) this.changes.nudge(session, nudge.agent, nudge.seq);
+    for (const call of lost) this.deps.onToolCallSettled?.(call);
   }
 
   private async queue(

@@ -96,7 +96,7 @@ export class ToolCallService {
       const jsons = ids.length === 0 ? [] : await this.deps.store.readConversationFields(session.id, ids.map(toolCallField));
       calls = jsons.flatMap((json) => (json ? [JSON.parse(json) as StoredToolCall] : []));
     }
-    const nowMs = Date.now();
+    const nowMs = this.deps.changes.now().getTime();
     return { data: calls.map((call) => toolCallView(settledAt(call, nowMs))) };
   }
 
@@ -157,17 +157,24 @@ export class ToolCallService {
     });
   }
 
-  /** Settles a running call with its outcome, unless it was settled already (its lease passed): then that stands. */
+  /**
+   * Settles a running call with its outcome, unless it was settled already, or its lease is over: a call
+   * past its lease is failed (it may have been shown so), and that stands whatever answer comes after.
+   */
   private async record(session: SessionRecord, running: StoredToolCall, outcome: ToolOutcome): Promise<StoredToolCall> {
+    let wrote = false;
     const settled = await this.deps.changes.change(
       session,
       [toolCallField(running.id)],
       (read) => {
+        wrote = false;
         const stored = read.fields[0] ? (JSON.parse(read.fields[0]) as StoredToolCall) : running;
         if (stored.status !== "running") return { result: stored };
-        const done = settle(stored, outcome);
+        const lapsed = settledAt(stored, this.deps.changes.now().getTime());
+        const done = lapsed.status === "running" ? settle(stored, outcome) : lapsed;
         const state = read.state ?? EMPTY_CONVERSATION;
         const toolLeases = (state.toolLeases ?? []).filter((lease) => lease.id !== done.id);
+        wrote = true;
         return {
           result: done,
           change: { state: { ...state, toolLeases }, items: [], events: [calledEvent(session.id, done)] },
@@ -177,7 +184,8 @@ export class ToolCallService {
       // The customer may have acted: the outcome is recorded even if the session ended meanwhile.
       { whileOpen: false },
     );
-    if (settled.status !== "running") this.deps.onSettled?.(settled);
+    // Counted once, by the request that recorded it.
+    if (wrote) this.deps.onSettled?.(settled);
     return settled;
   }
 
@@ -200,6 +208,11 @@ export class ToolCallService {
   /** The tool of the session's digital human, as the session was created with it. */
   private async toolOf(session: SessionRecord, name: string): Promise<Tool> {
     const persona = await this.deps.sessions.sessionPersona(session.id);
+    if (!persona) {
+      // A session's persona goes with its end: one that ended since it was read refuses new calls as ended.
+      const now = await this.deps.sessions.findSession(session.id);
+      if (!now || TERMINAL.has(now.status)) throw sessionEnded(now ?? session);
+    }
     const tool = persona?.tools?.find((t) => t.name === name);
     if (!tool) throw invalid("name", "is not a tool of the session's digital human");
     return tool;

@@ -44,7 +44,10 @@ describe("what an endpoint's answer means for the LLM", () => {
       error: "The tool did not answer within 1500 ms.",
       durationMs: 1500,
     });
-    expect(networkFailure("dns_failed", 1500, 3).error).toContain("could not be resolved");
+    expect(networkFailure("dns_failed", 1500, 3)).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("could not be resolved"),
+    });
   });
 });
 
@@ -78,6 +81,6 @@ describe("a running call whose runner died", () => {
     const done = { ...running("c1", 5_000), status: "succeeded" as const, result: "ok", leaseUntilMs: null, durationMs: 20 };
     const state = { ...EMPTY_CONVERSATION, toolLeases: [{ id: "c1", untilMs: 5_000 }] };
     const settled = settleLostCalls("s1", state, () => JSON.stringify(done), 6_000);
-    expect(settled).toEqual({ state: { ...state, toolLeases: [] }, marks: {}, events: [] });
+    expect(settled).toEqual({ state: { ...state, toolLeases: [] }, marks: {}, events: [], settled: [] });
   });
 });

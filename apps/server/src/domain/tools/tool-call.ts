@@ -76,9 +76,10 @@ export function settleLostCalls(
   state: ConversationState,
   stored: (id: string) => string | null,
   nowMs: number,
-): { state: ConversationState; marks: Record<string, string>; events: ConversationEvent[] } {
+): { state: ConversationState; marks: Record<string, string>; events: ConversationEvent[]; settled: StoredToolCall[] } {
   const marks: Record<string, string> = {};
   const events: ConversationEvent[] = [];
+  const settled: StoredToolCall[] = [];
   const toolLeases = (state.toolLeases ?? []).filter((lease) => {
     if (lease.untilMs > nowMs) return true;
     const json = stored(lease.id);
@@ -88,9 +89,10 @@ export function settleLostCalls(
     const lost = settledAt(call, nowMs);
     marks[toolCallField(call.id)] = JSON.stringify(lost);
     events.push(calledEvent(sessionId, lost));
+    settled.push(lost);
     return false;
   });
-  return { state: { ...state, toolLeases }, marks, events };
+  return { state: { ...state, toolLeases }, marks, events, settled };
 }
 
 /** The leases of running calls the timer needs read: those over by nowMs. */
