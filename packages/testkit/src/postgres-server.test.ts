@@ -20,7 +20,8 @@ async function answers(url: string): Promise<boolean> {
 }
 
 describe("startPostgres", () => {
-  it("runs a server of its own that a test can crash and start again, keeping what was committed", async () => {
+  // initdb and two starts of a server: 2 s alone, past vitest's 5 s default while other packages' tests share the cores.
+  it("runs a server of its own that a test can crash and start again, keeping what was committed", { timeout: 30_000 }, async () => {
     server = await startPostgres();
     const database = await createDatabase({ adminUrl: server.url, prefix: "kept" });
     const client = new pg.Client({ connectionString: database.url });

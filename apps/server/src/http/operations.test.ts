@@ -10,6 +10,7 @@ import { conversationOperations } from "./routes/conversation.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { principalOperations } from "./routes/principal.js";
 import { sessionOperations } from "./routes/sessions.js";
+import { toolCallOperations } from "./routes/tool-calls.js";
 import { transcriptOperations } from "./routes/transcripts.js";
 import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
@@ -43,9 +44,10 @@ describe("the operation table", () => {
       ...digitalHumanOperations({} as never, {} as never),
       ...principalOperations({} as never),
       ...conversationOperations({} as never),
+      ...toolCallOperations({} as never),
     };
     // The digital human's own operations are answered ahead of the table (routes/digital-human-routes.ts).
-    const digitalHumans = ["appendTranscriptSegments", "pullConversation", "reportConversation"];
+    const digitalHumans = ["appendTranscriptSegments", "pullConversation", "reportConversation", "runToolCall"];
     expect(Object.keys(table).sort()).toEqual(
       contractOperationIds()
         .filter((id) => !digitalHumans.includes(id))

@@ -91,6 +91,7 @@ describe("POST /v1/sessions, with a valid key and body", () => {
         voice: "slt",
         language: "en",
         llm: { model: null, temperature: null },
+        tools: [],
       },
       participant_identity: "grace",
       max_duration_s: 1800,

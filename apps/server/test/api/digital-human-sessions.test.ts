@@ -94,6 +94,7 @@ describe("a session of one of the account's own digital humans", () => {
       voice: "slt",
       language: "en",
       llm: { model: null, temperature: null },
+      tools: [],
     });
     expect(jobsOf(session.room_name)[0]?.job.max_duration_s).toBe(1200);
   });
