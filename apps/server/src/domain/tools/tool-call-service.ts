@@ -20,9 +20,12 @@ import type { ToolCallHistory, ToolCallSender } from "./ports.js";
 import {
   calledEvent,
   fingerprintOf,
+  invalid,
   LEASE_MARGIN_MS,
   MAX_RESULT_BYTES,
   MAX_TOOL_CALLS,
+  outcomeOf,
+  reused,
   type StoredToolCall,
   settle,
   settledAt,
@@ -30,6 +33,7 @@ import {
   toolCallField,
   toolCallView,
 } from "./tool-call.js";
+import { listToolCalls } from "./tool-call-list.js";
 import { postToolCall, timeoutOf } from "./tool-call-webhook.js";
 
 export interface ToolCallServiceDeps {
@@ -62,7 +66,7 @@ export class ToolCallService {
     if (json) {
       const recorded = JSON.parse(json) as StoredToolCall;
       if (recorded.fingerprint !== fingerprintOf(body.name, body.arguments)) throw reused(recorded.id);
-      return toolCallView(await this.awaitSettled(session, recorded));
+      return toolCallView(await this.ended(session, await this.awaitSettled(session, recorded)));
     }
     if (TERMINAL.has(session.status)) throw sessionEnded(session);
     const tool = await this.toolOf(session, body.name);
@@ -85,19 +89,8 @@ export class ToolCallService {
   }
 
   /** GET /v1/sessions/{id}/tool-calls */
-  async list(principal: Principal, sessionId: string): Promise<ToolCallList> {
-    const session = await findOwnSession(this.deps.sessions, principal, sessionId);
-    const { state } = await this.deps.store.readConversation(session.account_id, session.id, []);
-    const ids = state?.toolCalls ?? [];
-    let calls: StoredToolCall[];
-    if (state === undefined) {
-      calls = (await this.deps.history?.listToolCalls(session.id)) ?? [];
-    } else {
-      const jsons = ids.length === 0 ? [] : await this.deps.store.readConversationFields(session.id, ids.map(toolCallField));
-      calls = jsons.flatMap((json) => (json ? [JSON.parse(json) as StoredToolCall] : []));
-    }
-    const nowMs = this.deps.changes.now().getTime();
-    return { data: calls.map((call) => toolCallView(settledAt(call, nowMs))) };
+  list(principal: Principal, sessionId: string): Promise<ToolCallList> {
+    return listToolCalls(this.deps, principal, sessionId);
   }
 
   private async call(
@@ -123,11 +116,10 @@ export class ToolCallService {
     };
     const recorded = outcome === undefined ? fresh : settle(fresh, outcomeOf(outcome));
     const claim = await this.claim(session, recorded);
-    if (claim.kind === "found") return this.awaitSettled(session, claim.call);
+    if (claim.kind === "found") return this.ended(session, await this.awaitSettled(session, claim.call));
     if (recorded.status !== "running") {
       this.deps.onSettled?.(recorded);
-      if (tool.type === "end_session" && recorded.status === "succeeded") await this.deps.endSession(session);
-      return recorded;
+      return this.ended(session, recorded);
     }
     // Only a webhook call is recorded running: the job brings the others' outcomes with them.
     return this.record(session, recorded, await postToolCall(this.deps, session, tool as WebhookTool, recorded));
@@ -205,6 +197,15 @@ export class ToolCallService {
     return current;
   }
 
+  /**
+   * An end_session call that succeeded ends the session; a repeat ends it too (the end is a no-op on an
+   * ended session), so a request that recorded the call and died before the end is completed by its retry.
+   */
+  private async ended(session: SessionRecord, call: StoredToolCall): Promise<StoredToolCall> {
+    if (call.type === "end_session" && call.status === "succeeded") await this.deps.endSession(session);
+    return call;
+  }
+
   /** The tool of the session's digital human, as the session was created with it. */
   private async toolOf(session: SessionRecord, name: string): Promise<Tool> {
     const persona = await this.deps.sessions.sessionPersona(session.id);
@@ -217,21 +218,4 @@ export class ToolCallService {
     if (!tool) throw invalid("name", "is not a tool of the session's digital human");
     return tool;
   }
-}
-
-function outcomeOf(outcome: NonNullable<ToolCallRun["outcome"]>): ToolOutcome {
-  if (outcome.status === "succeeded") return { status: "succeeded", result: outcome.result ?? null, durationMs: outcome.duration_ms };
-  return {
-    status: outcome.status,
-    error: outcome.error ?? `The tool ${outcome.status.replace("_", " ")}.`,
-    durationMs: outcome.duration_ms,
-  };
-}
-
-function reused(id: string): AppError {
-  return new AppError("tool_call_id_reused", `Tool call ${id} was already made with another name or other arguments.`);
-}
-
-function invalid(path: string, message: string): AppError {
-  return new AppError("validation_failed", [{ location: "body", path, message }]);
 }

@@ -5,7 +5,8 @@
  * with a lease before the customer's endpoint is called: a second request with its id finds it and never
  * calls again, and one whose runner died is `failed` once its lease is over.
  */
-import type { ToolCall, ToolCallStatus } from "@dhs/contract";
+import type { ToolCall, ToolCallRun, ToolCallStatus } from "@dhs/contract";
+import { AppError } from "../app-error.js";
 import type { ConversationState } from "../conversation/conversation.js";
 import type { ConversationEvent } from "../conversation/conversation-machine.js";
 import { fingerprint } from "../sessions/idempotency.js";
@@ -159,4 +160,22 @@ export function networkFailure(error: string, timeoutMs: number, durationMs: num
     connection_failed: "the endpoint could not be reached",
   };
   return { status: "failed", error: `The tool could not be called: ${reasons[error] ?? error}.`, durationMs };
+}
+
+/** The job's outcome of a client or end_session call, as recorded. */
+export function outcomeOf(outcome: NonNullable<ToolCallRun["outcome"]>): ToolOutcome {
+  if (outcome.status === "succeeded") return { status: "succeeded", result: outcome.result ?? null, durationMs: outcome.duration_ms };
+  return {
+    status: outcome.status,
+    error: outcome.error ?? `The tool ${outcome.status.replace("_", " ")}.`,
+    durationMs: outcome.duration_ms,
+  };
+}
+
+export function reused(id: string): AppError {
+  return new AppError("tool_call_id_reused", `Tool call ${id} was already made with another name or other arguments.`);
+}
+
+export function invalid(path: string, message: string): AppError {
+  return new AppError("validation_failed", [{ location: "body", path, message }]);
 }
