@@ -8,16 +8,14 @@
  * digital human apologizes), then a short one (the conversation goes on). The response time of each turn
  * is printed, step by step, from the worker's timeline and what the browser heard.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createClient, type DhsClient } from "@dhs/client";
-import { FliteVoice } from "@dhs/digital-human/flite-voice";
 import { LOG, STEP } from "@dhs/digital-human/log-lines";
 import { wordRecall } from "@dhs/digital-human/transcriber";
-import { wavFile } from "@dhs/digital-human/wav-file";
 import { ChatCompletionsServer, type ChatRequest, type ChatScript, messageText, until } from "@dhs/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { joinDemo, launchBrowser } from "./support/demo-page.js";
+import { askingMicrophone, joinDemo, launchBrowser } from "./support/demo-page.js";
 import { median, readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
 import { ARTIFACTS, DEV_API_KEY, FACE, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
@@ -59,14 +57,7 @@ beforeAll(async () => {
     DHS_LLM_MODEL: "e2e-model",
   });
   api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
-  const flite = FliteVoice.find();
-  if (!("voice" in flite)) throw new Error(flite.missing);
-  const speech = await flite.voice.synthesize(QUESTION, "slt");
-  const recording = new Int16Array(speech.samples.length + speech.sampleRate * QUIET_S);
-  recording.set(speech.samples);
-  const wav = `${ARTIFACTS}e2e-participant-asks.wav`;
-  writeFileSync(wav, wavFile(recording, speech.sampleRate));
-  browser = await launchBrowser(wav);
+  browser = await launchBrowser(await askingMicrophone(QUESTION, QUIET_S, "e2e-participant-asks"));
 });
 
 afterAll(async () => {

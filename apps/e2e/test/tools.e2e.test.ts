@@ -4,15 +4,13 @@
  * microphone asks a question, and the customer's endpoint (a WebhookReceiver verifying with its own copy
  * of the secret). Each case is a session of one digital human with a tool of each type.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createClient, type DhsClient, verifyToolCall } from "@dhs/client";
-import { FliteVoice } from "@dhs/digital-human/flite-voice";
 import { LOG } from "@dhs/digital-human/log-lines";
-import { wavFile } from "@dhs/digital-human/wav-file";
 import { ChatCompletionsServer, type ChatRequest, type ChatScript, toolResults, until, WebhookReceiver } from "@dhs/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
+import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
 import { ARTIFACTS, DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const QUESTION = "Where is my order, please?";
@@ -60,14 +58,7 @@ beforeAll(async () => {
   if (!made.data) throw new Error(`createWebhookEndpoint: ${JSON.stringify(made.error)}`);
   endpointId = made.data.id;
   endpoint.secrets = [made.data.secret ?? ""];
-  const flite = FliteVoice.find();
-  if (!("voice" in flite)) throw new Error(flite.missing);
-  const speech = await flite.voice.synthesize(QUESTION, "slt");
-  const recording = new Int16Array(speech.samples.length + speech.sampleRate * QUIET_S);
-  recording.set(speech.samples);
-  const wav = `${ARTIFACTS}e2e-participant-asks-order.wav`;
-  writeFileSync(wav, wavFile(recording, speech.sampleRate));
-  browser = await launchBrowser(wav);
+  browser = await launchBrowser(await askingMicrophone(QUESTION, QUIET_S, "e2e-participant-asks-order"));
 });
 
 afterAll(async () => {

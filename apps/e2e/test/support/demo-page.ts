@@ -5,6 +5,7 @@
  */
 
 import { mkdirSync, writeFileSync } from "node:fs";
+import { FliteVoice } from "@dhs/digital-human/flite-voice";
 import { wavFile } from "@dhs/digital-human/wav-file";
 import { chromiumLaunchOptions } from "@dhs/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -44,6 +45,22 @@ export function launchBrowser(microphoneWav = silentMicrophone()): Promise<Brows
       "--autoplay-policy=no-user-gesture-required",
     ]),
   );
+}
+
+/**
+ * A WAV file of a participant who asks `question` in Flite's voice (which PocketSphinx follows), then is
+ * quiet for `quietS` seconds: looped by the fake microphone, they ask it over and over.
+ */
+export async function askingMicrophone(question: string, quietS: number, name: string): Promise<string> {
+  const flite = FliteVoice.find();
+  if (!("voice" in flite)) throw new Error(flite.missing);
+  const speech = await flite.voice.synthesize(question, "slt");
+  const recording = new Int16Array(speech.samples.length + speech.sampleRate * quietS);
+  recording.set(speech.samples);
+  const wav = `${ARTIFACTS}${name}.wav`;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(wav, wavFile(recording, speech.sampleRate));
+  return wav;
 }
 
 /** A WAV file of one second of silence, for a participant who says nothing. */
