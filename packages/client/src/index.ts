@@ -14,9 +14,12 @@ import type {
   ContextRequest,
   DigitalHumanCreate,
   DigitalHumanUpdate,
+  DocumentCreate,
   GetSessionTranscriptQuery,
   GetUsageQuery,
+  KnowledgeSearch,
   ListDigitalHumansQuery,
+  ListDocumentsQuery,
   ListSessionsQuery,
   ListWebhookDeliveriesQuery,
   operations,
@@ -134,6 +137,9 @@ export type SayInput = WithDefaults<SayRequest, "interrupt">;
 /** What `addSessionContext` takes: `text`, and `respond` (default false) to have it answered now. */
 export type ContextInput = WithDefaults<ContextRequest, "respond">;
 
+/** What `searchKnowledge` takes: `query`, and `limit` (default 3). */
+export type KnowledgeSearchInput = WithDefaults<KnowledgeSearch, "limit">;
+
 export interface RequestOptions {
   signal?: AbortSignal;
 }
@@ -171,6 +177,7 @@ export function createClient(options: ClientOptions) {
   const sessionPath = (sessionId: string) => ({ params: { path: { session_id: sessionId } } });
   const endpointPath = (endpointId: string) => ({ params: { path: { endpoint_id: endpointId } } });
   const digitalHumanPath = (digitalHumanId: string) => ({ params: { path: { digital_human_id: digitalHumanId } } });
+  const documentPath = (documentId: string) => ({ params: { path: { document_id: documentId } } });
 
   const methods = {
     /** POST /v1/sessions: creates a session; replays the first answer for a repeated key and body. */
@@ -332,6 +339,40 @@ export function createClient(options: ClientOptions) {
     /** DELETE /v1/digital-humans/{id}: no session can be made with it any more. Not retried (a second try would answer 404). */
     deleteDigitalHuman(digitalHumanId: string, opts: RequestOptions = {}) {
       return raw.DELETE("/v1/digital-humans/{digital_human_id}", { ...digitalHumanPath(digitalHumanId), ...signalOption(opts.signal) });
+    },
+
+    /**
+     * POST /v1/documents: adds a document of the account's knowledge (answered `processing`; `ready` once
+     * indexed); replays the first answer for a repeated key and body (a key is generated when none is given).
+     */
+    createDocument(body: DocumentCreate, opts: CreateOptions = {}) {
+      const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
+      return raw.POST("/v1/documents", { body, params: { header: { "Idempotency-Key": idempotencyKey } }, ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/documents: the account's documents in the key's mode, newest first, without their content. */
+    listDocuments(query: ListDocumentsQuery = {}, opts: RequestOptions = {}) {
+      return raw.GET("/v1/documents", { params: { query }, ...signalOption(opts.signal) });
+    },
+
+    /** GET /v1/documents/{id}: a document's status, size and passages' count. */
+    getDocument(documentId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/documents/{document_id}", { ...documentPath(documentId), ...signalOption(opts.signal) });
+    },
+
+    /** DELETE /v1/documents/{id}: no digital human is given its passages again. Not retried (a second try would answer 404). */
+    deleteDocument(documentId: string, opts: RequestOptions = {}) {
+      return raw.DELETE("/v1/documents/{document_id}", { ...documentPath(documentId), ...signalOption(opts.signal) });
+    },
+
+    /** POST /v1/digital-humans/{id}/knowledge/search: the passages a participant's turn with this text would give it. */
+    searchKnowledge(digitalHumanId: string, body: KnowledgeSearchInput, opts: RequestOptions = {}) {
+      return raw.POST("/v1/digital-humans/{digital_human_id}/knowledge/search", {
+        ...digitalHumanPath(digitalHumanId),
+        // Sent as given: the server applies the default.
+        body: body as KnowledgeSearch,
+        ...signalOption(opts.signal),
+      });
     },
 
     /** GET /v1/voices: the voices a digital human may speak with, the default first. */

@@ -5,6 +5,7 @@
  * parsing) and the endpoint's secret; during a rotation, either the old or the new secret verifies.
  */
 import type {
+  Document,
   ParticipantTurnData,
   SessionEventData,
   ToolCalledData,
@@ -33,6 +34,8 @@ type WebhookData = DataOf<{
   "session.utterance_started": UtteranceEventData;
   "session.utterance_ended": UtteranceEventData;
   "session.tool_called": ToolCalledData;
+  "document.ready": Document;
+  "document.failed": Document;
   "webhook.test": WebhookTestData;
 }>;
 

@@ -1,4 +1,4 @@
-import type { ApiKeyOperationId } from "@dhs/contract";
+import type { ApiKeyOperationId, Document } from "@dhs/contract";
 import { describe, expectTypeOf, it } from "vitest";
 import {
   type ApiError,
@@ -90,5 +90,6 @@ describe("what the types promise", () => {
     if (event.type === "session.ended") expectTypeOf(event.data).toEqualTypeOf<SessionEventData>();
     if (event.type === "session.transcript_ready") expectTypeOf(event.data).toEqualTypeOf<TranscriptReadyData>();
     if (event.type === "webhook.test") expectTypeOf(event.data).toEqualTypeOf<WebhookTestData>();
+    if (event.type === "document.ready" || event.type === "document.failed") expectTypeOf(event.data).toEqualTypeOf<Document>();
   });
 });

@@ -180,6 +180,56 @@ describe("the operations", () => {
       },
     ],
     [
+      "createDocument",
+      {
+        method: "post",
+        path: "/v1/documents",
+        scopes: ["knowledge:write"],
+        success: "201",
+        errors: ["401", "403", "404", "409", "413", "422", "429", "501", "503", "default"],
+      },
+    ],
+    [
+      "listDocuments",
+      {
+        method: "get",
+        path: "/v1/documents",
+        scopes: ["knowledge:read"],
+        success: "200",
+        errors: ["401", "403", "422", "429", "501", "503", "default"],
+      },
+    ],
+    [
+      "getDocument",
+      {
+        method: "get",
+        path: "/v1/documents/{document_id}",
+        scopes: ["knowledge:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "501", "503", "default"],
+      },
+    ],
+    [
+      "deleteDocument",
+      {
+        method: "delete",
+        path: "/v1/documents/{document_id}",
+        scopes: ["knowledge:write"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "501", "503", "default"],
+      },
+    ],
+    [
+      "searchKnowledge",
+      {
+        method: "post",
+        path: "/v1/digital-humans/{digital_human_id}/knowledge/search",
+        scopes: ["knowledge:read"],
+        success: "200",
+        errors: ["401", "403", "404", "413", "422", "429", "501", "503", "default"],
+      },
+    ],
+    [
       "getUsage",
       {
         method: "get",
@@ -229,6 +279,17 @@ describe("the operations", () => {
         scheme: "digitalHumanToken",
         success: "200",
         errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "searchSessionKnowledge",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/conversation/knowledge",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "409", "413", "422", "429", "501", "503", "default"],
       },
     ],
     [
@@ -364,17 +425,20 @@ describe("the operations", () => {
     expect(resolve(operation(id).op.responses[status]).headers).toHaveProperty("Retry-After");
   });
 
-  it.each(["createSession", "createDigitalHuman"])("%s declares Idempotent-Replayed on 201", (id) => {
+  it.each(["createSession", "createDigitalHuman", "createDocument"])("%s declares Idempotent-Replayed on 201", (id) => {
     expect(operation(id).op.responses["201"].headers).toHaveProperty("Idempotent-Replayed");
   });
 });
 
 describe("Idempotency-Key (spec 4.1, 8)", () => {
-  it.each(["createSession", "createDigitalHuman", "say", "addSessionContext"])("is a required header of %s, 1 to 200 characters", (id) => {
-    const params = operation(id).op.parameters.map(resolve);
-    const key = params.find((p: Json) => p.name === "Idempotency-Key");
-    expect(key).toMatchObject({ in: "header", required: true, schema: { type: "string", minLength: 1, maxLength: 200 } });
-  });
+  it.each(["createSession", "createDigitalHuman", "createDocument", "say", "addSessionContext"])(
+    "is a required header of %s, 1 to 200 characters",
+    (id) => {
+      const params = operation(id).op.parameters.map(resolve);
+      const key = params.find((p: Json) => p.name === "Idempotency-Key");
+      expect(key).toMatchObject({ in: "header", required: true, schema: { type: "string", minLength: 1, maxLength: 200 } });
+    },
+  );
 
   it("without one, exactly the POSTs and DELETEs that do no more when done twice are marked x-retry-safe", () => {
     const marked = Object.values<Json>(doc.paths)
@@ -390,6 +454,8 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
       ["refreshSessionToken", true],
       ["reportConversation", true],
       ["runToolCall", true],
+      ["searchKnowledge", true],
+      ["searchSessionKnowledge", true],
       ["updateDigitalHuman", true],
     ]);
   });

@@ -23,6 +23,12 @@ export const KEYS = {
   aPersonas: "dhs_live_account_a_digital_humans",
   aPersonasRead: "dhs_live_account_a_digital_humans_read",
   bPersonas: "dhs_live_account_b_digital_humans",
+  /** Account A's documents (knowledge:read and knowledge:write). */
+  aKnowledge: "dhs_live_account_a_knowledge",
+  /** Account A's documents, read only. */
+  aKnowledgeRead: "dhs_live_account_a_knowledge_read",
+  /** Account B's documents. */
+  bKnowledge: "dhs_live_account_b_knowledge",
   /** Account A's test mode: every scope. */
   aTest: "dhs_test_account_a_every_scope",
 } as const;
@@ -41,7 +47,9 @@ export type Scope =
   | "digital_humans:read"
   | "digital_humans:write"
   | "webhooks:read"
-  | "webhooks:write";
+  | "webhooks:write"
+  | "knowledge:read"
+  | "knowledge:write";
 
 /** One entry of API_KEYS_FILE: the key's id, account, scopes and mode, and the SHA-256 of its secret. */
 export interface ApiKeyRecord {
@@ -59,6 +67,7 @@ export function apiKeyRecord(id: string, accountId: string, secret: string, scop
 const RW: Scope[] = ["sessions:read", "sessions:write"];
 const HOOKS: Scope[] = ["webhooks:read", "webhooks:write"];
 const PERSONAS: Scope[] = ["digital_humans:read", "digital_humans:write"];
+const KNOWLEDGE: Scope[] = ["knowledge:read", "knowledge:write"];
 
 /** The keys of KEYS as API_KEYS_FILE lists them. */
 export const API_KEY_RECORDS: readonly ApiKeyRecord[] = [
@@ -73,7 +82,10 @@ export const API_KEY_RECORDS: readonly ApiKeyRecord[] = [
   apiKeyRecord("key_a_personas", "acct_a", KEYS.aPersonas, PERSONAS),
   apiKeyRecord("key_a_personas_read", "acct_a", KEYS.aPersonasRead, ["digital_humans:read"]),
   apiKeyRecord("key_b_personas", "acct_b", KEYS.bPersonas, PERSONAS),
-  apiKeyRecord("key_a_test", "acct_a", KEYS.aTest, [...RW, ...PERSONAS, ...HOOKS], "test"),
+  apiKeyRecord("key_a_knowledge", "acct_a", KEYS.aKnowledge, KNOWLEDGE),
+  apiKeyRecord("key_a_knowledge_read", "acct_a", KEYS.aKnowledgeRead, ["knowledge:read"]),
+  apiKeyRecord("key_b_knowledge", "acct_b", KEYS.bKnowledge, KNOWLEDGE),
+  apiKeyRecord("key_a_test", "acct_a", KEYS.aTest, [...RW, ...PERSONAS, ...HOOKS, ...KNOWLEDGE], "test"),
 ];
 
 /** A stock digital human as DIGITAL_HUMANS_FILE lists it, with its optional persona. */

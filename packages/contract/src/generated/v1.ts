@@ -422,8 +422,9 @@ export interface paths {
          *       the `id` is an utterance of `say`, and the answer's `accepted` says whether the job may say it
          *       (`false`: it expired, was interrupted, or another job took it; do not say it).
          *     - `utterance_ended` (`id`, `ended_at`, `interrupted`): it finished or was cut off.
-         *     - `participant_turn` (`id`, `text`, `started_at`, `ended_at`): the participant's words, as
-         *       recognised.
+         *     - `participant_turn` (`id`, `text`, `started_at`, `ended_at`, and `knowledge` when it searched
+         *       the session's documents for the turn): the participant's words, as recognised, and the
+         *       passages it was given for them.
          *
          *     At most 20 reports a post (`422 validation_failed`); rate limited per session as
          *     `appendTranscriptSegments` is. Reports after the session became terminal are refused whole (`409
@@ -504,6 +505,37 @@ export interface paths {
          *     tool_calls_limit_reached`): give the LLM that error.
          */
         post: operations["runToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/conversation/knowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the session's knowledge for a turn
+         * @description Called by the session's digital human, never by your backend (a `digitalHumanToken`): answers the
+         *     passages of the documents its session was created with (`digital_human.knowledge` of its job) for
+         *     what the participant just said, best first, exactly as `searchKnowledge` would. Only documents
+         *     that are still there and `ready` are searched, so a document deleted during the session is never
+         *     given again. Give the passages to the turn's LLM as context, and name them in the turn's
+         *     `participant_turn` report (`knowledge`). Once the session is terminal, `409 session_ended`.
+         */
+        post: operations["searchSessionKnowledge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -861,6 +893,116 @@ export interface paths {
         patch: operations["updateDigitalHuman"];
         trace?: never;
     };
+    "/v1/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List documents
+         * @description Lists your account's documents in the key's mode, newest first, without their content. Page
+         *     with `limit` and the `next_cursor` of the previous page.
+         *
+         *     Requires the `knowledge:read` scope.
+         */
+        get: operations["listDocuments"];
+        put?: never;
+        /**
+         * Add a document
+         * @description Adds a document of your business (opening hours, prices, policies, a catalogue) that digital
+         *     humans can answer from (see [Knowledge](#section/knowledge)). It is answered `processing` at
+         *     once; the service splits it into passages and indexes them, then it is `ready` (a
+         *     `document.ready` event) or `failed` with the reason (`document.failed`). Give its `id` to a
+         *     digital human's `knowledge.document_ids`.
+         *
+         *     `content` is the document's text in its `format` (`text`, `markdown` or `html`: markup is
+         *     removed, headings kept as passage boundaries), at most 1 MiB (1 048 576 bytes) of UTF-8. An
+         *     account has at most 1 000 documents in each mode (`document_limit_reached`). Knowledge needs the
+         *     deployment's PostgreSQL, or its in-memory store: a deployment on Redis without `DATABASE_URL`
+         *     answers `501 knowledge_not_configured`.
+         *
+         *     Requires the `knowledge:write` scope and an `Idempotency-Key` (see
+         *     [Idempotency](#section/idempotency)): the same key and body answer the document made the first
+         *     time (as it is now) with `Idempotent-Replayed: true`; the same key with another body,
+         *     `409 idempotency_key_reused`.
+         */
+        post: operations["createDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{document_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a document, as answered by `createDocument`. A malformed id is answered `404 not_found`.
+                 * @example doc_4b1e9c2d7a3f5e60b8c1d2e3
+                 */
+                document_id: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a document
+         * @description Answers the document without its content: its status (and why it failed), its size and how
+         *     many passages it was split into.
+         *
+         *     Requires the `knowledge:read` scope.
+         */
+        get: operations["getDocument"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a document
+         * @description Deletes the document and its passages: from this moment no search finds them and no digital
+         *     human is given them, in sessions already running too. Digital humans that list its id keep it
+         *     in `knowledge.document_ids` (it is simply never found); a second delete answers `404`.
+         *
+         *     Requires the `knowledge:write` scope.
+         */
+        delete: operations["deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/digital-humans/{digital_human_id}/knowledge/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of one of your digital humans. A malformed id is answered `404 not_found`.
+                 * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+                 */
+                digital_human_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search a digital human's knowledge
+         * @description Answers the passages of the digital human's documents that a participant's turn with this text
+         *     would give it, best first: exactly what it would be told (see [Knowledge](#section/knowledge)),
+         *     so you can see why it answered as it did. Only `ready` documents of its
+         *     `knowledge.document_ids` that still exist are searched; a stock digital human has none.
+         *
+         *     Requires the `knowledge:read` scope. Searching changes nothing: safe to retry.
+         */
+        post: operations["searchKnowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/voices": {
         parameters: {
             query?: never;
@@ -1211,11 +1353,11 @@ export interface components {
             };
         };
         /**
-         * @description A permission of an API key: `sessions:read` for reading sessions, `sessions:write` for creating, refreshing and ending them, `digital_humans:read` and `digital_humans:write` for reading and managing the account's digital humans, `webhooks:read` and `webhooks:write` for reading and managing webhook endpoints.
+         * @description A permission of an API key: `sessions:read` for reading sessions, `sessions:write` for creating, refreshing and ending them, `digital_humans:read` and `digital_humans:write` for reading and managing the account's digital humans, `webhooks:read` and `webhooks:write` for reading and managing webhook endpoints, `knowledge:read` and `knowledge:write` for reading and managing documents.
          * @example sessions:read
          * @enum {string}
          */
-        Scope: "sessions:read" | "sessions:write" | "digital_humans:read" | "digital_humans:write" | "webhooks:read" | "webhooks:write";
+        Scope: "sessions:read" | "sessions:write" | "digital_humans:read" | "digital_humans:write" | "webhooks:read" | "webhooks:write" | "knowledge:read" | "knowledge:write";
         /**
          * @description `stock`: one of the deployment's catalog, the same for every account that may use it, read-only; `custom`: one of your account's own.
          * @example custom
@@ -1328,6 +1470,7 @@ export interface components {
             max_session_duration_s: components["schemas"]["DigitalHumanMaxSessionDuration"];
             metadata: components["schemas"]["DigitalHumanMetadata"];
             tools: components["schemas"]["Tools"];
+            knowledge: components["schemas"]["DigitalHumanKnowledge"];
             /**
              * Format: date-time
              * @description When it was created; `null` for a stock one.
@@ -1355,6 +1498,8 @@ export interface components {
             metadata?: components["schemas"]["DigitalHumanMetadata"];
             /** @description Its tools (see [Tools](#section/tools)), names unique; `null` or `[]` for none. */
             tools?: components["schemas"]["Tool"][] | null;
+            /** @description The documents it answers from (see [Knowledge](#section/knowledge)); `null` for none. */
+            knowledge?: components["schemas"]["DigitalHumanKnowledge"] | null;
         };
         /**
          * @description The fields to change; those not sent stay as they are, `null` clears one that may be `null`. At
@@ -1373,6 +1518,8 @@ export interface components {
             metadata?: components["schemas"]["DigitalHumanMetadata"];
             /** @description Its tools (see [Tools](#section/tools)), names unique; `null` or `[]` for none; the new list replaces the old one whole. */
             tools?: components["schemas"]["Tool"][] | null;
+            /** @description The documents it answers from (see [Knowledge](#section/knowledge)); `null` for none. */
+            knowledge?: components["schemas"]["DigitalHumanKnowledge"] | null;
         };
         /** @description What `deleteDigitalHuman` answers. */
         DigitalHumanDeleted: {
@@ -1502,6 +1649,14 @@ export interface components {
                  *     say goodbye, then record it: the service ends the session.
                  */
                 tools?: components["schemas"]["Tool"][];
+                /**
+                 * @description Whether it has documents to answer from, as the session was created with them (absent:
+                 *     none). When `document_ids` is not empty, search them with `searchSessionKnowledge` on each
+                 *     of the participant's turns (see [Knowledge](#section/knowledge)).
+                 */
+                knowledge?: {
+                    document_ids: components["schemas"]["DocumentId"][];
+                };
             };
             /**
              * @description The LiveKit identity of the session's participant, the one to greet and listen to.
@@ -1738,6 +1893,160 @@ export interface components {
         } & {
             [key: string]: unknown;
         });
+        /**
+         * @description A document's identifier.
+         * @example doc_4b1e9c2d7a3f5e60b8c1d2e3
+         */
+        DocumentId: string;
+        /**
+         * @description How `content` is written; `html` and `markdown` are read for their text and their headings.
+         * @example markdown
+         * @enum {string}
+         */
+        DocumentFormat: "text" | "markdown" | "html";
+        /**
+         * @description `processing` while it is split and indexed (seconds), `ready` once digital humans and searches use
+         *     it, `failed` when it could not be (`error` says why). Nothing else follows `ready` or `failed`.
+         * @example ready
+         * @enum {string}
+         */
+        DocumentStatus: "processing" | "ready" | "failed";
+        /**
+         * @description The document's language as a BCP 47 tag: its words are matched by their stems in it ("served"
+         *     finds "serves"). English (`en`) by default; see [Knowledge](#section/knowledge) for the others.
+         * @example en
+         */
+        DocumentLanguage: string;
+        /** @description A document of your account's knowledge, without its content (see [Knowledge](#section/knowledge)). */
+        Document: {
+            id: components["schemas"]["DocumentId"];
+            /**
+             * @description Its name, yours to choose; shown with its passages in searches.
+             * @example Harbour Hotel facts
+             */
+            name: string;
+            format: components["schemas"]["DocumentFormat"];
+            language: components["schemas"]["DocumentLanguage"];
+            status: components["schemas"]["DocumentStatus"];
+            /**
+             * @description Why it `failed`; `null` otherwise.
+             * @example null
+             */
+            error: string | null;
+            /**
+             * Format: int64
+             * @description The size of its content as sent, in bytes.
+             * @example 18342
+             */
+            size_bytes: number;
+            /**
+             * Format: int32
+             * @description How many passages it was split into; 0 until it is `ready`.
+             * @example 24
+             */
+            chunks: number;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             * @example 2026-11-28T09:12:44.120Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its status last changed.
+             * @example 2026-11-28T09:12:45.031Z
+             */
+            updated_at: string;
+        };
+        /** @description A document to add. No other fields are allowed. */
+        DocumentCreate: {
+            /**
+             * @description Its name (no control characters).
+             * @example Harbour Hotel facts
+             */
+            name: string;
+            format: components["schemas"]["DocumentFormat"];
+            /**
+             * @description Its text in `format`, at most 1 MiB (1 048 576 bytes) of UTF-8 (`413` beyond); line breaks and tabs are the only control characters allowed.
+             * @example # Breakfast
+             *     Breakfast is served from 7:00 to 10:30 in the Garden Room.
+             */
+            content: string;
+            language?: components["schemas"]["DocumentLanguage"];
+        };
+        /** @description One page of documents, newest first. */
+        DocumentList: {
+            data: components["schemas"]["Document"][];
+            /**
+             * @description Pass as `cursor` for the next page; `null` on the last one.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        /** @description What `deleteDocument` answers. */
+        DocumentDeleted: {
+            id: components["schemas"]["DocumentId"];
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            deleted: true;
+        };
+        /**
+         * @description The documents it answers from (see [Knowledge](#section/knowledge)): ids of your account's
+         *     documents in the same mode, at most 100, each once. Answered `{"document_ids": []}` when it has none.
+         */
+        DigitalHumanKnowledge: {
+            document_ids: components["schemas"]["DocumentId"][];
+        };
+        /** @description What to search a digital human's knowledge for. No other fields are allowed. */
+        KnowledgeSearch: {
+            /**
+             * @description The text of a participant's turn, as the digital human would hear it.
+             * @example What time is breakfast?
+             */
+            query: string;
+            /**
+             * Format: int32
+             * @description The most passages to answer; a digital human is given at most 3.
+             * @default 3
+             * @example 3
+             */
+            limit: number;
+        };
+        /** @description A passage of a document, as a digital human is given it. */
+        KnowledgePassage: {
+            document_id: components["schemas"]["DocumentId"];
+            /**
+             * @description The document's name.
+             * @example Harbour Hotel facts
+             */
+            document_name: string;
+            /**
+             * @description The passage, as it is in the document (markup removed).
+             * @example Breakfast
+             *     Breakfast is served from 7:00 to 10:30 in the Garden Room, on weekends until 11:00.
+             */
+            text: string;
+            /**
+             * @description How relevant it is, from 0 to 1; passages below the deployment's relevance floor are never answered. Compare scores within one answer only.
+             * @example 0.62
+             */
+            score: number;
+        };
+        /** @description The passages the digital human was given for the turn (`searchSessionKnowledge`), best first; `[]` for none. */
+        KnowledgeGiven: {
+            document_id: components["schemas"]["DocumentId"];
+            /**
+             * @description The passage's relevance, as the search answered it.
+             * @example 0.62
+             */
+            score: number;
+        }[];
+        /** @description The passages found, best first. */
+        KnowledgeSearchResults: {
+            results: components["schemas"]["KnowledgePassage"][];
+        };
         /** @description What the account used over a day or a range of days. */
         UsageCounts: {
             /**
@@ -1842,20 +2151,20 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "concurrent_changes" | "headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "document_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "concurrent_changes" | "headers_too_large" | "internal_error" | "knowledge_not_configured" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "webhook.test";
+        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed" | "webhook.test";
         /**
          * @description An event type an endpoint receives, or `*` for every event type, including types added later.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called";
+        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed";
         /** @description A webhook endpoint to register. No other fields are allowed. */
         WebhookEndpointCreate: {
             /**
@@ -2413,6 +2722,7 @@ export interface components {
              * @example false
              */
             interrupted?: boolean;
+            knowledge?: components["schemas"]["KnowledgeGiven"];
         };
         /** @description Reports of the conversation, in order. */
         ConversationReports: {
@@ -2465,6 +2775,7 @@ export interface components {
              * @example 2026-11-22T09:27:38.020Z
              */
             ended_at: string;
+            knowledge: components["schemas"]["KnowledgeGiven"];
         };
         /** @description The `data` of `session.utterance_started` and `session.utterance_ended`. */
         UtteranceEventData: {
@@ -2550,8 +2861,8 @@ export interface components {
              * @example 2026-11-22T09:27:41.090Z
              */
             timestamp: string;
-            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), the tool call (`session.tool_called`), or the endpoint tested (`webhook.test`). */
-            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"] | components["schemas"]["ToolCalledData"];
+            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), the tool call (`session.tool_called`), the document (`document.ready`, `document.failed`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"] | components["schemas"]["ToolCalledData"] | components["schemas"]["Document"];
         };
         /**
          * @description An event's id, sent as the `webhook-id` header of every attempt to deliver it.
@@ -2842,6 +3153,48 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description No such document for your account and mode (`not_found`). Malformed ids are answered the same way. */
+        DocumentNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The request body is larger than 2 MiB, or its `content` larger than 1 MiB of UTF-8 (`payload_too_large`). */
+        DocumentTooLarge: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description This deployment keeps no knowledge (`knowledge_not_configured`): it runs on Redis without
+         *     PostgreSQL (`DATABASE_URL`). Retrying will not help; its operators can set it up.
+         */
+        KnowledgeNotConfigured: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The request body is larger than 64 KiB (`payload_too_large`). */
         PayloadTooLarge: {
             headers: {
@@ -2934,6 +3287,11 @@ export interface components {
          * @example we_5f2b9c1e7a3d4f60b8e1c2d3
          */
         EndpointId: string;
+        /**
+         * @description The `id` of a document, as answered by `createDocument`. A malformed id is answered `404 not_found`.
+         * @example doc_4b1e9c2d7a3f5e60b8c1d2e3
+         */
+        DocumentId: string;
     };
     requestBodies: never;
     headers: {
@@ -3730,6 +4088,49 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    searchSessionKnowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeSearch"];
+            };
+        };
+        responses: {
+            /** @description The passages, best first; none when nothing is relevant enough. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeSearchResults"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SessionOver"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["BusyOrRateLimited"];
+            501: components["responses"]["KnowledgeNotConfigured"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
     callTestTool: {
         parameters: {
             query?: never;
@@ -4419,6 +4820,260 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    listDocuments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The most items to return on this page.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; a cursor that was not issued by this API is answered `422`.
+                 * @example WyI2ZjFjMmQwZS04YjdhLTRjNTUtOWE5ZS0yZjNiMWQ0YzVlNmYiXQ
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of documents. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            501: components["responses"]["KnowledgeNotConfigured"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    createDocument: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A caller-generated identifier, unique per logical create (a UUID v4 is a good choice): 1 to 200
+                 *     visible ASCII characters, no spaces. Retry the same create with the same key and body. Remembered
+                 *     for 24 hours per account.
+                 * @example 5d2c9a64-2b7e-4f0e-9a51-0c3f3b8e7d12
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentCreate"];
+            };
+        };
+        responses: {
+            /**
+             * @description The document was added and is being processed, or, on a replay of the same `Idempotency-Key`
+             *     and body, the one the first request added, as it is now (with `Idempotent-Replayed: true`).
+             */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Replayed with its `Idempotency-Key` after the document it added was deleted (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /**
+             * @description The `Idempotency-Key` conflicts with an earlier request: it was used with another body
+             *     (`idempotency_key_reused`), or the first request with it is still running
+             *     (`idempotency_request_in_progress`, with `Retry-After`).
+             */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            413: components["responses"]["DocumentTooLarge"];
+            /**
+             * @description The request failed validation (`validation_failed`: an empty document, control characters
+             *     other than line breaks and tabs, a language the deployment cannot index), or the account has
+             *     1 000 documents in this mode already (`document_limit_reached`).
+             */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            501: components["responses"]["KnowledgeNotConfigured"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a document, as answered by `createDocument`. A malformed id is answered `404 not_found`.
+                 * @example doc_4b1e9c2d7a3f5e60b8c1d2e3
+                 */
+                document_id: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DocumentNotFound"];
+            429: components["responses"]["RateLimited"];
+            501: components["responses"]["KnowledgeNotConfigured"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    deleteDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a document, as answered by `createDocument`. A malformed id is answered `404 not_found`.
+                 * @example doc_4b1e9c2d7a3f5e60b8c1d2e3
+                 */
+                document_id: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document is deleted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DocumentNotFound"];
+            429: components["responses"]["RateLimited"];
+            501: components["responses"]["KnowledgeNotConfigured"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    searchKnowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of one of your digital humans. A malformed id is answered `404 not_found`.
+                 * @example 6f1c2d0e-8b7a-4c55-9a9e-2f3b1d4c5e6f
+                 */
+                digital_human_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeSearch"];
+            };
+        };
+        responses: {
+            /** @description The passages, best first; none when nothing is relevant enough. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeSearchResults"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NoSuchDigitalHuman"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            501: components["responses"]["KnowledgeNotConfigured"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
     listVoices: {
         parameters: {
             query?: never;
@@ -4655,7 +5310,7 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["created", "active", "completed", "failed", "cancelled"];
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable", "digital_human_ended"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write", "knowledge:read", "knowledge:write"];
 export const digitalHumanKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DigitalHumanKind"]> = ["stock", "custom"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
@@ -4663,9 +5318,11 @@ export const endSessionToolTypeValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["running", "succeeded", "failed", "timed_out"];
 export const toolCallTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["type"]> = ["webhook", "client", "end_session"];
 export const toolCallOutcomeStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallOutcome"]["status"]> = ["succeeded", "failed", "timed_out"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "concurrent_changes", "headers_too_large", "internal_error", "service_unavailable"];
-export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "webhook.test"];
-export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called"];
+export const documentFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentFormat"]> = ["text", "markdown", "html"];
+export const documentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentStatus"]> = ["processing", "ready", "failed"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];
+export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
 export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
 export const transcriptStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptStatus"]> = ["in_progress", "complete", "deleted"];
