@@ -23,7 +23,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "api:memory",
-          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts"],
+          include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/knowledge/**/*.test.ts"],
           env: { DHS_TEST_STORE: "memory" },
         },
       },
@@ -74,6 +74,7 @@ export default defineConfig({
             "test/api/webhook-delivery.test.ts",
             "test/api/tool-calls.test.ts",
             "test/model/session-lifecycle.test.ts",
+            "test/knowledge/**/*.test.ts",
             "test/postgres/**/*.test.ts",
           ],
           env: { DHS_TEST_STORE: "postgres" },

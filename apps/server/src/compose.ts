@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "pino";
+import { knowledgeOf } from "./compose-knowledge.js";
 import { operatorFilesReloader } from "./config/operator-files.js";
 import type { Config, ConfigError } from "./config.js";
 import { AddressPolicy, type Resolver } from "./customer-webhooks/address-policy.js";
@@ -23,6 +24,7 @@ import { RetrySchedule } from "./domain/customer-webhooks/retry-schedule.js";
 import { DependencyFaultError, DependencyUnavailableError } from "./domain/dependency-errors.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catalog.js";
 import { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
+import { SessionKnowledge } from "./domain/knowledge/session-knowledge.js";
 import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { maxDurationSOf } from "./domain/sessions/session-deps.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
@@ -41,6 +43,7 @@ import { Metrics } from "./metrics.js";
 import { createStores, type Stores } from "./store/create-stores.js";
 import type { Tracing } from "./tracing/tracing.js";
 import { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
+import type { DocumentProcessor } from "./workers/document-processor.js";
 import { HistoryWriter } from "./workers/history-writer.js";
 import { RoomReconciler } from "./workers/room-reconciler.js";
 import { sessionTimers, TimerSweeper } from "./workers/timer-sweeper.js";
@@ -64,6 +67,8 @@ export interface Composed {
   dispatcher: CustomerWebhookDispatcher;
   /** Writes ended sessions to the history database (with DATABASE_URL); main starts it beside the sweeper. */
   historyWriter: HistoryWriter | undefined;
+  /** Turns added documents into passages (with a knowledge store); main starts it beside the sweeper. */
+  documentProcessor: DocumentProcessor | undefined;
   /**
    * Resolves once the store answers and holds this server's key layout (a fresh Redis is given it), or
    * after timeoutMs (false then; asked every pollMs). The store connects in the background and fails fast
@@ -120,6 +125,17 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     maxSessionDurationS: (principal) => maxDurationSOf(settings, principal.accountId),
     idempotencyKeyTtlMs: settings.idempotencyKeyTtlMs,
     endpoints: webhookStore,
+    documents: stores.knowledge,
+  });
+  const knowledge = knowledgeOf({
+    store: stores.knowledge,
+    digitalHumans,
+    webhooks: webhookStore,
+    eventRetainMs: hooks.eventRetainMs,
+    idempotencyKeyTtlMs: settings.idempotencyKeyTtlMs,
+    intervalMs: config.sweepIntervalMs * 10,
+    logger,
+    onEventQueued: (endpointId) => hooks.dispatcher.nudge(webhookStore.partitionOf(endpointId)),
   });
   const accountService = new AccountService({
     store,
@@ -208,6 +224,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     apiKeys,
     accounts: accountService,
     digitalHumans,
+    documents: knowledge.documents,
+    sessionKnowledge: new SessionKnowledge({ sessions: store, index: stores.knowledge }),
     // Every replica holds LiveKit's secret: the cursors' key is derived from it (a rotation of the
     // secret voids the cursors handed out before it, which callers then get again from the first page).
     cursors: new Cursors(config.livekit.apiSecret),
@@ -244,6 +262,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     digitalHumans,
     dispatcher: hooks.dispatcher,
     historyWriter,
+    documentProcessor: knowledge.processor,
     waitForStore: (timeoutMs, pollMs = 50) => stores.connection.waitFor(timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
     reloadOperatorFiles: operatorFilesReloader(
@@ -253,7 +272,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     ),
     close: async () => {
       credentials.stop();
-      await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop(), historyWriter?.stop()]);
+      await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop(), historyWriter?.stop(), knowledge.processor?.stop()]);
       await hooks.close();
       await livekit?.close();
       await stores.connection.close();

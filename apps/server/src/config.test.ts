@@ -319,7 +319,7 @@ describe("loadConfig", () => {
           keys: [{ id: "k", account_id: "a", scopes: ["sessions:read", 3], sha256: "a".repeat(64) }],
         }),
       },
-      /^API_KEYS_FILE: keys\[0\]\.scopes must be a list of sessions:read, sessions:write, digital_humans:read, digital_humans:write, webhooks:read, webhooks:write$/,
+      /^API_KEYS_FILE: keys\[0\]\.scopes must be a list of sessions:read, sessions:write, digital_humans:read, digital_humans:write, webhooks:read, webhooks:write, knowledge:read, knowledge:write$/,
     ],
     [
       "DIGITAL_HUMANS_FILE",

@@ -116,6 +116,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   composed.reconciler.start();
   composed.dispatcher.start();
   composed.historyWriter?.start();
+  composed.documentProcessor?.start();
   logger.info(
     {
       url: running.url,

@@ -16,13 +16,15 @@ import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { ConversationService } from "../domain/conversation/conversation-service.js";
 import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
 import type { DigitalHumanService } from "../domain/digital-humans/digital-human-service.js";
+import type { DocumentService } from "../domain/knowledge/document-service.js";
+import type { SessionKnowledge } from "../domain/knowledge/session-knowledge.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
 import type { ToolCallService } from "../domain/tools/tool-call-service.js";
 import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
 import type { DigitalHumanTokens } from "../livekit/digital-human-token.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
-import { contractValidator, takesBody } from "./contract-validator.js";
+import { contractValidator, matchedOperation, takesBody } from "./contract-validator.js";
 import type { Cursors } from "./cursor.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { OperationSecurity } from "./operation-security.js";
@@ -36,6 +38,7 @@ import { accountOperations } from "./routes/account.js";
 import { conversationOperations } from "./routes/conversation.js";
 import { digitalHumanRoutes } from "./routes/digital-human-routes.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
+import { documentOperations } from "./routes/documents.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionOperations } from "./routes/sessions.js";
@@ -44,6 +47,8 @@ import { transcriptOperations } from "./routes/transcripts.js";
 import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** createDocument's: 1 MiB of content, escaped as JSON (the service checks the content's own size). */
+export const MAX_DOCUMENT_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface AppDependencies {
   sessions: SessionService;
@@ -55,6 +60,9 @@ export interface AppDependencies {
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
   digitalHumans: DigitalHumanService;
+  documents: DocumentService;
+  /** What a session's digital human finds in its documents for a turn. */
+  sessionKnowledge: SessionKnowledge;
   /** Seals and opens the lists' cursors (http/cursor.ts). */
   cursors: Cursors;
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
@@ -107,6 +115,7 @@ export function createApp(deps: AppDependencies): Express {
       transcripts: deps.transcripts,
       conversation: deps.conversation,
       tools: deps.tools,
+      knowledge: deps.sessionKnowledge,
       tokens: deps.digitalHumanTokens,
       validator,
       rateLimiter: deps.rateLimiter,
@@ -122,7 +131,10 @@ export function createApp(deps: AppDependencies): Express {
       ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter)] : []),
       ...validator.match,
       authorize(OperationSecurity.fromFile(openapiPath)),
-      jsonBody(MAX_BODY_BYTES, takesBody),
+      jsonBody(MAX_BODY_BYTES, takesBody, {
+        limitBytes: MAX_DOCUMENT_BODY_BYTES,
+        for: (req) => matchedOperation(req)?.schema?.operationId === "createDocument",
+      }),
       ...validator.validate,
       dispatch({
         ...sessionOperations(deps.sessions, deps.cursors),
@@ -132,6 +144,7 @@ export function createApp(deps: AppDependencies): Express {
         ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
         ...accountOperations(deps.accounts),
         ...digitalHumanOperations(deps.digitalHumans, deps.cursors),
+        ...documentOperations(deps.documents, deps.cursors),
         ...principalOperations(deps.accounts),
       }),
     ]),

@@ -13,7 +13,7 @@ import type { ListPosition } from "../domain/list-order.js";
 import type { SegmentPosition } from "../domain/transcripts/transcript.js";
 
 /** Which list a cursor pages; a cursor of one is refused by every other. */
-export type CursorList = "sessions" | "transcript" | "deliveries" | "digital_humans";
+export type CursorList = "sessions" | "transcript" | "deliveries" | "digital_humans" | "documents";
 
 const TAG_BYTES = 16;
 /** base64url of 16 bytes, unpadded. */
@@ -25,6 +25,7 @@ export const ID_SHAPES = {
   /** A Redis stream entry id above 0-0, as the delivery log's are. */
   logEntry: /^(?:[1-9][0-9]{0,15}-[0-9]{1,10}|0-[1-9][0-9]{0,9})$/,
   uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  document: /^doc_[0-9a-f]{24}$/,
 } as const;
 
 export class Cursors {
@@ -74,6 +75,16 @@ export class Cursors {
       const [kind, a, b] = this.open("digital_humans", owner, cursor);
       if (kind === "s" && typeof a === "string" && ID_SHAPES.uuid.test(a) && b === undefined) return { kind: "stock", id: a };
       if (kind === "c" && isTime(a) && typeof b === "string" && ID_SHAPES.uuid.test(b)) return { kind: "custom", createdAtMs: a, id: b };
+      throw notIssued();
+    },
+  };
+
+  /** listDocuments: after a document (its creation time and id), for this data owner. */
+  documents = {
+    encode: (owner: string, position: ListPosition): string => this.seal("documents", owner, [position.createdAtMs, position.id]),
+    decode: (owner: string, cursor: string): ListPosition => {
+      const [createdAtMs, id] = this.open("documents", owner, cursor);
+      if (isTime(createdAtMs) && typeof id === "string" && ID_SHAPES.document.test(id)) return { createdAtMs, id };
       throw notIssued();
     },
   };

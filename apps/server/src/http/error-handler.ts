@@ -33,6 +33,7 @@ const RESOURCE_OF_PATH_ID: Record<string, string> = {
   session_id: "session",
   endpoint_id: "webhook endpoint",
   digital_human_id: "digital human",
+  document_id: "document",
 };
 
 const LOCATIONS: Record<string, ValidationIssue["location"]> = { body: "body", headers: "header", query: "query", params: "path" };
@@ -59,6 +60,8 @@ interface HttpLikeError {
   errors?: { path?: string; message?: string }[];
   headers?: Record<string, string>;
   message?: string;
+  /** body-parser's limit, on entity.too.large. */
+  limit?: number;
 }
 
 export function toAppError(error: unknown): AppError {
@@ -71,7 +74,7 @@ export function toAppError(error: unknown): AppError {
   // body-parser (express.json)
   switch (e.type) {
     case "entity.too.large":
-      return new AppError("payload_too_large", "The request body exceeds 65536 bytes.");
+      return new AppError("payload_too_large", `The request body exceeds ${e.limit ?? 65536} bytes.`);
     case "entity.parse.failed":
       return validationFailed([{ location: "body", path: "", message: `must be a JSON object (${e.message ?? "unparsable"})` }]);
     case "encoding.unsupported":

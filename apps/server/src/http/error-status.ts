@@ -27,6 +27,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   digital_human_limit_reached: 422,
   webhook_url_not_allowed: 422,
   webhook_endpoint_limit_reached: 422,
+  document_limit_reached: 422,
   rate_limited: 429,
   concurrency_limit_exceeded: 429,
   conversation_notes_limit_reached: 409,
@@ -37,5 +38,6 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   concurrent_changes: 429,
   headers_too_large: 431,
   internal_error: 500,
+  knowledge_not_configured: 501,
   service_unavailable: 503,
 };

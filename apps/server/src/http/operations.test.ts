@@ -8,6 +8,7 @@ import { dispatch, type OperationHandlers } from "./operations.js";
 import { accountOperations } from "./routes/account.js";
 import { conversationOperations } from "./routes/conversation.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
+import { documentOperations } from "./routes/documents.js";
 import { principalOperations } from "./routes/principal.js";
 import { sessionOperations } from "./routes/sessions.js";
 import { toolCallOperations } from "./routes/tool-calls.js";
@@ -45,9 +46,10 @@ describe("the operation table", () => {
       ...principalOperations({} as never),
       ...conversationOperations({} as never),
       ...toolCallOperations({} as never),
+      ...documentOperations({} as never, {} as never),
     };
     // The digital human's own operations are answered ahead of the table (routes/digital-human-routes.ts).
-    const digitalHumans = ["appendTranscriptSegments", "pullConversation", "reportConversation", "runToolCall"];
+    const digitalHumans = ["appendTranscriptSegments", "pullConversation", "reportConversation", "runToolCall", "searchSessionKnowledge"];
     expect(Object.keys(table).sort()).toEqual(
       contractOperationIds()
         .filter((id) => !digitalHumans.includes(id))

@@ -77,12 +77,20 @@ function printable(key: string): string {
 }
 
 /**
- * express.json within the limit, after the Content-Type check and before the findIllFormed check; a
- * request for which `takes` says no is passed on unread (its body and Content-Type are ignored).
+ * express.json within the limit (`larger`'s for the operations it names), after the Content-Type check
+ * and before the findIllFormed check; a request for which `takes` says no is passed on unread (its body
+ * and Content-Type are ignored).
  */
-export function jsonBody(limitBytes: number, takes: (req: Request) => boolean = () => true): RequestHandler {
-  const parse = express.json({ limit: limitBytes, strict: true });
+export function jsonBody(
+  limitBytes: number,
+  takes: (req: Request) => boolean = () => true,
+  larger?: { limitBytes: number; for: (req: Request) => boolean },
+): RequestHandler {
+  const parseDefault = express.json({ limit: limitBytes, strict: true });
+  // An operation that takes a larger body (a document) has a parser of its own; every other keeps the default.
+  const parseLarger = larger ? express.json({ limit: larger.limitBytes, strict: true }) : undefined;
   return (req: Request, res: Response, next: NextFunction): void => {
+    const parse = parseLarger && larger?.for(req) ? parseLarger : parseDefault;
     if (!takes(req)) return next();
     const type = req.headers["content-type"];
     if (type !== undefined && !MEDIA_TYPE.test(type)) {

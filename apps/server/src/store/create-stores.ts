@@ -3,7 +3,7 @@
  * session, webhook and transcript stores and the rate limiter) when REDIS_URL is set, in process memory
  * otherwise; with DATABASE_URL, PostgreSQL keeps the history (ended sessions, their transcripts, usage),
  * read behind Redis and written from its queue, and the record of the accounts' digital humans and
- * webhook endpoints (with their delivery logs), Redis a copy. The only place that decides between them; compose.ts wires what it returns.
+ * webhook endpoints (with their delivery logs), Redis a copy, and the accounts' documents (knowledge). The only place that decides between them; compose.ts wires what it returns.
  */
 import type { Logger } from "pino";
 import { type Config, VARIABLES } from "../config.js";
@@ -11,6 +11,7 @@ import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
 import type { ConversationStore } from "../domain/conversation/ports.js";
 import type { WebhookRecordSync, WebhookStore } from "../domain/customer-webhooks/ports.js";
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
+import type { KnowledgeStore } from "../domain/knowledge/ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { ToolCallHistory } from "../domain/tools/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
@@ -22,9 +23,11 @@ import { webhookRecord } from "./hybrid/webhook-record.js";
 import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
+import { MemoryKnowledgeStore } from "./memory/knowledge-store.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { connectDatabase, type Database } from "./postgres/database.js";
+import { PostgresKnowledgeStore } from "./postgres/knowledge-store.js";
 import { DatabaseSchema } from "./postgres/schema-version.js";
 import { PostgresSessionHistory } from "./postgres/session-history.js";
 import { PostgresToolCallHistory } from "./postgres/tool-call-history.js";
@@ -76,6 +79,8 @@ export interface Stores {
   rateLimiter: RateLimiter | undefined;
   /** The history database and the live store's side of what moves there; undefined without DATABASE_URL. */
   history: Omit<HistoryParts, "leases"> | undefined;
+  /** The accounts' documents and their passages: PostgreSQL's, memory's; undefined on Redis without DATABASE_URL. */
+  knowledge: KnowledgeStore | undefined;
   /** Ended sessions' tool calls in the history database; undefined without DATABASE_URL. */
   toolCallHistory: ToolCallHistory | undefined;
   connection: StoresConnection;
@@ -148,6 +153,8 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     transcripts,
     conversations,
     rateLimiter,
+    // Without Redis everything is in memory, knowledge too; on Redis, knowledge needs PostgreSQL.
+    knowledge: db ? new PostgresKnowledgeStore(db) : redis ? undefined : new MemoryKnowledgeStore(),
     toolCallHistory: db ? new PostgresToolCallHistory(db, historyBounds(config)) : undefined,
     history: history && live ? { ...history, queue: live.historyQueue, usageMoves: live.usageMoves, webhooks: webhookSync } : undefined,
     connection: {

@@ -53,6 +53,7 @@ describe("POST /v1/digital-humans", () => {
       appearance: AVA.id,
       language: "en",
       tools: [],
+      knowledge: { document_ids: [] },
       created_at: expect.any(String),
       updated_at: maya.created_at,
     });
@@ -208,6 +209,7 @@ describe("GET /v1/digital-humans", () => {
       max_session_duration_s: null,
       metadata: {},
       tools: [],
+      knowledge: { document_ids: [] },
       created_at: null,
       updated_at: null,
     });

@@ -42,10 +42,21 @@ const KEY_SETS = [
   { name: "webhooks read only", key: KEYS.aHooksRead, scopes: ["webhooks:read"], mode: "live" },
   { name: "digital humans read and write", key: KEYS.aPersonas, scopes: ["digital_humans:read", "digital_humans:write"], mode: "live" },
   { name: "digital humans read only", key: KEYS.aPersonasRead, scopes: ["digital_humans:read"], mode: "live" },
+  { name: "knowledge read and write", key: KEYS.aKnowledge, scopes: ["knowledge:read", "knowledge:write"], mode: "live" },
+  { name: "knowledge read only", key: KEYS.aKnowledgeRead, scopes: ["knowledge:read"], mode: "live" },
   {
     name: "test mode, every scope",
     key: KEYS.aTest,
-    scopes: ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"],
+    scopes: [
+      "sessions:read",
+      "sessions:write",
+      "digital_humans:read",
+      "digital_humans:write",
+      "webhooks:read",
+      "webhooks:write",
+      "knowledge:read",
+      "knowledge:write",
+    ],
     mode: "test",
   },
 ];

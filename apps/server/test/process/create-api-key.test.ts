@@ -50,7 +50,16 @@ describe("create-api-key", () => {
     expect(await me(second)).toMatchObject({
       account_id: "acct_cli",
       mode: "live",
-      scopes: ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"],
+      scopes: [
+        "sessions:read",
+        "sessions:write",
+        "digital_humans:read",
+        "digital_humans:write",
+        "webhooks:read",
+        "webhooks:write",
+        "knowledge:read",
+        "knowledge:write",
+      ],
     });
     // A test key: the same account, its own limit of open sessions (TEST_MAX_OPEN_SESSIONS).
     expect(await me(test)).toMatchObject({ account_id: "acct_cli", mode: "test", limits: { open_sessions: 5 } });

@@ -26,7 +26,16 @@ describe("dist/main.js", () => {
     expect(await me.json()).toMatchObject({
       key_id: "key_dev",
       account_id: "acct_dev",
-      scopes: ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write"],
+      scopes: [
+        "sessions:read",
+        "sessions:write",
+        "digital_humans:read",
+        "digital_humans:write",
+        "webhooks:read",
+        "webhooks:write",
+        "knowledge:read",
+        "knowledge:write",
+      ],
       limits: { open_sessions: 20, requests_per_second: 100, burst: 200 },
       usage: { open_sessions: 0 },
     });

@@ -37,6 +37,8 @@ export function checkReports(reports: readonly ConversationReport[]): void {
       need("ended_at");
       need("text");
       if (report.say) problems.push({ location: "body", path: `reports.${i}.say`, message: "is not allowed with participant_turn" });
+    } else if (report.knowledge !== undefined) {
+      problems.push({ location: "body", path: `reports.${i}.knowledge`, message: "is allowed with participant_turn only" });
     }
     for (const field of ["started_at", "ended_at"] as const) {
       const at = report[field];
@@ -99,6 +101,7 @@ export function applyReports(
           text: report.text ?? "",
           started_at: new Date(Date.parse(report.started_at as string)).toISOString(),
           ended_at: new Date(Date.parse(report.ended_at as string)).toISOString(),
+          knowledge: (report.knowledge ?? []).map(({ document_id, score }) => ({ document_id, score })),
         },
       });
       continue;

@@ -45,6 +45,7 @@ export function fieldsOfCreate(body: DigitalHumanCreate, rules: FieldRules): Fie
     max_session_duration_s: body.max_session_duration_s ?? null,
     metadata: body.metadata ?? {},
     tools: withDefaults(body.tools),
+    knowledge: { document_ids: body.knowledge?.document_ids ?? [] },
   };
   fields.language = body.language ?? rules.catalog.voice(fields.voice)?.language ?? DEFAULT_LANGUAGE;
   return checked(fields, body, rules, "all");
@@ -64,6 +65,8 @@ export function fieldsOfUpdate(stored: DigitalHumanRecord, update: DigitalHumanU
     max_session_duration_s: update.max_session_duration_s === undefined ? stored.max_session_duration_s : update.max_session_duration_s,
     metadata: update.metadata ?? stored.metadata,
     tools: update.tools === undefined ? (stored.tools ?? []) : withDefaults(update.tools),
+    knowledge:
+      update.knowledge === undefined ? (stored.knowledge ?? { document_ids: [] }) : { document_ids: update.knowledge?.document_ids ?? [] },
   };
   // A new voice alone brings its language; a new language alone, its default voice.
   if (update.voice !== undefined && update.language === undefined)

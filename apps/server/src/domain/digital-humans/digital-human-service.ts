@@ -16,6 +16,7 @@ import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import { untilWritten } from "../contention.js";
 import type { WebhookStore } from "../customer-webhooks/ports.js";
+import type { KnowledgeStore } from "../knowledge/ports.js";
 import { fingerprint } from "../sessions/idempotency.js";
 import type { DigitalHumanCatalog } from "./digital-human-catalog.js";
 import { type FieldRules, fieldsOfCreate, fieldsOfUpdate } from "./digital-human-fields.js";
@@ -36,6 +37,8 @@ export interface DigitalHumanServiceDeps {
   idempotencyKeyTtlMs: number;
   /** Where a webhook tool's endpoint_id is looked up: the account's, in the key's mode. */
   endpoints: Pick<WebhookStore, "getEndpoint">;
+  /** Where `knowledge.document_ids` are looked up: the account's, in the key's mode; undefined when the deployment keeps no knowledge. */
+  documents: Pick<KnowledgeStore, "existingDocuments"> | undefined;
   now?: () => Date;
 }
 
@@ -61,6 +64,7 @@ export class DigitalHumanService {
       updated_at: at,
     };
     await this.refuseUnknownEndpoints(principal, record);
+    await this.refuseUnknownDocuments(principal, record);
     const max = limit();
     const outcome = await store.createDigitalHuman({
       record,
@@ -142,6 +146,7 @@ export class DigitalHumanService {
         updated_at: this.now().toISOString(),
       };
       if (update.tools !== undefined) await this.refuseUnknownEndpoints(principal, changed);
+      if (update.knowledge !== undefined) await this.refuseUnknownDocuments(principal, changed);
       return (await this.deps.store.replaceDigitalHuman(changed, version)) ? { won: true, value: customView(changed) } : { won: false };
     });
   }
@@ -168,12 +173,36 @@ export class DigitalHumanService {
     return own && appearance ? customPersona(own.record, appearance) : undefined;
   }
 
+  /** The documents a digital human answers from: none for a stock one; undefined when the account may use no such digital human. */
+  async knowledgeOf(principal: Principal, id: string): Promise<readonly string[] | undefined> {
+    if (this.deps.catalog.resolve(id, principal.account, principal.mode)) return [];
+    const own = await this.deps.store.getDigitalHuman(principal.accountId, id);
+    return own ? (own.record.knowledge?.document_ids ?? []) : undefined;
+  }
+
   /** One of the account's own, in the key's mode; a stock one is read-only, anything else is not found. */
   private async own(principal: Principal, id: string) {
     this.refuseStock(principal, id);
     const stored = await this.deps.store.getDigitalHuman(principal.accountId, id);
     if (!stored) throw notFound(id);
     return stored;
+  }
+
+  /**
+   * Its documents must be the account's in the key's mode: another account's, or the other mode's, is
+   * refused exactly like one that does not exist (the store finds only the owner's).
+   */
+  private async refuseUnknownDocuments(principal: Principal, record: DigitalHumanRecord): Promise<void> {
+    const ids = record.knowledge?.document_ids ?? [];
+    if (ids.length === 0) return;
+    const found = this.deps.documents ? await this.deps.documents.existingDocuments(principal.accountId, ids) : new Set<string>();
+    const reason = this.deps.documents
+      ? `is not a document of your account in ${principal.mode} mode`
+      : "is not a document: this deployment keeps no knowledge (it has no DATABASE_URL)";
+    const issues = ids.flatMap((id, i) =>
+      found.has(id) ? [] : [{ location: "body", path: `knowledge.document_ids.${i}`, message: reason }],
+    );
+    if (issues.length > 0) throw new AppError("validation_failed", issues);
   }
 
   /**

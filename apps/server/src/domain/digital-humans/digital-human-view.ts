@@ -24,6 +24,7 @@ export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDef
     max_session_duration_s: persona.maxSessionDurationS,
     metadata: {},
     tools: [],
+    knowledge: { document_ids: [] },
     created_at: null,
     updated_at: null,
   };
@@ -31,5 +32,13 @@ export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDef
 
 export function customView(record: DigitalHumanRecord): DigitalHumanView {
   const { owner: _owner, ...shown } = record;
-  return { ...shown, kind: "custom", default: false, llm: { ...record.llm }, metadata: { ...record.metadata }, tools: record.tools ?? [] };
+  return {
+    ...shown,
+    kind: "custom",
+    default: false,
+    llm: { ...record.llm },
+    metadata: { ...record.metadata },
+    tools: record.tools ?? [],
+    knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
+  };
 }

@@ -25,6 +25,8 @@ export interface Persona {
   maxSessionDurationS: number | null;
   /** The tools its LLM may call (contract guide, "Tools"); absent from personas kept before tools existed. */
   tools?: Tool[];
+  /** The documents it answers from (contract guide, "Knowledge"); absent from personas kept before knowledge existed. */
+  knowledge?: { document_ids: string[] };
 }
 
 /** What a digital human says when the participant joins, unless its persona says otherwise. */
@@ -64,6 +66,7 @@ export function customPersona(record: DigitalHumanRecord, appearance: StockEntry
     llm: { ...record.llm },
     maxSessionDurationS: record.max_session_duration_s,
     tools: record.tools ?? [],
+    knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
   };
 }
 

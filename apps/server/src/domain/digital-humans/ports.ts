@@ -24,6 +24,8 @@ export interface DigitalHumanRecord {
   metadata: Record<string, string>;
   /** Its tools, defaults filled (tool-definitions.ts); absent from records stored before tools existed. */
   tools?: Tool[];
+  /** The documents it answers from; absent from records stored before knowledge existed. */
+  knowledge?: { document_ids: string[] };
   created_at: string;
   updated_at: string;
 }

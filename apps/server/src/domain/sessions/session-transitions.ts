@@ -186,6 +186,7 @@ export function agentJobOf(record: SessionRecord, persona: Persona, maxDurationS
         language: persona.language,
         llm: { ...persona.llm },
         tools: persona.tools ?? [],
+        ...(persona.knowledge?.document_ids.length ? { knowledge: { document_ids: [...persona.knowledge.document_ids] } } : {}),
       },
       participant_identity: record.participant_identity,
       max_duration_s: maxDurationS,

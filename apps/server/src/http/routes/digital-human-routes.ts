@@ -1,6 +1,6 @@
 /**
  * The digital human's operations (tag *Digital human workers*): appendTranscriptSegments,
- * pullConversation, reportConversation and runToolCall. Under /v1 and in the contract like every operation, but
+ * pullConversation, reportConversation, runToolCall and searchSessionKnowledge. Under /v1 and in the contract like every operation, but
  * answered ahead of the API-key pipeline: their caller holds no API key but a LiveKit token bound to the
  * session's room (livekit/digital-human-token.ts), checked before the body is read (401, and the
  * connection learns nothing else), then the session's rate limit, the contract's match and validation,
@@ -10,6 +10,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from "ex
 import type { RateLimiter } from "../../domain/accounts/rate-limiter.js";
 import { AppError } from "../../domain/app-error.js";
 import type { ConversationService } from "../../domain/conversation/conversation-service.js";
+import type { SessionKnowledge } from "../../domain/knowledge/session-knowledge.js";
 import type { ToolCallService } from "../../domain/tools/tool-call-service.js";
 import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
 import { type DigitalHumanTokens, InvalidDigitalHumanTokenError } from "../../livekit/digital-human-token.js";
@@ -22,7 +23,12 @@ import { jsonBody } from "../request-guards.js";
 import { setRefusalReason } from "../request-logger.js";
 import { exactRouter } from "./exact-router.js";
 
-type DigitalHumanOperationId = "appendTranscriptSegments" | "pullConversation" | "reportConversation" | "runToolCall";
+type DigitalHumanOperationId =
+  | "appendTranscriptSegments"
+  | "pullConversation"
+  | "reportConversation"
+  | "runToolCall"
+  | "searchSessionKnowledge";
 
 // Matched without a route parameter: the contract's match reads (and decodes) the session id, so a
 // malformed one is answered as everywhere else in /v1, never by Express's own parameter decoding.
@@ -47,12 +53,18 @@ const ROUTES: readonly { operationId: DigitalHumanOperationId; path: RegExp; rou
     path: /^\/v1\/sessions\/[^/]+\/conversation\/tool-calls$/,
     route: "/v1/sessions/{session_id}/conversation/tool-calls",
   },
+  {
+    operationId: "searchSessionKnowledge",
+    path: /^\/v1\/sessions\/[^/]+\/conversation\/knowledge$/,
+    route: "/v1/sessions/{session_id}/conversation/knowledge",
+  },
 ];
 
 export function digitalHumanRoutes(deps: {
   transcripts: TranscriptService;
   conversation: ConversationService;
   tools: ToolCallService;
+  knowledge: SessionKnowledge;
   tokens: DigitalHumanTokens;
   validator: ContractValidator;
   /** Each session's digital human is limited as an API key is ("/" is in no key id, so no bucket is shared). */
@@ -112,6 +124,9 @@ export function digitalHumanRoutes(deps: {
       ownIdentity(res, body.participant_identity);
       return { body: await deps.tools.run(tokenSession(res), body) };
     }),
+    searchSessionKnowledge: answer("searchSessionKnowledge", async ({ body }, res) => ({
+      body: await deps.knowledge.search(tokenSession(res), body),
+    })),
   };
   for (const { operationId, path, route } of ROUTES) {
     router.post(

@@ -1,0 +1,56 @@
+/**
+ * The knowledge's part of the composition root: the documents' service and the processor that turns
+ * them into passages, on the store createStores chose (PostgreSQL, memory, or none on Redis without
+ * DATABASE_URL, which the log says at start: every document operation then answers 501).
+ */
+import type { Logger } from "pino";
+import type { WebhookStore } from "./domain/customer-webhooks/ports.js";
+import type { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
+import { DocumentService } from "./domain/knowledge/document-service.js";
+import type { KnowledgeStore } from "./domain/knowledge/ports.js";
+import { DocumentProcessor } from "./workers/document-processor.js";
+
+/** The most documents an account may have in each mode (the contract's 1 000). */
+export const ACCOUNT_MAX_DOCUMENTS = 1000;
+
+export interface KnowledgeParts {
+  documents: DocumentService;
+  /** Undefined when the deployment keeps no knowledge. */
+  processor: DocumentProcessor | undefined;
+}
+
+export interface KnowledgeOptions {
+  store: KnowledgeStore | undefined;
+  digitalHumans: DigitalHumanService;
+  webhooks: WebhookStore;
+  eventRetainMs: number;
+  idempotencyKeyTtlMs: number;
+  intervalMs: number;
+  logger: Logger;
+  onEventQueued: (endpointId: string) => void;
+  observe?: (seconds: number, status: "ready" | "failed") => void;
+}
+
+export function knowledgeOf(options: KnowledgeOptions): KnowledgeParts {
+  const { store, logger } = options;
+  const processor = store
+    ? new DocumentProcessor({
+        store,
+        events: { webhooks: options.webhooks, eventRetainMs: options.eventRetainMs, onQueued: options.onEventQueued },
+        logger,
+        intervalMs: options.intervalMs,
+        // A 1 MiB document takes well under a second; a claim lapses only when its replica is gone.
+        leaseMs: 60_000,
+        ...(options.observe ? { observe: options.observe } : {}),
+      })
+    : undefined;
+  if (!store) logger.warn("no DATABASE_URL: documents and knowledge are off (their operations answer 501 knowledge_not_configured)");
+  const documents = new DocumentService({
+    store,
+    limit: () => ACCOUNT_MAX_DOCUMENTS,
+    idempotencyKeyTtlMs: options.idempotencyKeyTtlMs,
+    documentsOf: (principal, id) => options.digitalHumans.knowledgeOf(principal, id),
+    ...(processor ? { onCreated: () => processor.nudge() } : {}),
+  });
+  return { documents, processor };
+}

@@ -1,0 +1,186 @@
+/**
+ * The account's documents (contract guide, "Knowledge"): added once per Idempotency-Key, read, listed,
+ * deleted, and searched the way a digital human's turn searches them. They belong to the mode of the key
+ * that made them (the principal's data owner), so another account's, or the other mode's, is not found,
+ * exactly like an unknown id. Processing happens later, in DocumentProcessor; here a document is only
+ * checked and stored `processing`.
+ */
+import { randomBytes } from "node:crypto";
+import type { Document, DocumentCreate, DocumentDeleted, KnowledgeSearch, KnowledgeSearchResults } from "@dhs/contract";
+import type { Principal } from "../accounts/api-keys.js";
+import { AppError } from "../app-error.js";
+import type { ListPosition } from "../list-order.js";
+import { fingerprint } from "../sessions/idempotency.js";
+import { DEFAULT_DOCUMENT_LANGUAGE, textSearchConfiguration } from "./languages.js";
+import type { DocumentRecord, KnowledgeStore, Passage } from "./ports.js";
+
+/** The most UTF-8 bytes a document's content may hold (the contract's 1 MiB). */
+export const MAX_CONTENT_BYTES = 1024 * 1024;
+/** The most passages a digital human is given for a turn, and searchKnowledge's default. */
+export const PASSAGES_PER_TURN = 3;
+/** About how much text a turn is given, so a few long passages do not crowd out the conversation. */
+export const PASSAGE_CHARACTERS_PER_TURN = 1500;
+
+/** C0 controls but tab, line feed and carriage return; DEL; C1 controls (a loop: a 1 MiB text is read once). */
+function hasControl(text: string, allowed: ReadonlySet<number> = LINE_CONTROLS): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code < 0x20 && !allowed.has(code)) || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
+}
+const LINE_CONTROLS: ReadonlySet<number> = new Set([0x09, 0x0a, 0x0d]);
+
+export interface DocumentServiceDeps {
+  /** Undefined when the deployment keeps no knowledge (Redis without DATABASE_URL). */
+  store: KnowledgeStore | undefined;
+  /** The most documents an account may have in each mode. */
+  limit: () => number;
+  idempotencyKeyTtlMs: number;
+  /** The digital human's documents, for searchKnowledge: undefined when it is not one of the account's own. */
+  documentsOf: (principal: Principal, digitalHumanId: string) => Promise<readonly string[] | undefined>;
+  /** A document was stored: processing may start now rather than at the next pass. */
+  onCreated?: () => void;
+  now?: () => Date;
+}
+
+export class DocumentService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: DocumentServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async create(principal: Principal, idempotencyKey: string, body: DocumentCreate): Promise<{ view: Document; replayed: boolean }> {
+    const store = this.store();
+    const sizeBytes = checkedContent(body);
+    const at = this.now().toISOString();
+    const record: DocumentRecord = {
+      id: `doc_${randomBytes(12).toString("hex")}`,
+      owner: principal.accountId,
+      name: body.name,
+      format: body.format,
+      language: body.language ?? DEFAULT_DOCUMENT_LANGUAGE,
+      status: "processing",
+      error: null,
+      size_bytes: sizeBytes,
+      chunks: 0,
+      created_at: at,
+      updated_at: at,
+    };
+    const max = this.deps.limit();
+    const outcome = await store.createDocument({
+      record,
+      content: body.content,
+      idempotencyKey,
+      fingerprint: fingerprint(body),
+      keyTtlMs: this.deps.idempotencyKeyTtlMs,
+      limit: max,
+    });
+    switch (outcome.kind) {
+      case "created":
+        this.deps.onCreated?.();
+        return { view: documentView(outcome.record), replayed: false };
+      case "limit":
+        throw new AppError("document_limit_reached", { limit: max });
+      case "reused":
+        throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body.");
+      case "replay": {
+        const made = await store.getDocument(principal.accountId, outcome.id);
+        if (!made) throw new AppError("not_found", `The document this Idempotency-Key added, ${outcome.id}, was deleted since.`);
+        return { view: documentView(made), replayed: true };
+      }
+    }
+  }
+
+  async get(principal: Principal, id: string): Promise<Document> {
+    const record = await this.store().getDocument(principal.accountId, id);
+    if (!record) throw notFound(id);
+    return documentView(record);
+  }
+
+  async list(
+    principal: Principal,
+    query: { limit: number; after?: ListPosition | undefined },
+  ): Promise<{ items: Document[]; next: ListPosition | null }> {
+    const records = await this.store().listDocuments(principal.accountId, query);
+    const page = records.slice(0, query.limit);
+    const last = page.at(-1);
+    const next = records.length > query.limit && last ? { createdAtMs: Date.parse(last.created_at), id: last.id } : null;
+    return { items: page.map(documentView), next };
+  }
+
+  async delete(principal: Principal, id: string): Promise<DocumentDeleted> {
+    if (!(await this.store().deleteDocument(principal.accountId, id))) throw notFound(id);
+    return { id, deleted: true };
+  }
+
+  /** What a turn with this text would give the digital human: its ready documents' best passages. */
+  async search(principal: Principal, digitalHumanId: string, body: KnowledgeSearch): Promise<KnowledgeSearchResults> {
+    const store = this.store();
+    const documentIds = await this.deps.documentsOf(principal, digitalHumanId);
+    if (documentIds === undefined) throw new AppError("not_found", `No digital human ${digitalHumanId}.`);
+    const limit = body.limit ?? PASSAGES_PER_TURN;
+    if (documentIds.length === 0) return { results: [] };
+    const passages = await store.search({ owner: principal.accountId, documentIds, text: body.query, limit });
+    return { results: withinBudget(passages, limit).map(passageView) };
+  }
+
+  private store(): KnowledgeStore {
+    if (this.deps.store) return this.deps.store;
+    throw new AppError("knowledge_not_configured", "Documents and knowledge need PostgreSQL; this deployment has no DATABASE_URL.");
+  }
+}
+
+/** The content's size in UTF-8 bytes, once it is within the contract's bounds that a schema cannot say. */
+function checkedContent(body: DocumentCreate): number {
+  const bytes = Buffer.byteLength(body.content, "utf8");
+  if (bytes > MAX_CONTENT_BYTES)
+    throw new AppError("payload_too_large", `The document's content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are taken.`);
+  const issues: { location: "body"; path: string; message: string }[] = [];
+  if (body.content.trim() === "") issues.push({ location: "body", path: "content", message: "must hold some text, not only white space" });
+  if (hasControl(body.content))
+    issues.push({
+      location: "body",
+      path: "content",
+      message: "must not hold control characters other than tab, line feed and carriage return",
+    });
+  if (hasControl(body.name, new Set())) issues.push({ location: "body", path: "name", message: "must not hold control characters" });
+  if (body.language !== undefined && textSearchConfiguration(body.language) === undefined)
+    issues.push({
+      location: "body",
+      path: "language",
+      message: "is not a language documents can be indexed in (see Knowledge in the guide)",
+    });
+  if (issues.length > 0) throw new AppError("validation_failed", issues);
+  return bytes;
+}
+
+/**
+ * The best passages while they fit the turn's characters (the first always does), the budget growing
+ * with a search's larger limit: what a turn is given is a few passages, not a document.
+ */
+export function withinBudget(passages: readonly Passage[], limit: number): Passage[] {
+  const budget = PASSAGE_CHARACTERS_PER_TURN * Math.max(1, limit / PASSAGES_PER_TURN);
+  const kept: Passage[] = [];
+  let used = 0;
+  for (const passage of passages.slice(0, limit)) {
+    if (kept.length > 0 && used + passage.text.length > budget) break;
+    kept.push(passage);
+    used += passage.text.length;
+  }
+  return kept;
+}
+
+export function documentView(record: DocumentRecord): Document {
+  const { owner: _owner, ...shown } = record;
+  return shown;
+}
+
+function passageView(passage: Passage) {
+  return { document_id: passage.documentId, document_name: passage.documentName, text: passage.text, score: passage.score };
+}
+
+function notFound(id: string): AppError {
+  return new AppError("not_found", `No document ${id}.`);
+}

@@ -1,0 +1,101 @@
+/**
+ * What each format's reader (plain text, Markdown, HTML) writes a document's text into: headings, which
+ * open a section under their path, and paragraphs, tidied one way whatever the format, so a passage reads
+ * the same whether it came from Markdown or HTML.
+ */
+
+/** A heading's text and the paragraphs under it, before another heading. */
+export interface Section {
+  /** The heading path, outermost first; empty before the first heading. */
+  headings: string[];
+  paragraphs: string[];
+}
+
+/**
+ * A "heading" longer than this is a paragraph: an HTML heading never closed, or a Markdown line that
+ * happens to start with "#", would otherwise put its whole text in every passage's heading line.
+ */
+export const MAX_HEADING_CHARS = 200;
+
+/**
+ * C0 controls but tab and line feed, DEL and C1 controls, as spaces. The service refuses them in
+ * content, but a character reference (&#7;) decodes to one. Read by code: Biome refuses control
+ * characters in a regular expression.
+ */
+function controlsAsSpaces(text: string): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f)) {
+      out += `${text.slice(from, i)} `;
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+const SPACE_RUN = /\s+/g;
+const INNER_SPACE_RUN = /(?<=\S)\s+/g;
+// Deeper indentation than a list nested eight deep says nothing a passage needs.
+const LONG_INDENT = /^\s{16,}/;
+
+/** A text on one line: its runs of white space (line breaks too) one space, its ends trimmed. */
+export function oneLine(text: string): string {
+  return controlsAsSpaces(text).replace(SPACE_RUN, " ").trim();
+}
+
+/**
+ * A text whose line breaks matter (a list, a table, code): each line's inner white space one space,
+ * blank lines dropped. A line's indentation stays: it is how a nested list item shows its parent.
+ */
+export function keptLines(text: string): string {
+  const lines: string[] = [];
+  for (const line of controlsAsSpaces(text).split("\n")) {
+    const tidy = line.replace(INNER_SPACE_RUN, " ").replace(LONG_INDENT, " ".repeat(16)).trimEnd();
+    if (tidy.trim() !== "") lines.push(tidy);
+  }
+  return lines.join("\n");
+}
+
+export class SectionBuilder {
+  private readonly done: Section[] = [];
+  private path: { depth: number; text: string }[] = [];
+  private current: Section | undefined;
+
+  /** A heading of a depth (1 the outermost): the next paragraphs are under it and its outer headings. */
+  heading(depth: number, text: string): void {
+    const title = oneLine(text);
+    if (title === "") return;
+    if (title.length > MAX_HEADING_CHARS) {
+      this.paragraph(title);
+      return;
+    }
+    this.path = this.path.filter((heading) => heading.depth < depth);
+    this.path.push({ depth, text: title });
+    this.current = undefined;
+  }
+
+  /** A paragraph of prose: its white space is one space. */
+  paragraph(text: string): void {
+    this.add(oneLine(text));
+  }
+
+  /** A paragraph whose line breaks matter (see keptLines). */
+  lines(text: string): void {
+    this.add(keptLines(text));
+  }
+
+  /** The sections that have paragraphs, in document order. */
+  sections(): Section[] {
+    return this.done;
+  }
+
+  private add(paragraph: string): void {
+    if (paragraph === "") return;
+    if (this.current === undefined) {
+      this.current = { headings: this.path.map((heading) => heading.text), paragraphs: [] };
+      this.done.push(this.current);
+    }
+    this.current.paragraphs.push(paragraph);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The /v1/documents operations and searchKnowledge: translate HTTP to DocumentService calls and back,
+ * nothing more.
+ */
+import type { DocumentService } from "../../domain/knowledge/document-service.js";
+import type { Cursors } from "../cursor.js";
+import type { OperationHandlers } from "../operations.js";
+
+export function documentOperations(
+  documents: DocumentService,
+  cursors: Cursors,
+): Pick<OperationHandlers, "createDocument" | "listDocuments" | "getDocument" | "deleteDocument" | "searchKnowledge"> {
+  return {
+    // POST /v1/documents
+    createDocument: async ({ header, body }, principal) => {
+      const { view, replayed } = await documents.create(principal, header["Idempotency-Key"], body);
+      return { status: 201, body: view, headers: replayed ? { "Idempotent-Replayed": "true" } : {} };
+    },
+
+    // GET /v1/documents
+    listDocuments: async ({ query }, principal) => {
+      const owner = principal.accountId;
+      const after = query.cursor === undefined ? undefined : cursors.documents.decode(owner, query.cursor);
+      const page = await documents.list(principal, { limit: query.limit ?? 20, after });
+      return { body: { data: page.items, next_cursor: page.next === null ? null : cursors.documents.encode(owner, page.next) } };
+    },
+
+    // GET /v1/documents/{document_id}
+    getDocument: async ({ path }, principal) => ({ body: await documents.get(principal, path.document_id) }),
+
+    // DELETE /v1/documents/{document_id}
+    deleteDocument: async ({ path }, principal) => ({ body: await documents.delete(principal, path.document_id) }),
+
+    // POST /v1/digital-humans/{digital_human_id}/knowledge/search
+    searchKnowledge: async ({ path, body }, principal) => ({
+      body: await documents.search(principal, path.digital_human_id.toLowerCase(), body),
+    }),
+  };
+}
