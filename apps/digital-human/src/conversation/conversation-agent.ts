@@ -5,8 +5,12 @@
  * - With an LLM: the framework's reply, read through guardReply, so a stalled one ends in a short apology
  *   and the digital human listens again instead of falling silent (a refused or broken one is apologized
  *   for by the session, which hears of it as an error).
- * - Without one (no OPENAI_BASE_URL): a short acknowledgement, never the same twice in a row. It says
- *   nothing it did not hear or was not given.
+ * - Without one (no OPENAI_BASE_URL): the sentence or two of its documents that clearly answer the turn,
+ *   word for word (knowledge-answer.ts), or else a short acknowledgement, never the same twice in a row.
+ *   It says nothing it did not hear or was not given.
+ *
+ * With documents (the session's knowledge), each turn first waits for its passages (turn-knowledge.ts,
+ * bounded): with an LLM they are that turn's context, a system message the next turns do not keep.
  *
  * A turn the recognizer heard nothing in still gets its acknowledgement (or, with an LLM, a request to
  * say it again): `nothingHeard`, called by the job when the speech-to-text returns no words for a turn
@@ -16,7 +20,9 @@
 import type { ReadableStream } from "node:stream/web";
 import { type llm, voice } from "@livekit/agents";
 import { guardReply, type ReplyFailure } from "./guarded-reply.js";
+import { answerFrom } from "./knowledge-answer.js";
 import { acknowledgement } from "./lines.js";
+import { knowledgeMessage, type TurnKnowledge } from "./turn-knowledge.js";
 
 export const NOT_HEARD = "Sorry, I didn't catch that. Could you say it again?";
 
@@ -34,6 +40,8 @@ export interface ConversationOptions {
   onFirstToken?(): void;
   /** The persona's tools as the LLM's (session-tools.ts); none without an LLM. */
   tools?: llm.ToolContextLike;
+  /** The session's documents, searched on each turn; none when it has none. */
+  knowledge?: TurnKnowledge;
 }
 
 export class ConversationAgent extends voice.Agent {
@@ -43,16 +51,24 @@ export class ConversationAgent extends voice.Agent {
     super({ instructions: options.instructions, ...(options.tools === undefined ? {} : { tools: options.tools }) });
   }
 
-  override async onUserTurnCompleted(_chatCtx: llm.ChatContext, message: llm.ChatMessage): Promise<void> {
+  override async onUserTurnCompleted(chatCtx: llm.ChatContext, message: llm.ChatMessage): Promise<void> {
+    const heard = (message.textContent ?? "").trim();
     // A turn with no words (no recognizer in the session, so the framework ends every turn the VAD heard
     // with an empty transcript): answered as one nothing was heard in, and never sent to the LLM, which
     // would answer something nobody said.
-    if ((message.textContent ?? "").trim() === "") {
+    if (heard === "") {
       this.nothingHeard();
       throw new voice.StopResponse();
     }
-    // With an LLM the framework replies next; without one this is the reply.
-    if (!this.options.hasLlm) this.acknowledge();
+    const passages = this.options.knowledge ? await this.options.knowledge.forTurn(heard) : [];
+    // With an LLM the framework replies next, with the passages in this turn's context; without one this is the reply.
+    if (this.options.hasLlm) {
+      if (passages.length > 0) chatCtx.addMessage({ role: "system", content: knowledgeMessage(passages) });
+      return;
+    }
+    const answer = answerFrom(passages, heard);
+    if (answer === undefined) this.acknowledge();
+    else this.session.say(answer);
   }
 
   override async llmNode(

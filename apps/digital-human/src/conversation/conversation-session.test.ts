@@ -33,6 +33,7 @@ const persona = (instructions: string | undefined, tools: Tool[] = []): JobPerso
   language: "en",
   llm: { model: "persona-model", temperature: 0.4 },
   tools,
+  knowledge: false,
 });
 
 let vad: VAD;

@@ -25,6 +25,7 @@ import { ConversationAgent } from "./conversation-agent.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
 import { addLateResult, sessionTools, type ToolHost } from "./session-tools.js";
+import { KNOWLEDGE_TIMEOUT_MS, type Passage, type SearchKnowledge, TurnKnowledge } from "./turn-knowledge.js";
 
 /** Characters: a shorter sentence is said with the next (the framework's default is 20). */
 const SHORTEST_SENTENCE = 8;
@@ -33,8 +34,11 @@ const SHORTEST_SENTENCE = 8;
 export const INTERRUPTION_MIN_MS = 300;
 
 export interface ConversationEvents {
-  /** The participant's turn, as recognized, with when they spoke. */
-  participantSaid(text: string, startedAt: Date, endedAt: Date): void;
+  /**
+   * The participant's turn, as recognized, with when they spoke, and the passages of the session's
+   * documents it is given (undefined for a session without documents).
+   */
+  participantSaid(text: string, startedAt: Date, endedAt: Date, knowledge?: Promise<Passage[]>): void;
   /** A step of the response-time timeline, with what the step measured. */
   step(step: Step, fields?: Record<string, number>): void;
   replyFailed(failure: ReplyFailure): void;
@@ -50,6 +54,8 @@ export interface ConversationParts {
   speaker: Speaker;
   /** Runs the persona's tools (the service and the participant's page); none offered without it. */
   tools?: Omit<ToolHost, "onLateResult"> | undefined;
+  /** Searches the session's documents (the service); none searched without it or without documents. */
+  searchKnowledge?: SearchKnowledge | undefined;
 }
 
 /** The session and its agent, wired to `events` and to the Speaker; started by `joinRoom` (or a test). */
@@ -60,6 +66,13 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
   const host = model === undefined || persona.tools.length === 0 ? undefined : parts.tools;
   const lateResults: ToolHost["onLateResult"] = (call, output, isError) =>
     void addLateResult(agent, session, call, output, isError).catch(() => undefined);
+  const knowledge =
+    parts.searchKnowledge === undefined || !persona.knowledge
+      ? undefined
+      : new TurnKnowledge(parts.searchKnowledge, {
+          timeoutMs: KNOWLEDGE_TIMEOUT_MS,
+          onSearched: (ms, passages) => events.step(STEP.knowledge, { ms, passages }),
+        });
   const agent: ConversationAgent = new ConversationAgent({
     instructions:
       persona.instructions ?? `You are ${job.digitalHuman.name}, a friendly assistant. Answer briefly, in plain spoken sentences.`,
@@ -69,6 +82,7 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
     onFirstToken: () => events.step(STEP.firstToken),
     onRequest: () => events.step(STEP.llmRequest),
     ...(host === undefined ? {} : { tools: sessionTools(persona.tools, { ...host, onLateResult: lateResults }) }),
+    ...(knowledge === undefined ? {} : { knowledge }),
   });
   const stt = parts.transcriber === undefined ? undefined : new TranscriberSTT(observed(parts.transcriber, events, agent), parts.vad);
   const session: voice.AgentSession = new voice.AgentSession({
@@ -115,7 +129,8 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
   });
   session.on(voice.AgentSessionEventTypes.UserInputTranscribed, (ev) => {
     if (!ev.isFinal || ev.transcript.trim() === "") return;
-    events.participantSaid(ev.transcript.trim(), speechStartedAt, speechEndedAt);
+    const text = ev.transcript.trim();
+    events.participantSaid(text, speechStartedAt, speechEndedAt, knowledge?.forTurn(text));
   });
   // Before start: RoomIO keeps an output it finds there and publishes no audio of its own.
   session.output.audio = parts.speaker;

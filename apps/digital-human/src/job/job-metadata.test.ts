@@ -9,6 +9,7 @@ const DEFAULTS = {
   language: "en",
   llm: { model: undefined, temperature: undefined },
   tools: [],
+  knowledge: false,
 };
 
 describe("parseJobMetadata", () => {
@@ -27,6 +28,7 @@ describe("parseJobMetadata", () => {
         language: "en",
         llm: { model: "m", temperature: 0.4 },
         tools: [{ type: "end_session", name: "end_call", description: "Ends the call." }],
+        knowledge: { document_ids: ["doc_4b1e9c2d7a3f5e60b8c1d2e3"] },
       },
       participant_identity: "grace",
       max_duration_s: 600,
@@ -41,6 +43,7 @@ describe("parseJobMetadata", () => {
         language: "en",
         llm: { model: "m", temperature: 0.4 },
         tools: [{ type: "end_session", name: "end_call", description: "Ends the call." }],
+        knowledge: true,
       },
       participantIdentity: "grace",
       maxDurationS: 600,
@@ -58,7 +61,16 @@ describe("parseJobMetadata", () => {
       language: "en",
       llm: { model: undefined, temperature: undefined },
       tools: [],
+      knowledge: false,
     });
+  });
+
+  it("searches documents only when the job names some, of the contract's shape", () => {
+    const job = (knowledge: unknown) => JSON.stringify({ digital_human: { id: "d1", knowledge } });
+    expect(parseJobMetadata(job({ document_ids: [] }), "a").persona.knowledge).toBe(false);
+    expect(parseJobMetadata(job({ document_ids: ["not-a-document", 7] }), "a").persona.knowledge).toBe(false);
+    expect(parseJobMetadata(job("yes"), "a").persona.knowledge).toBe(false);
+    expect(parseJobMetadata(job({ document_ids: ["doc_4b1e9c2d7a3f5e60b8c1d2e3"] }), "a").persona.knowledge).toBe(true);
   });
 
   it("ignores fields it does not know (the contract adds them within v1)", () => {

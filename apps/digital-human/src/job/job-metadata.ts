@@ -27,6 +27,8 @@ export interface JobPersona {
   llm: { model: string | undefined; temperature: number | undefined };
   /** The tools its LLM may call (contract guide, "Tools"); none for a dispatch made by hand. */
   tools: Tool[];
+  /** Whether it has documents to search on each turn (contract guide, "Knowledge"); none for a dispatch made by hand. */
+  knowledge: boolean;
 }
 
 /** What a digital human says when the participant joins, unless its persona says otherwise (the service's too). */
@@ -51,6 +53,12 @@ const nullableNumber = (value: unknown) =>
 const fieldsOf = (value: unknown): Record<string, unknown> =>
   value && typeof value === "object" ? (value as Record<string, unknown>) : {};
 
+const DOCUMENT_ID = /^doc_[0-9a-f]{24}$/;
+
+function readDocumentIds(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((id): id is string => typeof id === "string" && DOCUMENT_ID.test(id)) : undefined;
+}
+
 function readJob(metadata: string): Read<DigitalHumanJob> {
   let raw: Record<string, unknown> = {};
   try {
@@ -73,6 +81,7 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
       language: text(human.language),
       llm: { model: nullableText(llm.model), temperature: nullableNumber(llm.temperature) },
       tools: readTools(human.tools),
+      knowledge: { document_ids: readDocumentIds(fieldsOf(human.knowledge).document_ids) },
     },
     participant_identity: text(raw.participant_identity),
     max_duration_s: typeof raw.max_duration_s === "number" && raw.max_duration_s > 0 ? raw.max_duration_s : undefined,
@@ -81,7 +90,7 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
 
 export function parseJobMetadata(metadata: string, agentName: string): JobInfo {
   const job = readJob(metadata);
-  const { instructions, greeting, voice, language, llm, tools } = job.digital_human;
+  const { instructions, greeting, voice, language, llm, tools, knowledge } = job.digital_human;
   return {
     sessionId: job.session_id,
     digitalHuman: { id: job.digital_human.id ?? agentName, name: job.digital_human.name ?? agentName },
@@ -92,6 +101,7 @@ export function parseJobMetadata(metadata: string, agentName: string): JobInfo {
       language: language ?? "en",
       llm: { model: llm.model ?? undefined, temperature: llm.temperature ?? undefined },
       tools: tools ?? [],
+      knowledge: (knowledge.document_ids ?? []).length > 0,
     },
     participantIdentity: job.participant_identity,
     maxDurationS: job.max_duration_s,

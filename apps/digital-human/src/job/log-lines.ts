@@ -31,6 +31,8 @@ export const STEP = {
   startOfSpeech: "start of speech",
   endOfSpeech: "end of speech",
   sttDone: "stt done",
+  /** The session's documents searched for the turn (`ms`, `passages`). */
+  knowledge: "knowledge",
   llmRequest: "llm request",
   firstToken: "first token",
   firstAudioSent: "first audio sent",

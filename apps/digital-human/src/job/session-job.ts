@@ -20,6 +20,7 @@ import { type LlmSettings, llmSettings } from "../conversation/llm-settings.js";
 import { Presence } from "../face/presence.js";
 import type { PocketSphinxTranscriber } from "../hearing/pocketsphinx-transcriber.js";
 import { BackendConversation } from "../service/backend-conversation.js";
+import { knowledgeSearch } from "../service/knowledge-search.js";
 import { type ServiceAccess, serviceAccess } from "../service/service-client.js";
 import { sessionVoice } from "../service/session-voice.js";
 import { toolRunner } from "../service/tool-runner.js";
@@ -173,15 +174,22 @@ export class SessionJob {
             room: this.ctx.room,
             participantIdentity: () => [...this.ctx.room.remoteParticipants.values()].find(this.isTheParticipant)?.identity,
           }),
+        searchKnowledge:
+          this.service &&
+          knowledgeSearch({
+            service: this.service,
+            room: this.ctx.room,
+            onError: (problem) => this.logger.warn({ problem }, "could not search the documents"),
+          }),
       },
       {
-        participantSaid: (text, startedAt, endedAt) => {
+        participantSaid: (text, startedAt, endedAt, knowledge) => {
           this.logger.info({ text }, LOG.participantSaid);
           const speaker = [...this.ctx.room.remoteParticipants.values()].find(this.isTheParticipant);
           const microphone = [...(speaker?.trackPublications.values() ?? [])].find((t) => t.source === TrackSource.SOURCE_MICROPHONE);
           this.caption(speaker?.identity ?? this.job.participantIdentity ?? "participant", microphone?.sid, text);
           this.transcript?.add({ speaker: "participant", text, startedAt, endedAt });
-          this.backend?.participantSaid(text, startedAt, endedAt);
+          this.backend?.participantSaid(text, startedAt, endedAt, knowledge);
         },
         step: this.timeline,
         sttFailed: (error) => {

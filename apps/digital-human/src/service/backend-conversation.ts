@@ -7,6 +7,7 @@
  */
 import type { log } from "@livekit/agents";
 import { type Room, RoomEvent } from "@livekit/rtc-node";
+import type { Passage } from "../conversation/turn-knowledge.js";
 import { reportToWorker } from "../worker/worker-report.js";
 import { ConversationDriver, type DrivenVoice, type SayOutcome } from "./conversation-driver.js";
 import { CONVERSATION_TOPIC, ConversationQueue } from "./conversation-queue.js";
@@ -64,8 +65,13 @@ export class BackendConversation {
     this.driver.open();
   }
 
-  participantSaid(text: string, startedAt: Date, endedAt: Date): void {
-    this.reports.participantTurn(text, startedAt, endedAt);
+  /**
+   * Reported at once, or, for a session with documents, once the turn's passages are known (a search
+   * bounded by its deadline, which the reply waits for too), so the report names them.
+   */
+  participantSaid(text: string, startedAt: Date, endedAt: Date, knowledge?: Promise<Passage[]>): void {
+    if (knowledge === undefined) this.reports.participantTurn(text, startedAt, endedAt);
+    else void knowledge.then((passages) => this.reports.participantTurn(text, startedAt, endedAt, passages));
   }
 
   lineStarted(text: string): void {

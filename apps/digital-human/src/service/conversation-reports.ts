@@ -13,6 +13,7 @@
 
 import type { components } from "@dhs/contract";
 import { toShownText } from "@dhs/contract/shown-text";
+import type { Passage } from "../conversation/turn-knowledge.js";
 import type { ServiceClient } from "./service-client.js";
 
 type Report = components["schemas"]["ConversationReport"];
@@ -66,7 +67,7 @@ export class ConversationReports {
     this.enqueue({ type: "utterance_ended", id, say: true, ended_at: now(), interrupted });
   }
 
-  participantTurn(text: string, startedAt: Date, endedAt: Date): void {
+  participantTurn(text: string, startedAt: Date, endedAt: Date, passages: readonly Passage[] = []): void {
     const words = toShownText(text, MAX_TEXT);
     if (!this.turnEvents || words === "") return;
     const id = `turn-${this.prefix}-${++this.turns}`;
@@ -78,6 +79,7 @@ export class ConversationReports {
       text: words,
       started_at: startedAt.toISOString(),
       ended_at: ended.toISOString(),
+      knowledge: passages.map(({ document_id, score }) => ({ document_id, score })),
     });
   }
 

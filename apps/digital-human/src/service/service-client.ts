@@ -1,6 +1,6 @@
 /**
  * The service's operations for a session's digital human (the contract's tag *Digital human workers*:
- * appendTranscriptSegments, pullConversation, reportConversation, runToolCall), typed by the contract's `paths`
+ * appendTranscriptSegments, pullConversation, reportConversation, runToolCall, searchSessionKnowledge), typed by the contract's `paths`
  * through openapi-fetch, so a field the contract renames fails `tsc` here. Called with the contract's
  * `digitalHumanToken`: a LiveKit access token this worker signs with the LiveKit API key and secret it
  * already holds, an agent's grant for the session's room, for the job's own identity.
@@ -116,6 +116,10 @@ export class ServiceClient {
 
   runToolCall(body: Schemas["ToolCallRun"], retry: RetryOptions): Promise<Outcome<Schemas["ToolCall"]>> {
     return outcome(() => this.client(retry).POST("/v1/sessions/{session_id}/conversation/tool-calls", { ...this.session, body }));
+  }
+
+  searchKnowledge(body: Schemas["KnowledgeSearch"], retry: RetryOptions): Promise<Outcome<Schemas["KnowledgeSearchResults"]>> {
+    return outcome(() => this.client(retry).POST("/v1/sessions/{session_id}/conversation/knowledge", { ...this.session, body }));
   }
 
   private client(retry: RetryOptions) {

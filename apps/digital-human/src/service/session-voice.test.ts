@@ -55,6 +55,7 @@ async function started(withLlm: boolean) {
     language: "en",
     llm: { model: undefined, temperature: undefined },
     tools: [],
+    knowledge: false,
   };
   const events = { participantSaid: () => undefined, step: () => undefined, replyFailed: () => undefined, sttFailed: () => undefined };
   const conversation = createConversation(
