@@ -34,7 +34,23 @@ async function loadDigitalHumans() {
     ...data.map((human) => {
       const option = new Option(human.description ? `${human.name}: ${human.description}` : human.name, human.id);
       option.selected = human.id === params.get("digital_human_id") || (human.default && !params.get("digital_human_id"));
+      option.dataset.questions = JSON.stringify(human.suggested_questions ?? []);
       return option;
+    }),
+  );
+  select.addEventListener("change", showSuggestions);
+  showSuggestions();
+}
+
+// What to ask a digital human that answers from documents (the hotel concierge).
+function showSuggestions() {
+  const questions = JSON.parse($("digital-human").selectedOptions[0]?.dataset.questions ?? "[]");
+  $("suggestions").hidden = questions.length === 0;
+  $("suggested-questions").replaceChildren(
+    ...questions.map((question) => {
+      const item = document.createElement("li");
+      item.textContent = question;
+      return item;
     }),
   );
 }
@@ -180,4 +196,9 @@ $("join-form").addEventListener("submit", (event) => {
 });
 $("leave").addEventListener("click", () => leave().catch(failed));
 $("end").addEventListener("click", () => end().catch(failed));
-loadDigitalHumans().catch(() => undefined);
+// Join waits for the list: a join before it would get the deployment's default, not the one shown chosen.
+loadDigitalHumans()
+  .catch(() => undefined)
+  .finally(() => {
+    $("join").disabled = false;
+  });

@@ -10,9 +10,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@dhs/client";
+import { conciergeOf, SUGGESTED_QUESTIONS } from "./concierge.js";
 
 const env = process.env;
 const dhs = createClient({ baseUrl: env.DHS_URL ?? "http://localhost:8080", apiKey: env.DHS_API_KEY ?? "dhs_dev_insecure_local_key" });
+const concierge = conciergeOf(dhs, (line) => process.stdout.write(`${JSON.stringify(line)}\n`));
 
 const page = readFileSync(fileURLToPath(new URL("../public/index.html", import.meta.url)));
 const script = readFileSync(fileURLToPath(new URL("../public/app.js", import.meta.url)));
@@ -68,11 +70,21 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
 
   if (req.method === "GET" && url.pathname === "/api/digital-humans") {
+    // The hotel concierge first, and chosen: the one a newcomer can ask real questions, LLM or not.
+    const hotel = await concierge();
     const { data, error } = await dhs.listDigitalHumans({ limit: 100 });
     if (error) return failed(res, error);
-    return json(res, {
-      data: data.data.map(({ id, name, description, default: isDefault }) => ({ id, name, description, default: isDefault })),
-    });
+    const others = data.data
+      .filter((human) => human.id !== hotel?.id)
+      .map(({ id, name, description, default: isDefault }) => ({
+        id,
+        name,
+        description,
+        default: hotel === undefined && isDefault,
+        suggested_questions: [],
+      }));
+    const own = hotel ? [{ ...hotel, default: true, suggested_questions: SUGGESTED_QUESTIONS }] : [];
+    return json(res, { data: [...own, ...others] });
   }
 
   // The page shows the session's status as the service reports it; never its token again. (A real

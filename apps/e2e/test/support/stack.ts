@@ -143,13 +143,15 @@ async function stopAll(processes: Started[]): Promise<void> {
 /**
  * Starts the stack. `parts: "api"` leaves out the digital human worker and the demo, for tests of the API
  * alone (sessions are created, no agent joins them; workerPid is then 0). `workerEnv` is added to the
- * digital human worker's environment (its LLM: OPENAI_BASE_URL and the like).
+ * digital human worker's environment (its LLM: OPENAI_BASE_URL and the like), `serviceEnv` to the
+ * service's (a DATABASE_URL).
  */
 export async function startStack(
   livekitServer: string,
   timeouts: typeof TIMEOUTS = TIMEOUTS,
   parts: "all" | "api" = "all",
   workerEnv: Record<string, string> = {},
+  serviceEnv: Record<string, string> = {},
 ): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
   const [livekitPort, rtcTcpPort, apiPort, demoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
@@ -190,6 +192,7 @@ export async function startStack(
           // The test's webhook receiver listens on loopback.
           WEBHOOK_ALLOW_PRIVATE_URLS: "true",
           ACCOUNT_MAX_OPEN_SESSIONS: "1000",
+          ...serviceEnv,
         },
         /"msg":"listening"/,
       ),
