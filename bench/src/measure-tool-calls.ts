@@ -47,7 +47,8 @@ export async function measureToolCalls(stack: Stack, quietReceiver: WebhookRecei
         body: JSON.stringify(body),
       });
       if (res.status !== status) throw new Error(`POST ${path} answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as Record<string, any>;
+      // Every answer read here is an object with a string id (and, for a session, its room's name).
+      return (await res.json()) as { id: string; room_name: string };
     };
     // Its events go nowhere: the one type it takes never comes while this runs.
     const hook = await api("/v1/webhook-endpoints", { url: endpoint.url, event_types: ["session.transcript_ready"] }, 201);
@@ -57,7 +58,7 @@ export async function measureToolCalls(stack: Stack, quietReceiver: WebhookRecei
       Array.from({ length: SESSIONS }, async () => {
         const session = await api("/v1/sessions", { digital_human_id: dh.id, participant_identity: "bench-user" }, 201);
         const token = await digitalHumanToken(session.room_name, { identity: JOB, apiKey: LIVEKIT.key, secret: LIVEKIT.secret, ttl: 3600 });
-        return { id: session.id as string, token };
+        return { id: session.id, token };
       }),
     );
     let serial = 0;

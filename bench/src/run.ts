@@ -18,8 +18,8 @@
  *   windows beside it, `... <file> 25 "<kind>"` shows one kind's load alone)
  *   BENCH_SERVER (apps/server/dist/main.js; another build of the service, e.g. an older commit's, to
  *   compare under the same load)
- *   BENCH_SKIP (unset; "conversation", "tools", "history", comma-separated: sections a full run leaves
- *   out, for a BENCH_SERVER build that predates them)
+ *   BENCH_SKIP (unset; "conversation", "tools", "history", "knowledge", comma-separated: sections a full
+ *   run leaves out, for a BENCH_SERVER build that predates them)
  *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)
  *   BENCH_EVENT_SESSIONS (2000; sessions per account whose LiveKit webhooks are measured)
  *   BENCH_ONLY (unset; "events": only LiveKit's webhooks, printed, no results file: quick, and a profile
@@ -27,8 +27,12 @@
  *   "tracing": only create and get with tracing off and on, printed; "conversation": only driving a
  *   session (say, the digital human's pull and reports, per-turn events and their delivery), printed;
  *   "history": only the PostgreSQL history (a database of its own on 127.0.0.1:5432), printed; "tools":
- *   only a webhook tool's call (runToolCall), printed)
+ *   only a webhook tool's call (runToolCall), printed; "knowledge": only the knowledge, documents into
+ *   passages and their search (a database of its own on 127.0.0.1:5432), printed)
  *   BENCH_HISTORY_SESSIONS (20000; sessions created, ended and written to the history)
+ *   BENCH_KNOWLEDGE_MAX_CHUNKS (100000; the account's passages are measured at 1 000, 10 000 and 100 000,
+ *   those under this cap, and at the cap: 1000 for a quick run)
+ *   BENCH_KNOWLEDGE_QUERIES (200; searches measured at each size by each of the two operations)
  *   BENCH_CONVERSATION_SESSIONS (1000; sessions per account whose conversation is measured)
  *   BENCH_ACCOUNTS (1; the load spread over this many accounts, one API key, one webhook endpoint and
  *   one session to get each: an account's keys share one hash slot, so one account loads one shard)
@@ -53,6 +57,7 @@ import { measureAtLimit } from "./measure-at-limit.js";
 import { measureConversation } from "./measure-conversation.js";
 import { getTargets, measureAll } from "./measure-create-get.js";
 import { historySection, measureHistory } from "./measure-history.js";
+import { knowledgeSection, measureKnowledge } from "./measure-knowledge.js";
 import { measureLiveKitEvents, profileWindows } from "./measure-livekit-events.js";
 import { memoryPerSession } from "./measure-memory.js";
 import { measureToolCalls, toolCallSection } from "./measure-tool-calls.js";
@@ -103,6 +108,12 @@ async function main(): Promise<void> {
     await disconnect(stack);
     return;
   }
+  if (process.env.BENCH_ONLY === "knowledge") {
+    process.stdout.write(`\n${knowledgeSection(await measureKnowledge(stack))}\n`);
+    await receiver.stop();
+    await disconnect(stack);
+    return;
+  }
   if (process.env.BENCH_ONLY === "tracing") {
     const figures = await measureTracing(stack, await getTargets(stack), () => quiet(receiver));
     process.stdout.write(`\n${tracingSection(figures)}\n`);
@@ -124,7 +135,8 @@ async function main(): Promise<void> {
   const hooks = await measureWebhooks(stack, receiver, bareCreate);
   const atLimit = await measureAtLimit(stack);
   const history = SKIP.has("history") ? undefined : await measureHistory(stack);
-  const text = `${report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation)}\n${tools ? toolCallSection(tools) : "## Tools: a webhook tool's call\n\nNot measured (BENCH_SKIP)."}\n\n${history ? historySection(history) : "## History in PostgreSQL\n\nNot measured (BENCH_SKIP)."}`;
+  const knowledge = SKIP.has("knowledge") ? undefined : await measureKnowledge(stack);
+  const text = `${report(rows, await memoryPerSession(stack), rss, hooks, atLimit, events, tracing, conversation)}\n${tools ? toolCallSection(tools) : "## Tools: a webhook tool's call\n\nNot measured (BENCH_SKIP)."}\n\n${history ? historySection(history) : "## History in PostgreSQL\n\nNot measured (BENCH_SKIP)."}\n\n${knowledge ? knowledgeSection(knowledge) : "## Knowledge\n\nNot measured (BENCH_SKIP)."}`;
   process.stdout.write(`\n${text}\n`);
   writeFileSync(here(`../${process.env.BENCH_RESULTS ?? "results.md"}`), text);
   await disconnect(stack);

@@ -18,13 +18,14 @@ export const API_KEY = "dhs_bench_key";
 export const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1);
 export const CLUSTER = process.env.BENCH_REDIS === "cluster";
 /**
- * Sections a full run leaves out (BENCH_SKIP="conversation,history"): an older build, measured with
+ * Sections a full run leaves out (BENCH_SKIP="conversation,history,tools,knowledge"): an older build, measured with
  * BENCH_SERVER for a before-and-after table, has no operations for them. A name not listed is refused,
  * so a typo cannot drop a section quietly.
  */
+const SECTIONS = ["conversation", "history", "tools", "knowledge"];
 export const SKIP = new Set((process.env.BENCH_SKIP ?? "").split(",").filter(Boolean));
 for (const name of SKIP) {
-  if (name !== "conversation" && name !== "history") throw new Error(`BENCH_SKIP: no section "${name}" (conversation, history)`);
+  if (!SECTIONS.includes(name)) throw new Error(`BENCH_SKIP: no section "${name}" (${SECTIONS.join(", ")})`);
 }
 /** Sessions per account whose LiveKit webhooks are measured. */
 export const EVENT_SESSIONS = Number(process.env.BENCH_EVENT_SESSIONS ?? 2000);

@@ -56,14 +56,29 @@ export async function startService(args: string[], env: Record<string, string>, 
   throw new Error("the service did not start");
 }
 
-/** The API keys file: every bench account's key with every scope, the capped account's, the quiet one's and the tools'. */
+/**
+ * A key of an account of its own for the knowledge (measure-knowledge.ts, on a service with PostgreSQL):
+ * its documents, a digital human of them and a session of it.
+ */
+export const KNOWLEDGE = { key: "dhs_bench_knowledge_key", accountId: "acct_bench_knowledge" };
+
+/** The API keys file: every bench account's key with every scope, the capped account's, the quiet one's, the tools' and the knowledge's. */
 function writeKeys(file: string): void {
   const scopes = ["sessions:read", "sessions:write", "webhooks:read", "webhooks:write"] as const;
   const keys = accounts.map((account) => apiKeyRecord(account.keyId, account.accountId, account.key, [...scopes]));
   const capped = apiKeyRecord("key_capped", "acct_capped", CAPPED_KEY, ["sessions:write"]);
   const quiet = apiKeyRecord("key_quiet", QUIET.accountId, QUIET.key, ["sessions:read", "sessions:write"]);
   const tools = apiKeyRecord("key_tools", TOOLS.accountId, TOOLS.key, [...scopes, "digital_humans:read", "digital_humans:write"]);
-  writeFileSync(file, JSON.stringify({ keys: [...keys, capped, quiet, tools], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }));
+  const knowledge = apiKeyRecord("key_knowledge", KNOWLEDGE.accountId, KNOWLEDGE.key, [
+    "knowledge:read",
+    "knowledge:write",
+    "digital_humans:write",
+    "sessions:write",
+  ]);
+  writeFileSync(
+    file,
+    JSON.stringify({ keys: [...keys, capped, quiet, tools, knowledge], accounts: [{ id: "acct_capped", max_open_sessions: 1 }] }),
+  );
 }
 
 /** Redis, the LiveKit stand-in, bare Express and the built service (production settings), each a process. */
