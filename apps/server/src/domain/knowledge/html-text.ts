@@ -1,7 +1,8 @@
 /**
  * HTML's text: headings (h1 to h6) open sections, block elements end paragraphs, a list is one paragraph
- * of "- item" lines (a nested list on its item's line) and a table one of "a | b" rows (as in Markdown, markdown-text.ts), what a reader
- * never sees (script, style, noscript, template, the head) is dropped, character references decoded.
+ * of "- item" lines (a nested list on its item's line) and a table one of "a | b" rows, as in Markdown
+ * (markdown-text.ts); what a reader never sees (script, style, noscript, template, the head) is dropped,
+ * character references decoded.
  *
  * It reads htmlparser2's Tokenizer rather than its Parser: the Parser keeps the open elements in an array
  * it shifts and searches on every tag, so 200 000 unclosed <div>s (1 MiB) take seconds. Nothing here
@@ -9,7 +10,7 @@
  * markup no browser would accept is read as well as it can be, never refused.
  */
 import { Tokenizer } from "htmlparser2";
-import { oneLine, SectionBuilder } from "./section-builder.js";
+import { oneLine, type SectionBuilder } from "./section-builder.js";
 
 /** Elements whose content is not text a reader sees. */
 const HIDDEN = new Set(["script", "style", "noscript", "template", "title", "textarea"]);
@@ -49,18 +50,6 @@ export function htmlInto(sections: SectionBuilder, html: string): void {
   tokenizer.write(html);
   tokenizer.end();
   reader.finish();
-}
-
-/** The text of an HTML fragment on one line (HTML in a Markdown list item or table cell). */
-export function htmlLine(html: string): string {
-  const sections = new SectionBuilder();
-  htmlInto(sections, html);
-  return oneLine(
-    sections
-      .sections()
-      .flatMap((section) => [...section.headings, ...section.paragraphs])
-      .join(" "),
-  );
 }
 
 class HtmlReader {
@@ -106,7 +95,7 @@ class HtmlReader {
       this.newLine();
       this.cells = 0;
     } else if (name === "td" || name === "th") {
-      if (this.cells > 0) this.text(" | ");
+      this.text(this.cells > 0 ? " | " : " ");
       this.cells += 1;
     } else if (name === "pre") {
       this.endHeading();
@@ -139,6 +128,7 @@ class HtmlReader {
       if (this.contained()) this.newLine();
       else this.endParagraph();
     } else if (name === "pre") {
+      this.newLine();
       this.pre = Math.max(this.pre - 1, 0);
       this.blockBoundary();
     } else if (BLOCKS.has(name)) {

@@ -3,17 +3,21 @@
  * marks removed, a link is its text, an image its alt text, HTML tags dropped (and what is inside an
  * inline <script> or <style>), character references decoded.
  *
- * marked's inline lexer reads it, given at most INLINE_LIMIT characters at a time: it is quadratic in a
- * run of unmatched emphasis (1 MiB of "*a" takes minutes). A longer text, which prose hardly ever is, has
- * its markup removed by a few patterns of bounded reach instead.
+ * marked's inline lexer reads it when it is short and holds little markup: marked is quadratic in a
+ * text's delimiters (1 MiB of "*a" takes minutes) and slow on dense markup even in short texts (1 MiB of
+ * "!" in paragraphs of 1 000 characters takes two seconds). Other text, which prose hardly ever is, has
+ * its markup removed by a few patterns of bounded reach instead; text without markup is its own text.
  */
 import { Lexer, type MarkedToken, type Token } from "marked";
 
-const INLINE_LIMIT = 1_000;
+const INLINE_LIMIT = 2_000;
+/** The most characters that may be markup (emphasis, code, links, tags, references) in a text marked reads. */
+const MARKUP_LIMIT = 32;
+const MARKUP = new Set(["*", "_", "~", "`", "[", "]", "<", ">", "!", "@", "&", "\\"]);
 /** Reference definitions kept: marked looks each reference up in a list of them. */
 const MAX_DEFINITIONS = 200;
 const LINK = /!?\[([^[\]\n]{0,500})\]\([^()\n]{0,2000}\)/g;
-const TAG = /<\/?[A-Za-z][^<>\n]{0,500}>/g;
+const TAG = /<\/?[A-Za-z][A-Za-z0-9-]{0,50}(?:\s[^<>\n]{0,500})?\/?>/g;
 const MARK = /\\([!-/:-@[-`{-~])|\*+|~~+|`+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu;
 const ENTITY = /&(?:#(\d{1,7})|#[xX]([\da-fA-F]{1,6})|([A-Za-z]{2,8}));/g;
 const NAMED: Readonly<Record<string, string>> = {
@@ -53,7 +57,11 @@ export class MarkdownInline {
 
   text(source: string): string {
     this.rawTag = false;
-    if (source.length > INLINE_LIMIT) return decodeEntities(source.replace(LINK, "$1").replace(TAG, "").replace(MARK, "$1"));
+    const markup = markupIn(source);
+    // Without markup, marked would give the text back as it is (an autolink is its address).
+    if (markup === 0) return source;
+    if (source.length > INLINE_LIMIT || markup > MARKUP_LIMIT)
+      return decodeEntities(source.replace(LINK, "$1").replace(TAG, "").replace(MARK, "$1"));
     this.lexer.state.inRawBlock = false;
     return this.tokensText(this.lexer.inlineTokens(source));
   }
@@ -77,6 +85,13 @@ export class MarkdownInline {
     }
     return text;
   }
+}
+
+/** How many characters of a text may be markup, counted up to one more than marked is given. */
+function markupIn(source: string): number {
+  let markup = 0;
+  for (const char of source) if (MARKUP.has(char) && ++markup > MARKUP_LIMIT) break;
+  return markup;
 }
 
 /** Markdown keeps character references as written: these are the numeric ones and those prose uses. */

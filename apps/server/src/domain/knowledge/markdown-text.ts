@@ -49,6 +49,8 @@ export function markdownInto(sections: SectionBuilder, markdown: string): void {
 
 interface List {
   lines: string[];
+  /** "-", "*" or "+" for bullets, "." or ")" for numbers: another starts another list. */
+  kind: string;
   marker: string;
   item: string[];
   /** Where the item's text starts: a line indented this far is the item's, even after a blank line. */
@@ -127,7 +129,7 @@ class MarkdownReader {
     } else if (indent < 4 && isBreak(text)) this.endParagraph();
     else if (item && (this.paragraph.length === 0 || (INTERRUPTING_MARKER.test(item[1] ?? "") && (item[3] ?? "").trim() !== ""))) {
       this.endParagraph();
-      this.list = { lines: [], marker: "", item: [], contentIndent: 0, blank: false };
+      this.list = { lines: [], kind: (item[1] ?? "-").at(-1) ?? "-", marker: "", item: [], contentIndent: 0, blank: false };
       this.startItem(item, indent);
     } else if (html || (indent < 4 && this.paragraph.length === 0 && LONE_TAG.test(text))) {
       this.endParagraph();
@@ -154,14 +156,15 @@ class MarkdownReader {
       return true;
     }
     const item = isBreak(text) ? null : ITEM.exec(text);
-    if (item && indent < list.contentIndent) {
+    if (item && indent < list.contentIndent && (item[1] ?? "").at(-1) === list.kind) {
       this.startItem(item, indent);
       return true;
     }
     // Indented to the item's text, or a lazy continuation: the item's (a nested item without its marker,
     // a fence line dropped). Anything else after a blank line, or that starts a block, ends the list.
     const starts = FENCE.test(text) || ATX.test(text) || isBreak(text) || HTML_BLOCKS.some(([begins]) => begins.test(text));
-    if (indent >= list.contentIndent || (!list.blank && !starts)) {
+    const sibling = item !== null && indent < list.contentIndent;
+    if (indent >= list.contentIndent || (!list.blank && !starts && !sibling)) {
       if (!FENCE.test(text)) list.item.push(item ? (item[3] ?? "") : text.trim());
       list.blank = false;
       return true;

@@ -22,7 +22,7 @@ export const MAX_HEADING_CHARS = 200;
  * content, but a character reference (&#7;) decodes to one. Read by code: Biome refuses control
  * characters in a regular expression.
  */
-function controlsAsSpaces(text: string): string {
+export function controlsAsSpaces(text: string): string {
   let out = "";
   let from = 0;
   for (let i = 0; i < text.length; i++) {
@@ -36,7 +36,6 @@ function controlsAsSpaces(text: string): string {
 }
 const SPACE_RUN = /\s+/g;
 const INNER_SPACE_RUN = /(?<=\S)\s+/g;
-// Deeper indentation than a list nested eight deep says nothing a passage needs.
 const LONG_INDENT = /^\s{16,}/;
 
 /** A text on one line: its runs of white space (line breaks too) one space, its ends trimmed. */
@@ -46,7 +45,7 @@ export function oneLine(text: string): string {
 
 /**
  * A text whose line breaks matter (a list, a table, code): each line's inner white space one space,
- * blank lines dropped. A line's indentation stays: it is how a nested list item shows its parent.
+ * blank lines dropped. A line's indentation stays (code's says what is inside what), up to 16 spaces.
  */
 export function keptLines(text: string): string {
   const lines: string[] = [];
