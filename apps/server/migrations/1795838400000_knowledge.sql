@@ -57,7 +57,20 @@ CREATE TABLE document_chunks (
 
 CREATE INDEX document_chunks_words ON document_chunks USING gin (tsv);
 
+-- How many of an owner's passages hold each lexeme, per configuration: a word's rarity for that owner.
+-- A search ranks only the passages that hold the question's rarest lexemes (passage-search.ts), so its
+-- cost does not grow with the passages that share a common word with the question. Counted as passages
+-- are stored, uncounted as they are deleted, under the owner's lock.
+CREATE TABLE document_lexemes (
+  owner text NOT NULL,
+  config regconfig NOT NULL,
+  lexeme text NOT NULL,
+  passages integer NOT NULL,
+  PRIMARY KEY (owner, config, lexeme)
+);
+
 -- Down Migration
+DROP TABLE document_lexemes;
 DROP TABLE document_chunks;
 DROP TABLE document_keys;
 DROP TABLE documents;

@@ -37,13 +37,13 @@ function creation(made: DocumentRecord, overrides: Partial<DocumentCreation> = {
   return { ...base, fingerprint: "print-a", keyTtlMs: DAY_MS, limit: 100, ...overrides };
 }
 
-const owner = () => `acct_${crypto.randomUUID().slice(0, 8)}`;
+export const owner = () => `acct_${crypto.randomUUID().slice(0, 8)}`;
 const chunks = (texts: readonly string[]): Chunk[] => texts.map((text, index) => ({ index, text }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let claimClock = Date.parse("2026-11-28T10:00:00.000Z");
 /** A document made ready with these passages (claims are 1 ms leases, so none holds up another test's). */
-async function ready(store: KnowledgeStore, mine: string, texts: readonly string[], overrides: Partial<DocumentRecord> = {}) {
+export async function ready(store: KnowledgeStore, mine: string, texts: readonly string[], overrides: Partial<DocumentRecord> = {}) {
   const made = record(mine, overrides);
   expect((await store.createDocument(creation(made))).kind).toBe("created");
   claimClock += 10;
@@ -83,6 +83,16 @@ export function describeKnowledgeStore(adapter: string, make: () => Promise<Know
         expect(found[0]?.score).toBeLessThanOrEqual(1);
         expect(await texts(store, { owner: mine, documentIds: [doc.id], text: "Until when are breakfasts served?" })).toEqual([HOTEL[0]]);
         expect(await texts(store, { owner: mine, documentIds: [doc.id], text: "Where do I charge my electric car?" })).toEqual([HOTEL[2]]);
+      }));
+
+    it("among a thousand passages sharing a common word with the question, answers first the one with its rare word", () =>
+      withStore(async (store) => {
+        const mine = owner();
+        const rooms = Array.from({ length: 1000 }, (_, i) => `Rooms\nRoom ${i} has a window, a desk and a room safe.`);
+        const doc = await ready(store, mine, [...rooms.slice(0, 600), "Spa\nThe sauna room is warm by nine.", ...rooms.slice(600)]);
+        const found = await store.search({ owner: mine, documentIds: [doc.id], text: "Is the sauna room warm?", limit: 3 });
+        expect(found[0]?.text).toBe("Spa\nThe sauna room is warm by nine.");
+        expect(found.slice(1).every((p) => p.text.startsWith("Rooms"))).toBe(true);
       }));
 
     it("answers a passage that shares a single word with the question, and ranks one with more of them first", () =>

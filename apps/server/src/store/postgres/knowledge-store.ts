@@ -3,7 +3,8 @@
  * Idempotency-Key by the key's primary key and counts the owner's documents under the owner's
  * transaction lock, so neither a key nor the limit is ever overrun by creates that race; claims lease
  * documents to one replica at a time (SKIP LOCKED: replicas claiming at once take different ones); and
- * passages are searched by PostgreSQL's full-text search (SEARCH, below).
+ * passages are searched by PostgreSQL's full-text search (passage-search.ts), whose counts of the
+ * owner's lexemes are kept here, as passages are stored and deleted, under the owner's lock.
  */
 import { textSearchConfiguration } from "../../domain/knowledge/languages.js";
 import type {
@@ -18,6 +19,7 @@ import type {
 } from "../../domain/knowledge/ports.js";
 import type { ListPosition } from "../../domain/list-order.js";
 import { type Database, guardDatabase, transaction } from "./database.js";
+import { COUNT_LEXEMES, FORGET_UNUSED_LEXEMES, searchPassages, UNCOUNT_LEXEMES } from "./passage-search.js";
 
 const RECORD = "owner, id, name, format, language, status, error, size_bytes, chunks, created_at, updated_at";
 const LOCK_OWNER = "SELECT pg_advisory_xact_lock(hashtextextended('documents:' || $1, 0))";
@@ -67,41 +69,6 @@ FROM unnest($4::int[], $5::text[]) AS u(idx, text)`;
 const FINISH = `
 UPDATE documents SET status = $3, chunks = $4, error = $5, updated_at = $6, claim = NULL, claimed_until = NULL
 WHERE owner = $1 AND id = $2 RETURNING ${RECORD}`;
-
-/**
- * The least relevance a passage is answered with. Its score is S / (S + 1), S summing over the
- * question's words the passage holds ts_rank's weight of each: 1.0 in its heading, 0.4 in its body, a
- * word's further occurrences adding less and less (1/4, 1/9, ...), over π²/6. One body occurrence of one
- * word, the least a passage can share with the question, is S = 0.243, a score of 0.196: the floor sits
- * under it, so a passage sharing a single rare word with the question ("sauna") is answered. Words that
- * carry nothing ("what", "is") are the configuration's stop words, no lexemes, so they match nothing.
- */
-export const SEARCH_FLOOR = 0.15;
-
-// The question's lexemes in each configuration of the owner's ready documents among those asked for,
-// ORed (a passage need not hold every word of a question), each quoted for tsquery's input (' and \
-// doubled); a question of stop words alone has none, so its query is NULL and matches nothing. ts_rank
-// averages over the query's lexemes; times their number, it sums over them instead, so a word more in
-// the question does not lower a passage's score. (ts_rank_cd ranks ten times slower: 60 ms against 6 ms
-// over 10 000 passages that all match.) Best first, then in the order the documents were asked for.
-const SEARCH = String.raw`
-WITH docs AS (
-  SELECT id, name, config, array_position($2::text[], id::text) AS place FROM documents
-  WHERE owner = $1 AND id = ANY($2::text[]) AND status = 'ready'
-), queries AS MATERIALIZED (
-  SELECT c.config, l.query, l.lexemes FROM (SELECT DISTINCT config FROM docs) c CROSS JOIN LATERAL (
-    SELECT string_agg('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery AS query,
-      count(*)::float8 AS lexemes
-    FROM unnest(tsvector_to_array(to_tsvector(c.config, $3))) AS lexeme
-  ) l
-)
-SELECT document_id, name, text, sum / (sum + 1) AS score FROM (
-  SELECT c.document_id, d.name, c.text, c.idx, d.place, ts_rank(c.tsv, queries.query) * queries.lexemes AS sum
-  FROM queries JOIN docs d ON d.config = queries.config
-  JOIN document_chunks c ON c.owner = $1 AND c.document_id = d.id AND c.tsv @@ queries.query
-  ORDER BY sum DESC, d.place, c.idx LIMIT $4
-) best
-WHERE sum / (sum + 1) >= $5 ORDER BY sum DESC, place, idx`;
 
 type Row = Omit<DocumentRecord, "created_at" | "updated_at"> & { created_at: Date; updated_at: Date };
 
@@ -171,8 +138,15 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   }
 
   async deleteDocument(owner: string, id: string): Promise<boolean> {
-    const { rowCount } = await guardDatabase(() => this.db.query({ name: "knowledge-delete", text: DELETE, values: [owner, id] }));
-    return (rowCount ?? 0) > 0;
+    return guardDatabase(() =>
+      transaction(this.db, async (client) => {
+        await client.query({ name: "knowledge-lock", text: LOCK_OWNER, values: [owner] });
+        await client.query({ name: "knowledge-uncount", text: UNCOUNT_LEXEMES, values: [owner, id] });
+        const { rowCount } = await client.query({ name: "knowledge-delete", text: DELETE, values: [owner, id] });
+        await client.query({ name: "knowledge-forget-lexemes", text: FORGET_UNUSED_LEXEMES, values: [owner] });
+        return (rowCount ?? 0) > 0;
+      }),
+    );
   }
 
   async claimProcessing(nowMs: number, leaseMs: number, max: number): Promise<(ClaimedDocument & { claim: string })[]> {
@@ -196,11 +170,14 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
         const held = await client.query<{ config: string }>({ name: "knowledge-claimed", text: CLAIMED, values: [owner, id, claim] });
         const config = held.rows[0]?.config;
         if (config === undefined) return undefined;
+        await client.query({ name: "knowledge-lock", text: LOCK_OWNER, values: [owner] });
+        await client.query({ name: "knowledge-uncount", text: UNCOUNT_LEXEMES, values: [owner, id] });
         await client.query({ name: "knowledge-clear-chunks", text: CLEAR_CHUNKS, values: [owner, id] });
         const chunks = outcome.kind === "ready" ? outcome.chunks : [];
         if (chunks.length > 0) {
           const values = [owner, id, config, chunks.map((c) => c.index), chunks.map((c) => c.text)];
           await client.query({ name: "knowledge-insert-chunks", text: INSERT_CHUNKS, values });
+          await client.query({ name: "knowledge-count-lexemes", text: COUNT_LEXEMES, values: [owner, id, config] });
         }
         const error = outcome.kind === "failed" ? outcome.error : null;
         const values = [owner, id, outcome.kind, chunks.length, error, at];
@@ -210,13 +187,8 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     );
   }
 
-  async search(query: PassageQuery): Promise<Passage[]> {
-    if (query.documentIds.length === 0 || query.limit <= 0) return [];
-    const values = [query.owner, [...query.documentIds], query.text, query.limit, SEARCH_FLOOR];
-    const { rows } = await guardDatabase(() =>
-      this.db.query<{ document_id: string; name: string; text: string; score: number }>({ name: "knowledge-search", text: SEARCH, values }),
-    );
-    return rows.map((row) => ({ documentId: row.document_id, documentName: row.name, text: row.text, score: row.score }));
+  search(query: PassageQuery): Promise<Passage[]> {
+    return searchPassages(this.db, query);
   }
 }
 
