@@ -10,7 +10,7 @@
 
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { openapiDocumentPath } from "@dhs/contract";
+import { openapiDocumentPath, scopeValues } from "@dhs/contract";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { DIGITAL_HUMANS, expectData, KEYS, useHarness } from "../support/harness.js";
@@ -47,16 +47,7 @@ const KEY_SETS = [
   {
     name: "test mode, every scope",
     key: KEYS.aTest,
-    scopes: [
-      "sessions:read",
-      "sessions:write",
-      "digital_humans:read",
-      "digital_humans:write",
-      "webhooks:read",
-      "webhooks:write",
-      "knowledge:read",
-      "knowledge:write",
-    ],
+    scopes: [...scopeValues],
     mode: "test",
   },
 ];

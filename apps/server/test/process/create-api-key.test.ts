@@ -2,12 +2,14 @@
  * The key CLI as an operator uses it: it prints a new key once, stores only its hash, and the server
  * started with that file accepts the key with the scopes given.
  */
+
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { scopeValues } from "@dhs/contract";
 import { afterAll, describe, expect, it } from "vitest";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 
@@ -50,16 +52,7 @@ describe("create-api-key", () => {
     expect(await me(second)).toMatchObject({
       account_id: "acct_cli",
       mode: "live",
-      scopes: [
-        "sessions:read",
-        "sessions:write",
-        "digital_humans:read",
-        "digital_humans:write",
-        "webhooks:read",
-        "webhooks:write",
-        "knowledge:read",
-        "knowledge:write",
-      ],
+      scopes: [...scopeValues],
     });
     // A test key: the same account, its own limit of open sessions (TEST_MAX_OPEN_SESSIONS).
     expect(await me(test)).toMatchObject({ account_id: "acct_cli", mode: "test", limits: { open_sessions: 5 } });

@@ -3,9 +3,11 @@
  * bad configuration with one line (wrong LiveKit credentials included, in production), and exits 0 on
  * SIGTERM.
  */
+
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scopeValues } from "@dhs/contract";
 import { FakeLiveKit, freePort, startRedis } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
@@ -26,16 +28,7 @@ describe("dist/main.js", () => {
     expect(await me.json()).toMatchObject({
       key_id: "key_dev",
       account_id: "acct_dev",
-      scopes: [
-        "sessions:read",
-        "sessions:write",
-        "digital_humans:read",
-        "digital_humans:write",
-        "webhooks:read",
-        "webhooks:write",
-        "knowledge:read",
-        "knowledge:write",
-      ],
+      scopes: [...scopeValues],
       limits: { open_sessions: 20, requests_per_second: 100, burst: 200 },
       usage: { open_sessions: 0 },
     });
