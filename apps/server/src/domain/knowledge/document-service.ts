@@ -123,12 +123,12 @@ export class DocumentService {
     const limit = body.limit ?? PASSAGES_PER_TURN;
     if (documentIds.length === 0) return { results: [] };
     const passages = await store.search({ owner: principal.accountId, documentIds, text: body.query, limit });
-    return { results: withinBudget(passages, limit).map(passageView) };
+    return turnResults(passages, limit);
   }
 
   private store(): KnowledgeStore {
     if (this.deps.store) return this.deps.store;
-    throw new AppError("knowledge_not_configured", "Documents and knowledge need PostgreSQL; this deployment has no DATABASE_URL.");
+    throw knowledgeNotConfigured();
   }
 }
 
@@ -160,7 +160,7 @@ function checkedContent(body: DocumentCreate): number {
  * The best passages while they fit the turn's characters (the first always does), the budget growing
  * with a search's larger limit: what a turn is given is a few passages, not a document.
  */
-export function withinBudget(passages: readonly Passage[], limit: number): Passage[] {
+function withinBudget(passages: readonly Passage[], limit: number): Passage[] {
   const budget = PASSAGE_CHARACTERS_PER_TURN * Math.max(1, limit / PASSAGES_PER_TURN);
   const kept: Passage[] = [];
   let used = 0;
@@ -177,8 +177,20 @@ export function documentView(record: DocumentRecord): Document {
   return shown;
 }
 
-function passageView(passage: Passage) {
-  return { document_id: passage.documentId, document_name: passage.documentName, text: passage.text, score: passage.score };
+/** What a search answers, searchKnowledge's and the job's alike: the best passages within the turn's budget. */
+export function turnResults(passages: readonly Passage[], limit: number): KnowledgeSearchResults {
+  return {
+    results: withinBudget(passages, limit).map((p) => ({
+      document_id: p.documentId,
+      document_name: p.documentName,
+      text: p.text,
+      score: p.score,
+    })),
+  };
+}
+
+export function knowledgeNotConfigured(): AppError {
+  return new AppError("knowledge_not_configured", "Documents and knowledge need PostgreSQL; this deployment has no DATABASE_URL.");
 }
 
 function notFound(id: string): AppError {

@@ -43,3 +43,8 @@ export function textSearchConfiguration(tag: string): string | undefined {
   const primary = tag.split("-")[0]?.toLowerCase() ?? "";
   return Object.hasOwn(CONFIGURATIONS, primary) ? CONFIGURATIONS[primary] : undefined;
 }
+
+/** The configuration a document is indexed in: `simple` (no stemming) for a tag the service would have refused. */
+export function configurationOf(language: string): string {
+  return textSearchConfiguration(language) ?? "simple";
+}

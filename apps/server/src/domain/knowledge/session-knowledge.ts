@@ -9,7 +9,7 @@ import { AppError } from "../app-error.js";
 import { sessionEnded } from "../conversation/conversation-changes.js";
 import type { SessionRecords } from "../sessions/ports.js";
 import { TERMINAL } from "../sessions/session.js";
-import { PASSAGES_PER_TURN, withinBudget } from "./document-service.js";
+import { knowledgeNotConfigured, PASSAGES_PER_TURN, turnResults } from "./document-service.js";
 import type { PassageIndex } from "./ports.js";
 
 export interface SessionKnowledgeDeps {
@@ -30,17 +30,9 @@ export class SessionKnowledge {
     if (!persona) throw sessionEnded((await this.deps.sessions.findSession(sessionId)) ?? session);
     const documentIds = persona.knowledge?.document_ids ?? [];
     if (documentIds.length === 0) return { results: [] };
-    if (!this.deps.index)
-      throw new AppError("knowledge_not_configured", "Documents and knowledge need PostgreSQL; this deployment has no DATABASE_URL.");
+    if (!this.deps.index) throw knowledgeNotConfigured();
     const limit = body.limit ?? PASSAGES_PER_TURN;
     const passages = await this.deps.index.search({ owner: session.account_id, documentIds, text: body.query, limit });
-    return {
-      results: withinBudget(passages, limit).map((p) => ({
-        document_id: p.documentId,
-        document_name: p.documentName,
-        text: p.text,
-        score: p.score,
-      })),
-    };
+    return turnResults(passages, limit);
   }
 }

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { create, insert, type Orama, remove, search } from "@orama/orama";
-import { textSearchConfiguration } from "../../domain/knowledge/languages.js";
+import { configurationOf } from "../../domain/knowledge/languages.js";
 import type {
   ClaimedDocument,
   DocumentCreateOutcome,
@@ -102,7 +102,7 @@ export class MemoryKnowledgeStore implements KnowledgeStore {
   async deleteDocument(owner: string, id: string): Promise<boolean> {
     const stored = this.stored(owner, id);
     if (!stored) return false;
-    const index = this.index(configuration(stored.record.language));
+    const index = this.index(configurationOf(stored.record.language));
     for (const passage of stored.passages) {
       remove(index, passage);
       this.texts.delete(passage);
@@ -132,7 +132,7 @@ export class MemoryKnowledgeStore implements KnowledgeStore {
     const stored = this.stored(document.owner, document.id);
     if (stored?.record.status !== "processing" || stored.claim !== document.claim) return undefined;
     const chunks = outcome.kind === "ready" ? outcome.chunks : [];
-    const index = this.index(configuration(stored.record.language));
+    const index = this.index(configurationOf(stored.record.language));
     const key = documentKey(document.owner, document.id);
     const passages = chunks.map((chunk) => {
       const id = JSON.stringify([document.owner, document.id, chunk.index]);
@@ -155,7 +155,7 @@ export class MemoryKnowledgeStore implements KnowledgeStore {
     for (const id of places.keys()) {
       const record = this.stored(owner, id)?.record;
       if (record?.status !== "ready" || record.chunks === 0) continue;
-      const group = entry(byConfiguration, configuration(record.language), () => ({ keys: [], passages: 0 }));
+      const group = entry(byConfiguration, configurationOf(record.language), () => ({ keys: [], passages: 0 }));
       group.keys.push(documentKey(owner, id));
       group.passages += record.chunks;
     }
@@ -202,11 +202,6 @@ export class MemoryKnowledgeStore implements KnowledgeStore {
     for (const [key, recorded] of owned.keys) if (recorded.expiresAt <= this.now()) owned.keys.delete(key);
     return owned;
   }
-}
-
-/** The document's text search configuration; `simple` (no stemming) for a tag the service would have refused. */
-function configuration(language: string): string {
-  return textSearchConfiguration(language) ?? "simple";
 }
 
 /** The index's value for a passage's document: the owner's id of it, one value to filter on. */

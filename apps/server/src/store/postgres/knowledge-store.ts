@@ -6,7 +6,7 @@
  * passages are searched by PostgreSQL's full-text search (passage-search.ts), whose counts of the
  * owner's lexemes are kept here, as passages are stored and deleted, under the owner's lock.
  */
-import { textSearchConfiguration } from "../../domain/knowledge/languages.js";
+import { configurationOf } from "../../domain/knowledge/languages.js";
 import type {
   ClaimedDocument,
   DocumentCreateOutcome,
@@ -109,7 +109,7 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
           return { kind: "limit" };
         }
         const values = [r.owner, r.id, r.name, r.format, r.language, r.status, r.error, r.size_bytes, r.chunks, r.created_at, r.updated_at];
-        await client.query({ name: "knowledge-insert", text: INSERT, values: [...values, configuration(r.language), content] });
+        await client.query({ name: "knowledge-insert", text: INSERT, values: [...values, configurationOf(r.language), content] });
         await client.query({ name: "knowledge-forget-keys", text: FORGET_EXPIRED, values: [r.owner, now] });
         return { kind: "created", record };
       }),
@@ -190,11 +190,6 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   search(query: PassageQuery): Promise<Passage[]> {
     return searchPassages(this.db, query);
   }
-}
-
-/** The document's text search configuration; `simple` (no stemming) for a tag the service would have refused. */
-function configuration(language: string): string {
-  return textSearchConfiguration(language) ?? "simple";
 }
 
 function toRecord(row: Row): DocumentRecord {
