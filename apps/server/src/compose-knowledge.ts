@@ -8,6 +8,7 @@ import type { WebhookStore } from "./domain/customer-webhooks/ports.js";
 import type { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
 import { DocumentService } from "./domain/knowledge/document-service.js";
 import type { KnowledgeStore } from "./domain/knowledge/ports.js";
+import { PdfTextReader } from "./pdf/pdf-text-reader.js";
 import { DocumentProcessor } from "./workers/document-processor.js";
 
 /** The most documents an account may have in each mode (the contract's 1 000). */
@@ -39,7 +40,7 @@ export function knowledgeOf(options: KnowledgeOptions): KnowledgeParts {
         events: { webhooks: options.webhooks, eventRetainMs: options.eventRetainMs, onQueued: options.onEventQueued },
         logger,
         intervalMs: options.intervalMs,
-        // A 1 MiB document takes well under a second; a claim lapses only when its replica is gone.
+        // A 10 MiB file's text takes a few seconds at most; a claim lapses only when its replica is gone.
         leaseMs: 60_000,
         ...(options.observe ? { observe: options.observe } : {}),
       })
@@ -47,6 +48,7 @@ export function knowledgeOf(options: KnowledgeOptions): KnowledgeParts {
   if (!store) logger.warn("no DATABASE_URL: documents and knowledge are off (their operations answer 501 knowledge_not_configured)");
   const documents = new DocumentService({
     store,
+    pdf: new PdfTextReader(),
     limit: () => ACCOUNT_MAX_DOCUMENTS,
     idempotencyKeyTtlMs: options.idempotencyKeyTtlMs,
     documentsOf: (principal, id) => options.digitalHumans.knowledgeOf(principal, id),

@@ -15,6 +15,7 @@ import type {
   DigitalHumanCreate,
   DigitalHumanUpdate,
   DocumentCreate,
+  DocumentUpload,
   GetSessionTranscriptQuery,
   GetUsageQuery,
   KnowledgeSearch,
@@ -125,6 +126,17 @@ export type CreateOptions = CreateSessionOptions;
 /** The options of `say` and `addSessionContext`, which take an Idempotency-Key like a create. */
 export type IdempotentOptions = CreateSessionOptions;
 
+/** A file for `uploadDocument`: its bytes and its name (whose extension tells its format when neither `format` nor `contentType` does). */
+export interface DocumentFile {
+  data: Blob | Uint8Array;
+  filename: string;
+  /** `application/pdf`, `text/plain`, `text/markdown` or `text/html`; from `filename` when left out. */
+  contentType?: string;
+}
+
+/** A document sent as a file: the file, and its `name` (the file's by default), `format` and `language`. */
+export type DocumentFileInput = Omit<DocumentUpload, "file"> & { file: DocumentFile };
+
 /**
  * A request body as a caller may write it. openapi-typescript types a property with a `default` as
  * required (it always has a value once the server has read the request), but a request may leave it out.
@@ -158,6 +170,14 @@ function signalOption(signal: AbortSignal | undefined): { signal?: AbortSignal }
 type OperationMethods = {
   [Id in ApiKeyOperationId]: (...args: never[]) => Promise<{ data?: SuccessResponseJSON<operations[Id]> }>;
 };
+
+function documentForm(file: DocumentFile, fields: Omit<DocumentUpload, "file">): FormData {
+  const form = new FormData();
+  const data = file.data instanceof Blob ? file.data : new Blob([file.data as Uint8Array<ArrayBuffer>]);
+  form.append("file", file.contentType === undefined ? data : new Blob([data], { type: file.contentType }), file.filename);
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, value);
+  return form;
+}
 
 export function createClient(options: ClientOptions) {
   const { baseUrl, apiKey } = options;
@@ -344,10 +364,22 @@ export function createClient(options: ClientOptions) {
     /**
      * POST /v1/documents: adds a document of the account's knowledge (answered `processing`; `ready` once
      * indexed); replays the first answer for a repeated key and body (a key is generated when none is given).
+     * Its text as JSON (`content`, at most 1 MiB), or a `file` (a PDF, or text, Markdown or HTML in UTF-8,
+     * at most 10 MiB), sent as `multipart/form-data`; a PDF's text is read at once, so a broken or
+     * text-less one is refused (422).
      */
-    createDocument(body: DocumentCreate, opts: CreateOptions = {}) {
+    createDocument(body: DocumentCreate | DocumentFileInput, opts: CreateOptions = {}) {
       const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
-      return raw.POST("/v1/documents", { body, params: { header: { "Idempotency-Key": idempotencyKey } }, ...signalOption(opts.signal) });
+      const params = { header: { "Idempotency-Key": idempotencyKey } };
+      if (!("file" in body)) return raw.POST("/v1/documents", { body, params, ...signalOption(opts.signal) });
+      const { file, ...fields } = body;
+      return raw.POST("/v1/documents", {
+        // openapi-fetch types the body as the contract's multipart schema; what is sent is the form.
+        body: { ...fields, file: file.filename } satisfies DocumentUpload,
+        bodySerializer: () => documentForm(file, fields),
+        params,
+        ...signalOption(opts.signal),
+      });
     },
 
     /** GET /v1/documents: the account's documents in the key's mode, newest first, without their content. */

@@ -7,7 +7,7 @@
  * handler, so every error from every route, unknown ones included, is an ApiError.
  */
 import { openapiDocumentPath } from "@dhs/contract";
-import express, { type Express, type RequestHandler } from "express";
+import express, { type Express, type Request, type RequestHandler } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AccountService } from "../domain/accounts/account-service.js";
@@ -17,6 +17,7 @@ import type { ConversationService } from "../domain/conversation/conversation-se
 import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
 import type { DigitalHumanService } from "../domain/digital-humans/digital-human-service.js";
 import type { DocumentService } from "../domain/knowledge/document-service.js";
+import { MAX_FILE_BYTES } from "../domain/knowledge/document-upload.js";
 import type { SessionKnowledge } from "../domain/knowledge/session-knowledge.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
 import type { ToolCallService } from "../domain/tools/tool-call-service.js";
@@ -27,6 +28,7 @@ import { authenticate, authorize } from "./authenticate.js";
 import { contractValidator, matchedOperation, takesBody } from "./contract-validator.js";
 import type { Cursors } from "./cursor.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
+import { multipartBody } from "./multipart-body.js";
 import { OperationSecurity } from "./operation-security.js";
 import { dispatch } from "./operations.js";
 import { pipeline } from "./pipeline.js";
@@ -47,6 +49,7 @@ import { transcriptOperations } from "./routes/transcripts.js";
 import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+const isCreateDocument = (req: Request): boolean => matchedOperation(req)?.schema?.operationId === "createDocument";
 /** createDocument's: 1 MiB of content, escaped as JSON (the service checks the content's own size). */
 export const MAX_DOCUMENT_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -101,7 +104,7 @@ export function createApp(deps: AppDependencies): Express {
     validateSecurity: false,
     validateApiSpec: false,
     ajvFormats: { mode: "full" },
-    // The contract takes JSON only; no multipart parser is installed.
+    // createDocument's multipart body is read by multipart-body.ts, within its bounds; the validator checks its text parts.
     fileUploader: false,
   });
   const noStore: RequestHandler = (_req, res, next) => {
@@ -131,10 +134,8 @@ export function createApp(deps: AppDependencies): Express {
       ...(deps.rateLimiter ? [rateLimit(deps.rateLimiter)] : []),
       ...validator.match,
       authorize(OperationSecurity.fromFile(openapiPath)),
-      jsonBody(MAX_BODY_BYTES, takesBody, {
-        limitBytes: MAX_DOCUMENT_BODY_BYTES,
-        for: (req) => matchedOperation(req)?.schema?.operationId === "createDocument",
-      }),
+      multipartBody({ maxFileBytes: MAX_FILE_BYTES, for: isCreateDocument }),
+      jsonBody(MAX_BODY_BYTES, takesBody, { limitBytes: MAX_DOCUMENT_BODY_BYTES, for: isCreateDocument }),
       ...validator.validate,
       dispatch({
         ...sessionOperations(deps.sessions, deps.cursors),

@@ -8,6 +8,8 @@
 import { type OperationId, operationList, type operations } from "@dhs/contract";
 import type { RequestHandler, Response } from "express";
 import type { OkStatus, OperationRequestBodyContent } from "openapi-typescript-helpers";
+import type { UploadedFile } from "../domain/knowledge/document-upload.js";
+import { uploadOf } from "./multipart-body.js";
 
 type ParametersOf<Id extends OperationId> = operations[Id]["parameters"];
 
@@ -22,6 +24,8 @@ export interface OperationRequest<Id extends OperationId> {
   /** The header parameters, by the contract's spelling of their names. */
   header: Part<ParametersOf<Id>["header"]>;
   body: OperationRequestBodyContent<operations[Id]>;
+  /** The file of a multipart body (createDocument's), read by multipart-body.ts. */
+  upload?: UploadedFile;
 }
 
 type Responses<Id extends OperationId> = operations[Id]["responses"];
@@ -66,7 +70,8 @@ export function answer<Id extends OperationId>(
     // The one typed boundary between Express and the contract. The validator has checked this request
     // against the operation's path parameters, query, headers and body (and coerced the query) before
     // any handler runs, so what reaches here is the contract's request of this operation.
-    const request = { path: req.params, query: req.query, header, body: req.body } as OperationRequest<Id>;
+    const upload = uploadOf(req);
+    const request = { path: req.params, query: req.query, header, body: req.body, ...(upload ? { upload } : {}) } as OperationRequest<Id>;
     const reply: SentReply = await handler(request, res);
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, String(value));
     res.status(reply.status ?? 200).json(reply.body);

@@ -91,7 +91,8 @@ export function jsonBody(
   const parseLarger = larger ? express.json({ limit: larger.limitBytes, strict: true }) : undefined;
   return (req: Request, res: Response, next: NextFunction): void => {
     const parse = parseLarger && larger?.for(req) ? parseLarger : parseDefault;
-    if (!takes(req)) return next();
+    // Not taken, or read already (a multipart body: multipart-body.ts).
+    if (!takes(req) || req.body !== undefined) return next();
     const type = req.headers["content-type"];
     if (type !== undefined && !MEDIA_TYPE.test(type)) {
       return next(

@@ -3,6 +3,7 @@
  * searchKnowledge answer 501 knowledge_not_configured naming DATABASE_URL (after authentication and
  * scopes, as any operation), and a digital human's document ids are refused as no documents.
  */
+import { pdfFile } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
 import { DIGITAL_HUMANS, expectApiError, KEYS, useHarness } from "../support/harness.js";
 
@@ -12,6 +13,10 @@ const DOC = `doc_${"0a".repeat(12)}`;
 describe("knowledge on Redis without DATABASE_URL", () => {
   it.each([
     ["createDocument", () => h.client(KEYS.aKnowledge).createDocument({ name: "x", format: "text", content: "ok" })],
+    [
+      "createDocument with a file (before its PDF is read)",
+      () => h.client(KEYS.aKnowledge).createDocument({ file: { data: pdfFile([[{ text: "Open at 9." }]]), filename: "hours.pdf" } }),
+    ],
     ["listDocuments", () => h.client(KEYS.aKnowledge).listDocuments({})],
     ["getDocument", () => h.client(KEYS.aKnowledge).getDocument(DOC)],
     ["deleteDocument", () => h.client(KEYS.aKnowledge).deleteDocument(DOC)],

@@ -917,8 +917,12 @@ export interface paths {
          *     `document.ready` event) or `failed` with the reason (`document.failed`). Give its `id` to a
          *     digital human's `knowledge.document_ids`.
          *
-         *     `content` is the document's text in its `format` (`text`, `markdown` or `html`: markup is
-         *     removed, headings kept as passage boundaries), at most 1 MiB (1 048 576 bytes) of UTF-8. An
+         *     Send it as JSON, its `content` the document's text in its `format` (`text`, `markdown` or
+         *     `html`: markup is removed, headings kept as passage boundaries), at most 1 MiB (1 048 576 bytes)
+         *     of UTF-8; or as `multipart/form-data` with the document as its `file` part, at most 10 MiB
+         *     (10 485 760 bytes): a PDF, or text, Markdown or HTML in UTF-8. A PDF's text is read when it is
+         *     sent (at most 500 pages, within 20 seconds), so one that is broken, protected by a password or
+         *     holds no text (a scan needs OCR first) is answered `422` at once, naming `file`. An
          *     account has at most 1 000 documents in each mode (`document_limit_reached`). Knowledge needs the
          *     deployment's PostgreSQL, or its in-memory store: a deployment on Redis without `DATABASE_URL`
          *     answers `501 knowledge_not_configured`.
@@ -1899,11 +1903,26 @@ export interface components {
          */
         DocumentId: string;
         /**
+         * @description What the document was sent as; `html` and `markdown` are read for their text and their headings,
+         *     `pdf` for the text of its pages (a file only).
+         * @example markdown
+         * @enum {string}
+         */
+        DocumentFormat: "text" | "markdown" | "html" | "pdf";
+        /**
          * @description How `content` is written; `html` and `markdown` are read for their text and their headings.
          * @example markdown
          * @enum {string}
          */
-        DocumentFormat: "text" | "markdown" | "html";
+        DocumentTextFormat: "text" | "markdown" | "html";
+        /**
+         * @description The file's format. Without it, the file part's `Content-Type` says (`application/pdf`,
+         *     `text/plain`, `text/markdown`, `text/html`), else its file name's extension (`.pdf`, `.txt`,
+         *     `.md`, `.markdown`, `.html`, `.htm`); a file none of these tell is refused (`422`).
+         * @example pdf
+         * @enum {string}
+         */
+        DocumentFileFormat: "text" | "markdown" | "html" | "pdf";
         /**
          * @description `processing` while it is split and indexed (seconds), `ready` once digital humans and searches use
          *     it, `failed` when it could not be (`error` says why). Nothing else follows `ready` or `failed`.
@@ -1935,7 +1954,7 @@ export interface components {
             error: string | null;
             /**
              * Format: int64
-             * @description The size of its content as sent, in bytes.
+             * @description The size of what was sent, in bytes (the UTF-8 of its `content`, or its file).
              * @example 18342
              */
             size_bytes: number;
@@ -1965,13 +1984,32 @@ export interface components {
              * @example Harbour Hotel facts
              */
             name: string;
-            format: components["schemas"]["DocumentFormat"];
+            format: components["schemas"]["DocumentTextFormat"];
             /**
              * @description Its text in `format`, at most 1 MiB (1 048 576 bytes) of UTF-8 (`413` beyond); line breaks and tabs are the only control characters allowed.
              * @example # Breakfast
              *     Breakfast is served from 7:00 to 10:30 in the Garden Room.
              */
             content: string;
+            language?: components["schemas"]["DocumentLanguage"];
+        };
+        /**
+         * @description A document to add as a file, in `multipart/form-data`: one `file` part and, optionally, `name`,
+         *     `format` and `language` parts. No other parts are allowed.
+         */
+        DocumentUpload: {
+            /**
+             * Format: binary
+             * @description The document, at most 10 MiB (10 485 760 bytes; `413` beyond): a PDF, or text, Markdown or
+             *     HTML in UTF-8 (a byte order mark is dropped).
+             */
+            file: string;
+            /**
+             * @description Its name; the file's name by default (`document` when the part has none).
+             * @example Price list 2027
+             */
+            name?: string;
+            format?: components["schemas"]["DocumentFileFormat"];
             language?: components["schemas"]["DocumentLanguage"];
         };
         /** @description One page of documents, newest first. */
@@ -3166,7 +3204,10 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The request body is larger than 2 MiB, or its `content` larger than 1 MiB of UTF-8 (`payload_too_large`). */
+        /**
+         * @description The request body is larger than 2 MiB, or its `content` larger than 1 MiB of UTF-8; or its
+         *     `multipart/form-data` file larger than 10 MiB (`payload_too_large`).
+         */
         DocumentTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -4880,6 +4921,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DocumentCreate"];
+                "multipart/form-data": components["schemas"]["DocumentUpload"];
             };
         };
         responses: {
@@ -4936,8 +4978,10 @@ export interface operations {
             413: components["responses"]["DocumentTooLarge"];
             /**
              * @description The request failed validation (`validation_failed`: an empty document, control characters
-             *     other than line breaks and tabs, a language the deployment cannot index), or the account has
-             *     1 000 documents in this mode already (`document_limit_reached`).
+             *     other than line breaks and tabs, a language the deployment cannot index; a file whose format
+             *     cannot be told, that is not UTF-8 text, or a PDF that is broken, protected by a password, holds
+             *     no text or has more than 500 pages), or the account has 1 000 documents in this mode already
+             *     (`document_limit_reached`).
              */
             422: {
                 headers: {
@@ -5318,7 +5362,9 @@ export const endSessionToolTypeValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["running", "succeeded", "failed", "timed_out"];
 export const toolCallTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCall"]["type"]> = ["webhook", "client", "end_session"];
 export const toolCallOutcomeStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallOutcome"]["status"]> = ["succeeded", "failed", "timed_out"];
-export const documentFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentFormat"]> = ["text", "markdown", "html"];
+export const documentFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentFormat"]> = ["text", "markdown", "html", "pdf"];
+export const documentTextFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentTextFormat"]> = ["text", "markdown", "html"];
+export const documentFileFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentFileFormat"]> = ["text", "markdown", "html", "pdf"];
 export const documentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentStatus"]> = ["processing", "ready", "failed"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
 export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];

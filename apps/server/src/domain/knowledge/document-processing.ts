@@ -16,7 +16,8 @@ export function processDocument(format: DocumentFormat, content: string): Proces
     if (chunks.length === 0)
       return {
         kind: "failed",
-        error: format === "text" ? "The document has no text." : "The document has no text once its markup is removed.",
+        error:
+          format === "markdown" || format === "html" ? "The document has no text once its markup is removed." : "The document has no text.",
       };
     if (chunks.length > MAX_CHUNKS)
       return { kind: "failed", error: `The document makes more than ${MAX_CHUNKS} passages; split it into smaller documents.` };

@@ -6,13 +6,14 @@
  * checked and stored `processing`.
  */
 import { randomBytes } from "node:crypto";
-import type { Document, DocumentCreate, DocumentDeleted, KnowledgeSearch, KnowledgeSearchResults } from "@dhs/contract";
+import type { Document, DocumentCreate, DocumentDeleted, DocumentUpload, KnowledgeSearch, KnowledgeSearchResults } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import type { ListPosition } from "../list-order.js";
 import { fingerprint } from "../sessions/idempotency.js";
+import { type FileDocument, fileDocument, type UploadedFile } from "./document-upload.js";
 import { DEFAULT_DOCUMENT_LANGUAGE, textSearchConfiguration } from "./languages.js";
-import type { DocumentRecord, KnowledgeStore, Passage } from "./ports.js";
+import type { DocumentRecord, KnowledgeStore, Passage, PdfTextReading } from "./ports.js";
 
 /** The most UTF-8 bytes a document's content may hold (the contract's 1 MiB). */
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -31,9 +32,14 @@ function hasControl(text: string, allowed: ReadonlySet<number> = LINE_CONTROLS):
 }
 const LINE_CONTROLS: ReadonlySet<number> = new Set([0x09, 0x0a, 0x0d]);
 
+/** What createDocument was sent: JSON with the content, or a file with the fields beside it. */
+export type DocumentInput = { json: DocumentCreate } | { fields: Omit<DocumentUpload, "file">; file: UploadedFile };
+
 export interface DocumentServiceDeps {
   /** Undefined when the deployment keeps no knowledge (Redis without DATABASE_URL). */
   store: KnowledgeStore | undefined;
+  /** Reads an uploaded PDF's text. */
+  pdf: PdfTextReading;
   /** The most documents an account may have in each mode. */
   limit: () => number;
   idempotencyKeyTtlMs: number;
@@ -51,19 +57,20 @@ export class DocumentService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async create(principal: Principal, idempotencyKey: string, body: DocumentCreate): Promise<{ view: Document; replayed: boolean }> {
+  async create(principal: Principal, idempotencyKey: string, input: DocumentInput): Promise<{ view: Document; replayed: boolean }> {
     const store = this.store();
-    const sizeBytes = checkedContent(body);
+    const document = "json" in input ? jsonDocument(input.json) : await fileDocument(input.fields, input.file, this.deps.pdf);
+    checkDocument(document, "json" in input ? "content" : "file");
     const at = this.now().toISOString();
     const record: DocumentRecord = {
       id: `doc_${randomBytes(12).toString("hex")}`,
       owner: principal.accountId,
-      name: body.name,
-      format: body.format,
-      language: body.language ?? DEFAULT_DOCUMENT_LANGUAGE,
+      name: document.name,
+      format: document.format,
+      language: document.language ?? DEFAULT_DOCUMENT_LANGUAGE,
       status: "processing",
       error: null,
-      size_bytes: sizeBytes,
+      size_bytes: document.sizeBytes,
       chunks: 0,
       created_at: at,
       updated_at: at,
@@ -71,9 +78,9 @@ export class DocumentService {
     const max = this.deps.limit();
     const outcome = await store.createDocument({
       record,
-      content: body.content,
+      content: document.content,
       idempotencyKey,
-      fingerprint: fingerprint(body),
+      fingerprint: fingerprint(document.fingerprintOf),
       keyTtlMs: this.deps.idempotencyKeyTtlMs,
       limit: max,
     });
@@ -132,28 +139,33 @@ export class DocumentService {
   }
 }
 
-/** The content's size in UTF-8 bytes, once it is within the contract's bounds that a schema cannot say. */
-function checkedContent(body: DocumentCreate): number {
+/** A JSON create's document, once its content is within the contract's 1 MiB (in bytes, which a schema cannot say). */
+function jsonDocument(body: DocumentCreate): FileDocument {
   const bytes = Buffer.byteLength(body.content, "utf8");
   if (bytes > MAX_CONTENT_BYTES)
     throw new AppError("payload_too_large", `The document's content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} are taken.`);
+  return { name: body.name, format: body.format, language: body.language, content: body.content, sizeBytes: bytes, fingerprintOf: body };
+}
+
+/** The checks a document's text, name and language take, whether it came as JSON or as a file (`textPath`). */
+function checkDocument(document: FileDocument, textPath: "content" | "file"): void {
   const issues: { location: "body"; path: string; message: string }[] = [];
-  if (body.content.trim() === "") issues.push({ location: "body", path: "content", message: "must hold some text, not only white space" });
-  if (hasControl(body.content))
+  if (document.content.trim() === "")
+    issues.push({ location: "body", path: textPath, message: "must hold some text, not only white space" });
+  if (hasControl(document.content))
     issues.push({
       location: "body",
-      path: "content",
+      path: textPath,
       message: "must not hold control characters other than tab, line feed and carriage return",
     });
-  if (hasControl(body.name, new Set())) issues.push({ location: "body", path: "name", message: "must not hold control characters" });
-  if (body.language !== undefined && textSearchConfiguration(body.language) === undefined)
+  if (hasControl(document.name, new Set())) issues.push({ location: "body", path: "name", message: "must not hold control characters" });
+  if (document.language !== undefined && textSearchConfiguration(document.language) === undefined)
     issues.push({
       location: "body",
       path: "language",
       message: "is not a language documents can be indexed in (see Knowledge in the guide)",
     });
   if (issues.length > 0) throw new AppError("validation_failed", issues);
-  return bytes;
 }
 
 /**

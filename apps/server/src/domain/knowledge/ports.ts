@@ -109,3 +109,16 @@ export interface KnowledgeStore extends PassageIndex {
     at: string,
   ): Promise<DocumentRecord | undefined>;
 }
+
+/** Why a PDF gives no text: unreadable, locked, too long, only drawn (a scan), or beyond the time or memory it may take. */
+export type PdfRefusal = "broken" | "password" | "pages" | "text" | "no_text" | "limits";
+
+export type PdfTextResult = { kind: "text"; text: string; pages: number } | { kind: "refused"; reason: PdfRefusal; pages?: number };
+
+/** A PDF's text, or why there is none; `busy` when this replica reads as many PDFs as it may already. */
+export type PdfReading = PdfTextResult | { kind: "busy" };
+
+/** Reads a PDF's text within bounds of pages, text, time and memory (pdf/pdf-text-reader.ts). */
+export interface PdfTextReading {
+  read(bytes: Uint8Array): Promise<PdfReading>;
+}

@@ -2,7 +2,7 @@
  * The /v1/documents operations and searchKnowledge: translate HTTP to DocumentService calls and back,
  * nothing more.
  */
-import type { DocumentService } from "../../domain/knowledge/document-service.js";
+import type { DocumentInput, DocumentService } from "../../domain/knowledge/document-service.js";
 import type { Cursors } from "../cursor.js";
 import type { OperationHandlers } from "../operations.js";
 
@@ -12,8 +12,16 @@ export function documentOperations(
 ): Pick<OperationHandlers, "createDocument" | "listDocuments" | "getDocument" | "deleteDocument" | "searchKnowledge"> {
   return {
     // POST /v1/documents
-    createDocument: async ({ header, body }, principal) => {
-      const { view, replayed } = await documents.create(principal, header["Idempotency-Key"], body);
+    createDocument: async ({ header, body, upload }, principal) => {
+      let input: DocumentInput;
+      if ("content" in body) input = { json: body };
+      else {
+        // multipart-body.ts keeps every validated multipart request's file; its absence is a bug.
+        if (!upload) throw new Error("a multipart createDocument reached its handler without its file");
+        const { file: _file, ...fields } = body;
+        input = { fields, file: upload };
+      }
+      const { view, replayed } = await documents.create(principal, header["Idempotency-Key"], input);
       return { status: 201, body: view, headers: replayed ? { "Idempotent-Replayed": "true" } : {} };
     },
 
