@@ -95,6 +95,32 @@ export function describeKnowledgeStore(adapter: string, make: () => Promise<Know
         expect(found.slice(1).every((p) => p.text.startsWith("Rooms"))).toBe(true);
       }));
 
+    it("when every word of the question is in hundreds of passages, answers first those that hold them all", () =>
+      withStore(async (store) => {
+        const mine = owner();
+        // 1 200 passages: breakfast in the first 700, terrace in the last 700, both in the 200 between.
+        const passages = Array.from({ length: 1200 }, (_, i) => {
+          const words = [i < 700 ? "breakfast" : "lunch", i >= 500 ? "terrace" : "lounge"];
+          return `Room ${i}\nGuests of room ${i} take their ${words[0]} on the ${words[1]}.`;
+        });
+        const doc = await ready(store, mine, passages);
+        const found = await store.search({ owner: mine, documentIds: [doc.id], text: "breakfast on the terrace", limit: 3 });
+        expect(found).toHaveLength(3);
+        for (const p of found) expect(p.text).toMatch(/breakfast on the terrace/);
+      }));
+
+    it("when no passage holds the question's common words together, answers those holding the rarest of them", () =>
+      withStore(async (store) => {
+        const mine = owner();
+        const passages = Array.from({ length: 1200 }, (_, i) =>
+          i < 600 ? `Room ${i}\nGuests of room ${i} take their breakfast inside.` : `Room ${i}\nGuests of room ${i} sit on the terrace.`,
+        );
+        const doc = await ready(store, mine, passages);
+        const found = await store.search({ owner: mine, documentIds: [doc.id], text: "breakfast on the terrace", limit: 3 });
+        expect(found).toHaveLength(3);
+        for (const p of found) expect(p.text).toMatch(/breakfast|terrace/);
+      }));
+
     it("answers a passage that shares a single word with the question, and ranks one with more of them first", () =>
       withStore(async (store) => {
         const mine = owner();
