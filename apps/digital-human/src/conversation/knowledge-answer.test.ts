@@ -23,6 +23,11 @@ describe("the answer of a digital human without an LLM", () => {
     expect(answerFrom([desk], "When is check-in?")).toBe("Check-in starts at three.");
   });
 
+  it("reads an abbreviation as part of its sentence, not its end", () => {
+    const desk = passage("Reception\nThe concierge is Mr. Smith. He is at the desk from 7:00.");
+    expect(answerFrom([desk], "Who is the concierge?")).toBe("The concierge is Mr. Smith.");
+  });
+
   it("takes the next sentence too when it answers more of the question", () => {
     expect(answerFrom([HOTEL], "breakfast and coffee")).toBe(
       "Breakfast is served from 7:00 to 10:30 in the Garden Room. Coffee costs 4.50 euros.",

@@ -8,6 +8,7 @@
  * one. "What time is breakfast?" has two, "time" and "breakfast"; "Breakfast is served from 7:00 to
  * 10:30." holds one: it answers. "Do you like movies?" finds nothing to say.
  */
+import { sentencesOf } from "@dhs/contract/sentences";
 import { stemmer } from "@orama/stemmers/english";
 import type { Passage } from "./turn-knowledge.js";
 
@@ -35,11 +36,10 @@ function contentStems(text: string): Set<string> {
 }
 
 /** A passage's sentences, as written, its heading line (the first of several lines) left out. */
-function sentencesOf(text: string): string[] {
+function passageSentences(text: string): string[] {
   const lines = text.split("\n");
-  const body = lines.length > 1 ? lines.slice(1).join(" ") : text;
-  // A sentence ends at . ! or ? before a space or the end: "4.50" and "7:00" stay inside theirs.
-  return (body.match(/(?:[^.!?]|[.!?](?!\s|$))+(?:[.!?]+|$)/g) ?? []).map((s) => s.trim()).filter((s) => s !== "");
+  // The shared splitter keeps "4.50", "7:00" and "Mr. Smith" inside their sentences.
+  return sentencesOf(lines.length > 1 ? lines.slice(1).join(" ") : text);
 }
 
 /** The sentence or two of the best passage that answer `heard`, verbatim; undefined when none clearly does. */
@@ -48,7 +48,7 @@ export function answerFrom(passages: readonly Passage[], heard: string): string 
   if (!best) return undefined;
   const asked = contentStems(heard);
   if (asked.size === 0) return undefined;
-  const sentences = sentencesOf(best.text);
+  const sentences = passageSentences(best.text);
   const hits = sentences.map((sentence) => [...contentStems(sentence)].filter((stem) => asked.has(stem)));
   let top = -1;
   hits.forEach((found, i) => {

@@ -5,6 +5,7 @@
  * a passage that continues its section repeats the last sentence before it, when that is short, so an
  * answer split between two passages is whole in one of them.
  */
+import { sentencesOf } from "@dhs/contract/sentences";
 import type { Section } from "./document-text.js";
 import type { Chunk } from "./ports.js";
 
@@ -46,22 +47,22 @@ export function chunksOf(sections: readonly Section[], options: ChunkOptions = {
 /** The last sentence of a passage's body, when it is short enough to repeat. */
 function lastSentence(body: string): string | undefined {
   if (body === "") return undefined;
-  const sentences = sentencesOf(body);
+  const sentences = sentencesIn(body);
   const last = sentences.at(-1);
   return last !== undefined && last.length <= OVERLAP_MAX_CHARS && sentences.length > 1 ? last : undefined;
 }
 
-function sentencesOf(text: string): string[] {
-  // A sentence ends at . ! or ? before white space or the end ("4.50" stays whole), or at a line's end;
-  // every character is in one sentence, so cutting loses nothing.
-  return (text.match(/(?:[^.!?\n]|[.!?](?![\s]|$))+(?:[.!?]+|\n|$)|[.!?]+/g) ?? []).map((s) => s.trim()).filter((s) => s !== "");
+function sentencesIn(text: string): string[] {
+  // A line's end ends a sentence whatever the splitter makes of it (a list item, a table row); within a
+  // line the shared splitter keeps "Mr. Smith" and "4.50" whole, and loses no character.
+  return text.split("\n").flatMap((line) => sentencesOf(line));
 }
 
 /** A long paragraph in pieces of at most `max` characters, at sentence ends, or at spaces. */
 function cut(paragraph: string, max: number): string[] {
   const pieces: string[] = [];
   let current = "";
-  for (const sentence of sentencesOf(paragraph).flatMap((s) => (s.length > max ? words(s, max) : [s]))) {
+  for (const sentence of sentencesIn(paragraph).flatMap((s) => (s.length > max ? words(s, max) : [s]))) {
     if (current !== "" && current.length + sentence.length + 1 > max) {
       pieces.push(current);
       current = "";
