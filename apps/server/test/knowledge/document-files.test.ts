@@ -9,12 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { pdfFile } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
-import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, until, useHarness } from "../support/harness.js";
+import { type Doc, settledDocument } from "../support/documents.js";
+import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, useHarness } from "../support/harness.js";
 
 const h = useHarness({ SWEEP_INTERVAL_MS: "100" });
 const [AVA] = DIGITAL_HUMANS;
-
-type Doc = { id: string; name: string; format: string; status: string; chunks: number; error: string | null; size_bytes: number };
 
 const PRICE_LIST = pdfFile([
   [
@@ -44,15 +43,7 @@ function upload(
   });
 }
 
-async function settled(id: string, key: string = KEYS.aKnowledge): Promise<Doc> {
-  return until(
-    async () => {
-      const doc = expectData(await h.client(key).getDocument(id)) as Doc;
-      return doc.status === "processing" ? undefined : doc;
-    },
-    { what: `document ${id} processed` },
-  );
-}
+const settled = (id: string, key: string = KEYS.aKnowledge): Promise<Doc> => settledDocument(h.client(key), id);
 
 async function documentCount(key: string = KEYS.aKnowledge): Promise<number> {
   return expectData(await h.client(key).listDocuments({ limit: 100 })).data.length;

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Doc, settledDocument } from "../support/documents.js";
 import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, until, useHarness } from "../support/harness.js";
 
 const h = useHarness({ SWEEP_INTERVAL_MS: "100" });
@@ -29,21 +30,11 @@ The garage under the hotel has 40 places at 25 euros a night; electric cars char
 # Spa
 The spa on the top floor opens at 9:00 and closes at 21:00; towels are in the rooms.`;
 
-type Doc = { id: string; status: string; chunks: number; error: string | null; size_bytes: number };
-
 async function added(body: Record<string, unknown>, key: string = KEYS.aKnowledge): Promise<Doc> {
   return expectData(await h.client(key).createDocument(body as never), 201) as Doc;
 }
 
-async function settled(id: string, key: string = KEYS.aKnowledge): Promise<Doc> {
-  return until(
-    async () => {
-      const doc = expectData(await h.client(key).getDocument(id)) as Doc;
-      return doc.status === "processing" ? undefined : doc;
-    },
-    { what: `document ${id} processed` },
-  );
-}
+const settled = (id: string, key: string = KEYS.aKnowledge): Promise<Doc> => settledDocument(h.client(key), id);
 
 async function concierge(documentIds: string[], key: string = KEYS.aPersonas): Promise<string> {
   const made = expectData(
