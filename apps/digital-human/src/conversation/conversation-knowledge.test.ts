@@ -9,7 +9,7 @@ import { until } from "@dhs/testkit";
 import { initializeLogger, llm, type VAD, voice } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadVad } from "../hearing/vad.js";
-import { DEFAULT_GREETING } from "../job/job-metadata.js";
+import { testPersona } from "../job/persona.fixture.js";
 import { type HeardLine, Speaker } from "../speaking/speaker.js";
 import type { Speech, Voice } from "../speaking/voice.js";
 import { createConversation } from "./conversation-session.js";
@@ -47,15 +47,7 @@ async function converse(found: (query: string) => Promise<Passage[] | undefined>
     lineHeard: (line) => heard.push(line),
   });
   const running = speaker.run();
-  const persona = {
-    instructions: undefined,
-    greeting: DEFAULT_GREETING,
-    voice: undefined,
-    language: "en",
-    llm: { model: undefined, temperature: undefined },
-    tools: [],
-    knowledge: hasDocuments,
-  };
+  const persona = testPersona({ knowledge: hasDocuments });
   const conversation = createConversation(
     { persona, digitalHuman: { id: "dh_ada", name: "Ada" } },
     {

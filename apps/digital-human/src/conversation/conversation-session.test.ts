@@ -9,7 +9,8 @@ import { ChatCompletionsServer, type ChatScript, messageText, toolResults, until
 import { initializeLogger, llm, type VAD, voice } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadVad } from "../hearing/vad.js";
-import { DEFAULT_GREETING, type JobPersona } from "../job/job-metadata.js";
+import type { JobPersona } from "../job/job-metadata.js";
+import { testPersona } from "../job/persona.fixture.js";
 import { type HeardLine, Speaker } from "../speaking/speaker.js";
 import type { Speech, Voice } from "../speaking/voice.js";
 import { NOT_HEARD } from "./conversation-agent.js";
@@ -26,15 +27,8 @@ const toneVoice: Voice = {
   },
 };
 
-const persona = (instructions: string | undefined, tools: Tool[] = []): JobPersona => ({
-  instructions,
-  greeting: DEFAULT_GREETING,
-  voice: undefined,
-  language: "en",
-  llm: { model: "persona-model", temperature: 0.4 },
-  tools,
-  knowledge: false,
-});
+const persona = (instructions: string | undefined, tools: Tool[] = []): JobPersona =>
+  testPersona({ instructions, llm: { model: "persona-model", temperature: 0.4 }, tools });
 
 let vad: VAD;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { initializeLogger, type VAD } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createConversation } from "../conversation/conversation-session.js";
 import { loadVad } from "../hearing/vad.js";
-import { DEFAULT_GREETING } from "../job/job-metadata.js";
+import { testPersona } from "../job/persona.fixture.js";
 import { Speaker } from "../speaking/speaker.js";
 import type { Speech, Voice } from "../speaking/voice.js";
 import { ANSWER_NOTE, NOTE_PREFIX, sessionVoice } from "./session-voice.js";
@@ -48,15 +48,7 @@ async function started(withLlm: boolean) {
     lineHeard: ({ text, interrupted }) => heard.push({ text, interrupted }),
   });
   const running = speaker.run();
-  const persona = {
-    instructions: "You are Ada.",
-    greeting: DEFAULT_GREETING,
-    voice: undefined,
-    language: "en",
-    llm: { model: undefined, temperature: undefined },
-    tools: [],
-    knowledge: false,
-  };
+  const persona = testPersona({ instructions: "You are Ada." });
   const events = { participantSaid: () => undefined, step: () => undefined, replyFailed: () => undefined, sttFailed: () => undefined };
   const conversation = createConversation(
     { persona, digitalHuman: { id: "dh_ada", name: "Ada" } },
