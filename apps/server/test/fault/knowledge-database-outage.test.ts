@@ -4,7 +4,7 @@
  * it is made (the same Idempotency-Key then makes it once); a document waiting to be processed while
  * PostgreSQL is down is processed once it is back, never left `processing`.
  */
-import { createDatabase, FakeLiveKit, type PostgresServer, type RedisServer, startPostgres, startRedis } from "@dhs/testkit";
+import { createDatabase, FakeLiveKit, type PostgresServer, type RedisServer, startPostgres, startRedis, until } from "@dhs/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../support/database.js";
@@ -53,11 +53,8 @@ async function documentsNamed(url: string, name: string): Promise<{ id: string; 
 }
 
 async function untilAnswers(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await fetch(`${url}/v1/documents?limit=1`, { headers }).catch(() => undefined))?.status === 200) return;
-    await sleep(100);
-  }
-  throw new Error("the service did not answer for documents again");
+  const answers = async () => (await fetch(`${url}/v1/documents?limit=1`, { headers }).catch(() => undefined))?.status === 200;
+  await until(answers, { what: "the service to answer for documents again", timeoutMs: 20_000, everyMs: 100 });
 }
 
 describe("knowledge while PostgreSQL is down", () => {
@@ -107,15 +104,12 @@ describe("knowledge while PostgreSQL is down", () => {
     // Its processor's passes fail while the database is down (each logged, none fatal).
     await sleep(3000);
     await postgres.start();
-    const ready = await (async () => {
-      for (let i = 0; i < 300; i++) {
-        const res = await fetch(`${url}/v1/documents/${id}`, { headers }).catch(() => undefined);
-        const doc = res?.status === 200 ? ((await res.json()) as { status: string; chunks: number }) : undefined;
-        if (doc && doc.status !== "processing") return doc;
-        await sleep(100);
-      }
-      throw new Error("the document is still processing 30 s after PostgreSQL came back");
-    })();
+    const processed = async () => {
+      const res = await fetch(`${url}/v1/documents/${id}`, { headers }).catch(() => undefined);
+      const doc = res?.status === 200 ? ((await res.json()) as { status: string; chunks: number }) : undefined;
+      return doc?.status === "processing" ? undefined : doc;
+    };
+    const ready = await until(processed, { what: "the document processed after PostgreSQL came back", timeoutMs: 30_000, everyMs: 100 });
     expect(ready).toMatchObject({ status: "ready", chunks: 1 });
     proc.child.kill("SIGTERM");
   });
