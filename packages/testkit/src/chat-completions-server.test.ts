@@ -8,6 +8,7 @@ import {
   toolCallsAsked,
   toolResults,
 } from "./chat-completions-server.js";
+import { askedSchema } from "./chat-structured-output.js";
 
 /** One request as a client sends it, over plain fetch, so the wire itself is what the test reads. */
 async function post(server: ChatCompletionsServer, body: Record<string, unknown>): Promise<any> {
@@ -93,6 +94,47 @@ describe("ChatCompletionsServer", () => {
     const { client } = await start({ script: () => ({ tokens: ["One ", "two."] }) });
     const completion = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "count" }] });
     expect(completion.choices[0]?.message.content).toBe("One two.");
+  });
+
+  it("answers a structured output with the scripted value, streamed or not, and keeps the schema it was asked for", async () => {
+    const lead = { name: "Ada Lovelace", email: "ada@example.com" };
+    const { server, client } = await start({ script: () => ({ json: lead }) });
+    const schema = {
+      type: "object",
+      properties: { name: { type: "string" }, email: { type: ["string", "null"] } },
+      required: ["name", "email"],
+      additionalProperties: false,
+    };
+    const response_format = { type: "json_schema" as const, json_schema: { name: "lead", schema, strict: true } };
+    const completion = await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "extract" }],
+      response_format,
+    });
+    expect(JSON.parse(completion.choices[0]?.message.content ?? "")).toEqual(lead);
+    const chunks = await post(server, { stream: true, response_format });
+    expect(JSON.parse(chunks.map((c: any) => c.choices[0]?.delta.content ?? "").join(""))).toEqual(lead);
+    expect(askedSchema(server.requests[0]?.responseFormat)).toEqual(schema);
+  });
+
+  it("refuses a response_format the real API refuses: a bad name, or a strict schema that leaves a property optional or allows others", async () => {
+    const { server } = await start();
+    const asked = (json_schema: Record<string, unknown>) => post(server, { response_format: { type: "json_schema", json_schema } });
+    expect((await asked({ name: "a lead", schema: {} })).error.message).toMatch(/json_schema\.name/);
+    const optional = { type: "object", properties: { name: { type: "string" } }, required: [], additionalProperties: false };
+    expect((await asked({ name: "lead", strict: true, schema: optional })).error.message).toMatch(/'required'.*Missing 'name'/);
+    const open = {
+      type: "object",
+      properties: { tags: { type: "array", items: { type: "object", properties: {} } } },
+      required: ["tags"],
+      additionalProperties: false,
+    };
+    expect((await asked({ name: "lead", strict: true, schema: open })).error.message).toMatch(
+      /context=\('tags', 'items'\).*additionalProperties/,
+    );
+    // Not strict: the API takes any schema, and so does this server.
+    expect((await asked({ name: "lead", schema: optional })).choices).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("refuses with OpenAI's error body and status, Retry-After included", async () => {

@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type ResponseFormat, readResponseFormat } from "./chat-structured-output.js";
 import { type ChatToolCall, type ScriptedToolCall, toolCall, toolCallDeltas } from "./chat-tool-calls.js";
 
 export interface ChatMessage {
@@ -31,6 +32,8 @@ export interface ChatRequest {
   temperature: number | undefined;
   /** The request's `tools` as sent ([] without any): what the LLM was offered to call. */
   tools: unknown[];
+  /** Its `response_format` (a structured output's JSON schema, say), undefined without one. */
+  responseFormat: ResponseFormat | undefined;
   /** The bearer key the request carried ("" without one). */
   apiKey: string;
   /** The whole request body as parsed. */
@@ -62,10 +65,15 @@ export type ChatScript =
       /** How many chunks each call's arguments are split into (3 by default): clients must join them. */
       argumentPieces?: number;
     }
+  | {
+      /** A structured output: this value as the reply's JSON text (sent in pieces when streamed), whatever the schema asked. */
+      json: unknown;
+      firstTokenMs?: number;
+    }
   | { status: number; message?: string; retryAfterS?: number }
   | "hang";
 
-type Reply = Exclude<ChatScript, "hang" | { status: number }>;
+type Reply = Exclude<ChatScript, "hang" | { status: number } | { json: unknown }>;
 
 export interface ChatCompletionsServerOptions {
   /** What each request gets; by default, "Hello." */
@@ -147,12 +155,15 @@ export class ChatCompletionsServer {
       return error(res, 400, "We could not parse the JSON body of your request.");
     }
     if (!Array.isArray(body.messages) || typeof body.model !== "string") return error(res, 400, "'messages' and 'model' are required");
+    const format = readResponseFormat(body.response_format);
+    if ("problem" in format) return error(res, 400, format.problem, "invalid_request_error");
     const request: ChatRequest = {
       model: body.model,
       messages: body.messages as ChatMessage[],
       stream: body.stream === true,
       temperature: typeof body.temperature === "number" ? body.temperature : undefined,
       tools: Array.isArray(body.tools) ? body.tools : [],
+      responseFormat: format.format,
       apiKey,
       body,
       at: Date.now(),
@@ -163,6 +174,12 @@ export class ChatCompletionsServer {
     if ("status" in script) {
       const headers = script.retryAfterS === undefined ? {} : { "retry-after": String(script.retryAfterS) };
       return error(res, script.status, script.message ?? `scripted ${script.status}`, undefined, headers);
+    }
+    if ("json" in script) {
+      // As the real API streams it: the JSON text in short pieces.
+      const text = JSON.stringify(script.json);
+      const tokens = Array.from({ length: Math.ceil(text.length / 16) }, (_, i) => text.slice(i * 16, i * 16 + 16));
+      return this.reply(request, { tokens, firstTokenMs: script.firstTokenMs ?? 0 }, res);
     }
     await this.reply(request, script, res);
   }

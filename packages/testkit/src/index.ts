@@ -8,6 +8,7 @@ export {
   toolCallsAsked,
   toolResults,
 } from "./chat-completions-server.js";
+export { askedSchema, type ResponseFormat } from "./chat-structured-output.js";
 export type { ChatToolCall, ScriptedToolCall } from "./chat-tool-calls.js";
 export { chromiumLaunchOptions } from "./chromium.js";
 export { type DigitalHumanTokenOptions, digitalHumanToken } from "./digital-human-token.js";
