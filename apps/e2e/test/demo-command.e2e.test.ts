@@ -171,16 +171,17 @@ describe("pnpm demo", () => {
       ANSWER,
       { timeout: 45_000 },
     );
-    const asked =
-      llm.requests
-        .at(-1)
-        ?.messages.filter((m) => m.role === "user")
-        .map((m) => messageText(m)) ?? [];
-    console.log(`pnpm demo with an LLM: it heard ${JSON.stringify(asked)} and answered ${JSON.stringify(ANSWER)}`);
-    expect(Math.max(...asked.map((text) => wordRecall(QUESTION, text)))).toBeGreaterThanOrEqual(0.5);
+    // The question reached the LLM as the participant's words. The microphone asks again every 40 s:
+    // PocketSphinx sometimes mishears one asking ("but china's breakfast"), and the next is waited for.
+    const heard = () => llm.requests.flatMap((r) => r.messages.filter((m) => m.role === "user").map((m) => messageText(m)));
+    const recall = () => Math.max(0, ...heard().map((text) => wordRecall(QUESTION, text)));
+    await until(() => (recall() >= 0.5 ? true : undefined), { what: "the question heard by the LLM", timeoutMs: 100_000 }).catch(
+      () => undefined,
+    );
+    console.log(`pnpm demo with an LLM: it heard ${JSON.stringify(heard())} and answered ${JSON.stringify(ANSWER)}`);
+    expect(recall(), "the best recall of the question in what the LLM was sent").toBeGreaterThanOrEqual(0.5);
     // The turn's context: the concierge's documents searched with what it heard, the passage given as a
-    // system message. The microphone asks again every 40 s: a turn PocketSphinx misheard ("what time is
-    // registered") finds other passages, or none, and the next one is waited for.
+    // system message: from a turn heard well enough, whichever asking that was.
     const given = () => llm.requests.flatMap((r) => r.messages.filter((m) => m.role === "system").map((m) => messageText(m)));
     await until(() => given().some((text) => text.includes(PASSAGE)), { what: "a request with the breakfast passage", timeoutMs: 100_000 });
 
@@ -198,8 +199,8 @@ describe("pnpm demo", () => {
     const api = createClient({ baseUrl: apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
     const { data } = await api.listSessions({ status: "completed", limit: 100 });
     expect(data?.data.find((s) => s.id === sessionId)).toMatchObject({ end_reason: "participant_left" });
-    // A misheard question waits for the next (40 s on), then the departure timeout: beyond the tier's 120 s.
-  }, 300_000);
+    // A misheard question waits for the next (40 s on, twice at most), then the departure timeout: beyond the tier's 120 s.
+  }, 360_000);
 
   it("stops LiveKit, the service, the worker and the job of a session still talking, and the page on SIGTERM, leaving no process behind", async () => {
     // A user who presses Ctrl-C while talking to the digital human: its job process must go too.
