@@ -6,6 +6,7 @@
  * path of the problem. Whether an `endpoint_id` is the account's is checked by the caller (a store read).
  */
 import type { Tool } from "@dhs/contract";
+import { type Issue, issue, type SchemaWalk, walkSchema } from "../json-schema/schema-walk.js";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 5_000;
 export const EMPTY_PARAMETERS: Readonly<Record<string, unknown>> = { type: "object", properties: {} };
@@ -17,44 +18,45 @@ export const MAX_SCHEMA_DEPTH = 8;
 /** The most `parameters` may take as JSON (bytes). */
 export const MAX_PARAMETERS_BYTES = 4096;
 
-const TYPES = new Set(["string", "number", "integer", "boolean", "array", "object", "null"]);
-/** Keywords whose value is a schema, a map of schemas, or a list of schemas. */
-const SCHEMA = new Set(["items", "additionalProperties"]);
-const SCHEMA_MAP = new Set(["properties", "$defs", "definitions"]);
-const SCHEMA_LIST = new Set(["anyOf"]);
-/** Keywords with a plain value. */
-const PLAIN = new Set([
-  "type",
-  "description",
-  "title",
-  "default",
-  "examples",
-  "enum",
-  "const",
-  "required",
-  "format",
-  "pattern",
-  "minLength",
-  "maxLength",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minItems",
-  "maxItems",
-  "uniqueItems",
-  "minProperties",
-  "maxProperties",
-  "$ref",
-  "nullable",
-]);
+export type ToolIssue = Issue;
 
-export interface ToolIssue {
-  location: "body";
-  path: string;
-  message: string;
-}
+/** The keywords function calling takes; a boolean stands for a schema only as `additionalProperties`. */
+const PARAMETERS: SchemaWalk = {
+  keywords: {
+    schema: new Set(["items", "additionalProperties"]),
+    schemaMap: new Set(["properties", "$defs", "definitions"]),
+    schemaList: new Set(["anyOf"]),
+    plain: new Set([
+      "type",
+      "description",
+      "title",
+      "default",
+      "examples",
+      "enum",
+      "const",
+      "required",
+      "format",
+      "pattern",
+      "minLength",
+      "maxLength",
+      "minimum",
+      "maximum",
+      "exclusiveMinimum",
+      "exclusiveMaximum",
+      "multipleOf",
+      "minItems",
+      "maxItems",
+      "uniqueItems",
+      "minProperties",
+      "maxProperties",
+      "$ref",
+      "nullable",
+    ]),
+  },
+  maxDepth: MAX_SCHEMA_DEPTH,
+  unknownKeyword: "is not a keyword of OpenAI's function calling schemas",
+  allowsBoolean: ({ path }) => path.endsWith(".additionalProperties"),
+};
 
 /** The tools as stored and shown: every field filled. */
 export function withDefaults(tools: readonly Tool[] | null | undefined): Tool[] {
@@ -97,42 +99,5 @@ export function parametersIssues(parameters: Record<string, unknown>, path: stri
   const size = Buffer.byteLength(JSON.stringify(parameters));
   if (size > MAX_PARAMETERS_BYTES) issues.push(issue(path, `is ${size} bytes as JSON, more than ${MAX_PARAMETERS_BYTES}`));
   if (parameters.type !== "object") issues.push(issue(`${path}.type`, 'must be "object": the arguments are a JSON object'));
-  schemaIssues(parameters, path, 1, issues);
-  return issues;
+  return walkSchema(parameters, path, PARAMETERS, issues);
 }
-
-function schemaIssues(schema: unknown, path: string, depth: number, issues: ToolIssue[]): void {
-  if (issues.length >= 20) return;
-  if (depth > MAX_SCHEMA_DEPTH) {
-    issues.push(issue(path, `nests schemas more than ${MAX_SCHEMA_DEPTH} deep`));
-    return;
-  }
-  if (typeof schema === "boolean" && path.endsWith(".additionalProperties")) return;
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
-    issues.push(issue(path, "is not a JSON Schema object"));
-    return;
-  }
-  for (const [keyword, value] of Object.entries(schema)) {
-    const at = `${path}.${keyword}`;
-    if (SCHEMA.has(keyword)) schemaIssues(value, at, depth + 1, issues);
-    else if (SCHEMA_MAP.has(keyword)) {
-      if (!isRecord(value)) issues.push(issue(at, "is not an object of schemas"));
-      else for (const [name, sub] of Object.entries(value)) schemaIssues(sub, `${at}.${name}`, depth + 1, issues);
-    } else if (SCHEMA_LIST.has(keyword)) {
-      if (!Array.isArray(value) || value.length === 0) issues.push(issue(at, "is not a list of schemas"));
-      else for (const [i, sub] of value.entries()) schemaIssues(sub, `${at}.${i}`, depth + 1, issues);
-    } else if (keyword === "type") {
-      const types = Array.isArray(value) ? value : [value];
-      if (types.length === 0 || !types.every((t) => typeof t === "string" && TYPES.has(t)))
-        issues.push(issue(at, `is not one of ${[...TYPES].join(", ")} (or a list of them)`));
-    } else if (keyword === "required") {
-      if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) issues.push(issue(at, "is not a list of names"));
-    } else if (!PLAIN.has(keyword)) {
-      issues.push(issue(at, "is not a keyword of OpenAI's function calling schemas"));
-    }
-  }
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
-
-const issue = (path: string, message: string): ToolIssue => ({ location: "body", path, message });

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import type { StoredSegment } from "../transcripts/transcript.js";
+import { MAX_REASON_CHARS, MAX_SUMMARY_CHARS, readAnalysisAnswer, repairMessages } from "./analysis-answer.js";
+import { type AnalysisAsk, analysisRequest } from "./analysis-request.js";
+
+const SEGMENTS: StoredSegment[] = [{ id: "s1", speaker: "participant", text: "I'm Sam.", startedAtMs: 0, endedAtMs: 1 }];
+const DATA_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name", "age", "home"],
+  properties: { name: { type: ["string", "null"] }, age: { type: ["integer", "null"] }, home: { $ref: "#/$defs/city" } },
+  $defs: { city: { type: "string", enum: ["Oslo", "Bergen"] } },
+};
+const CRITERIA = ["Booked a visit", "Gave a phone number"];
+const ALL: AnalysisAsk = { summary: true, data_schema: DATA_SCHEMA, success_criteria: CRITERIA };
+const request = (settings: AnalysisAsk = ALL, facts?: string[]) =>
+  analysisRequest({ settings, segments: SEGMENTS, digitalHumanName: "Ava", memory: facts ? { facts } : undefined });
+
+const verdicts = [
+  { index: 1, result: "unknown", reason: "Not\nsaid." },
+  { index: 0, result: "met", reason: "Booked Tuesday." },
+];
+const GOOD = { summary: "  Sam booked a visit. ", data: { name: "Sam", age: null, home: "Oslo" }, success_criteria: verdicts };
+const read = (answer: unknown, r = request()) => readAnalysisAnswer(typeof answer === "string" ? answer : JSON.stringify(answer), r);
+const problem = (answer: unknown, r = request()) => {
+  const outcome = read(answer, r);
+  return outcome.ok ? "ok" : outcome.problem;
+};
+
+describe("readAnalysisAnswer", () => {
+  it("reads a valid answer, criteria mapped back to their texts in their order", () => {
+    expect(read(GOOD)).toEqual({
+      ok: true,
+      result: {
+        summary: "Sam booked a visit.",
+        data: { name: "Sam", age: null, home: "Oslo" },
+        success_criteria: [
+          { criterion: "Booked a visit", result: "met", reason: "Booked Tuesday." },
+          { criterion: "Gave a phone number", result: "unknown", reason: "Not said." },
+        ],
+        memory_facts: null,
+      },
+    });
+  });
+
+  it("gives null for what was not asked", () => {
+    const r = request({ summary: false, data_schema: null, success_criteria: [] }, []);
+    expect(read({ memory_facts: [] }, r)).toEqual({
+      ok: true,
+      result: { summary: null, data: null, success_criteria: [], memory_facts: [] },
+    });
+  });
+
+  it("refuses what is not JSON", () => {
+    expect(problem("Sure! Here is the JSON: {")).toBe("the answer is not one JSON value");
+    expect(problem('{"summary": "a"} {"summary": "b"}')).toBe("the answer is not one JSON value");
+  });
+
+  it("refuses an answer off the schema, naming where", () => {
+    expect(problem({ ...GOOD, data: { ...GOOD.data, age: "thirty" } })).toBe("the answer at /data/age must be integer,null");
+    expect(problem({ ...GOOD, data: { ...GOOD.data, home: "Paris" } })).toBe(
+      'the answer at /data/home must be equal to one of the allowed values: "Oslo", "Bergen"',
+    );
+    expect(problem({ ...GOOD, extra: 1 })).toBe("the answer must NOT have additional properties ('extra')");
+    const { summary: _, ...noSummary } = GOOD;
+    expect(problem(noSummary)).toBe("the answer must have required property 'summary'");
+    expect(problem({ ...GOOD, success_criteria: [verdicts[0]] })).toBe("the answer at /success_criteria must NOT have fewer than 2 items");
+    expect(problem({ ...GOOD, success_criteria: [verdicts[0], { ...verdicts[1], result: "maybe" }] })).toMatch(
+      /^the answer at \/success_criteria\/1\/result must be equal to one of the allowed values: "met", "not_met", "unknown"$/,
+    );
+    expect(problem({ ...GOOD, success_criteria: [verdicts[0], { ...verdicts[1], index: 2 }] })).toBe(
+      "the answer at /success_criteria/1/index must be <= 1",
+    );
+  });
+
+  it("refuses criteria answered twice or not at all", () => {
+    const twice = [verdicts[0], { ...verdicts[0], result: "met" }];
+    expect(problem({ ...GOOD, success_criteria: twice })).toBe(
+      "the answer's success_criteria must answer each criterion exactly once: index 1 answered more than once; index 0 not answered",
+    );
+  });
+
+  it("holds the summary and each reason to their bounds, a reason to one line", () => {
+    const long = {
+      ...GOOD,
+      summary: "s".repeat(5000),
+      success_criteria: [{ ...verdicts[1], reason: `a\n\nb ${"r".repeat(500)}` }, verdicts[0]],
+    };
+    const outcome = read(long);
+    if (!outcome.ok) throw new Error(outcome.problem);
+    expect([...(outcome.result.summary ?? "")]).toHaveLength(MAX_SUMMARY_CHARS);
+    expect(outcome.result.summary?.endsWith("…")).toBe(true);
+    const reason = outcome.result.success_criteria[0]?.reason ?? "";
+    expect([...reason]).toHaveLength(MAX_REASON_CHARS);
+    expect(reason).toMatch(/^a b r+…$/);
+  });
+
+  it("keeps at most 10 facts, one line each, none empty, repeated or too long", () => {
+    const r = request({ summary: false, data_schema: null, success_criteria: [] }, ["Name is Sam"]);
+    const facts = [
+      " Name is  Sam ",
+      "name is sam",
+      "",
+      "   ",
+      "x".repeat(201),
+      "y".repeat(200),
+      ...Array.from({ length: 10 }, (_, i) => `Fact ${i}`),
+    ];
+    // The schema bounds the list at 10: this answer's 16 must be refused first, then a list of 10 read.
+    expect(problem({ memory_facts: facts }, r)).toBe("the answer at /memory_facts must NOT have more than 10 items");
+    const outcome = read({ memory_facts: facts.slice(0, 10) }, r);
+    expect(outcome).toEqual({
+      ok: true,
+      result: {
+        summary: null,
+        data: null,
+        success_criteria: [],
+        memory_facts: ["Name is Sam", "y".repeat(200), "Fact 0", "Fact 1", "Fact 2", "Fact 3"],
+      },
+    });
+  });
+
+  it("checks each request against its own schema", () => {
+    const summaryOnly = request({ summary: true, data_schema: null, success_criteria: [] });
+    expect(problem({ summary: "ok" }, summaryOnly)).toBe("ok");
+    expect(problem({ summary: "ok" })).toBe("the answer must have required property 'data'");
+    expect(problem({ summary: "ok" }, summaryOnly)).toBe("ok");
+  });
+});
+
+describe("repairMessages", () => {
+  it("sends the conversation, the bad answer, and what was wrong with it", () => {
+    const r = request();
+    const messages = repairMessages(r, '{"summary": 1}', "the answer at /summary must be string");
+    expect(messages.slice(0, r.messages.length)).toEqual(r.messages);
+    expect(messages.slice(r.messages.length)).toEqual([
+      { role: "assistant", content: '{"summary": 1}' },
+      {
+        role: "user",
+        content:
+          "That answer cannot be used: the answer at /summary must be string. Answer again with the corrected JSON object only, following the schema, and nothing else.",
+      },
+    ]);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * The LLM's answer to a session's analysis, read: parsed, checked against the schema it was asked to
+ * follow (a provider without strict structured outputs may not keep to it), each criterion's index mapped
+ * back to its text, and the free text held to its bounds. An answer that does not fit gets one repair
+ * attempt: the conversation so far, the bad answer, and what is wrong with it.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { type AnalysisRequest, oneLine } from "./analysis-request.js";
+import { type CriterionResult, MAX_FACT_CHARS, MAX_MEMORY_FACTS } from "./analysis-schema.js";
+import type { AnalysisMessage } from "./ports.js";
+
+export const MAX_SUMMARY_CHARS = 2000;
+export const MAX_REASON_CHARS = 300;
+
+export interface CriterionVerdict {
+  criterion: string;
+  result: CriterionResult;
+  reason: string;
+}
+
+export interface AnalysisResult {
+  /** Null when not asked, as are data and memory_facts. */
+  summary: string | null;
+  data: unknown | null;
+  /** In the criteria's order; [] without criteria. */
+  success_criteria: CriterionVerdict[];
+  /** The whole list to keep from now on, replacing the one given. */
+  memory_facts: string[] | null;
+}
+
+export type AnalysisAnswer = { ok: true; result: AnalysisResult } | { ok: false; problem: string };
+
+interface Answer {
+  summary?: string;
+  data?: unknown;
+  success_criteria?: { index: number; result: CriterionResult; reason: string }[];
+  memory_facts?: string[];
+}
+
+// Formats are left unchecked: ajv-formats is no dependency of the service, and a value in the wrong
+// format is still the model's reading of the transcript. strict: false takes the keywords Ajv does not know.
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
+const validators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Reads the answer to `request`. A schema Ajv cannot compile throws: that is no fault of the answer, and a
+ * repair cannot help.
+ */
+export function readAnalysisAnswer(text: string, request: AnalysisRequest): AnalysisAnswer {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Not JSON.parse's message: it quotes the answer, and a problem is logged where the answer is not.
+    return { ok: false, problem: "the answer is not one JSON value" };
+  }
+  const validate = validator(request.schema);
+  if (!validate(value)) return { ok: false, problem: schemaProblem(validate.errors?.[0]) };
+  const answer = value as Answer;
+  const verdicts = criterionVerdicts(answer, request.parts.criteria);
+  if (!Array.isArray(verdicts)) return { ok: false, problem: verdicts.problem };
+  return {
+    ok: true,
+    result: {
+      summary: answer.summary === undefined ? null : clip(answer.summary.trim(), MAX_SUMMARY_CHARS),
+      data: answer.data === undefined ? null : answer.data,
+      success_criteria: verdicts,
+      memory_facts: answer.memory_facts === undefined ? null : keptFacts(answer.memory_facts),
+    },
+  };
+}
+
+/** The messages of the one repair attempt after `badText` was read with `problem`. */
+export function repairMessages(request: AnalysisRequest, badText: string, problem: string): AnalysisMessage[] {
+  return [
+    ...request.messages,
+    { role: "assistant", content: badText },
+    {
+      role: "user",
+      content: `That answer cannot be used: ${problem}. Answer again with the corrected JSON object only, following the schema, and nothing else.`,
+    },
+  ];
+}
+
+function validator(schema: Record<string, unknown>): ValidateFunction {
+  let validate = validators.get(schema);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    // Ajv keeps every schema it compiled, by reference: each session's would stay for the process's life.
+    ajv.removeSchema(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Ajv's first error as one line: where in the answer, and what is wrong there. */
+function schemaProblem(error: ErrorObject | undefined): string {
+  if (error === undefined) return "the answer does not follow the schema";
+  const where = error.instancePath === "" ? "the answer" : `the answer at ${error.instancePath}`;
+  const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
+  const detail =
+    params.additionalProperty !== undefined
+      ? ` ('${params.additionalProperty}')`
+      : params.allowedValues !== undefined
+        ? `: ${params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`
+        : "";
+  return `${where} ${error.message ?? "does not follow the schema"}${detail}`;
+}
+
+/** Each criterion's verdict in the criteria's order, or what is wrong when an index is missing or repeated. */
+function criterionVerdicts(answer: Answer, criteria: readonly string[]): CriterionVerdict[] | { problem: string } {
+  const byIndex = new Map<number, CriterionVerdict>();
+  const repeated = new Set<number>();
+  for (const entry of answer.success_criteria ?? []) {
+    if (byIndex.has(entry.index)) repeated.add(entry.index);
+    const criterion = criteria[entry.index] ?? "";
+    byIndex.set(entry.index, { criterion, result: entry.result, reason: clip(oneLine(entry.reason), MAX_REASON_CHARS) });
+  }
+  const missing = criteria.flatMap((_, index) => (byIndex.has(index) ? [] : [index]));
+  if (repeated.size === 0 && missing.length === 0) return criteria.map((_, index) => byIndex.get(index) as CriterionVerdict);
+  const said = [
+    ...(repeated.size > 0 ? [`index ${[...repeated].join(", ")} answered more than once`] : []),
+    ...(missing.length > 0 ? [`index ${missing.join(", ")} not answered`] : []),
+  ];
+  return { problem: `the answer's success_criteria must answer each criterion exactly once: ${said.join("; ")}` };
+}
+
+/**
+ * The facts to keep: one line each, no empty ones, no repeats (ignoring case), at most MAX_MEMORY_FACTS.
+ * A fact longer than MAX_FACT_CHARS is dropped, not cut: a fact cut short may say something else
+ * ("is allergic to" with the allergen cut off), and a wrong fact kept about a person is worse than none.
+ */
+function keptFacts(facts: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const fact of facts.map(oneLine)) {
+    const key = fact.toLowerCase();
+    if (fact === "" || [...fact].length > MAX_FACT_CHARS || seen.has(key)) continue;
+    seen.add(key);
+    kept.push(fact);
+    if (kept.length === MAX_MEMORY_FACTS) break;
+  }
+  return kept;
+}
+
+/** At most `max` characters (code points, so no emoji is cut in half), with an ellipsis when cut. */
+function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
+}
