@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createDatabase, FakeLiveKit, freePort, waitForOutput } from "@dhs/testkit";
+import { createDatabase, FakeLiveKit, freePort, until, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { VARIABLES } from "../../src/config.js";
@@ -107,7 +107,12 @@ describe("the Dockerfile's bundle", () => {
     children.push(server);
     await waitForOutput(server, /"msg":"listening"/, { name: "the bundled server", timeoutMs: 20_000 });
     expect(await healthcheck(port)).toBe(0);
-    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    // Ready once it has confirmed Redis's layout and LiveKit accepted its credentials, which main checks
+    // after it listens: a moment later on a loaded machine.
+    await until(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined), {
+      what: "the bundled server ready",
+      timeoutMs: 15_000,
+    });
     const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { Authorization: "Bearer dhs_image_test_key" } });
     expect(await me.json()).toMatchObject({
       key_id: "key_img",
