@@ -37,6 +37,7 @@ export default {
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1say~1%7Butterance_id%7D/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1interrupt/post/responses",
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1tool-calls/get/responses",
+        "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1analysis/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1documents~1%7Bdocument_id%7D/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1documents~1%7Bdocument_id%7D/delete/responses",
       ],

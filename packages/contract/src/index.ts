@@ -113,6 +113,14 @@ export type KnowledgeSearch = Schemas["KnowledgeSearch"];
 export type KnowledgePassage = Schemas["KnowledgePassage"];
 export type KnowledgeSearchResults = Schemas["KnowledgeSearchResults"];
 export type ToolCalledData = Schemas["ToolCalledData"];
+export type DigitalHumanAnalysis = Schemas["DigitalHumanAnalysis"];
+export type DigitalHumanAnalysisInput = Schemas["DigitalHumanAnalysisInput"];
+export type SessionAnalysis = Schemas["SessionAnalysis"];
+export type AnalysisStatus = Schemas["AnalysisStatus"];
+export type AnalysisError = Schemas["AnalysisError"];
+export type CriterionOutcome = Schemas["CriterionOutcome"];
+export type CriterionResult = Schemas["CriterionResult"];
+export type TestSessionAnalysis = Schemas["TestSessionAnalysis"];
 /** The body a webhook tool's endpoint receives (the contract's `receiveToolCall` webhook). */
 export type ToolCallPayload = NonNullable<webhooks["toolCall"]["post"]["requestBody"]>["content"]["application/json"];
 export type ToolCallAnswer = Schemas["ToolCallAnswer"];

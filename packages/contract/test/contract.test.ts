@@ -385,6 +385,26 @@ describe("the operations", () => {
         errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
+    [
+      "getSessionAnalysis",
+      {
+        method: "get",
+        path: "/v1/sessions/{session_id}/analysis",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "setTestSessionAnalysis",
+      {
+        method: "post",
+        path: "/v1/test-helpers/sessions/{session_id}/analysis",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
   ];
 
   it("has exactly these operations", () => {
@@ -562,6 +582,7 @@ describe("test mode", () => {
       .filter((op) => op?.["x-key-modes"] !== undefined);
     expect(keptToTest.map((op) => [op.operationId, op["x-key-modes"], op.tags])).toEqual([
       ["callTestTool", ["test"], ["Test helpers"]],
+      ["setTestSessionAnalysis", ["test"], ["Test helpers"]],
       ["sendTestSessionEvent", ["test"], ["Test helpers"]],
     ]);
   });

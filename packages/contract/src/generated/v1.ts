@@ -470,6 +470,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a session's analysis
+         * @description Answers the session's analysis (see [Analysis](#section/analysis)): `not_requested` when its
+         *     digital human has no `analysis`, `pending` until the session has ended, its transcript is complete
+         *     and the LLM has answered, then `complete` (with `summary`, `data` and `success_criteria`, each
+         *     present when asked for) or `failed` (with `error`), and `deleted` once its transcript was deleted.
+         *     Kept with the session.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getSessionAnalysis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/conversation/tool-calls": {
         parameters: {
             query?: never;
@@ -569,6 +601,41 @@ export interface paths {
          *     Requires the `sessions:write` scope and a test key.
          */
         post: operations["callTestTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-helpers/sessions/{session_id}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a test session's analysis
+         * @description Sets the outcome of an ended test session's analysis, as the LLM would have made it, and sends its
+         *     `session.analysis_ready` event, so you can build your handler without an LLM (see
+         *     [Analysis](#section/analysis)). `complete` takes the parts its digital human's `analysis` asks
+         *     for (`data` is checked against its `data_schema`: `422 validation_failed` naming the path, and
+         *     `success_criteria` must judge each of its criteria once); `failed` takes an `error`. A session
+         *     that has not ended is answered `409 session_not_ended`; one whose digital human has no `analysis`
+         *     `409 analysis_not_requested`; one whose analysis is already `complete`, `failed` or `deleted`
+         *     `409 analysis_settled` (one result per session). Test keys only.
+         *
+         *     Requires the `sessions:write` scope and a test key.
+         */
+        post: operations["setTestSessionAnalysis"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1475,6 +1542,8 @@ export interface components {
             metadata: components["schemas"]["DigitalHumanMetadata"];
             tools: components["schemas"]["Tools"];
             knowledge: components["schemas"]["DigitalHumanKnowledge"];
+            /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
+            analysis: components["schemas"]["DigitalHumanAnalysis"] | null;
             /**
              * Format: date-time
              * @description When it was created; `null` for a stock one.
@@ -1504,6 +1573,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][] | null;
             /** @description The documents it answers from (see [Knowledge](#section/knowledge)); `null` for none. */
             knowledge?: components["schemas"]["DigitalHumanKnowledge"] | null;
+            /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
+            analysis?: components["schemas"]["DigitalHumanAnalysisInput"] | null;
         };
         /**
          * @description The fields to change; those not sent stay as they are, `null` clears one that may be `null`. At
@@ -1524,6 +1595,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][] | null;
             /** @description The documents it answers from (see [Knowledge](#section/knowledge)); `null` for none. */
             knowledge?: components["schemas"]["DigitalHumanKnowledge"] | null;
+            /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
+            analysis?: components["schemas"]["DigitalHumanAnalysisInput"] | null;
         };
         /** @description What `deleteDigitalHuman` answers. */
         DigitalHumanDeleted: {
@@ -2037,6 +2110,158 @@ export interface components {
         DigitalHumanKnowledge: {
             document_ids: components["schemas"]["DocumentId"][];
         };
+        /**
+         * @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)): at
+         *     least one of a summary, a `data_schema` or a criterion.
+         */
+        DigitalHumanAnalysis: {
+            /**
+             * @description Whether to write a summary of the conversation in a few sentences.
+             * @example true
+             */
+            summary: boolean;
+            data_schema: components["schemas"]["AnalysisDataSchema"];
+            /**
+             * @description What the session is judged by, each `met`, `not_met` or `unknown`; at most 10, each one line, all different.
+             * @example [
+             *       "The participant left a way to contact them."
+             *     ]
+             */
+            success_criteria: components["schemas"]["SuccessCriterion"][];
+        };
+        /**
+         * @description What its sessions are analysed for (see [Analysis](#section/analysis)). `summary` is `true` unless
+         *     sent, `data_schema` `null` and `success_criteria` empty; settings that ask for nothing are refused
+         *     (send `null` instead). No other fields are allowed.
+         */
+        DigitalHumanAnalysisInput: {
+            /**
+             * @description Whether to write a summary of the conversation in a few sentences (`true` unless sent).
+             * @example true
+             */
+            summary?: boolean;
+            data_schema?: components["schemas"]["AnalysisDataSchema"];
+            /**
+             * @description What the session is judged by; at most 10, each one line, all different.
+             * @example [
+             *       "The participant left a way to contact them."
+             *     ]
+             */
+            success_criteria?: components["schemas"]["SuccessCriterion"][];
+        };
+        /**
+         * @description A JSON Schema object of the data to extract from the transcript, held to what strict structured
+         *     outputs take (see [Analysis](#section/analysis)); `null` for none.
+         */
+        AnalysisDataSchema: {
+            [key: string]: unknown;
+        } | null;
+        /**
+         * @description One line a session is judged by.
+         * @example The participant left a way to contact them.
+         */
+        SuccessCriterion: string;
+        /**
+         * @description `not_requested`: its digital human has no `analysis`; `pending`: not made yet; `complete`;
+         *     `failed` (see `error`); `deleted`: erased with the transcript.
+         * @example complete
+         * @enum {string}
+         */
+        AnalysisStatus: "not_requested" | "pending" | "complete" | "failed" | "deleted";
+        /**
+         * @description Whether the transcript shows the criterion met; `unknown` when it does not say.
+         * @example met
+         * @enum {string}
+         */
+        CriterionResult: "met" | "not_met" | "unknown";
+        /** @description One criterion, judged. */
+        CriterionOutcome: {
+            criterion: components["schemas"]["SuccessCriterion"];
+            result: components["schemas"]["CriterionResult"];
+            /**
+             * @description Why, in one line.
+             * @example She gave her e-mail address.
+             */
+            reason: string;
+        };
+        /** @description Why an analysis failed. */
+        AnalysisError: {
+            /**
+             * @description `llm_not_configured`: the deployment has no LLM; `llm_unavailable`: it failed or timed out on
+             *     every try; `llm_refused`: it refused the request (the model, the key); `invalid_answer`: its
+             *     answer did not match the schema, even repaired once. New codes may be added.
+             * @example llm_unavailable
+             * @enum {string}
+             */
+            code: "llm_not_configured" | "llm_unavailable" | "llm_refused" | "invalid_answer";
+            /**
+             * @description What happened, for people.
+             * @example The LLM did not answer in time on 5 tries.
+             */
+            message: string;
+        };
+        /** @description A session's analysis (see [Analysis](#section/analysis)); also the `data` of a `session.analysis_ready` event. */
+        SessionAnalysis: {
+            /**
+             * Format: uuid
+             * @description The session.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            status: components["schemas"]["AnalysisStatus"];
+            /**
+             * @description A few sentences on the conversation, when asked for and `complete`.
+             * @example Ada asked for a quote for 40 seats and left her e-mail address.
+             */
+            summary: string | null;
+            /**
+             * @description What was extracted, matching the digital human's `data_schema`, when it has one and the analysis is `complete`.
+             * @example {
+             *       "name": "Ada Lovelace",
+             *       "email": "ada@example.com",
+             *       "seats": 40
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Each criterion, judged, in the order they were given, when `complete`; otherwise empty. */
+            success_criteria: components["schemas"]["CriterionOutcome"][];
+            /** @description Why it failed, when `failed`. */
+            error: components["schemas"]["AnalysisError"] | null;
+            /**
+             * Format: date-time
+             * @description When it became `complete` or `failed`.
+             * @example 2026-11-22T09:28:12.400Z
+             */
+            completed_at: string | null;
+        };
+        /** @description The outcome to set; `complete` with the parts the digital human's `analysis` asks for, or `failed` with an `error`. No other fields are allowed. */
+        TestSessionAnalysis: {
+            /**
+             * @description The outcome.
+             * @example complete
+             * @enum {string}
+             */
+            status: "complete" | "failed";
+            /**
+             * @description The summary, when the analysis asks for one.
+             * @example Ada asked for a quote for 40 seats.
+             */
+            summary?: string | null;
+            /**
+             * @description The data, matching the digital human's `data_schema`.
+             * @example {
+             *       "name": "Ada Lovelace"
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Each of the analysis's criteria, judged once. */
+            success_criteria?: components["schemas"]["CriterionOutcome"][];
+            error?: components["schemas"]["AnalysisError"];
+        };
         /** @description What to search a digital human's knowledge for. No other fields are allowed. */
         KnowledgeSearch: {
             /**
@@ -2189,20 +2414,20 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "document_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "concurrent_changes" | "headers_too_large" | "internal_error" | "knowledge_not_configured" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "document_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "session_not_ended" | "analysis_not_requested" | "analysis_settled" | "concurrent_changes" | "headers_too_large" | "internal_error" | "knowledge_not_configured" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed" | "webhook.test";
+        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.analysis_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed" | "webhook.test";
         /**
          * @description An event type an endpoint receives, or `*` for every event type, including types added later.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed";
+        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.analysis_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed";
         /** @description A webhook endpoint to register. No other fields are allowed. */
         WebhookEndpointCreate: {
             /**
@@ -2899,8 +3124,8 @@ export interface components {
              * @example 2026-11-22T09:27:41.090Z
              */
             timestamp: string;
-            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), the tool call (`session.tool_called`), the document (`document.ready`, `document.failed`), or the endpoint tested (`webhook.test`). */
-            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"] | components["schemas"]["ToolCalledData"] | components["schemas"]["Document"];
+            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), the tool call (`session.tool_called`), the analysis (`session.analysis_ready`), the document (`document.ready`, `document.failed`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"] | components["schemas"]["ToolCalledData"] | components["schemas"]["Document"] | components["schemas"]["SessionAnalysis"];
         };
         /**
          * @description An event's id, sent as the `webhook-id` header of every attempt to deliver it.
@@ -4087,6 +4312,42 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    getSessionAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's analysis. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionAnalysis"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
     runToolCall: {
         parameters: {
             query?: never;
@@ -4223,6 +4484,73 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["BusyOrRateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    setTestSessionAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSessionAnalysis"];
+            };
+        };
+        responses: {
+            /** @description The analysis, as set. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionAnalysis"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The key lacks `sessions:write` (`forbidden`), or is a live key (`test_key_required`). */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description The session has not ended (`session_not_ended`), its digital human has no `analysis` (`analysis_not_requested`), or its analysis is settled (`analysis_settled`). */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -5366,9 +5694,13 @@ export const documentFormatValues: ReadonlyArray<FlattenedDeepRequired<component
 export const documentTextFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentTextFormat"]> = ["text", "markdown", "html"];
 export const documentFileFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentFileFormat"]> = ["text", "markdown", "html", "pdf"];
 export const documentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentStatus"]> = ["processing", "ready", "failed"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
-export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];
-export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed"];
+export const analysisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisStatus"]> = ["not_requested", "pending", "complete", "failed", "deleted"];
+export const criterionResultValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CriterionResult"]> = ["met", "not_met", "unknown"];
+export const analysisErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisError"]["code"]> = ["llm_not_configured", "llm_unavailable", "llm_refused", "invalid_answer"];
+export const testSessionAnalysisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionAnalysis"]["status"]> = ["complete", "failed"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "session_not_ended", "analysis_not_requested", "analysis_settled", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];
+export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
 export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
 export const transcriptStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptStatus"]> = ["in_progress", "complete", "deleted"];
