@@ -79,6 +79,7 @@ export default defineConfig({
             "test/api/webhook-endpoints.test.ts",
             "test/api/webhook-delivery.test.ts",
             "test/api/tool-calls.test.ts",
+            "test/api/analysis.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/knowledge/**/*.test.ts",
             "test/postgres/**/*.test.ts",

@@ -15,7 +15,7 @@ const END = "<!-- config:end -->";
 function defaultOf(variable: Variable): string {
   if ("dev" in variable && variable.dev !== undefined) return `*dev*: ${variable.dev}`;
   if ("derived" in variable && variable.derived !== undefined) return variable.derived;
-  if (variable.default === undefined) return "none";
+  if (variable.default === undefined || variable.default === "") return "none";
   return `\`${String(variable.default)}\``;
 }
 

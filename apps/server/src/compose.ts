@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "pino";
+import { analysisOf } from "./compose-analysis.js";
 import { knowledgeOf } from "./compose-knowledge.js";
 import { operatorFilesReloader } from "./config/operator-files.js";
 import type { Config, ConfigError } from "./config.js";
@@ -16,6 +17,8 @@ import { UndiciWebhookSender } from "./customer-webhooks/webhook-sender.js";
 import { AccountLimits } from "./domain/accounts/account-limits.js";
 import { AccountService } from "./domain/accounts/account-service.js";
 import { ApiKeyRing } from "./domain/accounts/api-keys.js";
+import type { AnalysisService } from "./domain/analysis/analysis-service.js";
+import { SessionAnalyses } from "./domain/analysis/session-analyses.js";
 import { ConversationChanges } from "./domain/conversation/conversation-changes.js";
 import { ConversationService, type ConversationServiceDeps } from "./domain/conversation/conversation-service.js";
 import { WebhookEndpointService } from "./domain/customer-webhooks/endpoint-service.js";
@@ -69,6 +72,8 @@ export interface Composed {
   historyWriter: HistoryWriter | undefined;
   /** Turns added documents into passages (with a knowledge store); main starts it beside the sweeper. */
   documentProcessor: DocumentProcessor | undefined;
+  /** Sessions' analyses, run in the background when their timers fire. */
+  analysis: AnalysisService;
   /**
    * Resolves once the store answers and holds this server's key layout (a fresh Redis is given it), or
    * after timeoutMs (false then; asked every pollMs). The store connects in the background and fails fast
@@ -187,8 +192,18 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     graceMs: config.transcriptGraceS * 1000,
     eventRetainMs: hooks.eventRetainMs,
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    derived: { erase: (accountId, sessionId) => analysis.erase(accountId, sessionId) },
   });
-  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts, conversation), {
+  const analysis = analysisOf(config.analysis, {
+    sessions: store,
+    transcripts: stores.transcripts,
+    durations: settings.durations,
+    eventRetainMs: hooks.eventRetainMs,
+    logger,
+    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    onSettled: (status, ms) => metrics.analysisSettled(status, ms),
+  });
+  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts, conversation, analysis), {
     intervalMs: config.sweepIntervalMs,
     leaseMs: 30_000,
     batch: 100,
@@ -213,6 +228,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     transcripts,
     conversation,
     tools,
+    analyses: new SessionAnalyses(store, analysis),
     digitalHumanTokens: new DigitalHumanTokens(config.livekit.apiKey, config.livekit.apiSecret),
     webhookEndpoints: hooks.endpoints,
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit
@@ -263,6 +279,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     dispatcher: hooks.dispatcher,
     historyWriter,
     documentProcessor: knowledge.processor,
+    analysis,
     waitForStore: (timeoutMs, pollMs = 50) => stores.connection.waitFor(timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
     reloadOperatorFiles: operatorFilesReloader(
@@ -272,7 +289,14 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     ),
     close: async () => {
       credentials.stop();
-      await Promise.all([sweeper.stop(), reconciler.stop(), hooks.dispatcher.stop(), historyWriter?.stop(), knowledge.processor?.stop()]);
+      await Promise.all([
+        sweeper.stop(),
+        reconciler.stop(),
+        hooks.dispatcher.stop(),
+        historyWriter?.stop(),
+        knowledge.processor?.stop(),
+        analysis.stop(),
+      ]);
       await hooks.close();
       await livekit?.close();
       await stores.connection.close();

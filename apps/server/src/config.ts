@@ -76,6 +76,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     digitalHumanRedispatchS: s.DIGITAL_HUMAN_REDISPATCH_S,
     sessionRetentionS: s.SESSION_RETENTION_S,
     transcriptGraceS: s.TRANSCRIPT_GRACE_S,
+    /** The LLM sessions' analyses ask (undefined: none is configured). */
+    analysis: {
+      baseUrl: s.OPENAI_BASE_URL,
+      apiKey: s.OPENAI_API_KEY,
+      model: s.ANALYSIS_MODEL,
+      timeoutMs: s.ANALYSIS_TIMEOUT_S * 1000,
+      retryMs: s.ANALYSIS_RETRY_S * 1000,
+    },
     /** The bounds of a session's conversation (say, addSessionContext). */
     conversation: {
       maxQueued: s.CONVERSATION_QUEUE_MAX,

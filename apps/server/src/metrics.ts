@@ -101,6 +101,13 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
+  private readonly analyses = new Histogram({
+    name: "dhs_analysis_duration_seconds",
+    help: "Sessions' analyses that ended, by status (complete, failed), and how long their last attempt took, the LLM's time included.",
+    labelNames: ["status"] as const,
+    buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
   private readonly hookDeliveries = new Counter({
     name: "dhs_customer_webhook_deliveries_total",
     help: "Customer webhook deliveries that ended, by event type and outcome (delivered, given_up, dropped, disabled).",
@@ -159,6 +166,10 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
 
   toolCallSettled(type: string, status: string, durationMs: number | null): void {
     this.toolCalls.observe({ type, status }, (durationMs ?? 0) / 1000);
+  }
+
+  analysisSettled(status: string, durationMs: number): void {
+    this.analyses.observe({ status }, durationMs / 1000);
   }
 
   sessionsWritten(count: number): void {

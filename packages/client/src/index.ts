@@ -27,6 +27,7 @@ import type {
   paths,
   SayRequest,
   SessionCreate,
+  TestSessionAnalysis,
   TestSessionEvent,
   TestToolCall,
   WebhookEndpointCreate,
@@ -37,11 +38,15 @@ import type { SuccessResponseJSON } from "openapi-typescript-helpers";
 import { type Fetch, withRetries } from "./retry.js";
 
 export type {
+  AnalysisError,
   ApiError,
   ContextNote,
   ContextRequest,
+  CriterionOutcome,
   components,
   DigitalHuman,
+  DigitalHumanAnalysis,
+  DigitalHumanAnalysisInput,
   DigitalHumanCreate,
   DigitalHumanDeleted,
   DigitalHumanKind,
@@ -58,11 +63,13 @@ export type {
   SayRequest,
   Scope,
   Session,
+  SessionAnalysis,
   SessionCreate,
   SessionEventData,
   SessionList,
   SessionStatus,
   SessionSummary,
+  TestSessionAnalysis,
   TestSessionEvent,
   TestToolCall,
   Tool,
@@ -312,6 +319,23 @@ export function createClient(options: ClientOptions) {
       return raw.POST("/v1/test-helpers/sessions/{session_id}/tool-calls", {
         ...sessionPath(sessionId),
         body: call,
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** GET /v1/sessions/{id}/analysis: the session's analysis (pending, complete, failed, deleted, or not_requested). */
+    getSessionAnalysis(sessionId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/sessions/{session_id}/analysis", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /**
+     * POST /v1/test-helpers/sessions/{id}/analysis (test keys only): sets an ended test session's analysis
+     * as the LLM would have made it, and sends its session.analysis_ready event.
+     */
+    setTestSessionAnalysis(sessionId: string, outcome: TestSessionAnalysis, opts: RequestOptions = {}) {
+      return raw.POST("/v1/test-helpers/sessions/{session_id}/analysis", {
+        ...sessionPath(sessionId),
+        body: outcome,
         ...signalOption(opts.signal),
       });
     },

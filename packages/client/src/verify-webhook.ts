@@ -7,6 +7,7 @@
 import type {
   Document,
   ParticipantTurnData,
+  SessionAnalysis,
   SessionEventData,
   ToolCalledData,
   ToolCallPayload,
@@ -30,6 +31,7 @@ type WebhookData = DataOf<{
   "session.digital_human_joined": SessionEventData;
   "session.ended": SessionEventData;
   "session.transcript_ready": TranscriptReadyData;
+  "session.analysis_ready": SessionAnalysis;
   "session.participant_turn": ParticipantTurnData;
   "session.utterance_started": UtteranceEventData;
   "session.utterance_ended": UtteranceEventData;

@@ -9,6 +9,7 @@ import {
   type ParticipantTurnData,
   type Principal,
   type Session,
+  type SessionAnalysis,
   type SessionEventData,
   type SessionList,
   type TranscriptReadyData,
@@ -89,6 +90,7 @@ describe("what the types promise", () => {
       expectTypeOf(event.data).toEqualTypeOf<UtteranceEventData>();
     if (event.type === "session.ended") expectTypeOf(event.data).toEqualTypeOf<SessionEventData>();
     if (event.type === "session.transcript_ready") expectTypeOf(event.data).toEqualTypeOf<TranscriptReadyData>();
+    if (event.type === "session.analysis_ready") expectTypeOf(event.data).toEqualTypeOf<SessionAnalysis>();
     if (event.type === "webhook.test") expectTypeOf(event.data).toEqualTypeOf<WebhookTestData>();
     if (event.type === "document.ready" || event.type === "document.failed") expectTypeOf(event.data).toEqualTypeOf<Document>();
   });

@@ -144,6 +144,23 @@ export const VARIABLES = {
     { default: 60, min: 1, max: 3600 },
     "How long after its session ended a transcript still takes the digital human's segments, unless it said `final` first; then the transcript is complete and `session.transcript_ready` is sent.",
   ),
+  OPENAI_BASE_URL: url(
+    { default: undefined, protocols: ["http:", "https:"] },
+    "An OpenAI-compatible Chat Completions API (`/v1` included), the same the digital human's worker uses: the service asks it for each session's analysis when its digital human has `analysis`. Unset: a live session's analysis is `failed` with `llm_not_configured` (a test session's waits for `setTestSessionAnalysis`).",
+  ),
+  OPENAI_API_KEY: text({ default: "" }, "The key sent to `OPENAI_BASE_URL` as a bearer token (empty: none)."),
+  ANALYSIS_MODEL: text(
+    { default: "gpt-4o-mini", format: { pattern: /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/, says: "a model name" } },
+    "The model a session's analysis asks when its digital human's `llm.model` names none; it must take structured outputs (`response_format` with a strict JSON schema).",
+  ),
+  ANALYSIS_TIMEOUT_S: integer(
+    { default: 60, min: 5, max: 600 },
+    "How long one request for a session's analysis may take; one past it is tried again with growing waits (5 tries), then the analysis is `failed` with `llm_unavailable`.",
+  ),
+  ANALYSIS_RETRY_S: integer(
+    { default: 10, min: 1, max: 600 },
+    "How long after a failed request for a session's analysis (the LLM unreachable, past `ANALYSIS_TIMEOUT_S`, 429 or 5xx) the next try is made; each next wait is three times longer (10 s, 30 s, 90 s, 270 s by default: 5 tries in about 7 minutes).",
+  ),
   SAY_TTL_S: integer(
     { default: 60, min: 1, max: 3600 },
     "How long an utterance of `say` waits to be started (the digital human not joined yet, or saying something else) before it is `expired`.",

@@ -6,6 +6,7 @@
  * picked by that same match; then the probes and LiveKit's signed webhooks; then one 404 and one error
  * handler, so every error from every route, unknown ones included, is an ApiError.
  */
+
 import { openapiDocumentPath } from "@dhs/contract";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import helmet from "helmet";
@@ -13,6 +14,7 @@ import type { Logger } from "pino";
 import type { AccountService } from "../domain/accounts/account-service.js";
 import type { ApiKeyRing } from "../domain/accounts/api-keys.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
+import type { SessionAnalyses } from "../domain/analysis/session-analyses.js";
 import type { ConversationService } from "../domain/conversation/conversation-service.js";
 import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
 import type { DigitalHumanService } from "../domain/digital-humans/digital-human-service.js";
@@ -37,6 +39,7 @@ import { jsonBody } from "./request-guards.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { accountOperations } from "./routes/account.js";
+import { analysisOperations } from "./routes/analysis.js";
 import { conversationOperations } from "./routes/conversation.js";
 import { digitalHumanRoutes } from "./routes/digital-human-routes.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
@@ -58,6 +61,7 @@ export interface AppDependencies {
   transcripts: TranscriptService;
   conversation: ConversationService;
   tools: ToolCallService;
+  analyses: SessionAnalyses;
   /** Verifies the digital human's token for its session's transcript and conversation. */
   digitalHumanTokens: DigitalHumanTokens;
   webhookEndpoints: WebhookEndpointService;
@@ -142,6 +146,7 @@ export function createApp(deps: AppDependencies): Express {
         ...transcriptOperations(deps.transcripts, deps.cursors),
         ...conversationOperations(deps.conversation),
         ...toolCallOperations(deps.tools),
+        ...analysisOperations(deps.analyses),
         ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
         ...accountOperations(deps.accounts),
         ...digitalHumanOperations(deps.digitalHumans, deps.cursors),

@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import { AppError } from "../domain/app-error.js";
 import { dispatch, type OperationHandlers } from "./operations.js";
 import { accountOperations } from "./routes/account.js";
+import { analysisOperations } from "./routes/analysis.js";
 import { conversationOperations } from "./routes/conversation.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { documentOperations } from "./routes/documents.js";
@@ -46,6 +47,7 @@ describe("the operation table", () => {
       ...principalOperations({} as never),
       ...conversationOperations({} as never),
       ...toolCallOperations({} as never),
+      ...analysisOperations({} as never),
       ...documentOperations({} as never, {} as never),
     };
     // The digital human's own operations are answered ahead of the table (routes/digital-human-routes.ts).

@@ -108,6 +108,13 @@ describe("ChatCompletionsClient", () => {
     expect(await failure(client.completeJson(CALL))).toMatchObject({ kind: "refused", status: 401, retryable: false });
   });
 
+  it("asks a deployment's LLM that takes no key (OPENAI_API_KEY empty) with none, rather than refuse to start", async () => {
+    server = await new ChatCompletionsServer({ script: () => ({ json: { summary: "Hi." } }) }).start();
+    const client = new ChatCompletionsClient({ baseUrl: server.baseUrl, apiKey: "" });
+    expect(await client.completeJson(CALL)).toBe(JSON.stringify({ summary: "Hi." }));
+    expect(server.requests[0]?.apiKey).toBe("none");
+  });
+
   it("times out on a hang", async () => {
     const { client } = await serve(() => "hang");
     const started = Date.now();

@@ -23,7 +23,8 @@ export class ChatCompletionsClient implements AnalysisModel {
   private readonly openai: OpenAI;
 
   constructor(options: ChatCompletionsClientOptions) {
-    this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey, maxRetries: 0 });
+    // The SDK refuses to start without a key; a local LLM takes none. "none", as the digital human's worker sends.
+    this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey || "none", maxRetries: 0 });
   }
 
   async completeJson(call: JsonCompletion): Promise<string> {

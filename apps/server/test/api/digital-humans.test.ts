@@ -54,6 +54,7 @@ describe("POST /v1/digital-humans", () => {
       language: "en",
       tools: [],
       knowledge: { document_ids: [] },
+      analysis: null,
       created_at: expect.any(String),
       updated_at: maya.created_at,
     });
@@ -210,6 +211,7 @@ describe("GET /v1/digital-humans", () => {
       metadata: {},
       tools: [],
       knowledge: { document_ids: [] },
+      analysis: null,
       created_at: null,
       updated_at: null,
     });

@@ -759,7 +759,9 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     });
     // No session of this model is driven, so none has a conversation timer (conversation-delivery.test.ts models those).
     const noConversation = { onTimer: () => Promise.reject(new Error("no session of this model has a conversation")) };
-    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts, noConversation), {
+    // Nor an analysis: the model's digital humans ask for none (test/api/analysis.test.ts tests those).
+    const noAnalysis = { onTimer: () => Promise.reject(new Error("no session of this model has an analysis")) };
+    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts, noConversation, noAnalysis), {
       intervalMs: 1000,
       leaseMs: 30_000,
       batch: 100,

@@ -4,16 +4,13 @@
  * output, so it is held to what strict mode takes: strict-output-schema.ts), and the criteria the session
  * is judged by. Settings that ask for nothing are refused, so "no analysis" is spelt one way: null.
  */
+import type { DigitalHumanAnalysis, DigitalHumanAnalysisInput } from "@dhs/contract";
 import { shownTextProblem } from "@dhs/contract/shown-text";
 import { type Issue, isRecord, issue, MAX_ISSUES } from "../json-schema/schema-walk.js";
 import { type StrictSchemaLimits, strictSchemaIssues } from "../json-schema/strict-output-schema.js";
 
-// Local until the contract names it; then this becomes the contract's type.
-export interface AnalysisSettings {
-  summary: boolean;
-  data_schema: Record<string, unknown> | null;
-  success_criteria: string[];
-}
+/** The settings as stored and shown (the contract's DigitalHumanAnalysis). */
+export type AnalysisSettings = DigitalHumanAnalysis;
 
 export const MAX_SUCCESS_CRITERIA = 10;
 /** The longest a criterion may be, trimmed (characters, as JSON Schema's maxLength counts them). */
@@ -24,7 +21,7 @@ export const DATA_SCHEMA_LIMITS: Readonly<StrictSchemaLimits> = { maxBytes: 8192
 const CONTROL = /\p{Cc}/u;
 
 /** The settings as stored and shown: every field filled, criteria trimmed; null (or absent) stays null. */
-export function analysisWithDefaults(input: Partial<AnalysisSettings> | null | undefined): AnalysisSettings | null {
+export function analysisWithDefaults(input: DigitalHumanAnalysisInput | null | undefined): AnalysisSettings | null {
   if (input === null || input === undefined) return null;
   return {
     summary: input.summary ?? true,

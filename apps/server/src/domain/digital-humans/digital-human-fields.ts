@@ -7,6 +7,7 @@
  */
 import type { DigitalHumanCreate, DigitalHumanUpdate } from "@dhs/contract";
 import type { Mode } from "../accounts/api-keys.js";
+import { analysisIssues, analysisWithDefaults } from "../analysis/analysis-settings.js";
 import { AppError } from "../app-error.js";
 import { toolIssues, withDefaults } from "../tools/tool-definitions.js";
 import type { DigitalHumanCatalog } from "./digital-human-catalog.js";
@@ -46,6 +47,7 @@ export function fieldsOfCreate(body: DigitalHumanCreate, rules: FieldRules): Fie
     metadata: body.metadata ?? {},
     tools: withDefaults(body.tools),
     knowledge: { document_ids: body.knowledge?.document_ids ?? [] },
+    analysis: analysisWithDefaults(body.analysis),
   };
   fields.language = body.language ?? rules.catalog.voice(fields.voice)?.language ?? DEFAULT_LANGUAGE;
   return checked(fields, body, rules, "all");
@@ -67,6 +69,7 @@ export function fieldsOfUpdate(stored: DigitalHumanRecord, update: DigitalHumanU
     tools: update.tools === undefined ? (stored.tools ?? []) : withDefaults(update.tools),
     knowledge:
       update.knowledge === undefined ? (stored.knowledge ?? { document_ids: [] }) : { document_ids: update.knowledge?.document_ids ?? [] },
+    analysis: update.analysis === undefined ? (stored.analysis ?? null) : analysisWithDefaults(update.analysis),
   };
   // A new voice alone brings its language; a new language alone, its default voice.
   if (update.voice !== undefined && update.language === undefined)
@@ -115,6 +118,7 @@ function checked(fields: Fields, sent: DigitalHumanCreate | DigitalHumanUpdate, 
     issue("max_session_duration_s", `is more than your account's limit of ${rules.maxSessionDurationS} s`);
   }
   if (checks("tools")) issues.push(...toolIssues(fields.tools ?? []));
+  if (checks("analysis") && fields.analysis) issues.push(...analysisIssues(fields.analysis));
   if (issues.length > 0) throw new AppError("validation_failed", issues);
   return fields;
 }

@@ -25,6 +25,7 @@ export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDef
     metadata: {},
     tools: [],
     knowledge: { document_ids: [] },
+    analysis: null,
     created_at: null,
     updated_at: null,
   };
@@ -40,5 +41,6 @@ export function customView(record: DigitalHumanRecord): DigitalHumanView {
     metadata: { ...record.metadata },
     tools: record.tools ?? [],
     knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
+    analysis: record.analysis ?? null,
   };
 }

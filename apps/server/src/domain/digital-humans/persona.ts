@@ -4,7 +4,7 @@
  * so that changing or deleting the digital human later changes no session that was already made; its
  * job is told it in the dispatch's metadata (DigitalHumanJob).
  */
-import type { Tool } from "@dhs/contract";
+import type { DigitalHumanAnalysis, Tool } from "@dhs/contract";
 import type { DigitalHumanCatalog, DigitalHuman as StockEntry } from "./digital-human-catalog.js";
 import type { DigitalHumanRecord } from "./ports.js";
 
@@ -27,6 +27,8 @@ export interface Persona {
   tools?: Tool[];
   /** The documents it answers from (contract guide, "Knowledge"); absent from personas kept before knowledge existed. */
   knowledge?: { document_ids: string[] };
+  /** What its sessions are analysed for once they end (contract guide, "Analysis"); null or absent: nothing. */
+  analysis?: DigitalHumanAnalysis | null;
 }
 
 /** What a digital human says when the participant joins, unless its persona says otherwise. */
@@ -67,6 +69,7 @@ export function customPersona(record: DigitalHumanRecord, appearance: StockEntry
     maxSessionDurationS: record.max_session_duration_s,
     tools: record.tools ?? [],
     knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
+    analysis: record.analysis ?? null,
   };
 }
 

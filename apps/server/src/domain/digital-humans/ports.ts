@@ -1,4 +1,4 @@
-import type { Tool } from "@dhs/contract";
+import type { DigitalHumanAnalysis, Tool } from "@dhs/contract";
 import type { ListPosition } from "../list-order.js";
 /**
  * What the account's own digital humans need from a store (Redis or memory): created once per
@@ -26,6 +26,8 @@ export interface DigitalHumanRecord {
   tools?: Tool[];
   /** The documents it answers from; absent from records stored before knowledge existed. */
   knowledge?: { document_ids: string[] };
+  /** What its sessions are analysed for once they end (null: nothing); absent from records stored before analysis existed. */
+  analysis?: DigitalHumanAnalysis | null;
   created_at: string;
   updated_at: string;
 }

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { SessionCreate } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
+import { pendingAnalysis, type StoredAnalysis } from "../analysis/stored-analysis.js";
 import { AppError } from "../app-error.js";
 import type { Persona } from "../digital-humans/persona.js";
 import { type CreateLock, fingerprint } from "./idempotency.js";
@@ -138,6 +139,8 @@ export class CreateSession {
       // The create schedules the join timer: the timer's span is linked to this request.
       ...traceOf(this.context.tracing.traceparent()),
       ...(persona.maxSessionDurationS === null ? {} : { max_duration_s: persona.maxSessionDurationS }),
+      // The session keeps the analysis its digital human asks for now, as it keeps its persona.
+      ...analysisOf(persona),
     };
   }
 
@@ -232,3 +235,8 @@ function inProgress(): AppError {
 
 const traceOf = (traceparent: string | undefined): { trace_parent?: string } =>
   traceparent === undefined ? {} : { trace_parent: traceparent };
+
+function analysisOf(persona: Persona): { analysis?: StoredAnalysis } {
+  const analysis = pendingAnalysis(persona.analysis, persona.llm.model, persona.name);
+  return analysis ? { analysis } : {};
+}

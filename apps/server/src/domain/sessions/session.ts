@@ -4,6 +4,7 @@
  * Session view has exactly the eight fields of the specification, with a token only while connectable.
  */
 import type { EndReason, Session, SessionStatus, SessionSummary } from "@dhs/contract";
+import type { StoredAnalysis } from "../analysis/stored-analysis.js";
 
 export interface SessionRecord {
   id: string;
@@ -38,6 +39,8 @@ export interface SessionRecord {
    * account's limit (absent: that limit).
    */
   max_duration_s?: number;
+  /** What its digital human asked to be analysed once it ends, and how far that got (contract guide, "Analysis"). */
+  analysis?: StoredAnalysis;
 }
 
 /** completed, cancelled and failed are terminal (and absorbing); created and active can be joined. */

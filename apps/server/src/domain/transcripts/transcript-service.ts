@@ -42,6 +42,8 @@ export interface TranscriptServiceDeps {
   eventRetainMs: number;
   now?: () => Date;
   onEventsQueued?: (sessionId: string) => void;
+  /** What was derived from a transcript (the session's analysis), erased with it. */
+  derived?: { erase(accountId: string, sessionId: string): Promise<void> };
 }
 
 export interface TranscriptPage {
@@ -76,6 +78,7 @@ export class TranscriptService {
     const session = await findOwnSession(this.deps.sessions, principal, sessionId);
     const nowMs = this.now().getTime();
     const state = await this.deps.transcripts.deleteTranscript(session.id, nowMs, this.expiresAtMs(session));
+    await this.deps.derived?.erase(session.account_id, session.id);
     return transcriptView(session, state, [], null, nowMs, this.deps.graceMs);
   }
 
@@ -145,7 +148,11 @@ export class TranscriptService {
         events: [outboundEvent("session.transcript_ready", modeOfOwner(record.account_id), now, data, this.deps.eventRetainMs)],
         usage: undefined,
         expiresAtMs,
-        timers: { schedule: [], cancel: ["transcript_ready"] },
+        // The analysis its digital human asked for is due now that the transcript is complete, in the same step.
+        timers: {
+          schedule: record.analysis?.status === "pending" ? [{ timer: "analysis", atMs: now.getTime() }] : [],
+          cancel: ["transcript_ready"],
+        },
       });
       if (replaced) {
         this.deps.onEventsQueued?.(record.id);

@@ -18,8 +18,12 @@ WHERE account_id = $1 AND session_created_at = $2 AND session_id = $3 AND (start
 ORDER BY started_at, segment_id LIMIT $6`;
 
 // The row's mark first: a writer adding segments holds the row until it commits, and this waits for it.
+// What was derived from the transcript goes with it: the session's analysis keeps only that it was asked.
 const MARK_DELETED = `
-UPDATE sessions SET transcript_deleted_at = COALESCE(transcript_deleted_at, $2), transcript_segment_count = 0
+UPDATE sessions SET transcript_deleted_at = COALESCE(transcript_deleted_at, $2), transcript_segment_count = 0,
+  record = CASE WHEN record ? 'analysis' THEN jsonb_set(record, '{analysis}',
+    ((record->'analysis') - 'summary' - 'data' - 'success_criteria' - 'error' - 'completed_at' - 'lease')
+      || '{"status": "deleted"}'::jsonb) ELSE record END
 WHERE id = $1 RETURNING account_id, created_at`;
 
 const ERASE = "DELETE FROM transcript_segments WHERE account_id = $1 AND session_created_at = $2 AND session_id = $3";
