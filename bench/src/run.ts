@@ -28,7 +28,9 @@
  *   session (say, the digital human's pull and reports, per-turn events and their delivery), printed;
  *   "history": only the PostgreSQL history (a database of its own on 127.0.0.1:5432), printed; "tools":
  *   only a webhook tool's call (runToolCall), printed; "knowledge": only the knowledge, documents into
- *   passages and their search (a database of its own on 127.0.0.1:5432), printed)
+ *   passages and their search (a database of its own on 127.0.0.1:5432), printed; "analysis": only a
+ *   session's analysis, the LLM a stand-in answering at once, printed)
+ *   BENCH_ANALYSES (200; ended sessions analysed, and as many not, for the analysis's CPU)
  *   BENCH_HISTORY_SESSIONS (20000; sessions created, ended and written to the history)
  *   BENCH_KNOWLEDGE_MAX_CHUNKS (100000; the account's passages are measured at 1 000, 10 000 and 100 000,
  *   those under this cap, and at the cap: 1000 for a quick run)
@@ -53,6 +55,7 @@ import { quiet, registerReceiver } from "./bench-receiver.js";
 import { endOpenSessions } from "./end-open-sessions.js";
 import { rssMb } from "./figures.js";
 import { measure } from "./load.js";
+import { analysisSection, measureAnalysis } from "./measure-analysis.js";
 import { measureAtLimit } from "./measure-at-limit.js";
 import { measureConversation } from "./measure-conversation.js";
 import { getTargets, measureAll } from "./measure-create-get.js";
@@ -98,6 +101,12 @@ async function main(): Promise<void> {
   }
   if (process.env.BENCH_ONLY === "tools") {
     process.stdout.write(`\n${toolCallSection(await measureToolCalls(stack, receiver))}\n`);
+    await receiver.stop();
+    await disconnect(stack);
+    return;
+  }
+  if (process.env.BENCH_ONLY === "analysis") {
+    process.stdout.write(`\n${analysisSection(await measureAnalysis(stack, receiver))}\n`);
     await receiver.stop();
     await disconnect(stack);
     return;

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiKeyRecord, freePort, startRedis, startRedisCluster, waitForOutput } from "@dhs/testkit";
+import { apiKeyRecord, ChatCompletionsServer, freePort, startRedis, startRedisCluster, waitForOutput } from "@dhs/testkit";
 import { Cluster, Redis } from "ioredis";
 import { accounts, CAPPED_KEY, CLUSTER, here, LIVEKIT, QUIET, TOOLS } from "./settings.js";
 
@@ -23,10 +23,13 @@ export interface Stack {
   servicePid: number;
   /** How the service was started, so that another one can be started like it (tracing on). */
   service: { args: string[]; env: Record<string, string>; dir: string };
+  /** The LLM the sessions' analyses ask (OPENAI_BASE_URL), in this process: measure-analysis.ts scripts its answer. */
+  llm: ChatCompletionsServer;
 }
 
 const children: ChildProcess[] = [];
 let stopRedis: () => Promise<void> = async () => {};
+let stopLlm: () => Promise<void> = async () => {};
 
 async function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
@@ -89,6 +92,8 @@ export async function startStack(): Promise<Stack> {
   writeKeys(keysFile);
 
   const redisServer = CLUSTER ? await startRedisCluster(3) : await startRedis();
+  const llm = await new ChatCompletionsServer().start();
+  stopLlm = () => llm.stop();
   stopRedis = () => redisServer.stop();
   const tsx = [here("../node_modules/tsx/dist/cli.mjs")];
   await start(process.execPath, [...tsx, here("./livekit-stand-in.ts")], { PORT: String(livekitPort) }, /ready/);
@@ -121,6 +126,7 @@ export async function startStack(): Promise<Stack> {
     RATE_LIMIT_PER_SECOND: "1000000",
     RATE_LIMIT_BURST: "1000000",
     LOG_LEVEL: "info",
+    OPENAI_BASE_URL: llm.baseUrl,
   };
   const service = await startService(serviceArgs, serviceEnv, join(dir, "service.log"), serverUrl);
   const { redis, nodes } = await connectBench(redisServer.url);
@@ -132,6 +138,7 @@ export async function startStack(): Promise<Stack> {
     nodes,
     servicePid: service.pid as number,
     service: { args: serviceArgs, env: serviceEnv, dir },
+    llm,
   };
 }
 
@@ -170,4 +177,5 @@ export async function stopStack(): Promise<void> {
     ),
   );
   await stopRedis();
+  await stopLlm();
 }
