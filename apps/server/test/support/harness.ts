@@ -74,103 +74,111 @@ export async function startHarness(
   const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
   const fixtures = writeOperatorFiles(files);
   const database = STORE === "postgres" ? await databaseFrom(inject("databaseTemplate")) : undefined;
-  const config = loadConfig({
-    NODE_ENV: "test",
-    API_KEYS_FILE: fixtures.apiKeysFile,
-    DIGITAL_HUMANS_FILE: fixtures.digitalHumansFile,
-    LIVEKIT_URL: LIVEKIT.url,
-    LIVEKIT_API_URL: livekit.url,
-    LIVEKIT_API_KEY: LIVEKIT.apiKey,
-    LIVEKIT_API_SECRET: LIVEKIT.apiSecret,
-    VALIDATE_RESPONSES: "true",
-    // The tests' webhook receivers listen on loopback.
-    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
-    // Suites create sessions by the hundred and leave them open; the cap's own tests set theirs.
-    ACCOUNT_MAX_OPEN_SESSIONS: "100000",
-    // Test files run in parallel on one Redis: each harness gets a keyspace of its own (its sessions,
-    // and its timers, which no other harness's sweeper may fire), unless a test shares one on purpose.
-    ...(STORE === "memory"
-      ? {}
-      : { REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` }),
-    ...(database ? { DATABASE_URL: routed(database.url, route) } : {}),
-    ...env,
-  });
-  const logs: string[] = [];
-  const sink = logSink("harness");
-  const logger = pino(
-    { level: config.logLevel },
-    {
-      write: (line: string) => {
-        logs.push(line);
-        sink.write(line);
+  // A harness that fails to start (a composition that throws, a store that never answers) still
+  // drops its database and stops its fake LiveKit: nothing of a failed start outlives the test run.
+  try {
+    const config = loadConfig({
+      NODE_ENV: "test",
+      API_KEYS_FILE: fixtures.apiKeysFile,
+      DIGITAL_HUMANS_FILE: fixtures.digitalHumansFile,
+      LIVEKIT_URL: LIVEKIT.url,
+      LIVEKIT_API_URL: livekit.url,
+      LIVEKIT_API_KEY: LIVEKIT.apiKey,
+      LIVEKIT_API_SECRET: LIVEKIT.apiSecret,
+      VALIDATE_RESPONSES: "true",
+      // The tests' webhook receivers listen on loopback.
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      // Suites create sessions by the hundred and leave them open; the cap's own tests set theirs.
+      ACCOUNT_MAX_OPEN_SESSIONS: "100000",
+      // Test files run in parallel on one Redis: each harness gets a keyspace of its own (its sessions,
+      // and its timers, which no other harness's sweeper may fire), unless a test shares one on purpose.
+      ...(STORE === "memory"
+        ? {}
+        : { REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` }),
+      ...(database ? { DATABASE_URL: routed(database.url, route) } : {}),
+      ...env,
+    });
+    const logs: string[] = [];
+    const sink = logSink("harness");
+    const logger = pino(
+      { level: config.logLevel },
+      {
+        write: (line: string) => {
+          logs.push(line);
+          sink.write(line);
+        },
       },
-    },
-  );
-  const composed = compose(config, logger, overrides);
-  if (!(await composed.waitForStore(10_000))) throw new Error("the test store did not answer");
-  const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
-  const server: RunningServer = await startWebServer(composed.handler, 0, "127.0.0.1", limits);
-  const metricsServer: RunningServer = await startWebServer(metricsListener(composed.metrics), 0, "127.0.0.1", limits);
-  composed.sweeper.start();
-  composed.dispatcher.start();
-  composed.historyWriter?.start();
-  composed.documentProcessor?.start();
+    );
+    const composed = compose(config, logger, overrides);
+    if (!(await composed.waitForStore(10_000))) throw new Error("the test store did not answer");
+    const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
+    const server: RunningServer = await startWebServer(composed.handler, 0, "127.0.0.1", limits);
+    const metricsServer: RunningServer = await startWebServer(metricsListener(composed.metrics), 0, "127.0.0.1", limits);
+    composed.sweeper.start();
+    composed.dispatcher.start();
+    composed.historyWriter?.start();
+    composed.documentProcessor?.start();
 
-  const request: Harness["request"] = (method, path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    const key = init.key === undefined ? KEYS.a : init.key;
-    if (key !== null) headers.Authorization = `Bearer ${key}`;
-    let body: string | undefined = init.raw;
-    if (init.body !== undefined) body = JSON.stringify(init.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
-      headers["Content-Type"] = "application/json";
-    return fetch(`${server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-  };
+    const request: Harness["request"] = (method, path, init = {}) => {
+      const headers: Record<string, string> = { ...init.headers };
+      const key = init.key === undefined ? KEYS.a : init.key;
+      if (key !== null) headers.Authorization = `Bearer ${key}`;
+      let body: string | undefined = init.raw;
+      if (init.body !== undefined) body = JSON.stringify(init.body);
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+        headers["Content-Type"] = "application/json";
+      return fetch(`${server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    };
 
-  const clients = new Map<string, DhsClient>();
-  const client: Harness["client"] = (key = KEYS.a) => {
-    let made = clients.get(key);
-    if (!made) {
-      made = createClient({ baseUrl: server.url, apiKey: key, maxRetries: 0 });
-      clients.set(key, made);
-    }
-    return made;
-  };
+    const clients = new Map<string, DhsClient>();
+    const client: Harness["client"] = (key = KEYS.a) => {
+      let made = clients.get(key);
+      if (!made) {
+        made = createClient({ baseUrl: server.url, apiKey: key, maxRetries: 0 });
+        clients.set(key, made);
+      }
+      return made;
+    };
 
-  return {
-    url: server.url,
-    metricsUrl: metricsServer.url,
-    redisPrefix: config.redisUrl ? config.redisKeyPrefix : undefined,
-    databaseUrl: database?.url,
-    livekit,
-    composed,
-    logs,
-    client,
-    request,
-    create: (body = {}, options = {}) =>
-      request("POST", "/v1/sessions", {
-        key: options.key ?? KEYS.a,
-        body,
-        headers: { "Idempotency-Key": options.idempotencyKey ?? crypto.randomUUID() },
-      }),
-    webhook: async (event, options = {}) => {
-      const body = options.raw ?? JSON.stringify(event);
-      const authorization = options.authorization === undefined ? await signLiveKitWebhook(body) : options.authorization;
-      return fetch(`${server.url}/livekit/webhook`, {
-        method: "POST",
-        headers: { "Content-Type": "application/webhook+json", ...(authorization === null ? {} : { Authorization: authorization }) },
-        body,
-      });
-    },
-    session: async (id) => expectData(await client().getSession(id)),
-    close: async () => {
-      await Promise.all([server.stop(1000), metricsServer.stop(1000)]);
-      await composed.close();
-      await database?.drop();
-      await livekit.stop();
-      await new Promise((resolve) => sink.end(resolve));
-    },
-  };
+    return {
+      url: server.url,
+      metricsUrl: metricsServer.url,
+      redisPrefix: config.redisUrl ? config.redisKeyPrefix : undefined,
+      databaseUrl: database?.url,
+      livekit,
+      composed,
+      logs,
+      client,
+      request,
+      create: (body = {}, options = {}) =>
+        request("POST", "/v1/sessions", {
+          key: options.key ?? KEYS.a,
+          body,
+          headers: { "Idempotency-Key": options.idempotencyKey ?? crypto.randomUUID() },
+        }),
+      webhook: async (event, options = {}) => {
+        const body = options.raw ?? JSON.stringify(event);
+        const authorization = options.authorization === undefined ? await signLiveKitWebhook(body) : options.authorization;
+        return fetch(`${server.url}/livekit/webhook`, {
+          method: "POST",
+          headers: { "Content-Type": "application/webhook+json", ...(authorization === null ? {} : { Authorization: authorization }) },
+          body,
+        });
+      },
+      session: async (id) => expectData(await client().getSession(id)),
+      close: async () => {
+        await Promise.all([server.stop(1000), metricsServer.stop(1000)]);
+        await composed.close();
+        await database?.drop();
+        await livekit.stop();
+        await new Promise((resolve) => sink.end(resolve));
+      },
+    };
+  } catch (error) {
+    await database?.drop().catch(() => undefined);
+    await livekit.stop();
+    throw error;
+  }
 }
 
 /**
