@@ -6,6 +6,7 @@
  * `llm_not_configured`). A failure worth another attempt (the LLM unreachable, slow, overloaded) is
  * handed back as `retry` for the service to schedule with back-off.
  */
+import type { AnalysisError } from "@dhs/contract";
 import type { StoredSegment } from "../transcripts/transcript.js";
 import { readAnalysisAnswer, repairMessages } from "./analysis-answer.js";
 import { analysisRequest, hasParticipantSpeech } from "./analysis-request.js";
@@ -66,7 +67,7 @@ export async function runAnalysis(
   }
 }
 
-function failed(code: "llm_not_configured" | "llm_refused" | "invalid_answer" | "llm_unavailable", message: string): AttemptResult {
+function failed(code: AnalysisError["code"], message: string): AttemptResult {
   return { kind: "outcome", outcome: { status: "failed", error: { code, message: message.slice(0, 500) } } };
 }
 

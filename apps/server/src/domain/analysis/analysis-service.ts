@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import type { SessionAnalysis } from "@dhs/contract";
 import { modeOfOwner } from "../accounts/api-keys.js";
+import type { OutboundEvent } from "../customer-webhooks/ports.js";
 import type { SessionRecords, TimerQueue } from "../sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
 import { keptUntilMs } from "../sessions/session-deps.js";
@@ -166,7 +167,7 @@ export class AnalysisService {
       analysis: StoredAnalysis,
       record: SessionRecord,
       now: Date,
-    ) => { analysis: StoredAnalysis; events?: ReturnType<typeof outboundEvent>[]; atMs?: number | undefined; cancel?: boolean } | undefined,
+    ) => { analysis: StoredAnalysis; events?: OutboundEvent[]; atMs?: number | undefined; cancel?: boolean } | undefined,
   ): Promise<void> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const read = await this.deps.sessions.readForChange(accountId, sessionId);
