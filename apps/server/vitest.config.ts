@@ -80,6 +80,7 @@ export default defineConfig({
             "test/api/webhook-delivery.test.ts",
             "test/api/tool-calls.test.ts",
             "test/api/analysis.test.ts",
+            "test/api/memories.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/knowledge/**/*.test.ts",
             "test/postgres/**/*.test.ts",

@@ -7,7 +7,7 @@ import type { Config } from "./config.js";
 import { AnalysisService, type AnalysisServiceDeps } from "./domain/analysis/analysis-service.js";
 import { ChatCompletionsClient } from "./llm/chat-completions-client.js";
 
-export type AnalysisOptions = Pick<AnalysisServiceDeps, "sessions" | "transcripts" | "durations" | "eventRetainMs"> & {
+export type AnalysisOptions = Pick<AnalysisServiceDeps, "sessions" | "transcripts" | "memories" | "durations" | "eventRetainMs"> & {
   onEventsQueued: (sessionId: string) => void;
   logger: Logger;
   onSettled?: (status: "complete" | "failed", ms: number) => void;
@@ -21,6 +21,7 @@ export function analysisOf(config: Config["analysis"], options: AnalysisOptions)
   return new AnalysisService({
     sessions: options.sessions,
     transcripts: options.transcripts,
+    ...(options.memories ? { memories: options.memories } : {}),
     llm: {
       model: config.baseUrl ? new ChatCompletionsClient({ baseUrl: config.baseUrl, apiKey: config.apiKey }) : undefined,
       defaultModel: config.model,

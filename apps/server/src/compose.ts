@@ -28,6 +28,7 @@ import { DependencyFaultError, DependencyUnavailableError } from "./domain/depen
 import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catalog.js";
 import { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
 import { SessionKnowledge } from "./domain/knowledge/session-knowledge.js";
+import { ParticipantMemories } from "./domain/memories/participant-memories.js";
 import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { maxDurationSOf } from "./domain/sessions/session-deps.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
@@ -123,7 +124,13 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const accounts =
     overrides.accounts ?? new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts, config.testMaxOpenSessions);
   const settings = sessionSettingsOf(config);
+  const memories = new ParticipantMemories({
+    store: stores.memories,
+    digitalHumanExists: async (owner, id) => (await stores.digitalHumans.getDigitalHuman(owner, id)) !== undefined,
+    retentionMs: config.memoryRetentionMs,
+  });
   const digitalHumans = new DigitalHumanService({
+    memories,
     store: stores.digitalHumans,
     catalog,
     limit: () => config.accountMaxDigitalHumans,
@@ -168,6 +175,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
     catalog,
     personas: digitalHumans,
+    memories,
     accounts,
     settings: { ...settings, eventRetainMs: hooks.eventRetainMs },
     onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
@@ -195,6 +203,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     derived: { erase: (accountId, sessionId) => analysis.erase(accountId, sessionId) },
   });
   const analysis = analysisOf(config.analysis, {
+    memories,
     sessions: store,
     transcripts: stores.transcripts,
     durations: settings.durations,
@@ -228,7 +237,8 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     transcripts,
     conversation,
     tools,
-    analyses: new SessionAnalyses(store, analysis),
+    analyses: new SessionAnalyses(store, analysis, memories),
+    memories,
     digitalHumanTokens: new DigitalHumanTokens(config.livekit.apiKey, config.livekit.apiSecret),
     webhookEndpoints: hooks.endpoints,
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit

@@ -84,6 +84,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: s.ANALYSIS_TIMEOUT_S * 1000,
       retryMs: s.ANALYSIS_RETRY_S * 1000,
     },
+    /** How long a participant's memory is kept after their last session or its last change (ms). */
+    memoryRetentionMs: s.MEMORY_RETENTION_DAYS * 86_400_000,
     /** The bounds of a session's conversation (say, addSessionContext). */
     conversation: {
       maxQueued: s.CONVERSATION_QUEUE_MAX,

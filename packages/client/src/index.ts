@@ -340,6 +340,22 @@ export function createClient(options: ClientOptions) {
       });
     },
 
+    /** GET /v1/digital-humans/{id}/memories/{participant_identity}: what the digital human remembers about the participant. */
+    getParticipantMemory(digitalHumanId: string, participantIdentity: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/digital-humans/{digital_human_id}/memories/{participant_identity}", {
+        params: { path: { digital_human_id: digitalHumanId, participant_identity: participantIdentity } },
+        ...signalOption(opts.signal),
+      });
+    },
+
+    /** DELETE /v1/digital-humans/{id}/memories/{participant_identity}: forgets the participant at once. */
+    deleteParticipantMemory(digitalHumanId: string, participantIdentity: string, opts: RequestOptions = {}) {
+      return raw.DELETE("/v1/digital-humans/{digital_human_id}/memories/{participant_identity}", {
+        params: { path: { digital_human_id: digitalHumanId, participant_identity: participantIdentity } },
+        ...signalOption(opts.signal),
+      });
+    },
+
     /** GET /v1/me: the API key, its account, mode and scopes. */
     getPrincipal(opts: RequestOptions = {}) {
       return raw.GET("/v1/me", signalOption(opts.signal));

@@ -121,6 +121,9 @@ export type AnalysisError = Schemas["AnalysisError"];
 export type CriterionOutcome = Schemas["CriterionOutcome"];
 export type CriterionResult = Schemas["CriterionResult"];
 export type TestSessionAnalysis = Schemas["TestSessionAnalysis"];
+export type DigitalHumanMemory = Schemas["DigitalHumanMemory"];
+export type ParticipantMemory = Schemas["ParticipantMemory"];
+export type ParticipantMemoryDeleted = Schemas["ParticipantMemoryDeleted"];
 /** The body a webhook tool's endpoint receives (the contract's `receiveToolCall` webhook). */
 export type ToolCallPayload = NonNullable<webhooks["toolCall"]["post"]["requestBody"]>["content"]["application/json"];
 export type ToolCallAnswer = Schemas["ToolCallAnswer"];

@@ -405,6 +405,26 @@ describe("the operations", () => {
         errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
+    [
+      "getParticipantMemory",
+      {
+        method: "get",
+        path: "/v1/digital-humans/{digital_human_id}/memories/{participant_identity}",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "deleteParticipantMemory",
+      {
+        method: "delete",
+        path: "/v1/digital-humans/{digital_human_id}/memories/{participant_identity}",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
   ];
 
   it("has exactly these operations", () => {

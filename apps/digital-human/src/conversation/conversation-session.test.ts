@@ -17,6 +17,7 @@ import { NOT_HEARD } from "./conversation-agent.js";
 import { type ConversationEvents, createConversation } from "./conversation-session.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import type { LlmSettings } from "./llm-settings.js";
+import { REMEMBERED_HEADING, USE_NATURALLY } from "./remembered.js";
 import { GOODBYE, HOLD_LINE, type ToolHost } from "./session-tools.js";
 
 /** A voice that says every text as 10 ms of tone per character, at once: the pipeline's timing without eSpeak's. */
@@ -27,8 +28,8 @@ const toneVoice: Voice = {
   },
 };
 
-const persona = (instructions: string | undefined, tools: Tool[] = []): JobPersona =>
-  testPersona({ instructions, llm: { model: "persona-model", temperature: 0.4 }, tools });
+const persona = (instructions: string | undefined, tools: Tool[] = [], memory?: string[]): JobPersona =>
+  testPersona({ instructions, llm: { model: "persona-model", temperature: 0.4 }, tools, memory });
 
 let vad: VAD;
 beforeAll(async () => {
@@ -47,6 +48,7 @@ async function converse(options: {
   timeoutMs?: number;
   tools?: Tool[];
   host?: Omit<ToolHost, "onLateResult">;
+  memory?: string[];
 }) {
   let llm: LlmSettings | undefined;
   let server: ChatCompletionsServer | undefined;
@@ -69,7 +71,7 @@ async function converse(options: {
     replyFailed: (f) => failures.push(f),
     sttFailed: () => undefined,
   };
-  const job = { persona: persona(options.instructions, options.tools), digitalHuman: { id: "dh_ada", name: "Ada" } };
+  const job = { persona: persona(options.instructions, options.tools, options.memory), digitalHuman: { id: "dh_ada", name: "Ada" } };
   const conversation = createConversation(
     job,
     { vad, voice: toneVoice, transcriber: undefined, llm, speaker, tools: options.host },
@@ -105,6 +107,22 @@ describe("the conversation, with an LLM", () => {
     expect(messages?.at(-1)).toEqual(["user", "What is the weather in Lisbon?"]);
     expect(c.heard.map((line) => line.text)).toEqual(["Lisbon is sunny this week.", "Pack light clothes!"]);
     expect(c.failures).toEqual([]);
+  });
+
+  it("tells the LLM what it remembers about a returning participant, as data after the persona's instructions", async () => {
+    const c = await converse({
+      instructions: "You are Ada, a concise travel agent.",
+      memory: ["Name is Grace", "Booked Lisbon in May"],
+      script: () => ({ tokens: ["Welcome back, Grace!"] }),
+    });
+    await c.session.run({ userInput: "Hi, it's me again." }).wait();
+    await soon(() => c.said().includes("Welcome back, Grace!"));
+    const [system] = c.server?.requests[0]?.messages.map(messageText) ?? [];
+    expect(system).toBe(
+      ["You are Ada, a concise travel agent.", "", REMEMBERED_HEADING, "- Name is Grace", "- Booked Lisbon in May", USE_NATURALLY].join(
+        "\n",
+      ),
+    );
   });
 
   // A 401 is not retried; a 503 is, once.

@@ -24,6 +24,7 @@ import { VoiceTTS } from "../speaking/voice-tts.js";
 import { ConversationAgent } from "./conversation-agent.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
+import { withMemory } from "./remembered.js";
 import { addLateResult, sessionTools, type ToolHost } from "./session-tools.js";
 import { KNOWLEDGE_TIMEOUT_MS, type Passage, type SearchKnowledge, TurnKnowledge } from "./turn-knowledge.js";
 
@@ -74,8 +75,10 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
           onSearched: (ms, passages) => events.step(STEP.knowledge, { ms, passages }),
         });
   const agent: ConversationAgent = new ConversationAgent({
-    instructions:
+    instructions: withMemory(
       persona.instructions ?? `You are ${job.digitalHuman.name}, a friendly assistant. Answer briefly, in plain spoken sentences.`,
+      persona.memory,
+    ),
     hasLlm: model !== undefined,
     llmTimeoutMs: parts.llm?.timeoutMs ?? 0,
     onReplyFailure: events.replyFailed,

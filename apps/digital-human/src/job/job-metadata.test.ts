@@ -10,6 +10,7 @@ const DEFAULTS = {
   llm: { model: undefined, temperature: undefined },
   tools: [],
   knowledge: false,
+  memory: undefined,
 };
 
 describe("parseJobMetadata", () => {
@@ -31,6 +32,7 @@ describe("parseJobMetadata", () => {
         knowledge: { document_ids: ["doc_4b1e9c2d7a3f5e60b8c1d2e3"] },
       },
       participant_identity: "grace",
+      participant_memory: { facts: ["Name is Grace", "Prefers mornings"] },
       max_duration_s: 600,
     };
     expect(parseJobMetadata(JSON.stringify(written), "leo-agent")).toEqual({
@@ -44,6 +46,7 @@ describe("parseJobMetadata", () => {
         llm: { model: "m", temperature: 0.4 },
         tools: [{ type: "end_session", name: "end_call", description: "Ends the call." }],
         knowledge: true,
+        memory: ["Name is Grace", "Prefers mornings"],
       },
       participantIdentity: "grace",
       maxDurationS: 600,
@@ -62,7 +65,20 @@ describe("parseJobMetadata", () => {
       llm: { model: undefined, temperature: undefined },
       tools: [],
       knowledge: false,
+      memory: undefined,
     });
+  });
+
+  it("remembers only facts of the contract's shape, and nothing when the job names no memory", () => {
+    const job = (participant_memory: unknown) => JSON.stringify({ digital_human: { id: "d1" }, participant_memory });
+    expect(parseJobMetadata(JSON.stringify({ digital_human: { id: "d1" } }), "a").persona.memory).toBeUndefined();
+    expect(parseJobMetadata(job({ facts: [] }), "a").persona.memory).toEqual([]);
+    const odd = ["Name is Ada", 7, "two\nlines", "x".repeat(201), ...Array.from({ length: 12 }, (_, i) => `Fact ${i}`)];
+    expect(parseJobMetadata(job({ facts: odd }), "a").persona.memory).toEqual([
+      "Name is Ada",
+      ...Array.from({ length: 9 }, (_, i) => `Fact ${i}`),
+    ]);
+    expect(parseJobMetadata(job("yes"), "a").persona.memory).toBeUndefined();
   });
 
   it("searches documents only when the job names some, of the contract's shape", () => {

@@ -29,6 +29,11 @@ export interface JobPersona {
   tools: Tool[];
   /** Whether it has documents to search on each turn (contract guide, "Knowledge"); none for a dispatch made by hand. */
   knowledge: boolean;
+  /**
+   * What it remembers about the participant from earlier sessions (contract guide, "Memory"), [] when
+   * nothing yet; undefined when it has no memory of participants at all.
+   */
+  memory: string[] | undefined;
 }
 
 /** What a digital human says when the participant joins, unless its persona says otherwise (the service's too). */
@@ -54,6 +59,18 @@ const fieldsOf = (value: unknown): Record<string, unknown> =>
   value && typeof value === "object" ? (value as Record<string, unknown>) : {};
 
 const DOCUMENT_ID = /^doc_[0-9a-f]{24}$/;
+// The contract's MemoryFact: one line of at most 200 characters, at most 10 of them.
+const MAX_FACTS = 10;
+const MAX_FACT_CHARS = 200;
+const ONE_LINE = /^[^\p{Cc}\u202a-\u202e\u2066-\u2069]+$/u;
+
+function readFacts(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const facts = value.filter(
+    (fact): fact is string => typeof fact === "string" && ONE_LINE.test(fact) && [...fact].length <= MAX_FACT_CHARS,
+  );
+  return facts.slice(0, MAX_FACTS);
+}
 
 function readDocumentIds(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((id): id is string => typeof id === "string" && DOCUMENT_ID.test(id)) : undefined;
@@ -84,6 +101,7 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
       knowledge: { document_ids: readDocumentIds(fieldsOf(human.knowledge).document_ids) },
     },
     participant_identity: text(raw.participant_identity),
+    participant_memory: { facts: raw.participant_memory === undefined ? undefined : readFacts(fieldsOf(raw.participant_memory).facts) },
     max_duration_s: typeof raw.max_duration_s === "number" && raw.max_duration_s > 0 ? raw.max_duration_s : undefined,
   };
 }
@@ -102,6 +120,7 @@ export function parseJobMetadata(metadata: string, agentName: string): JobInfo {
       llm: { model: llm.model ?? undefined, temperature: llm.temperature ?? undefined },
       tools: tools ?? [],
       knowledge: (knowledge.document_ids ?? []).length > 0,
+      memory: job.participant_memory.facts,
     },
     participantIdentity: job.participant_identity,
     maxDurationS: job.max_duration_s,

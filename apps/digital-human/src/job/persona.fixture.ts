@@ -10,6 +10,7 @@ export function testPersona(overrides: Partial<JobPersona> = {}): JobPersona {
     llm: { model: undefined, temperature: undefined },
     tools: [],
     knowledge: false,
+    memory: undefined,
     ...overrides,
   };
 }

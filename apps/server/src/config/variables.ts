@@ -161,6 +161,10 @@ export const VARIABLES = {
     { default: 10, min: 1, max: 600 },
     "How long after a failed request for a session's analysis (the LLM unreachable, past `ANALYSIS_TIMEOUT_S`, 429 or 5xx) the next try is made; each next wait is three times longer (10 s, 30 s, 90 s, 270 s by default: 5 tries in about 7 minutes).",
   ),
+  MEMORY_RETENTION_DAYS: integer(
+    { default: 90, min: 1, max: 3650 },
+    "How long a digital human with `memory` keeps what it remembers about a participant after their last session with it (or the memory's last change); then it is forgotten.",
+  ),
   SAY_TTL_S: integer(
     { default: 60, min: 1, max: 3600 },
     "How long an utterance of `say` waits to be started (the digital human not joined yet, or saying something else) before it is `expired`.",

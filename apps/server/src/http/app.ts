@@ -21,6 +21,7 @@ import type { DigitalHumanService } from "../domain/digital-humans/digital-human
 import type { DocumentService } from "../domain/knowledge/document-service.js";
 import { MAX_FILE_BYTES } from "../domain/knowledge/document-upload.js";
 import type { SessionKnowledge } from "../domain/knowledge/session-knowledge.js";
+import type { ParticipantMemories } from "../domain/memories/participant-memories.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
 import type { ToolCallService } from "../domain/tools/tool-call-service.js";
 import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
@@ -44,6 +45,7 @@ import { conversationOperations } from "./routes/conversation.js";
 import { digitalHumanRoutes } from "./routes/digital-human-routes.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { documentOperations } from "./routes/documents.js";
+import { memoryOperations } from "./routes/memories.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
 import { sessionOperations } from "./routes/sessions.js";
@@ -62,6 +64,7 @@ export interface AppDependencies {
   conversation: ConversationService;
   tools: ToolCallService;
   analyses: SessionAnalyses;
+  memories: ParticipantMemories;
   /** Verifies the digital human's token for its session's transcript and conversation. */
   digitalHumanTokens: DigitalHumanTokens;
   webhookEndpoints: WebhookEndpointService;
@@ -147,6 +150,7 @@ export function createApp(deps: AppDependencies): Express {
         ...conversationOperations(deps.conversation),
         ...toolCallOperations(deps.tools),
         ...analysisOperations(deps.analyses),
+        ...memoryOperations(deps.memories),
         ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
         ...accountOperations(deps.accounts),
         ...digitalHumanOperations(deps.digitalHumans, deps.cursors),

@@ -10,6 +10,7 @@ import { analysisOperations } from "./routes/analysis.js";
 import { conversationOperations } from "./routes/conversation.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { documentOperations } from "./routes/documents.js";
+import { memoryOperations } from "./routes/memories.js";
 import { principalOperations } from "./routes/principal.js";
 import { sessionOperations } from "./routes/sessions.js";
 import { toolCallOperations } from "./routes/tool-calls.js";
@@ -48,6 +49,7 @@ describe("the operation table", () => {
       ...conversationOperations({} as never),
       ...toolCallOperations({} as never),
       ...analysisOperations({} as never),
+      ...memoryOperations({} as never),
       ...documentOperations({} as never, {} as never),
     };
     // The digital human's own operations are answered ahead of the table (routes/digital-human-routes.ts).

@@ -12,6 +12,7 @@ import type { ConversationStore } from "../domain/conversation/ports.js";
 import type { WebhookRecordSync, WebhookStore } from "../domain/customer-webhooks/ports.js";
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
 import type { KnowledgeStore } from "../domain/knowledge/ports.js";
+import type { MemoryStore } from "../domain/memories/ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { ToolCallHistory } from "../domain/tools/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
@@ -24,10 +25,12 @@ import { MemoryConversationStore } from "./memory/conversation-store.js";
 import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
 import { MemoryKnowledgeStore } from "./memory/knowledge-store.js";
+import { MemoryParticipantMemories } from "./memory/participant-memory-store.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { connectDatabase, type Database } from "./postgres/database.js";
 import { PostgresKnowledgeStore } from "./postgres/knowledge-store.js";
+import { PostgresParticipantMemories } from "./postgres/participant-memory-store.js";
 import { DatabaseSchema } from "./postgres/schema-version.js";
 import { PostgresSessionHistory } from "./postgres/session-history.js";
 import { PostgresToolCallHistory } from "./postgres/tool-call-history.js";
@@ -39,6 +42,7 @@ import { RedisConversationStore } from "./redis/conversation-store.js";
 import { RedisWebhookStore } from "./redis/customer-webhook-store.js";
 import { RedisDigitalHumanStore } from "./redis/digital-humans/digital-human-store.js";
 import { StoreLayout } from "./redis/layout-version.js";
+import { RedisParticipantMemories } from "./redis/participant-memory-store.js";
 import { RedisSessionStore } from "./redis/session-store.js";
 import { RedisTranscriptStore } from "./redis/transcript-store.js";
 import { StoreReadiness } from "./store-readiness.js";
@@ -83,6 +87,8 @@ export interface Stores {
   knowledge: KnowledgeStore | undefined;
   /** Ended sessions' tool calls in the history database; undefined without DATABASE_URL. */
   toolCallHistory: ToolCallHistory | undefined;
+  /** What digital humans remember about participants: PostgreSQL's with DATABASE_URL (months outlive Redis's keeping), else Redis's, else memory's. */
+  memories: MemoryStore;
   connection: StoresConnection;
 }
 
@@ -100,7 +106,10 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   const prefix = config.redisKeyPrefix;
   const { tracing } = options;
   const db = config.database.url ? connectLoggedDatabase(config.database.url, config, options) : undefined;
-  const history = db ? { sessions: new PostgresSessionHistory(db, historyBounds(config)), usage: new PostgresUsageHistory(db) } : undefined;
+  const postgresMemories = db ? new PostgresParticipantMemories(db) : undefined;
+  const history = db
+    ? { sessions: new PostgresSessionHistory(db, historyBounds(config)), usage: new PostgresUsageHistory(db), memories: postgresMemories }
+    : undefined;
   let live: RedisSessionStore | undefined;
   let sessions: SessionStore;
   let webhooks: WebhookStore;
@@ -156,6 +165,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     // Without Redis everything is in memory, knowledge too; on Redis, knowledge needs PostgreSQL.
     knowledge: db ? new PostgresKnowledgeStore(db) : redis ? undefined : new MemoryKnowledgeStore(),
     toolCallHistory: db ? new PostgresToolCallHistory(db, historyBounds(config)) : undefined,
+    memories: postgresMemories ?? (redis ? new RedisParticipantMemories(redis, prefix, tracing) : new MemoryParticipantMemories()),
     history: history && live ? { ...history, queue: live.historyQueue, usageMoves: live.usageMoves, webhooks: webhookSync } : undefined,
     connection: {
       ready: () => readiness.ready(),

@@ -59,6 +59,8 @@ export interface HistoryParts {
   /** The webhook endpoints' record and Redis's copy of it, kept in step. */
   webhooks?: WebhookRecordSync | undefined;
   usage: UsageHistory;
+  /** Participant memories kept in the history database: the retention pass deletes the expired ones. */
+  memories?: { dropExpiredMemories(nowMs: number): Promise<number> } | undefined;
   leases: Leases;
 }
 
@@ -231,6 +233,7 @@ export class HistoryWriter {
     if (requeued > 0) this.options.onRequeued?.(requeued);
     const dropped = await this.history.dropExpired(at);
     await this.parts.usage.dropExpiredUsage(at);
+    await this.parts.memories?.dropExpiredMemories(at);
     await this.parts.webhooks?.restore(true);
     if (dropped.length > 0) onDropped?.(dropped);
   }

@@ -55,6 +55,7 @@ describe("POST /v1/digital-humans", () => {
       tools: [],
       knowledge: { document_ids: [] },
       analysis: null,
+      memory: { enabled: false },
       created_at: expect.any(String),
       updated_at: maya.created_at,
     });
@@ -212,6 +213,7 @@ describe("GET /v1/digital-humans", () => {
       tools: [],
       knowledge: { document_ids: [] },
       analysis: null,
+      memory: { enabled: false },
       created_at: null,
       updated_at: null,
     });

@@ -53,6 +53,8 @@ export const operationList = [
   { operationId: "listDocuments", method: "GET", path: "/v1/documents", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "getDocument", method: "GET", path: "/v1/documents/{document_id}", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "deleteDocument", method: "DELETE", path: "/v1/documents/{document_id}", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
+  { operationId: "getParticipantMemory", method: "GET", path: "/v1/digital-humans/{digital_human_id}/memories/{participant_identity}", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
+  { operationId: "deleteParticipantMemory", method: "DELETE", path: "/v1/digital-humans/{digital_human_id}/memories/{participant_identity}", scheme: "bearerAuth", retrySafe: false, headerParameters: [] },
   { operationId: "searchKnowledge", method: "POST", path: "/v1/digital-humans/{digital_human_id}/knowledge/search", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "listVoices", method: "GET", path: "/v1/voices", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },
   { operationId: "getUsage", method: "GET", path: "/v1/usage", scheme: "bearerAuth", retrySafe: true, headerParameters: [] },

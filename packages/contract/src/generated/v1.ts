@@ -1043,6 +1043,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/digital-humans/{digital_human_id}/memories/{participant_identity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of one of your digital humans. A malformed id is answered `404 not_found`.
+                 * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+                 */
+                digital_human_id: string;
+                /**
+                 * @description A session's `participant_identity`, as you set it in `createSession` (URL-encoded).
+                 * @example user-4821
+                 */
+                participant_identity: components["parameters"]["ParticipantIdentity"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get what a digital human remembers about a participant
+         * @description Answers the facts one of your digital humans keeps about a participant from their earlier sessions
+         *     (see [Memory](#section/memory)), and when they will be forgotten. A participant it keeps nothing
+         *     about, a digital human your account may not use, and the other mode's are answered `404`.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getParticipantMemory"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget a participant
+         * @description Forgets everything one of your digital humans keeps about a participant, at once (see
+         *     [Memory](#section/memory)): their next session starts as a first one. A second delete answers
+         *     `404`, as does a participant it keeps nothing about. A session of theirs whose analysis is still
+         *     to be made keeps what that analysis finds; delete again after it if that matters.
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        delete: operations["deleteParticipantMemory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/digital-humans/{digital_human_id}/knowledge/search": {
         parameters: {
             query?: never;
@@ -1544,6 +1588,7 @@ export interface components {
             knowledge: components["schemas"]["DigitalHumanKnowledge"];
             /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
             analysis: components["schemas"]["DigitalHumanAnalysis"] | null;
+            memory: components["schemas"]["DigitalHumanMemory"];
             /**
              * Format: date-time
              * @description When it was created; `null` for a stock one.
@@ -1575,6 +1620,7 @@ export interface components {
             knowledge?: components["schemas"]["DigitalHumanKnowledge"] | null;
             /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
             analysis?: components["schemas"]["DigitalHumanAnalysisInput"] | null;
+            memory?: components["schemas"]["DigitalHumanMemory"];
         };
         /**
          * @description The fields to change; those not sent stay as they are, `null` clears one that may be `null`. At
@@ -1597,6 +1643,7 @@ export interface components {
             knowledge?: components["schemas"]["DigitalHumanKnowledge"] | null;
             /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
             analysis?: components["schemas"]["DigitalHumanAnalysisInput"] | null;
+            memory?: components["schemas"]["DigitalHumanMemory"];
         };
         /** @description What `deleteDigitalHuman` answers. */
         DigitalHumanDeleted: {
@@ -1740,6 +1787,14 @@ export interface components {
              * @example user-4821
              */
             participant_identity: string;
+            /**
+             * @description What the digital human remembers about this participant from earlier sessions (see
+             *     [Memory](#section/memory)); absent when it has no memory or the identity was generated. Give
+             *     the facts to your LLM as data about the participant, not as instructions.
+             */
+            participant_memory?: {
+                facts: components["schemas"]["MemoryFact"][];
+            };
             /**
              * Format: int32
              * @description Seconds the session may last once it is active; it is then completed (`max_duration`), so take your leave before.
@@ -2130,6 +2185,70 @@ export interface components {
             success_criteria: components["schemas"]["SuccessCriterion"][];
         };
         /**
+         * @description Whether it remembers returning participants (see [Memory](#section/memory)); `{"enabled": false}`
+         *     by default. `true` needs an `analysis`.
+         */
+        DigitalHumanMemory: {
+            /**
+             * @description Whether sessions whose `participant_identity` you set keep facts for the participant's next session.
+             * @example true
+             */
+            enabled: boolean;
+        };
+        /**
+         * @description One thing kept about a participant, one line.
+         * @example Prefers a quiet room away from the lift.
+         */
+        MemoryFact: string;
+        /** @description What a digital human keeps about a participant (see [Memory](#section/memory)). */
+        ParticipantMemory: {
+            /**
+             * Format: uuid
+             * @description The digital human that remembers.
+             * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+             */
+            digital_human_id: string;
+            /**
+             * @description The participant, as their sessions' `participant_identity`.
+             * @example user-4821
+             */
+            participant_identity: string;
+            /** @description The facts, most useful first. */
+            facts: components["schemas"]["MemoryFact"][];
+            /**
+             * Format: date-time
+             * @description When an analysis (or the test helper) last changed them.
+             * @example 2026-11-26T09:30:12.004Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When they are forgotten unless the participant has another session with the digital human first.
+             * @example 2027-02-24T09:30:12.004Z
+             */
+            expires_at: string;
+        };
+        /** @description What `deleteParticipantMemory` answers. */
+        ParticipantMemoryDeleted: {
+            /**
+             * Format: uuid
+             * @description The digital human that forgot.
+             * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+             */
+            digital_human_id: string;
+            /**
+             * @description The participant forgotten.
+             * @example user-4821
+             */
+            participant_identity: string;
+            /**
+             * @description Always `true`.
+             * @example true
+             * @constant
+             */
+            deleted: true;
+        };
+        /**
          * @description What its sessions are analysed for (see [Analysis](#section/analysis)). `summary` is `true` unless
          *     sent, `data_schema` `null` and `success_criteria` empty; settings that ask for nothing are refused
          *     (send `null` instead). No other fields are allowed.
@@ -2260,6 +2379,12 @@ export interface components {
             } | null;
             /** @description Each of the analysis's criteria, judged once. */
             success_criteria?: components["schemas"]["CriterionOutcome"][];
+            /**
+             * @description What to keep about the participant, replacing what was kept (see [Memory](#section/memory)),
+             *     when its digital human has memory and the session's `participant_identity` was set; only
+             *     with `complete`.
+             */
+            memory_facts?: components["schemas"]["MemoryFact"][] | null;
             error?: components["schemas"]["AnalysisError"];
         };
         /** @description What to search a digital human's knowledge for. No other fields are allowed. */
@@ -3416,6 +3541,19 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description The digital human keeps nothing about this participant, or is not one your account may use in this mode (`not_found`). */
+        NoSuchMemory: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description No such document for your account and mode (`not_found`). Malformed ids are answered the same way. */
         DocumentNotFound: {
             headers: {
@@ -3538,6 +3676,11 @@ export interface components {
          * @example 5d2c9a64-2b7e-4f0e-9a51-0c3f3b8e7d12
          */
         IdempotencyKey: string;
+        /**
+         * @description A session's `participant_identity`, as you set it in `createSession` (URL-encoded).
+         * @example user-4821
+         */
+        ParticipantIdentity: string;
         /**
          * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
@@ -5399,6 +5542,88 @@ export interface operations {
             404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["RateLimited"];
             501: components["responses"]["KnowledgeNotConfigured"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getParticipantMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of one of your digital humans. A malformed id is answered `404 not_found`.
+                 * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+                 */
+                digital_human_id: string;
+                /**
+                 * @description A session's `participant_identity`, as you set it in `createSession` (URL-encoded).
+                 * @example user-4821
+                 */
+                participant_identity: components["parameters"]["ParticipantIdentity"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What is kept about the participant. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParticipantMemory"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NoSuchMemory"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    deleteParticipantMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of one of your digital humans. A malformed id is answered `404 not_found`.
+                 * @example 9a4f3c1e-2b7d-4e8a-b5c6-1d2e3f4a5b6c
+                 */
+                digital_human_id: string;
+                /**
+                 * @description A session's `participant_identity`, as you set it in `createSession` (URL-encoded).
+                 * @example user-4821
+                 */
+                participant_identity: components["parameters"]["ParticipantIdentity"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The participant is forgotten. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParticipantMemoryDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NoSuchMemory"];
+            429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };

@@ -140,7 +140,7 @@ function criterionVerdicts(answer: Answer, criteria: readonly string[]): Criteri
  * A fact longer than MAX_FACT_CHARS is dropped, not cut: a fact cut short may say something else
  * ("is allergic to" with the allergen cut off), and a wrong fact kept about a person is worse than none.
  */
-function keptFacts(facts: readonly string[]): string[] {
+export function keptFacts(facts: readonly string[]): string[] {
   const seen = new Set<string>();
   const kept: string[] = [];
   for (const fact of facts.map(oneLine)) {

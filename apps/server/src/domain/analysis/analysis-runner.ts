@@ -22,7 +22,8 @@ export interface AnalysisLlm {
   timeoutMs: number;
 }
 
-export type AttemptResult = { kind: "outcome"; outcome: AnalysisOutcome } | { kind: "retry"; reason: string };
+/** An attempt's end: its outcome, and when memory was asked for, the participant's facts as they should be kept now. */
+export type AttemptResult = { kind: "outcome"; outcome: AnalysisOutcome; memoryFacts?: string[] } | { kind: "retry"; reason: string };
 
 const NOTHING_SAID = "The participant said nothing in this session.";
 
@@ -31,6 +32,8 @@ export async function runAnalysis(
   segments: readonly StoredSegment[],
   llm: AnalysisLlm,
   signal?: AbortSignal,
+  /** The facts kept so far about the participant, when the analysis keeps them (then answered updated). */
+  memory?: { facts: readonly string[] },
 ): Promise<AttemptResult> {
   const { settings } = analysis;
   if (!llm.model) {
@@ -40,7 +43,7 @@ export async function runAnalysis(
     const criteria = settings.success_criteria.map((criterion) => ({ criterion, result: "unknown" as const, reason: NOTHING_SAID }));
     return { kind: "outcome", outcome: { status: "complete", summary: null, data: null, success_criteria: criteria } };
   }
-  const request = analysisRequest({ settings, segments, digitalHumanName: analysis.digital_human_name });
+  const request = analysisRequest({ settings, segments, digitalHumanName: analysis.digital_human_name, memory });
   const ask = (messages: typeof request.messages) =>
     (llm.model as AnalysisModel).completeJson({
       model: analysis.model ?? llm.defaultModel,
@@ -55,10 +58,11 @@ export async function runAnalysis(
     let answer = readAnalysisAnswer(text, request);
     if (!answer.ok) answer = readAnalysisAnswer(await ask(repairMessages(request, text, answer.problem)), request);
     if (!answer.ok) return failed("invalid_answer", `The LLM's answer did not match the schema, even repaired once: ${answer.problem}`);
-    const { summary, data, success_criteria } = answer.result;
+    const { summary, data, success_criteria, memory_facts } = answer.result;
     return {
       kind: "outcome",
       outcome: { status: "complete", summary, data: (data ?? null) as Record<string, unknown> | null, success_criteria },
+      ...(memory_facts ? { memoryFacts: memory_facts } : {}),
     };
   } catch (error) {
     if (!(error instanceof LlmCallError)) throw error;

@@ -2,10 +2,12 @@ import type { WebhookPayload } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
 import { DURATIONS, sessionRecord } from "../../../test/support/session-fixtures.js";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
+import { DependencyUnavailableError } from "../dependency-errors.js";
+import type { KeptMemory } from "../memories/ports.js";
 import type { ScheduledTimer, SessionChange, SessionVersion } from "../sessions/ports.js";
 import type { SessionRecord } from "../sessions/session.js";
 import type { StoredSegment } from "../transcripts/transcript.js";
-import { AnalysisService } from "./analysis-service.js";
+import { AnalysisService, type AnalysisServiceDeps } from "./analysis-service.js";
 import { type AnalysisModel, LlmCallError } from "./ports.js";
 import { pendingAnalysis, type StoredAnalysis } from "./stored-analysis.js";
 
@@ -28,8 +30,9 @@ class World {
   readonly events: OutboundEvent[] = [];
   readonly timers: ScheduledTimer[] = [];
 
-  replica(model: AnalysisModel, maxAttempts = 5): AnalysisService {
+  replica(model: AnalysisModel, maxAttempts = 5, memories?: AnalysisServiceDeps["memories"]): AnalysisService {
     return new AnalysisService({
+      ...(memories ? { memories } : {}),
       sessions: {
         getSession: async () => this.record,
         readForChange: async () => ({
@@ -174,5 +177,66 @@ describe("AnalysisService", () => {
       await replica.settle("acct", world.record.id, { status: "failed", error: { code: "llm_refused", message: "-" } }),
     ).toBeUndefined();
     expect(world.shown).toHaveLength(1);
+  });
+  it("gives its lease and its try back when its replica stops, so another takes the analysis over at once", async () => {
+    const world = new World();
+    const stopping: AnalysisModel = {
+      completeJson: (call) =>
+        new Promise((_resolve, reject) => {
+          if (call.signal?.aborted) reject(call.signal.reason);
+          call.signal?.addEventListener("abort", () => reject(call.signal?.reason), { once: true });
+        }),
+    };
+    const a = world.replica(stopping);
+    await a.onTimer("acct", world.record.id);
+    expect(world.record.analysis).toMatchObject({ attempts: 1, lease: expect.any(Object) });
+    await a.stop();
+    expect(world.record.analysis).toMatchObject({ status: "pending", attempts: 0 });
+    expect(world.record.analysis?.lease).toBeUndefined();
+    expect(world.timers.at(-1)).toEqual({ timer: "analysis", atMs: world.clock });
+    const b = world.replica({ completeJson: async () => ANSWER });
+    await b.onTimer("acct", world.record.id);
+    await b.idle();
+    expect(world.record.analysis).toMatchObject({ status: "complete", attempts: 1 });
+    expect(world.shown).toHaveLength(1);
+  });
+
+  it("keeps the participant's facts before it settles, and tries again while the memory store is down", async () => {
+    const world = new World();
+    world.record = { ...world.record, analysis: { ...(world.record.analysis as StoredAnalysis), memory: true } };
+    const kept: string[][] = [];
+    let down = true;
+    const base: KeptMemory = { facts: ["Name is Ada"], updatedAtMs: T0, expiresAtMs: T0 + 1, revision: 3, generation: "g" };
+    const memories: AnalysisServiceDeps["memories"] = {
+      base: async () => base,
+      keep: async (_key, given, facts) => {
+        if (down) throw new DependencyUnavailableError("database");
+        expect(given).toBe(base);
+        // The analysis is still pending while its facts are kept: a replica dying now leaves both to the next try.
+        expect(world.record.analysis?.status).toBe("pending");
+        kept.push([...facts]);
+      },
+    };
+    const asked: string[] = [];
+    const model: AnalysisModel = {
+      completeJson: async (call) => {
+        asked.push(call.messages.map((m) => m.content).join("\n"));
+        return JSON.stringify({ summary: "Ada asked for a quote.", memory_facts: ["Name is Ada", "Wants a quote"] });
+      },
+    };
+    const replica = world.replica(model, 5, memories);
+    await replica.onTimer("acct", world.record.id);
+    await replica.idle();
+    expect(world.record.analysis).toMatchObject({ status: "pending", attempts: 1 });
+    expect(asked[0]).toContain("Name is Ada");
+    down = false;
+    world.clock = (world.timers.at(-1) as ScheduledTimer).atMs;
+    await replica.onTimer("acct", world.record.id);
+    await replica.idle();
+    expect(kept).toEqual([["Name is Ada", "Wants a quote"]]);
+    expect(world.record.analysis).toMatchObject({ status: "complete", summary: "Ada asked for a quote." });
+    // The facts live in the memory store, never in the session's record or its event.
+    expect(JSON.stringify(world.record)).not.toContain("Wants a quote");
+    expect(JSON.stringify(world.shown)).not.toContain("Wants a quote");
   });
 });

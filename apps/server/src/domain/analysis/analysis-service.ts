@@ -6,26 +6,35 @@
  * and settles it, its `session.analysis_ready` event with it, in another compare-and-set that only the
  * lease's holder can make. A replica that dies mid-attempt leaves the timer to fire at the lease's end
  * for another; an LLM that fails or times out is tried again with growing waits, then `failed`. In test
- * mode without an LLM the analysis waits for `setTestSessionAnalysis` instead of failing.
+ * mode without an LLM the analysis waits for `setTestSessionAnalysis` instead of failing. An analysis that
+ * keeps facts about its participant (contract guide, "Memory") reads them before it asks and writes the
+ * new list before it settles, so a replica dying in between leaves an attempt that does both again.
  */
 import { randomUUID } from "node:crypto";
 import type { SessionAnalysis } from "@dhs/contract";
 import { modeOfOwner } from "../accounts/api-keys.js";
-import type { OutboundEvent } from "../customer-webhooks/ports.js";
+import { DependencyUnavailableError } from "../dependency-errors.js";
+import { memoryKeyOf } from "../memories/memory-key.js";
+import type { KeptMemory, MemoryKey } from "../memories/ports.js";
 import type { SessionRecords, TimerQueue } from "../sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
-import { keptUntilMs } from "../sessions/session-deps.js";
 import { outboundEvent } from "../sessions/session-events.js";
 import type { Durations } from "../sessions/session-machine.js";
 import type { TranscriptStore } from "../transcripts/ports.js";
 import type { StoredSegment } from "../transcripts/transcript.js";
-import { type AnalysisLlm, runAnalysis, unavailable } from "./analysis-runner.js";
+import { changeAnalysis } from "./analysis-change.js";
+import { type AnalysisLlm, type AttemptResult, runAnalysis, unavailable } from "./analysis-runner.js";
 import { type AnalysisOutcome, analysisView, erased, leased, type StoredAnalysis, settled } from "./stored-analysis.js";
 
 export interface AnalysisServiceDeps {
   sessions: Pick<SessionRecords, "getSession" | "readForChange" | "replaceSession"> & Pick<TimerQueue, "scheduleTimers">;
   transcripts: Pick<TranscriptStore, "readSegments" | "readState">;
   llm: AnalysisLlm;
+  /** Where the facts about participants are kept; without it no analysis keeps any. */
+  memories?: {
+    base(key: MemoryKey): Promise<KeptMemory | undefined>;
+    keep(key: MemoryKey, base: KeptMemory | undefined, facts: readonly string[]): Promise<unknown>;
+  };
   durations: Durations;
   eventRetainMs: number;
   /** How long an attempt holds the analysis before another replica may take it over (ms). */
@@ -58,13 +67,13 @@ export class AnalysisService {
   async onTimer(accountId: string, sessionId: string): Promise<void> {
     const claim = await this.claim(accountId, sessionId);
     if (!claim) return;
-    const run = this.attempt(accountId, sessionId, claim)
+    const run = this.attempt(accountId, sessionId, claim.analysis, claim.memory)
       .catch((error) => this.deps.onBackgroundError?.(error, "analysis attempt"))
       .finally(() => this.running.delete(sessionId));
     this.running.set(sessionId, run);
   }
 
-  /** Stops every attempt running here; their leases end and another replica takes them over. */
+  /** Stops every attempt running here; each gives its lease back, so another replica takes it over at once. */
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.allSettled(this.running.values());
@@ -83,7 +92,9 @@ export class AnalysisService {
 
   /** Its transcript was deleted: so is what was derived from it, whatever state it was in. */
   async erase(accountId: string, sessionId: string): Promise<void> {
-    await this.change(accountId, sessionId, (analysis) => (analysis.status === "deleted" ? undefined : { analysis: erased(analysis) }));
+    await changeAnalysis(this.deps, this.now, accountId, sessionId, (analysis) =>
+      analysis.status === "deleted" ? undefined : { analysis: erased(analysis) },
+    );
   }
 
   /**
@@ -92,7 +103,7 @@ export class AnalysisService {
    */
   async settle(accountId: string, sessionId: string, outcome: AnalysisOutcome, token?: string): Promise<SessionAnalysis | undefined> {
     let shown: SessionAnalysis | undefined;
-    await this.change(accountId, sessionId, (analysis, record, now) => {
+    await changeAnalysis(this.deps, this.now, accountId, sessionId, (analysis, record, now) => {
       if (analysis.status !== "pending" || (token !== undefined && analysis.lease?.token !== token)) return undefined;
       const next = settled(analysis, outcome, now);
       shown = analysisView(record.id, next, false);
@@ -103,9 +114,9 @@ export class AnalysisService {
     return shown;
   }
 
-  private async claim(accountId: string, sessionId: string): Promise<StoredAnalysis | undefined> {
-    let claimed: StoredAnalysis | undefined;
-    await this.change(accountId, sessionId, (analysis, record, now) => {
+  private async claim(accountId: string, sessionId: string): Promise<{ analysis: StoredAnalysis; memory?: MemoryKey } | undefined> {
+    let claimed: { analysis: StoredAnalysis; memory?: MemoryKey } | undefined;
+    await changeAnalysis(this.deps, this.now, accountId, sessionId, (analysis, record, now) => {
       if (analysis.status !== "pending" || !TERMINAL.has(record.status) || record.transcript_ready_at === undefined) return undefined;
       // A test session without an LLM waits for setTestSessionAnalysis rather than failing.
       if (!this.deps.llm.model && modeOfOwner(record.account_id) === "test") return undefined;
@@ -113,13 +124,14 @@ export class AnalysisService {
       if (leased(analysis, nowMs)) return { analysis, atMs: analysis.lease?.until_ms };
       if (this.running.size >= this.deps.maxRunning) return { analysis, atMs: nowMs + BUSY_RETRY_MS };
       const untilMs = nowMs + this.deps.leaseMs;
-      claimed = { ...analysis, attempts: analysis.attempts + 1, lease: { token: randomUUID(), until_ms: untilMs } };
-      return { analysis: claimed, atMs: untilMs };
+      const next = { ...analysis, attempts: analysis.attempts + 1, lease: { token: randomUUID(), until_ms: untilMs } };
+      claimed = { analysis: next, ...(analysis.memory && this.deps.memories ? { memory: memoryKeyOf(record) } : {}) };
+      return { analysis: next, atMs: untilMs };
     });
     return claimed;
   }
 
-  private async attempt(accountId: string, sessionId: string, analysis: StoredAnalysis): Promise<void> {
+  private async attempt(accountId: string, sessionId: string, analysis: StoredAnalysis, memory?: MemoryKey): Promise<void> {
     const started = Date.now();
     const token = analysis.lease?.token as string;
     const segments = await this.segments(sessionId);
@@ -129,19 +141,41 @@ export class AnalysisService {
       // Every attempt's runner died before it could settle: not tried forever.
       outcome = unavailable(this.deps.maxAttempts, "the analysis was interrupted on every try");
     } else {
-      const result = await runAnalysis(analysis, segments, this.deps.llm, this.abort.signal);
+      let result: AttemptResult;
+      let base: KeptMemory | undefined;
+      try {
+        base = memory && (await this.memories.base(memory));
+        result = await runAnalysis(analysis, segments, this.deps.llm, this.abort.signal, memory && { facts: base?.facts ?? [] });
+        // Kept before the analysis settles: a runner that dies between the two leaves both to the next attempt.
+        if (memory && result.kind === "outcome" && result.memoryFacts) await this.memories.keep(memory, base, result.memoryFacts);
+      } catch (error) {
+        // This replica is stopping (a deploy): the lease is given back now, and the try with it, so another
+        // replica takes the analysis over at once rather than at the lease's end.
+        if (this.abort.signal.aborted) return this.release(accountId, sessionId, token, 0, true);
+        if (!(error instanceof DependencyUnavailableError)) throw error;
+        result = { kind: "retry", reason: `the participant's memory could not be read or kept: ${error.message}` };
+      }
       if (result.kind === "retry" && analysis.attempts < this.deps.maxAttempts) {
-        const waitMs = this.deps.retryMs * 3 ** (analysis.attempts - 1);
-        await this.change(accountId, sessionId, (stored, _record, now) => {
-          if (stored.status !== "pending" || stored.lease?.token !== token) return undefined;
-          const { lease: _lease, ...free } = stored;
-          return { analysis: free, atMs: now.getTime() + waitMs };
-        });
-        return;
+        return this.release(accountId, sessionId, token, this.deps.retryMs * 3 ** (analysis.attempts - 1), false);
       }
       outcome = result.kind === "retry" ? unavailable(analysis.attempts, result.reason) : result.outcome;
     }
     if (await this.settle(accountId, sessionId, outcome, token)) this.deps.onSettled?.(sessionId, outcome, Date.now() - started);
+  }
+
+  /** Lets go of the lease `token` holds, the analysis tried again after `waitMs`. */
+  private release(accountId: string, sessionId: string, token: string, waitMs: number, giveBackTry: boolean): Promise<void> {
+    return changeAnalysis(this.deps, this.now, accountId, sessionId, (stored, _record, now) => {
+      if (stored.status !== "pending" || stored.lease?.token !== token) return undefined;
+      const { lease: _lease, ...free } = stored;
+      return { analysis: giveBackTry ? { ...free, attempts: free.attempts - 1 } : free, atMs: now.getTime() + waitMs };
+    });
+  }
+
+  private get memories(): NonNullable<AnalysisServiceDeps["memories"]> {
+    const { memories } = this.deps;
+    if (!memories) throw new Error("an analysis keeps memory, but the service has no memory store");
+    return memories;
   }
 
   /** The transcript whole, in spoken order; undefined once it was deleted. */
@@ -154,45 +188,5 @@ export class AnalysisService {
       all.push(...page.segments);
       if (page.segments.length < 500) return all;
     }
-  }
-
-  /**
-   * One compare-and-set of the session's analysis: `decide` says what it becomes (undefined: nothing to
-   * do), the events that go with it, and when the `analysis` timer fires next (or that it is cancelled).
-   */
-  private async change(
-    accountId: string,
-    sessionId: string,
-    decide: (
-      analysis: StoredAnalysis,
-      record: SessionRecord,
-      now: Date,
-    ) => { analysis: StoredAnalysis; events?: OutboundEvent[]; atMs?: number | undefined; cancel?: boolean } | undefined,
-  ): Promise<void> {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const read = await this.deps.sessions.readForChange(accountId, sessionId);
-      if (!read?.record.analysis) return;
-      const now = this.now();
-      const next = decide(read.record.analysis, read.record, now);
-      if (!next) return;
-      if (next.analysis === read.record.analysis && next.atMs !== undefined) {
-        await this.deps.sessions.scheduleTimers(accountId, sessionId, [{ timer: "analysis", atMs: next.atMs }]);
-        return;
-      }
-      const replaced = await this.deps.sessions.replaceSession({
-        record: { ...read.record, analysis: next.analysis },
-        version: read.version,
-        previousStatus: read.record.status,
-        events: next.events ?? [],
-        usage: undefined,
-        expiresAtMs: TERMINAL.has(read.record.status) ? keptUntilMs(read.record, this.deps.durations) : undefined,
-        timers: {
-          schedule: next.atMs === undefined ? [] : [{ timer: "analysis", atMs: next.atMs }],
-          cancel: next.cancel ? ["analysis"] : [],
-        },
-      });
-      if (replaced) return;
-    }
-    throw new Error(`session ${sessionId}: too many concurrent updates of its analysis`);
   }
 }

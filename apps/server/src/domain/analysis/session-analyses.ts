@@ -7,10 +7,12 @@
 import type { SessionAnalysis, TestSessionAnalysis } from "@dhs/contract";
 import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
+import { memoryKeyOf } from "../memories/memory-key.js";
+import type { ParticipantMemories } from "../memories/participant-memories.js";
 import type { SessionRecords } from "../sessions/ports.js";
 import { TERMINAL } from "../sessions/session.js";
 import { findOwnSession } from "../sessions/session-reader.js";
-import { readAnalysisAnswer } from "./analysis-answer.js";
+import { keptFacts, readAnalysisAnswer } from "./analysis-answer.js";
 import { analysisRequest } from "./analysis-request.js";
 import type { AnalysisService } from "./analysis-service.js";
 import type { AnalysisSettings } from "./analysis-settings.js";
@@ -20,6 +22,8 @@ export class SessionAnalyses {
   constructor(
     private readonly sessions: Pick<SessionRecords, "getSession">,
     private readonly service: AnalysisService,
+    /** Where `memory_facts` are kept; without it the helper takes none. */
+    private readonly memories?: Pick<ParticipantMemories, "base" | "keep">,
   ) {}
 
   async read(principal: Principal, sessionId: string): Promise<SessionAnalysis> {
@@ -33,7 +37,16 @@ export class SessionAnalyses {
     const settledAlready = () =>
       new AppError("analysis_settled", `Session ${record.id}'s analysis is already settled; a session has one result.`);
     if ((await this.service.view(record)).status !== "pending") throw settledAlready();
-    const shown = await this.service.settle(record.account_id, record.id, testOutcome(record.analysis.settings, body));
+    const outcome = testOutcome(record.analysis.settings, body);
+    if (body.memory_facts != null) {
+      if (!record.analysis.memory || !this.memories) {
+        throw invalid("memory_facts", "is not taken: the session's digital human has no memory, or its participant_identity was generated");
+      }
+      // Kept as an analysis's list is: before the outcome is settled, replacing what was kept.
+      const key = memoryKeyOf(record);
+      await this.memories.keep(key, await this.memories.base(key), keptFacts(body.memory_facts));
+    }
+    const shown = await this.service.settle(record.account_id, record.id, outcome);
     if (!shown) throw settledAlready();
     return shown;
   }
@@ -43,7 +56,7 @@ export class SessionAnalyses {
 export function testOutcome(settings: AnalysisSettings, body: TestSessionAnalysis): AnalysisOutcome {
   const { status, summary, data, success_criteria: criteria, error } = body;
   if (status === "failed") {
-    const extra = (["summary", "data", "success_criteria"] as const).filter((field) => body[field] != null);
+    const extra = (["summary", "data", "success_criteria", "memory_facts"] as const).filter((field) => body[field] != null);
     if (!error) throw invalid("error", "is required when status is failed");
     if (extra.length > 0) throw invalid(extra[0] as string, "is only taken when status is complete");
     return { status: "failed", error };

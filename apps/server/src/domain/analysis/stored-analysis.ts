@@ -15,6 +15,11 @@ export interface StoredAnalysis {
   model: string | null;
   /** How the digital human is named in the transcript the LLM reads. */
   digital_human_name: string;
+  /**
+   * Whether the analysis also keeps facts about the participant (contract guide, "Memory"): its digital
+   * human has memory and the customer named the participant. The facts go to the memory store, never here.
+   */
+  memory?: boolean;
   status: "pending" | "complete" | "failed" | "deleted";
   /** Attempts started so far (each may have asked the LLM twice: the answer and one repair). */
   attempts: number;
@@ -37,9 +42,10 @@ export function pendingAnalysis(
   settings: AnalysisSettings | null | undefined,
   model: string | null,
   digitalHumanName: string,
+  memory = false,
 ): StoredAnalysis | undefined {
   if (!settings) return undefined;
-  return { settings, model, digital_human_name: digitalHumanName, status: "pending", attempts: 0 };
+  return { settings, model, digital_human_name: digitalHumanName, status: "pending", attempts: 0, ...(memory ? { memory } : {}) };
 }
 
 /** The analysis with its outcome: the lease let go, the result or the error kept. */
@@ -54,6 +60,7 @@ export function erased(analysis: StoredAnalysis): StoredAnalysis {
     settings: analysis.settings,
     model: analysis.model,
     digital_human_name: analysis.digital_human_name,
+    ...(analysis.memory ? { memory: analysis.memory } : {}),
     status: "deleted",
     attempts: analysis.attempts,
   };

@@ -48,6 +48,7 @@ export function fieldsOfCreate(body: DigitalHumanCreate, rules: FieldRules): Fie
     tools: withDefaults(body.tools),
     knowledge: { document_ids: body.knowledge?.document_ids ?? [] },
     analysis: analysisWithDefaults(body.analysis),
+    memory: { enabled: body.memory?.enabled ?? false },
   };
   fields.language = body.language ?? rules.catalog.voice(fields.voice)?.language ?? DEFAULT_LANGUAGE;
   return checked(fields, body, rules, "all");
@@ -70,6 +71,7 @@ export function fieldsOfUpdate(stored: DigitalHumanRecord, update: DigitalHumanU
     knowledge:
       update.knowledge === undefined ? (stored.knowledge ?? { document_ids: [] }) : { document_ids: update.knowledge?.document_ids ?? [] },
     analysis: update.analysis === undefined ? (stored.analysis ?? null) : analysisWithDefaults(update.analysis),
+    memory: { enabled: update.memory?.enabled ?? stored.memory?.enabled ?? false },
   };
   // A new voice alone brings its language; a new language alone, its default voice.
   if (update.voice !== undefined && update.language === undefined)
@@ -119,6 +121,13 @@ function checked(fields: Fields, sent: DigitalHumanCreate | DigitalHumanUpdate, 
   }
   if (checks("tools")) issues.push(...toolIssues(fields.tools ?? []));
   if (checks("analysis") && fields.analysis) issues.push(...analysisIssues(fields.analysis));
+  // Memory is kept by the session's analysis: without one there is nothing to keep it with.
+  if (checks("analysis", "memory") && fields.memory?.enabled && !fields.analysis) {
+    issue(
+      sent.memory === undefined ? "analysis" : "memory.enabled",
+      "memory needs an analysis: its facts are kept by each session's analysis",
+    );
+  }
   if (issues.length > 0) throw new AppError("validation_failed", issues);
   return fields;
 }

@@ -39,6 +39,8 @@ export interface DigitalHumanServiceDeps {
   endpoints: Pick<WebhookStore, "getEndpoint">;
   /** Where `knowledge.document_ids` are looked up: the account's, in the key's mode; undefined when the deployment keeps no knowledge. */
   documents: Pick<KnowledgeStore, "existingDocuments"> | undefined;
+  /** What its sessions remember about participants, forgotten with it. */
+  memories?: { forgetDigitalHuman(owner: string, digitalHumanId: string): Promise<void> };
   now?: () => Date;
 }
 
@@ -153,7 +155,12 @@ export class DigitalHumanService {
 
   async delete(principal: Principal, id: string): Promise<DigitalHumanDeleted> {
     this.refuseStock(principal, id);
+    const forget = () => this.deps.memories?.forgetDigitalHuman(principal.accountId, id);
+    // Its memories go first, so that a failure leaves it to be deleted again rather than memories nobody
+    // can reach; and again after, for one an analysis kept in between (which checks it still exists).
+    await forget();
     if (!(await this.deps.store.deleteDigitalHuman(principal.accountId, id))) throw notFound(id);
+    await forget();
     return { id, deleted: true };
   }
 

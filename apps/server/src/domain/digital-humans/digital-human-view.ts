@@ -26,6 +26,7 @@ export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDef
     tools: [],
     knowledge: { document_ids: [] },
     analysis: null,
+    memory: { enabled: false },
     created_at: null,
     updated_at: null,
   };
@@ -42,5 +43,6 @@ export function customView(record: DigitalHumanRecord): DigitalHumanView {
     tools: record.tools ?? [],
     knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
     analysis: record.analysis ?? null,
+    memory: { enabled: record.memory?.enabled ?? false },
   };
 }

@@ -29,6 +29,13 @@ export interface Persona {
   knowledge?: { document_ids: string[] };
   /** What its sessions are analysed for once they end (contract guide, "Analysis"); null or absent: nothing. */
   analysis?: DigitalHumanAnalysis | null;
+  /** Whether its sessions keep facts about returning participants (contract guide, "Memory"); absent: no. */
+  memory?: boolean;
+  /**
+   * A session's persona only: what the digital human remembers about the session's participant, recalled
+   * when the session was created (kept with the persona, so a job dispatched again is told the same).
+   */
+  participantMemory?: string[];
 }
 
 /** What a digital human says when the participant joins, unless its persona says otherwise. */
@@ -70,6 +77,7 @@ export function customPersona(record: DigitalHumanRecord, appearance: StockEntry
     tools: record.tools ?? [],
     knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
     analysis: record.analysis ?? null,
+    memory: record.memory?.enabled ?? false,
   };
 }
 

@@ -28,6 +28,8 @@ export interface DigitalHumanRecord {
   knowledge?: { document_ids: string[] };
   /** What its sessions are analysed for once they end (null: nothing); absent from records stored before analysis existed. */
   analysis?: DigitalHumanAnalysis | null;
+  /** Whether it remembers returning participants; absent from records stored before memory existed (off). */
+  memory?: { enabled: boolean };
   created_at: string;
   updated_at: string;
 }

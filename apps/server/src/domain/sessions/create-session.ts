@@ -9,6 +9,7 @@ import type { Principal } from "../accounts/api-keys.js";
 import { pendingAnalysis, type StoredAnalysis } from "../analysis/stored-analysis.js";
 import { AppError } from "../app-error.js";
 import type { Persona } from "../digital-humans/persona.js";
+import { memoryKeyOf } from "../memories/memory-key.js";
 import { type CreateLock, fingerprint } from "./idempotency.js";
 import { roomNameFor, type SessionRecord } from "./session.js";
 import { background, type CreateResult, durationsFor, openLifeMs, type SessionContext } from "./session-deps.js";
@@ -49,7 +50,8 @@ export class CreateSession {
     const claim = await this.claim(principal.accountId, idempotencyKey, print, createdAt.getTime());
     if (claim.kind === "replay") return { session: await this.reader.view(claim.record), replayed: true };
     const record = this.newRecord(claim.sessionId, principal.accountId, body, persona, createdAt);
-    await this.provision(record, persona, { idempotencyKey, print, lock: claim.lock });
+    const told = record.analysis?.memory ? await this.withMemory(record, persona) : persona;
+    await this.provision(record, told, { idempotencyKey, print, lock: claim.lock });
     this.context.metrics?.sessionCreated();
     return { session: await this.reader.view(record), replayed: false };
   }
@@ -139,9 +141,26 @@ export class CreateSession {
       // The create schedules the join timer: the timer's span is linked to this request.
       ...traceOf(this.context.tracing.traceparent()),
       ...(persona.maxSessionDurationS === null ? {} : { max_duration_s: persona.maxSessionDurationS }),
-      // The session keeps the analysis its digital human asks for now, as it keeps its persona.
-      ...analysisOf(persona),
+      // The session keeps the analysis its digital human asks for now, as it keeps its persona; memory
+      // only for a participant the customer named: a generated identity names nobody who could return.
+      ...analysisOf(persona, body.participant_identity !== undefined),
     };
+  }
+
+  /**
+   * The persona with what its digital human remembers about the participant (which a new session keeps for
+   * another retention period). A memory store that cannot answer does not stop the session: it starts as
+   * a first one, and its analysis still keeps what it learns.
+   */
+  private async withMemory(record: SessionRecord, persona: Persona): Promise<Persona> {
+    const { memories } = this.context;
+    if (!memories) return persona;
+    try {
+      return { ...persona, participantMemory: await memories.recall(memoryKeyOf(record)) };
+    } catch (error) {
+      this.context.onBackgroundError?.(error, "recall participant memory");
+      return persona;
+    }
   }
 
   /**
@@ -236,7 +255,7 @@ function inProgress(): AppError {
 const traceOf = (traceparent: string | undefined): { trace_parent?: string } =>
   traceparent === undefined ? {} : { trace_parent: traceparent };
 
-function analysisOf(persona: Persona): { analysis?: StoredAnalysis } {
-  const analysis = pendingAnalysis(persona.analysis, persona.llm.model, persona.name);
+function analysisOf(persona: Persona, namedParticipant: boolean): { analysis?: StoredAnalysis } {
+  const analysis = pendingAnalysis(persona.analysis, persona.llm.model, persona.name, persona.memory === true && namedParticipant);
   return analysis ? { analysis } : {};
 }

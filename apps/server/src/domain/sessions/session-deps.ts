@@ -9,6 +9,7 @@ import type { AccountLimits } from "../accounts/account-limits.js";
 import { modeOfOwner, type Principal } from "../accounts/api-keys.js";
 import type { DigitalHumanCatalog } from "../digital-humans/digital-human-catalog.js";
 import type { Persona } from "../digital-humans/persona.js";
+import type { MemoryKey } from "../memories/ports.js";
 import type { EndingMarks, IdempotentCreates, RoomService, SessionMetrics, SessionRecords, TimerQueue, TokenIssuer } from "./ports.js";
 import type { SessionRecord } from "./session.js";
 import type { Durations } from "./session-machine.js";
@@ -83,6 +84,8 @@ export interface SessionServiceDeps {
   /** The stock digital humans: a session whose persona was not kept is dispatched its stock one again. */
   catalog: DigitalHumanCatalog;
   personas: PersonaSource;
+  /** What digital humans remember about returning participants; without it, nothing is recalled. */
+  memories?: { recall(key: MemoryKey): Promise<string[]> };
   accounts: AccountLimits;
   settings: SessionSettings;
   now?: () => Date;

@@ -189,6 +189,7 @@ export function agentJobOf(record: SessionRecord, persona: Persona, maxDurationS
         ...(persona.knowledge?.document_ids.length ? { knowledge: { document_ids: [...persona.knowledge.document_ids] } } : {}),
       },
       participant_identity: record.participant_identity,
+      ...(persona.participantMemory ? { participant_memory: { facts: [...persona.participantMemory] } } : {}),
       max_duration_s: maxDurationS,
     },
   };

@@ -85,6 +85,14 @@ export function keyspace(prefix = "dhs") {
   return {
     /** The key layout's version (LAYOUT_VERSION). */
     layout: `${prefix}:layout`,
+    /**
+     * What a digital human remembers about one participant (a hash: facts, updated_ms, expires_ms, rev),
+     * expiring with it, in the slot of its owner and digital human.
+     */
+    memory: (owner: string, digitalHumanId: string, participantIdentity: string) =>
+      `${prefix}:{${owner}|${digitalHumanId}}:memory:${participantIdentity}`,
+    /** The participants a digital human remembers, by when each memory expires (ms): what forgetting it deletes. */
+    memories: (owner: string, digitalHumanId: string) => `${prefix}:{${owner}|${digitalHumanId}}:memories`,
     /** A session (its JSON, which names its account). */
     session: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:session:${sessionId}`,
     /** An account's Idempotency-Key (idempotencyRecord), in the shard of the session it creates. */
