@@ -5,8 +5,16 @@
  * digital human with an analysis (a summary, a 3-field data_schema, 2 criteria), one without; each
  * round's CPU runs from the `final`s until every session is settled (its analysis complete, or its
  * transcript complete), less what the idle service spends over as long. The difference per session is
- * the analysis: its timer, claim, transcript read, request, answer check, settle and event.
+ * the analysis: its timer, claim, transcript read, request, answer check, settle and event. A third
+ * round, of a digital human that also remembers its participants (each session's a participant of its
+ * own, named), costs beyond the analysis round what a memory update does: the kept facts read, the
+ * digital human checked, the new list written by compare-and-set. That is a few hundred µs against an
+ * idle service's few ms a second, so the two kinds of round alternate, three pairs, and the pairs' mean
+ * is the figure (each pair's difference printed beside it, to show the noise).
  */
+import { ParticipantMemories } from "@dhs/server/participant-memories";
+import { keyspace } from "@dhs/server/redis-keys";
+import { RedisParticipantMemories } from "@dhs/server/redis-participant-memories";
 import { digitalHumanToken, type WebhookReceiver } from "@dhs/testkit";
 import { cpuUsOf, perRequest, type RedisFigures, redisSnapshot, redisSpent } from "./figures.js";
 import { inParallel } from "./in-parallel.js";
@@ -18,12 +26,19 @@ export interface AnalysisFigures {
   sessions: number;
   cpuUsPerAnalysis: number;
   redis: RedisFigures;
+  /** What memory adds to an analysis (a memory update), beyond the analysis round: the mean of the pairs, and each pair's. */
+  cpuUsPerMemoryUpdate: number;
+  memoryPairsUs: number[];
+  /** The service's own code of a memory update run alone, many times: first writes, then replacements. */
+  memoryUpdate: { updates: number; createUs: number; replaceUs: number; commands: number };
+  memoryRedis: RedisFigures;
   /** From the last `final` to the last analysis complete, for the round. */
   drainMs: number;
   idleUsPerS: number;
 }
 
 const SESSIONS = Number(process.env.BENCH_ANALYSES ?? 200);
+const PAIRS = 3;
 const JOB = "agent-ava";
 const LEAD = {
   type: "object",
@@ -41,9 +56,14 @@ const ANSWER = {
 };
 
 type Prepared = { id: string; room_name: string; token: string };
+type Round = { cpuUs: number; seconds: number; drainMs: number; redis: ReturnType<typeof redisSpent> };
 
 export async function measureAnalysis(stack: Stack, quietReceiver: WebhookReceiver): Promise<AnalysisFigures> {
-  stack.llm.script = () => ({ json: ANSWER });
+  // A digital human with memory is asked for memory_facts too: its answer has them, the others' not.
+  stack.llm.script = (request) =>
+    JSON.stringify(request.body.response_format).includes("memory_facts")
+      ? { json: { ...ANSWER, memory_facts: ["Name is Ada Lovelace", "Wants a quote for 40 seats", "E-mail is ada@example.com"] } }
+      : { json: ANSWER };
   const api = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
     const res = await fetch(`${stack.serverUrl}${path}`, {
       method,
@@ -61,6 +81,11 @@ export async function measureAnalysis(stack: Stack, quietReceiver: WebhookReceiv
     name: "Bench analyst",
     analysis: { summary: true, data_schema: LEAD, success_criteria: ["The participant left a way to contact them.", "A demo was booked."] },
   });
+  const rememberer = await api("POST", "/v1/digital-humans", {
+    name: "Bench rememberer",
+    analysis: { summary: true, data_schema: LEAD, success_criteria: ["The participant left a way to contact them.", "A demo was booked."] },
+    memory: { enabled: true },
+  });
   const plain = await api("POST", "/v1/digital-humans", { name: "Bench plain" });
 
   const post = (s: Prepared, body: unknown) =>
@@ -71,10 +96,13 @@ export async function measureAnalysis(stack: Stack, quietReceiver: WebhookReceiv
     }).then(async (res) => {
       if (res.status !== 200) throw new Error(`segments answered ${res.status}: ${await res.text()}`);
     });
-  const prepare = async (digitalHumanId: string): Promise<Prepared[]> =>
+  const prepare = async (digitalHumanId: string, batch: number): Promise<Prepared[]> =>
     Promise.all(
       Array.from({ length: SESSIONS }, async (_, i) => {
-        const made = await api("POST", "/v1/sessions", { digital_human_id: digitalHumanId, participant_identity: `bench-${i}` });
+        const made = await api("POST", "/v1/sessions", {
+          digital_human_id: digitalHumanId,
+          participant_identity: `bench-${digitalHumanId}-${batch}-${i}`,
+        });
         const s = {
           id: made.id as string,
           room_name: made.room_name as string,
@@ -121,27 +149,50 @@ export async function measureAnalysis(stack: Stack, quietReceiver: WebhookReceiv
     return figures;
   };
 
-  const analysed = await prepare(analyst.id as string);
-  const unanalysed = await prepare(plain.id as string);
-  const idleUsPerS = await idleCpu(stack, quietReceiver);
-  const before = stack.llm.requests.length;
-  const withAnalysis = await round(analysed, before + SESSIONS);
-  const without = await round(unanalysed, before + SESSIONS);
-  for (const s of analysed) {
-    const shown = await api("GET", `/v1/sessions/${s.id}/analysis`);
-    if (shown.status !== "complete") throw new Error(`session ${s.id}'s analysis is ${String(shown.status)}`);
+  const pairs: { analysed: Prepared[]; remembered: Prepared[] }[] = [];
+  for (let k = 0; k < PAIRS; k++) {
+    pairs.push({ analysed: await prepare(analyst.id as string, k), remembered: await prepare(rememberer.id as string, k) });
   }
-  const net = (r: typeof withAnalysis) => r.cpuUs - idleUsPerS * r.seconds;
+  const unanalysed = await prepare(plain.id as string, 0);
+  const idleUsPerS = await idleCpu(stack, quietReceiver);
+  let asked = stack.llm.requests.length;
+  const rounds: { analysis: Round; memory: Round }[] = [];
+  for (const pair of pairs) {
+    asked += SESSIONS;
+    const analysis = await round(pair.analysed, asked);
+    asked += SESSIONS;
+    rounds.push({ analysis, memory: await round(pair.remembered, asked) });
+  }
+  const without = await round(unanalysed, asked);
+  for (const pair of pairs) {
+    for (const s of [...pair.analysed, ...pair.remembered]) {
+      const shown = await api("GET", `/v1/sessions/${s.id}/analysis`);
+      if (shown.status !== "complete") throw new Error(`session ${s.id}'s analysis is ${String(shown.status)}`);
+    }
+  }
+  const kept = await api("GET", `/v1/digital-humans/${rememberer.id}/memories/bench-${rememberer.id}-0-0`);
+  if ((kept.facts as string[]).length !== 3) throw new Error(`a participant's memory holds ${JSON.stringify(kept.facts)}`);
+  const account = (await api("GET", "/v1/me")).account_id as string;
+  const memoryUpdate = await measureMemoryUpdates(stack, account, rememberer.id as string);
+  const withAnalysis = rounds[0]?.analysis as Round;
+  const withMemory = rounds[0]?.memory as Round;
+  const net = (r: Round) => r.cpuUs - idleUsPerS * r.seconds;
+  const memoryPairsUs = rounds.map((r) => Math.round((net(r.memory) - net(r.analysis)) / SESSIONS));
+  const meanAnalysis = rounds.reduce((sum, r) => sum + net(r.analysis), 0) / rounds.length;
   // Master by master, what the round with analyses cost beyond the one without.
-  const beyond = withAnalysis.redis.map((node, i) => ({
-    calls: Math.max(0, node.calls - (without.redis[i]?.calls ?? 0)),
-    cpuUs: Math.max(0, node.cpuUs - (without.redis[i]?.cpuUs ?? 0)),
-  }));
-  const redis = perRequest(beyond, SESSIONS);
+  const beyond = (more: Round, less: Round) =>
+    more.redis.map((node, i) => ({
+      calls: Math.max(0, node.calls - (less.redis[i]?.calls ?? 0)),
+      cpuUs: Math.max(0, node.cpuUs - (less.redis[i]?.cpuUs ?? 0)),
+    }));
   return {
     sessions: SESSIONS,
-    cpuUsPerAnalysis: Math.round((net(withAnalysis) - net(without)) / SESSIONS),
-    redis,
+    cpuUsPerAnalysis: Math.round((meanAnalysis - net(without)) / SESSIONS),
+    redis: perRequest(beyond(withAnalysis, without), SESSIONS),
+    cpuUsPerMemoryUpdate: Math.round(memoryPairsUs.reduce((sum, us) => sum + us, 0) / memoryPairsUs.length),
+    memoryPairsUs,
+    memoryUpdate,
+    memoryRedis: perRequest(beyond(withMemory, withAnalysis), SESSIONS),
     drainMs: Math.round(withAnalysis.drainMs),
     idleUsPerS: Math.round(idleUsPerS),
   };
@@ -156,5 +207,44 @@ export function analysisSection(figures: AnalysisFigures): string {
     "| sessions | CPU µs/analysis | Redis cmds/analysis | Redis CPU µs/analysis | drain ms |",
     "| --- | --- | --- | --- | --- |",
     `| ${figures.sessions} | ${figures.cpuUsPerAnalysis} | ${figures.redis.commandsPerRequest} | ${figures.redis.cpuUsPerRequest} | ${figures.drainMs} |`,
+    "",
+    `A memory update (as many sessions of a digital human that also remembers, each of a participant of its own, against the round of analyses without memory: the kept facts read, the digital human checked, the new list written, and the larger request and answer): **${figures.cpuUsPerMemoryUpdate} µs** of the service's CPU (the mean of ${figures.memoryPairsUs.length} pairs of rounds: ${figures.memoryPairsUs.join(", ")} µs) and ${figures.memoryRedis.commandsPerRequest} Redis commands (${figures.memoryRedis.cpuUsPerRequest} µs of Redis CPU) each. Those rounds cannot tell a few hundred µs from the idle service's noise; the memory update's own code, run alone in the load generator's process against the same Redis (${figures.memoryUpdate.updates} updates, each the kept facts read, the digital human looked up, three facts written by compare-and-set), costs **${figures.memoryUpdate.createUs} µs** of CPU for a participant's first and **${figures.memoryUpdate.replaceUs} µs** for a later one, ${figures.memoryUpdate.commands} Redis commands each.`,
   ].join("\n");
+}
+
+/** The memory update's own code, alone: the service's ParticipantMemories on the stack's Redis, many times. */
+async function measureMemoryUpdates(
+  stack: Stack,
+  owner: string,
+  digitalHumanId: string,
+): Promise<{ updates: number; createUs: number; replaceUs: number; commands: number }> {
+  const updates = 2_000;
+  const keys = keyspace();
+  const memories = new ParticipantMemories({
+    store: new RedisParticipantMemories(stack.redis, "dhs"),
+    // The same one command the service's Redis store of digital humans sends (HGET of the owner's hash).
+    digitalHumanExists: async (who, id) => (await stack.redis.hget(keys.digitalHumans(who), id)) !== null,
+    retentionMs: 90 * 86_400_000,
+  });
+  const facts = ["Name is Ada Lovelace", "Wants a quote for 40 seats", "E-mail is ada@example.com"];
+  const once = async (pass: number) => {
+    const redisBefore = await redisSnapshot(stack.nodes);
+    const before = process.cpuUsage();
+    await inParallel(
+      updates,
+      async (i) => {
+        const key = { owner, digitalHumanId, participantIdentity: `bench-update-${i}` };
+        const base = await memories.base(key);
+        const kept = await memories.keep(key, base, [...facts.slice(0, 2), `Visit ${pass}`]);
+        if (!kept) throw new Error("the bench's digital human was not found");
+      },
+      16,
+    );
+    const used = process.cpuUsage(before);
+    const redis = perRequest(redisSpent(redisBefore, await redisSnapshot(stack.nodes)), updates);
+    return { us: Math.round((used.user + used.system) / updates), commands: redis.commandsPerRequest };
+  };
+  const create = await once(0);
+  const replace = await once(1);
+  return { updates, createUs: create.us, replaceUs: replace.us, commands: replace.commands };
 }
