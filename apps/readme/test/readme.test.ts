@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { dropDatabase, freePort, startRedis, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { checkAnalysisExample } from "./readme-analysis.js";
 import { blockNamed, commandsAgainst, docFiles, docsBlocks, placeOf, type ReadmeCommand } from "./readme-blocks.js";
 import { checkBrainExample } from "./readme-brain.js";
 import { checkToolExample } from "./readme-tools.js";
@@ -195,6 +196,16 @@ describe(`the docs' shell commands (README.md and the ${docs.length - 1} Markdow
           const tool = await checkToolExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
           expect(tool.own).toMatchObject({ status: "succeeded", result: { status: "shipped", arrives: "Thursday" } });
           expect(tool.another).toMatchObject({ status: "failed", error: "There is no order A-1042 for this customer." });
+          // The lead-capture example (docs/backend.md, "Analysis"): the lead its endpoint received, verified.
+          const analysis = await checkAnalysisExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
+          expect(analysis.lead).toEqual({
+            session_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+            name: "Ada Lovelace",
+            email: "ada@example.com",
+            seats: 40,
+            summary: "Ada asked for a quote for 40 seats and left her e-mail address.",
+          });
+          expect(analysis.status).toBe("complete");
         }
       } finally {
         await stop(server);
