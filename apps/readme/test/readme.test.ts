@@ -196,16 +196,20 @@ describe(`the docs' shell commands (README.md and the ${docs.length - 1} Markdow
           const tool = await checkToolExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
           expect(tool.own).toMatchObject({ status: "succeeded", result: { status: "shipped", arrives: "Thursday" } });
           expect(tool.another).toMatchObject({ status: "failed", error: "There is no order A-1042 for this customer." });
-          // The lead-capture example (docs/backend.md, "Analysis"): the lead its endpoint received, verified.
-          const analysis = await checkAnalysisExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
-          expect(analysis.lead).toEqual({
-            session_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-            name: "Ada Lovelace",
-            email: "ada@example.com",
-            seats: 40,
-            summary: "Ada asked for a quote for 40 seats and left her e-mail address.",
-          });
-          expect(analysis.status).toBe("complete");
+          // The lead-capture example (docs/backend.md, "Analysis"): the lead its endpoint received through the
+          // verified session.analysis_ready event is what the example set with the test helper.
+          const run = await checkAnalysisExample(docs, ROOT, `http://localhost:${moved.get("8080")}`);
+          const lead = { name: "Ada Lovelace", email: "ada@example.com", request: "A quote for 40 seats" };
+          const summary = "Ada asked for a quote for 40 seats and left her e-mail address.";
+          expect(run.lead).toEqual({ session_id: expect.stringMatching(/^[0-9a-f-]{36}$/), ...lead, summary });
+          expect(run.read).toBe("complete");
+          expect(run.analysis).toMatchObject({ session_id: run.lead.session_id, status: "complete", data: lead, summary });
+          expect(run.analysis.success_criteria.map((c: { result: string }) => c.result)).toEqual(["met", "met"]);
+          // Answered 2xx: the handler answers only once verifyWebhook took the delivery.
+          expect(run.deliveries).toEqual([expect.objectContaining({ outcome: "succeeded", status_code: 204, attempt: 1 })]);
+          // A forged delivery: verifyWebhook threw (Express answers its error), no second lead.
+          expect(run.forged.status).toBeGreaterThanOrEqual(400);
+          expect(run.forged.leads).toBe(1);
         }
       } finally {
         await stop(server);
