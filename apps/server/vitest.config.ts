@@ -90,6 +90,16 @@ export default defineConfig({
         },
       },
       {
+        // The recordings' object store: the local directory with the service's routes, and the S3
+        // adapter against versitygw, a real S3 API (built with Go once and cached, as livekit-server is).
+        extends: true,
+        test: {
+          name: "api:storage",
+          include: ["test/storage/**/*.test.ts"],
+          globalSetup: ["test/support/s3-server-setup.ts"],
+        },
+      },
+      {
         // 20 000 generated and mutated requests against the service on Redis.
         extends: true,
         test: {

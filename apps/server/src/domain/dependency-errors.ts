@@ -3,8 +3,8 @@
  * domain lets them through or reacts to them, and the HTTP layer maps them (503 or 500).
  */
 
-/** The service's dependencies: Redis (or memory), PostgreSQL (history) and LiveKit. */
-export type Dependency = "store" | "database" | "livekit";
+/** The service's dependencies: Redis (or memory), PostgreSQL (history), LiveKit and the recordings' object store. */
+export type Dependency = "store" | "database" | "livekit" | "recording_storage";
 
 /** A dependency is down: the request changed nothing and may be retried (mapped to 503). */
 export class DependencyUnavailableError extends Error {

@@ -8,7 +8,7 @@ import type { ServerResponse } from "node:http";
 import type { ApiError } from "@dhs/contract";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../domain/app-error.js";
-import { DependencyUnavailableError } from "../domain/dependency-errors.js";
+import { type Dependency, DependencyUnavailableError } from "../domain/dependency-errors.js";
 import { STATUS_OF } from "./error-status.js";
 import { requestIdOf } from "./request-id.js";
 
@@ -24,7 +24,8 @@ const UNAVAILABLE_DETAIL = {
   store: "The session store is temporarily unavailable.",
   database: "The history database is temporarily unavailable.",
   livekit: "LiveKit is temporarily unavailable.",
-} as const;
+  recording_storage: "The recordings' store is temporarily unavailable.",
+} as const satisfies Record<Dependency, string>;
 
 const INTERNAL_DETAIL = "An unexpected error occurred. Quote the request id to support.";
 

@@ -1,0 +1,41 @@
+/**
+ * Where sessions' recordings are kept (issue 53): an object store the operator chooses, a local
+ * directory (the embedded default: the service itself serves the files at its signed URLs) or any
+ * S3-compatible bucket. The job that records never holds the store's credentials: it is given an upload
+ * target for its one object, valid for a bounded time; readers are given a download link made fresh on
+ * each read, valid for a bounded time and for that object alone.
+ */
+
+/** Where one object may be uploaded: a PUT of its bytes to `url` with `headers`, until `expiresAt`. */
+export interface UploadTarget {
+  url: string;
+  method: "PUT";
+  headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+export interface DownloadLink {
+  url: string;
+  expiresAt: Date;
+}
+
+export interface RecordingStorage {
+  /** An upload target for `key` alone, valid for `expiresInS`; its Content-Type must be `contentType`. */
+  uploadTarget(key: string, options: { contentType: string; expiresInS: number }): Promise<UploadTarget>;
+  /** A link that downloads `key` as `fileName`, valid for `expiresInS` (signed; nothing is checked here). */
+  downloadLink(key: string, options: { expiresInS: number; fileName: string }): Promise<DownloadLink>;
+  /** The object's size, or undefined when there is none (not uploaded yet, or deleted). */
+  stat(key: string): Promise<{ sizeBytes: number } | undefined>;
+  /** Deletes the object; none is no error. */
+  delete(key: string): Promise<void>;
+}
+
+/**
+ * An object's key: path segments of letters, digits and `._#-`, none of them `.` or `..`, so that no key
+ * reaches outside the store's directory or prefix, whatever the session's data holds.
+ */
+const KEY = /^(?:[A-Za-z0-9_#-][A-Za-z0-9._#-]*)(?:\/[A-Za-z0-9_#-][A-Za-z0-9._#-]*)*$/;
+
+export function isRecordingKey(key: string): boolean {
+  return key.length <= 512 && KEY.test(key) && !key.split("/").some((segment) => segment === "." || segment === "..");
+}
