@@ -151,8 +151,9 @@ describe("the test helper's memory_facts", () => {
   async function endedTestSession(participant: string | undefined, memory = true) {
     const dh = await rememberer(KEYS.aTest, memory);
     const session = await sessionOf(dh.id, participant, KEYS.aTest);
+    // Ended, its transcript not complete: with an LLM configured, a complete one would be analysed at once
+    // (a participant who said nothing needs no LLM), and the helper would race the sweeper for it.
     await h.client(KEYS.aTest).endSession(session.id);
-    expect((await postSegments(h, session, { segments: [], final: true })).status).toBe(200);
     return { dh, session };
   }
 
@@ -211,7 +212,6 @@ describe("forgetting a participant", () => {
     const who = `p-${randomUUID().slice(0, 8)}`;
     const session = await sessionOf(dh.id, who, key);
     await h.client(key).endSession(session.id);
-    await postSegments(h, session, { segments: [], final: true });
     expectData(await h.client(key).setTestSessionAnalysis(session.id, { status: "complete", summary: "s", memory_facts: ["Name is Sam"] }));
     return { dh, who };
   }
