@@ -31,10 +31,7 @@ export interface AnalysisServiceDeps {
   transcripts: Pick<TranscriptStore, "readSegments" | "readState">;
   llm: AnalysisLlm;
   /** Where the facts about participants are kept; without it no analysis keeps any. */
-  memories?: {
-    base(key: MemoryKey): Promise<KeptMemory | undefined>;
-    keep(key: MemoryKey, base: KeptMemory | undefined, facts: readonly string[]): Promise<unknown>;
-  };
+  memories?: Memories;
   durations: Durations;
   eventRetainMs: number;
   /** How long an attempt holds the analysis before another replica may take it over (ms). */
@@ -51,6 +48,14 @@ export interface AnalysisServiceDeps {
   onSettled?: (sessionId: string, outcome: AnalysisOutcome, ms: number) => void;
   onBackgroundError?: (error: unknown, what: string) => void;
 }
+
+interface Memories {
+  base(key: MemoryKey): Promise<KeptMemory | undefined>;
+  keep(key: MemoryKey, base: KeptMemory | undefined, facts: readonly string[]): Promise<unknown>;
+}
+
+/** The participant an attempt keeps facts about, and where. */
+type Remembered = { key: MemoryKey; memories: Memories };
 
 const BUSY_RETRY_MS = 5_000;
 
@@ -114,8 +119,9 @@ export class AnalysisService {
     return shown;
   }
 
-  private async claim(accountId: string, sessionId: string): Promise<{ analysis: StoredAnalysis; memory?: MemoryKey } | undefined> {
-    let claimed: { analysis: StoredAnalysis; memory?: MemoryKey } | undefined;
+  private async claim(accountId: string, sessionId: string): Promise<{ analysis: StoredAnalysis; memory?: Remembered } | undefined> {
+    let claimed: { analysis: StoredAnalysis; memory?: Remembered } | undefined;
+    const { memories } = this.deps;
     await changeAnalysis(this.deps, this.now, accountId, sessionId, (analysis, record, now) => {
       if (analysis.status !== "pending" || !TERMINAL.has(record.status) || record.transcript_ready_at === undefined) return undefined;
       // A test session without an LLM waits for setTestSessionAnalysis rather than failing.
@@ -125,13 +131,13 @@ export class AnalysisService {
       if (this.running.size >= this.deps.maxRunning) return { analysis, atMs: nowMs + BUSY_RETRY_MS };
       const untilMs = nowMs + this.deps.leaseMs;
       const next = { ...analysis, attempts: analysis.attempts + 1, lease: { token: randomUUID(), until_ms: untilMs } };
-      claimed = { analysis: next, ...(analysis.memory && this.deps.memories ? { memory: memoryKeyOf(record) } : {}) };
+      claimed = { analysis: next, ...(analysis.memory && memories ? { memory: { key: memoryKeyOf(record), memories } } : {}) };
       return { analysis: next, atMs: untilMs };
     });
     return claimed;
   }
 
-  private async attempt(accountId: string, sessionId: string, analysis: StoredAnalysis, memory?: MemoryKey): Promise<void> {
+  private async attempt(accountId: string, sessionId: string, analysis: StoredAnalysis, memory?: Remembered): Promise<void> {
     const started = Date.now();
     const token = analysis.lease?.token as string;
     const segments = await this.segments(sessionId);
@@ -144,10 +150,10 @@ export class AnalysisService {
       let result: AttemptResult;
       let base: KeptMemory | undefined;
       try {
-        base = memory && (await this.memories.base(memory));
+        base = memory && (await memory.memories.base(memory.key));
         result = await runAnalysis(analysis, segments, this.deps.llm, this.abort.signal, memory && { facts: base?.facts ?? [] });
         // Kept before the analysis settles: a runner that dies between the two leaves both to the next attempt.
-        if (memory && result.kind === "outcome" && result.memoryFacts) await this.memories.keep(memory, base, result.memoryFacts);
+        if (memory && result.kind === "outcome" && result.memoryFacts) await memory.memories.keep(memory.key, base, result.memoryFacts);
       } catch (error) {
         // This replica is stopping (a deploy): the lease is given back now, and the try with it, so another
         // replica takes the analysis over at once rather than at the lease's end.
@@ -170,12 +176,6 @@ export class AnalysisService {
       const { lease: _lease, ...free } = stored;
       return { analysis: giveBackTry ? { ...free, attempts: free.attempts - 1 } : free, atMs: now.getTime() + waitMs };
     });
-  }
-
-  private get memories(): NonNullable<AnalysisServiceDeps["memories"]> {
-    const { memories } = this.deps;
-    if (!memories) throw new Error("an analysis keeps memory, but the service has no memory store");
-    return memories;
   }
 
   /** The transcript whole, in spoken order; undefined once it was deleted. */

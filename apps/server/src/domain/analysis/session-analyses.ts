@@ -12,7 +12,7 @@ import type { ParticipantMemories } from "../memories/participant-memories.js";
 import type { SessionRecords } from "../sessions/ports.js";
 import { TERMINAL } from "../sessions/session.js";
 import { findOwnSession } from "../sessions/session-reader.js";
-import { keptFacts, readAnalysisAnswer } from "./analysis-answer.js";
+import { readAnalysisAnswer } from "./analysis-answer.js";
 import { analysisRequest } from "./analysis-request.js";
 import type { AnalysisService } from "./analysis-service.js";
 import type { AnalysisSettings } from "./analysis-settings.js";
@@ -44,7 +44,7 @@ export class SessionAnalyses {
       }
       // Kept as an analysis's list is: before the outcome is settled, replacing what was kept.
       const key = memoryKeyOf(record);
-      await this.memories.keep(key, await this.memories.base(key), keptFacts(body.memory_facts));
+      await this.memories.keep(key, await this.memories.base(key), body.memory_facts);
     }
     const shown = await this.service.settle(record.account_id, record.id, outcome);
     if (!shown) throw settledAlready();

@@ -2,7 +2,7 @@
  * Participant memories on Redis (MemoryStore), without the history database: each a hash that expires
  * with the memory, indexed by the digital human so that deleting it forgets them all, every key of one
  * digital human in one slot (keys.ts). Redis keeps them only as long as it keeps its data: on a Redis
- * that persists nothing, a restart forgets them (docs/operators.md).
+ * that persists nothing, a restart forgets them (docs/storage.md).
  */
 import type { Cluster, Redis } from "ioredis";
 import type { KeptMemory, MemoryKey, MemoryStore, MemoryVersion, MemoryWrite } from "../../domain/memories/ports.js";
