@@ -295,27 +295,35 @@ describe("the LLM answering JSON that does not match the schema", () => {
   }, 40_000);
 });
 
+/**
+ * Two replicas on one Redis, an ended session whose analysis's first request the stand-in holds (the
+ * takeover's is answered), and which replica holds it: each sends its own key, so the requests say.
+ */
+async function heldByOneOfTwo(marker: string, keyPrefix: string) {
+  scripts.set(marker, (nth) => (nth === 0 ? "hang" : { json: ANSWER }));
+  const replicas = new Map([
+    ["replica-a", replica(keyPrefix, { OPENAI_API_KEY: "replica-a" })],
+    ["replica-b", replica(keyPrefix, { OPENAI_API_KEY: "replica-b" })],
+  ]);
+  const urls = new Map(await Promise.all([...replicas].map(async ([key, proc]) => [key, (await proc.listening).url] as const)));
+  const firstUrl = urls.get("replica-a") as string;
+  const sessionId = await endedSession(firstUrl, await analyst(firstUrl), marker);
+  const [held] = await until(() => requestsFor(marker).length > 0 && requestsFor(marker), { what: "the first attempt" });
+  const holder = held?.apiKey as string;
+  const survivor = holder === "replica-a" ? "replica-b" : "replica-a";
+  return { sessionId, held, holder: replicas.get(holder) as ServerProcess, survivor, survivorUrl: urls.get(survivor) as string };
+}
+
 describe("two replicas, the one whose attempt is running SIGKILLed", () => {
   it("leaves the analysis to the other at the lease's end, which completes it, with one event", async () => {
-    // The first request is held, so the kill lands mid-attempt; the takeover's is answered.
-    scripts.set("Takeover", (nth) => (nth === 0 ? "hang" : { json: ANSWER }));
-    // Each replica sends its own key: the stand-in's requests say which one asked.
-    const replicas = new Map([
-      ["replica-a", replica("an-kill", { OPENAI_API_KEY: "replica-a" })],
-      ["replica-b", replica("an-kill", { OPENAI_API_KEY: "replica-b" })],
-    ]);
-    const urls = new Map(await Promise.all([...replicas].map(async ([key, proc]) => [key, (await proc.listening).url] as const)));
-    const firstUrl = urls.get("replica-a") as string;
-    const sessionId = await endedSession(firstUrl, await analyst(firstUrl), "Takeover");
-    const [held] = await until(() => requestsFor("Takeover").length > 0 && requestsFor("Takeover"), { what: "the first attempt" });
-    const holder = held?.apiKey as string;
-    const survivor = holder === "replica-a" ? "replica-b" : "replica-a";
-    (replicas.get(holder) as ServerProcess).child.kill("SIGKILL");
+    // The first request is held, so the kill lands mid-attempt.
+    const { sessionId, held, holder, survivor, survivorUrl } = await heldByOneOfTwo("Takeover", "an-kill");
+    holder.child.kill("SIGKILL");
     const killedAt = Date.now();
-    const [, signal] = await (replicas.get(holder) as ServerProcess).exited;
+    const [, signal] = await holder.exited;
     expect(signal).toBe("SIGKILL");
 
-    const shown = await settledAnalysis(urls.get(survivor) as string, sessionId, LEASE_MS + 20_000);
+    const shown = await settledAnalysis(survivorUrl, sessionId, LEASE_MS + 20_000);
     expect(shown).toMatchObject({ status: "complete", summary: ANSWER.summary, data: ANSWER.data, error: null });
     const [, takeover, ...more] = requestsFor("Takeover");
     expect(more).toHaveLength(0);
@@ -336,22 +344,13 @@ describe("two replicas, the one whose attempt is running SIGKILLed", () => {
 
 describe("two replicas, the one whose attempt is running SIGTERMed (a deploy)", () => {
   it("gives the analysis back as it stops: the other takes it over at once, not at the lease's end, with one event", async () => {
-    scripts.set("Handover", (nth) => (nth === 0 ? "hang" : { json: ANSWER }));
-    const replicas = new Map([
-      ["replica-a", replica("an-term", { OPENAI_API_KEY: "replica-a" })],
-      ["replica-b", replica("an-term", { OPENAI_API_KEY: "replica-b" })],
-    ]);
-    const urls = new Map(await Promise.all([...replicas].map(async ([key, proc]) => [key, (await proc.listening).url] as const)));
-    const sessionId = await endedSession(urls.get("replica-a") as string, await analyst(urls.get("replica-a") as string), "Handover");
-    const [held] = await until(() => requestsFor("Handover").length > 0 && requestsFor("Handover"), { what: "the first attempt" });
-    const holder = held?.apiKey as string;
-    const survivor = holder === "replica-a" ? "replica-b" : "replica-a";
-    (replicas.get(holder) as ServerProcess).child.kill("SIGTERM");
+    const { sessionId, holder, survivor, survivorUrl } = await heldByOneOfTwo("Handover", "an-term");
+    holder.child.kill("SIGTERM");
     const stoppedAt = Date.now();
-    const [code] = await (replicas.get(holder) as ServerProcess).exited;
+    const [code] = await holder.exited;
     expect(code).toBe(0);
 
-    const shown = await settledAnalysis(urls.get(survivor) as string, sessionId, 20_000);
+    const shown = await settledAnalysis(survivorUrl, sessionId, 20_000);
     expect(shown).toMatchObject({ status: "complete", summary: ANSWER.summary, error: null });
     const [, takeover, ...more] = requestsFor("Handover");
     expect(more).toHaveLength(0);
