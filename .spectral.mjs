@@ -38,6 +38,8 @@ export default {
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1interrupt/post/responses",
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1tool-calls/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1analysis/get/responses",
+        "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1recording/get/responses",
+        "openapi/v1.yaml#/paths/~1v1~1sessions~1%7Bsession_id%7D~1recording/delete/responses",
         "openapi/v1.yaml#/paths/~1v1~1documents~1%7Bdocument_id%7D/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1digital-humans~1%7Bdigital_human_id%7D~1memories~1%7Bparticipant_identity%7D/get/responses",
         "openapi/v1.yaml#/paths/~1v1~1digital-humans~1%7Bdigital_human_id%7D~1memories~1%7Bparticipant_identity%7D/delete/responses",

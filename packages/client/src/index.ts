@@ -329,6 +329,19 @@ export function createClient(options: ClientOptions) {
     },
 
     /**
+     * GET /v1/sessions/{id}/recording: the session's recording (recording, processing, ready with a fresh
+     * signed `url`, failed, deleted, or not_requested).
+     */
+    getSessionRecording(sessionId: string, opts: RequestOptions = {}) {
+      return raw.GET("/v1/sessions/{session_id}/recording", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /** DELETE /v1/sessions/{id}/recording: erases the session's recording file now, whatever its state. */
+    deleteSessionRecording(sessionId: string, opts: RequestOptions = {}) {
+      return raw.DELETE("/v1/sessions/{session_id}/recording", { ...sessionPath(sessionId), ...signalOption(opts.signal) });
+    },
+
+    /**
      * POST /v1/test-helpers/sessions/{id}/analysis (test keys only): sets an ended test session's analysis
      * as the LLM would have made it, and sends its session.analysis_ready event.
      */

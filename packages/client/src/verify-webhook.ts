@@ -8,6 +8,7 @@ import type {
   Document,
   ParticipantTurnData,
   SessionAnalysis,
+  SessionRecording,
   SessionEventData,
   ToolCalledData,
   ToolCallPayload,
@@ -32,6 +33,8 @@ type WebhookData = DataOf<{
   "session.ended": SessionEventData;
   "session.transcript_ready": TranscriptReadyData;
   "session.analysis_ready": SessionAnalysis;
+  "session.recording_ready": SessionRecording;
+  "session.recording_failed": SessionRecording;
   "session.participant_turn": ParticipantTurnData;
   "session.utterance_started": UtteranceEventData;
   "session.utterance_ended": UtteranceEventData;

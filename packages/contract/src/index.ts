@@ -124,6 +124,13 @@ export type TestSessionAnalysis = Schemas["TestSessionAnalysis"];
 export type DigitalHumanMemory = Schemas["DigitalHumanMemory"];
 export type ParticipantMemory = Schemas["ParticipantMemory"];
 export type ParticipantMemoryDeleted = Schemas["ParticipantMemoryDeleted"];
+export type DigitalHumanRecording = Schemas["DigitalHumanRecording"];
+export type SessionRecording = Schemas["SessionRecording"];
+export type RecordingStatus = Schemas["RecordingStatus"];
+export type RecordingError = Schemas["RecordingError"];
+export type RecordingJob = Schemas["RecordingJob"];
+export type RecordingUploadTarget = Schemas["RecordingUploadTarget"];
+export type RecordingFinish = Schemas["RecordingFinish"];
 /** The body a webhook tool's endpoint receives (the contract's `receiveToolCall` webhook). */
 export type ToolCallPayload = NonNullable<webhooks["toolCall"]["post"]["requestBody"]>["content"]["application/json"];
 export type ToolCallAnswer = Schemas["ToolCallAnswer"];

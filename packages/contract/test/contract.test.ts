@@ -396,6 +396,59 @@ describe("the operations", () => {
       },
     ],
     [
+      "getSessionRecording",
+      {
+        method: "get",
+        path: "/v1/sessions/{session_id}/recording",
+        scopes: ["sessions:read"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "deleteSessionRecording",
+      {
+        method: "delete",
+        path: "/v1/sessions/{session_id}/recording",
+        scopes: ["sessions:write"],
+        success: "200",
+        errors: ["401", "403", "404", "429", "503", "default"],
+      },
+    ],
+    [
+      "startSessionRecording",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/recording/start",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "createRecordingUpload",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/recording/upload",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
+      "finishSessionRecording",
+      {
+        method: "post",
+        path: "/v1/sessions/{session_id}/recording/finish",
+        scopes: [],
+        scheme: "digitalHumanToken",
+        success: "200",
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
+      },
+    ],
+    [
       "setTestSessionAnalysis",
       {
         method: "post",
@@ -486,9 +539,12 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
       .filter((op) => op?.["x-retry-safe"] !== undefined);
     expect(marked.map((op) => [op.operationId, op["x-retry-safe"]]).sort()).toEqual([
       ["appendTranscriptSegments", true],
+      ["createRecordingUpload", true],
+      ["deleteSessionRecording", true],
       ["deleteSessionTranscript", true],
       ["enableWebhookEndpoint", true],
       ["endSession", true],
+      ["finishSessionRecording", true],
       ["interruptSession", true],
       ["pullConversation", true],
       ["refreshSessionToken", true],
@@ -496,6 +552,7 @@ describe("Idempotency-Key (spec 4.1, 8)", () => {
       ["runToolCall", true],
       ["searchKnowledge", true],
       ["searchSessionKnowledge", true],
+      ["startSessionRecording", true],
       ["updateDigitalHuman", true],
     ]);
   });

@@ -502,6 +502,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a session's recording
+         * @description Answers the session's recording (see [Recordings](#section/recordings)): `not_requested` when its
+         *     digital human does not record, `recording` while the session is open, `processing` until the file
+         *     is stored, then `ready` with a `url` that downloads it (signed, fresh on each read, good until
+         *     `url_expires_at`), or `failed` with `error`; `deleted` once erased or past `expires_at`.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getSessionRecording"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a session's recording
+         * @description Erases the session's recording now, whatever its state: the file is deleted from the store (one
+         *     still on its way is deleted when it arrives, and its digital human records no more), and the
+         *     recording answers `deleted` from then on. The session, its transcript and its usage stay (delete
+         *     the transcript with `deleteSessionTranscript`, which erases the recording too). Deleting a deleted
+         *     recording answers it as it is, so the call is safe to retry; a session whose digital human does not
+         *     record answers `not_requested`. No event is sent. Takes no body.
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        delete: operations["deleteSessionRecording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/recording/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start recording the session
+         * @description Called by the session's digital human (a `digitalHumanToken`) before it starts recording, when its
+         *     `DigitalHumanJob.recording.audio` is `true`: the first job to call it records the session, and the
+         *     same job calling again is answered the same (`204`). Another job (the digital human dispatched
+         *     again) is refused (`409 recording_interrupted`) and the recording is `failed` (`interrupted`): the
+         *     part the first job held is lost with it, so the new job records nothing. A session whose digital
+         *     human does not record is `409 recording_not_requested`; a recording already settled or deleted
+         *     `409 recording_settled`; a terminal session `409 session_ended`.
+         */
+        post: operations["startSessionRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/recording/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get where to upload the recording
+         * @description Called by the job recording the session (the one that started it) once its file is complete:
+         *     answers where to `PUT` it, the file as the body with the `headers` given, before `expires_at`
+         *     (15 minutes) and at most `max_bytes`. The target is for this session's file alone; the job never
+         *     holds the store's credentials. Ask again for a fresh one if it expired (`403` from the store).
+         *     Then call `finishSessionRecording`. A job that is not recording the session, or a recording
+         *     already settled or deleted, is `409 recording_settled`.
+         */
+        post: operations["createRecordingUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/recording/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report the recording uploaded or failed
+         * @description Called by the job recording the session: `uploaded` once its `PUT` succeeded, with the file's
+         *     `duration_ms`; `failed` with a `reason` when it could not record or upload it. The service checks
+         *     the file is in the store (`uploaded` without one is `failed`, `not_delivered`), settles the
+         *     recording and sends its `session.recording_ready` or `session.recording_failed` event, once. The
+         *     same report again answers the recording as settled. A job that is not recording the session, or a
+         *     recording already settled otherwise, is `409 recording_settled`.
+         */
+        post: operations["finishSessionRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/conversation/tool-calls": {
         parameters: {
             query?: never;
@@ -1589,6 +1725,7 @@ export interface components {
             /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
             analysis: components["schemas"]["DigitalHumanAnalysis"] | null;
             memory: components["schemas"]["DigitalHumanMemory"];
+            recording: components["schemas"]["DigitalHumanRecording"];
             /**
              * Format: date-time
              * @description When it was created; `null` for a stock one.
@@ -1621,6 +1758,7 @@ export interface components {
             /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
             analysis?: components["schemas"]["DigitalHumanAnalysisInput"] | null;
             memory?: components["schemas"]["DigitalHumanMemory"];
+            recording?: components["schemas"]["DigitalHumanRecording"];
         };
         /**
          * @description The fields to change; those not sent stay as they are, `null` clears one that may be `null`. At
@@ -1644,6 +1782,7 @@ export interface components {
             /** @description What each of its sessions is analysed for once it ends (see [Analysis](#section/analysis)); `null` for nothing. */
             analysis?: components["schemas"]["DigitalHumanAnalysisInput"] | null;
             memory?: components["schemas"]["DigitalHumanMemory"];
+            recording?: components["schemas"]["DigitalHumanRecording"];
         };
         /** @description What `deleteDigitalHuman` answers. */
         DigitalHumanDeleted: {
@@ -1794,6 +1933,20 @@ export interface components {
              */
             participant_memory?: {
                 facts: components["schemas"]["MemoryFact"][];
+            };
+            /**
+             * @description Whether to record the session (see [Recordings](#section/recordings)); absent: do not. With
+             *     `audio: true`, set your participant's attribute `dhs.recording` to `audio` before you say
+             *     anything, call `startSessionRecording`, record both sides (the participant left, yourself
+             *     right: one Ogg/Opus file at 48 kHz), and when the room goes, upload the file to the target
+             *     `createRecordingUpload` gives and report it with `finishSessionRecording`.
+             */
+            recording?: {
+                /**
+                 * @description Record the conversation's audio.
+                 * @example true
+                 */
+                audio: boolean;
             };
             /**
              * Format: int32
@@ -2303,6 +2456,187 @@ export interface components {
              */
             reason: string;
         };
+        /**
+         * @description Whether its sessions are recorded (see [Recordings](#section/recordings)); `{"audio": false}` by
+         *     default. Tell your participants when it is on.
+         */
+        DigitalHumanRecording: {
+            /**
+             * @description Whether each session's conversation is recorded, both sides, as one stereo Ogg/Opus file.
+             * @example true
+             */
+            audio: boolean;
+        };
+        /**
+         * @description `not_requested`: its digital human does not record; `recording`: the session is open; `processing`:
+         *     it has ended and the file is on its way; `ready`; `failed` (see `error`); `deleted`: erased, or past
+         *     its retention.
+         * @example ready
+         * @enum {string}
+         */
+        RecordingStatus: "not_requested" | "recording" | "processing" | "ready" | "failed" | "deleted";
+        /** @description Why a recording failed. */
+        RecordingError: {
+            /**
+             * @description `not_joined`: the digital human never joined, so nothing was recorded; `interrupted`: the digital
+             *     human was dispatched again mid-session and the part its first job held was lost;
+             *     `upload_failed`: its job could not record or upload the file (the message says why);
+             *     `not_delivered`: no file arrived within the deployment's delivery timeout of the end. New
+             *     codes may be added.
+             * @example upload_failed
+             * @enum {string}
+             */
+            code: "not_joined" | "interrupted" | "upload_failed" | "not_delivered";
+            /**
+             * @description What happened, for people.
+             * @example The recordings' store answered 503 on 4 tries.
+             */
+            message: string;
+        };
+        /**
+         * @description A session's recording (see [Recordings](#section/recordings)); also the `data` of the
+         *     `session.recording_ready` and `session.recording_failed` events, there without `url`.
+         */
+        SessionRecording: {
+            /**
+             * Format: uuid
+             * @description The session it was made of.
+             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+             */
+            session_id: string;
+            status: components["schemas"]["RecordingStatus"];
+            /**
+             * @description The file's media type, Ogg with Opus at 48 kHz; `null` while there is no file.
+             * @example audio/ogg
+             * @enum {string|null}
+             */
+            format: "audio/ogg" | null;
+            /** @description Who is on which channel; `null` while there is no file. */
+            channels: components["schemas"]["RecordingChannels"] | null;
+            /**
+             * Format: int64
+             * @description How long the file plays, when `ready`.
+             * @example 184320
+             */
+            duration_ms: number | null;
+            /**
+             * Format: int64
+             * @description The file's size, when `ready`.
+             * @example 1474560
+             */
+            size_bytes: number | null;
+            /**
+             * Format: uri
+             * @description When `ready` (and never in an event): a signed link that downloads the file, for this file
+             *     alone, until `url_expires_at`; made fresh on each read.
+             * @example https://recordings.example.com/dhs/3fa85f64-5717-4562-b3fc-2c963f66afa6.ogg?X-Amz-Signature=9a8b7c
+             */
+            url: string | null;
+            /**
+             * Format: date-time
+             * @description When `url` stops working.
+             * @example 2026-11-22T10:41:09.870Z
+             */
+            url_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the file is deleted by the deployment's retention (`ready` and `deleted` after it).
+             * @example 2026-12-22T09:41:09.870Z
+             */
+            expires_at: string | null;
+            /** @description Why it failed, when `failed`. */
+            error: components["schemas"]["RecordingError"] | null;
+            /**
+             * Format: date-time
+             * @description When it became `ready` or `failed`.
+             * @example 2026-11-22T09:41:09.870Z
+             */
+            completed_at: string | null;
+        };
+        /** @description Who is on which channel of the stereo file. */
+        RecordingChannels: {
+            /**
+             * @description The session's participant, as the digital human heard them.
+             * @example participant
+             * @enum {string}
+             */
+            left: "participant";
+            /**
+             * @description The digital human, as far as it was heard.
+             * @example digital_human
+             * @enum {string}
+             */
+            right: "digital_human";
+        };
+        /** @description The job that records a session. */
+        RecordingJob: {
+            /**
+             * @description The job's identity in the room (its token's `sub`).
+             * @example agent-AJ_3x9QkLm2
+             */
+            participant_identity: string;
+        };
+        /** @description Where the job uploads the session's file, once. */
+        RecordingUploadTarget: {
+            /**
+             * Format: uri
+             * @description Where to send the file (a presigned URL of the bucket, or the service's own).
+             * @example https://recordings.example.com/dhs/3fa85f64-5717-4562-b3fc-2c963f66afa6.ogg?X-Amz-Signature=0f1e2d3c
+             */
+            url: string;
+            /**
+             * @description The method to send it with.
+             * @example PUT
+             * @enum {string}
+             */
+            method: "PUT";
+            /**
+             * @description Headers to send with it, exactly (the signature covers them).
+             * @example {
+             *       "Content-Type": "audio/ogg"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the target stops working; ask for a fresh one after.
+             * @example 2026-11-22T09:56:02.310Z
+             */
+            expires_at: string;
+            /**
+             * Format: int64
+             * @description The largest file the store takes (a larger one is refused).
+             * @example 536870912
+             */
+            max_bytes: number;
+        };
+        /** @description What came of the job's recording. */
+        RecordingFinish: {
+            /**
+             * @description The job's identity in the room (its token's `sub`).
+             * @example agent-AJ_3x9QkLm2
+             */
+            participant_identity: string;
+            /**
+             * @description `uploaded`: the file is in the store; `failed`: it could not be recorded or uploaded.
+             * @example uploaded
+             * @enum {string}
+             */
+            outcome: "uploaded" | "failed";
+            /**
+             * Format: int64
+             * @description How long the uploaded file plays; required with `uploaded`.
+             * @example 184320
+             */
+            duration_ms?: number;
+            /**
+             * @description Why it failed; required with `failed`.
+             * @example the store answered 503 on 4 tries
+             */
+            reason?: string;
+        };
         /** @description Why an analysis failed. */
         AnalysisError: {
             /**
@@ -2504,6 +2838,12 @@ export interface components {
              * @example 18240
              */
             transcript_characters: number;
+            /**
+             * Format: int64
+             * @description Seconds of recordings that became `ready` that day, each rounded up (see [Recordings](#section/recordings)).
+             * @example 3120
+             */
+            recorded_seconds: number;
         };
         /** @description One UTC day of usage. */
         UsageDay: {
@@ -2539,20 +2879,20 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "document_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "session_not_ended" | "analysis_not_requested" | "analysis_settled" | "concurrent_changes" | "headers_too_large" | "internal_error" | "knowledge_not_configured" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "document_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "session_not_ended" | "analysis_not_requested" | "analysis_settled" | "recording_not_requested" | "recording_interrupted" | "recording_settled" | "concurrent_changes" | "headers_too_large" | "internal_error" | "knowledge_not_configured" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.analysis_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed" | "webhook.test";
+        WebhookEventType: "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.analysis_ready" | "session.recording_ready" | "session.recording_failed" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed" | "webhook.test";
         /**
          * @description An event type an endpoint receives, or `*` for every event type, including types added later.
          * @example session.ended
          * @enum {string}
          */
-        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.analysis_ready" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed";
+        WebhookEventSelector: "*" | "session.created" | "session.active" | "session.digital_human_joined" | "session.ended" | "session.transcript_ready" | "session.analysis_ready" | "session.recording_ready" | "session.recording_failed" | "session.participant_turn" | "session.utterance_started" | "session.utterance_ended" | "session.tool_called" | "document.ready" | "document.failed";
         /** @description A webhook endpoint to register. No other fields are allowed. */
         WebhookEndpointCreate: {
             /**
@@ -3249,8 +3589,8 @@ export interface components {
              * @example 2026-11-22T09:27:41.090Z
              */
             timestamp: string;
-            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), the tool call (`session.tool_called`), the analysis (`session.analysis_ready`), the document (`document.ready`, `document.failed`), or the endpoint tested (`webhook.test`). */
-            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"] | components["schemas"]["ToolCalledData"] | components["schemas"]["Document"] | components["schemas"]["SessionAnalysis"];
+            /** @description The session (`session.*`), the transcript that is complete (`session.transcript_ready`), the participant's turn (`session.participant_turn`), the utterance (`session.utterance_*`), the tool call (`session.tool_called`), the analysis (`session.analysis_ready`), the recording (`session.recording_*`), the document (`document.ready`, `document.failed`), or the endpoint tested (`webhook.test`). */
+            data: components["schemas"]["SessionEventData"] | components["schemas"]["WebhookTestData"] | components["schemas"]["TranscriptReadyData"] | components["schemas"]["ParticipantTurnData"] | components["schemas"]["UtteranceEventData"] | components["schemas"]["ToolCalledData"] | components["schemas"]["Document"] | components["schemas"]["SessionAnalysis"] | components["schemas"]["SessionRecording"];
         };
         /**
          * @description An event's id, sent as the `webhook-id` header of every attempt to deliver it.
@@ -3407,6 +3747,39 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description The session's digital human does not record (`recording_not_requested`), another job records it
+         *     (`recording_interrupted`: the recording is now `failed`), the recording is settled or deleted
+         *     (`recording_settled`), or the session is terminal (`session_ended`).
+         */
+        RecordingStartConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description The session's digital human does not record (`recording_not_requested`), or the recording is
+         *     settled, deleted, or recorded by another job (`recording_settled`).
+         */
+        RecordingConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4487,6 +4860,204 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    getSessionRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's recording. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionRecording"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    deleteSessionRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording, now deleted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionRecording"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    startSessionRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingJob"];
+            };
+        };
+        responses: {
+            /** @description This job records the session; the recording as it stands (`recording`). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionRecording"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RecordingStartConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["BusyOrRateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    createRecordingUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingJob"];
+            };
+        };
+        responses: {
+            /** @description Where to upload the file. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingUploadTarget"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RecordingConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["BusyOrRateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["InternalError"];
+        };
+    };
+    finishSessionRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` of a session, as answered by `createSession`. A malformed id is answered `404 not_found`.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingFinish"];
+            };
+        };
+        responses: {
+            /** @description The recording, as settled. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionRecording"];
+                };
+            };
+            401: components["responses"]["DigitalHumanUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RecordingConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["BusyOrRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -5921,11 +6492,17 @@ export const documentFileFormatValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const documentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentStatus"]> = ["processing", "ready", "failed"];
 export const analysisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisStatus"]> = ["not_requested", "pending", "complete", "failed", "deleted"];
 export const criterionResultValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CriterionResult"]> = ["met", "not_met", "unknown"];
+export const recordingStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingStatus"]> = ["not_requested", "recording", "processing", "ready", "failed", "deleted"];
+export const recordingErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingError"]["code"]> = ["not_joined", "interrupted", "upload_failed", "not_delivered"];
+export const recordingChannelsLeftValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingChannels"]["left"]> = ["participant"];
+export const recordingChannelsRightValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingChannels"]["right"]> = ["digital_human"];
+export const recordingUploadTargetMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingUploadTarget"]["method"]> = ["PUT"];
+export const recordingFinishOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingFinish"]["outcome"]> = ["uploaded", "failed"];
 export const analysisErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisError"]["code"]> = ["llm_not_configured", "llm_unavailable", "llm_refused", "invalid_answer"];
 export const testSessionAnalysisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionAnalysis"]["status"]> = ["complete", "failed"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "session_not_ended", "analysis_not_requested", "analysis_settled", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
-export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];
-export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "session_not_ended", "analysis_not_requested", "analysis_settled", "recording_not_requested", "recording_interrupted", "recording_settled", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.recording_ready", "session.recording_failed", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];
+export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.recording_ready", "session.recording_failed", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
 export const webhookEndpointDisabled_reasonOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["disabled_reason"]> = ["gone", "failing"];
 export const transcriptStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TranscriptStatus"]> = ["in_progress", "complete", "deleted"];
