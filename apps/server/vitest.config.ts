@@ -81,6 +81,7 @@ export default defineConfig({
             "test/api/tool-calls.test.ts",
             "test/api/analysis.test.ts",
             "test/api/memories.test.ts",
+            "test/api/recordings.test.ts",
             "test/model/session-lifecycle.test.ts",
             "test/knowledge/**/*.test.ts",
             "test/postgres/**/*.test.ts",

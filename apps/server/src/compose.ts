@@ -9,6 +9,7 @@ import type { Express } from "express";
 import type { Logger } from "pino";
 import { analysisOf } from "./compose-analysis.js";
 import { knowledgeOf } from "./compose-knowledge.js";
+import { type Recordings, recordingsOf } from "./compose-recordings.js";
 import { operatorFilesReloader } from "./config/operator-files.js";
 import type { Config, ConfigError } from "./config.js";
 import { AddressPolicy, type Resolver } from "./customer-webhooks/address-policy.js";
@@ -73,6 +74,8 @@ export interface Composed {
   historyWriter: HistoryWriter | undefined;
   /** Turns added documents into passages (with a knowledge store); main starts it beside the sweeper. */
   documentProcessor: DocumentProcessor | undefined;
+  /** Sessions' recordings: serve starts their retention beside the sweeper and tells them the port. */
+  recordings: Recordings;
   /** Sessions' analyses, run in the background when their timers fire. */
   analysis: AnalysisService;
   /**
@@ -107,6 +110,8 @@ export interface ComposeOverrides {
   tracing?: Tracing;
   /** The accounts' limits, instead of the configuration's (the bench seeds more sessions than any account may hold open). */
   accounts?: AccountLimits;
+  /** The recordings' clock (tests move it past a recording's retention). */
+  recordingClock?: () => Date;
 }
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
@@ -200,7 +205,13 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     graceMs: config.transcriptGraceS * 1000,
     eventRetainMs: hooks.eventRetainMs,
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
-    derived: { erase: (accountId, sessionId) => analysis.erase(accountId, sessionId) },
+    // What was derived from the transcript, and the recording of the same words.
+    derived: {
+      erase: async (accountId, sessionId) => {
+        await analysis.erase(accountId, sessionId);
+        await recordings.service.erase(accountId, sessionId);
+      },
+    },
   });
   const analysis = analysisOf(config.analysis, {
     memories,
@@ -212,7 +223,19 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
     onSettled: (status, ms) => metrics.analysisSettled(status, ms),
   });
-  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts, conversation, analysis), {
+  const recordings = recordingsOf(config.recordings, config.port, {
+    sessions: store,
+    transcripts: stores.transcripts,
+    expiries: stores.recordingExpiries,
+    durations: settings.durations,
+    eventRetainMs: hooks.eventRetainMs,
+    secret: config.livekit.apiSecret,
+    logger,
+    ...(overrides.recordingClock ? { now: overrides.recordingClock } : {}),
+    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    onSettled: (outcome) => metrics.recordingSettled(outcome),
+  });
+  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts, conversation, analysis, recordings.service), {
     intervalMs: config.sweepIntervalMs,
     leaseMs: 30_000,
     batch: 100,
@@ -239,6 +262,9 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     tools,
     analyses: new SessionAnalyses(store, analysis, memories),
     memories,
+    recordings: recordings.api,
+    recordingJobs: recordings.jobs,
+    recordingFiles: recordings.routes,
     digitalHumanTokens: new DigitalHumanTokens(config.livekit.apiKey, config.livekit.apiSecret),
     webhookEndpoints: hooks.endpoints,
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit
@@ -290,6 +316,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     historyWriter,
     documentProcessor: knowledge.processor,
     analysis,
+    recordings,
     waitForStore: (timeoutMs, pollMs = 50) => stores.connection.waitFor(timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
     reloadOperatorFiles: operatorFilesReloader(
@@ -306,7 +333,9 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         historyWriter?.stop(),
         knowledge.processor?.stop(),
         analysis.stop(),
+        recordings.retention.stop(),
       ]);
+      recordings.close();
       await hooks.close();
       await livekit?.close();
       await stores.connection.close();
@@ -421,6 +450,7 @@ function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs
     idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
     idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
     livekitEventDedupeMs: config.livekit.webhookDedupeS * 1000,
+    recordingDeliveryMs: config.recordings.deliveryTimeoutMs,
     testMaxDurationS: config.testSessionMaxDurationS,
     durations: {
       joinTimeoutS: config.sessionJoinTimeoutS,

@@ -5,6 +5,8 @@
  * value stops the start with one ConfigError line that names the variable. `Config` is what this
  * assembles: its types come from the variables' parsers and the files' records, never restated.
  */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { checkCrossVariableRules } from "./config/cross-variable-rules.js";
 import { readOperatorFiles } from "./config/operator-files.js";
 import { readVariables } from "./config/variables.js";
@@ -86,6 +88,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     /** How long a participant's memory is kept after their last session or its last change (ms). */
     memoryRetentionMs: s.MEMORY_RETENTION_DAYS * 86_400_000,
+    /** Where recordings are kept, and for how long (contract guide, "Recordings"). */
+    recordings: {
+      dir: s.RECORDING_DIR || join(tmpdir(), "dhs-recordings"),
+      /** Undefined: derived from the port the service listens on. */
+      publicUrl: s.RECORDING_PUBLIC_URL,
+      s3: s.RECORDING_S3_BUCKET
+        ? {
+            bucket: s.RECORDING_S3_BUCKET,
+            endpoint: s.RECORDING_S3_ENDPOINT,
+            region: s.RECORDING_S3_REGION,
+            prefix: s.RECORDING_S3_PREFIX,
+            forcePathStyle: s.RECORDING_S3_FORCE_PATH_STYLE,
+          }
+        : undefined,
+      urlTtlS: s.RECORDING_URL_TTL_S,
+      deliveryTimeoutMs: s.RECORDING_DELIVERY_TIMEOUT_S * 1000,
+      retentionMs: s.RECORDING_RETENTION_DAYS * 86_400_000,
+    },
     /** The bounds of a session's conversation (say, addSessionContext). */
     conversation: {
       maxQueued: s.CONVERSATION_QUEUE_MAX,

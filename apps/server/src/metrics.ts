@@ -101,6 +101,12 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
+  private readonly recordings = new Counter({
+    name: "dhs_recordings_settled_total",
+    help: "Sessions' recordings settled, by outcome: ready, or the code they failed with (not_joined, interrupted, upload_failed, not_delivered).",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
   private readonly analyses = new Histogram({
     name: "dhs_analysis_duration_seconds",
     help: "Sessions' analyses that ended, by status (complete, failed), and how long their last attempt took, the LLM's time included.",
@@ -166,6 +172,10 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
 
   toolCallSettled(type: string, status: string, durationMs: number | null): void {
     this.toolCalls.observe({ type, status }, (durationMs ?? 0) / 1000);
+  }
+
+  recordingSettled(outcome: string): void {
+    this.recordings.inc({ outcome });
   }
 
   analysisSettled(status: string, durationMs: number): void {

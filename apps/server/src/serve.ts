@@ -111,12 +111,14 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   }
   const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
   running = await startWebServer(composed.handler, config.port, config.host, limits);
+  composed.recordings.listeningOn(running.port);
   metricsServer = await startWebServer(metricsListener(composed.metrics), config.metricsPort, config.host, limits);
   composed.sweeper.start();
   composed.reconciler.start();
   composed.dispatcher.start();
   composed.historyWriter?.start();
   composed.documentProcessor?.start();
+  composed.recordings.retention.start();
   logger.info(
     {
       url: running.url,
@@ -125,6 +127,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
       node_env: config.nodeEnv,
       store: config.redisUrl ? (config.redisMode === "cluster" ? "redis-cluster" : "redis") : "memory",
       history: config.database.url ? "postgres" : "none",
+      recordings: config.recordings.s3 ? `s3://${config.recordings.s3.bucket}` : config.recordings.dir,
       livekit: config.livekit.url,
       api_keys: config.apiKeys.records.length,
     },

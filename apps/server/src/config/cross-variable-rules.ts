@@ -26,6 +26,10 @@ export function checkCrossVariableRules(settings: Settings): void {
     // A transcript completes, and its session changes once more, in Redis.
     throw new ConfigError("HISTORY_REDIS_KEEP_S must be longer than TRANSCRIPT_GRACE_S");
   }
+  if (settings.DATABASE_URL !== undefined && settings.HISTORY_REDIS_KEEP_S <= settings.RECORDING_DELIVERY_TIMEOUT_S) {
+    // A recording is settled, and its session changes once more, in Redis.
+    throw new ConfigError("HISTORY_REDIS_KEEP_S must be longer than RECORDING_DELIVERY_TIMEOUT_S");
+  }
   if (settings.RATE_LIMIT_BURST < settings.RATE_LIMIT_PER_SECOND) {
     throw new ConfigError("RATE_LIMIT_BURST must be at least RATE_LIMIT_PER_SECOND");
   }

@@ -165,6 +165,46 @@ export const VARIABLES = {
     { default: 90, min: 1, max: 3650 },
     "How long a digital human with `memory` keeps what it remembers about a participant after their last session with it (or the memory's last change); then it is forgotten.",
   ),
+  RECORDING_DIR: text(
+    { default: "", derived: "`dhs-recordings` in the system's temporary directory" },
+    "Where recordings are kept when no `RECORDING_S3_BUCKET` is set: a directory of this machine, which the service serves at its own signed links (one replica, development, `pnpm demo`). Set it to a disk that survives a restart, or use a bucket.",
+  ),
+  RECORDING_PUBLIC_URL: url(
+    { default: undefined, derived: "`http://127.0.0.1:` and the port the service listens on", protocols: ["http:", "https:"] },
+    "The service's address as digital human workers and your backend reach it: the local store's upload targets and download links start with it (unused with a bucket).",
+  ),
+  RECORDING_S3_BUCKET: text(
+    { default: "", format: { pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, says: "an S3 bucket name" } },
+    "An S3-compatible bucket for recordings (empty: the local directory, `RECORDING_DIR`). Its credentials come from the environment as the AWS SDK reads them (`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`, a profile, or the machine's role); digital humans never get them, only a presigned upload for their session's file.",
+  ),
+  RECORDING_S3_ENDPOINT: url(
+    { default: undefined, derived: "AWS S3 in `RECORDING_S3_REGION`", protocols: ["http:", "https:"] },
+    "The bucket's S3 endpoint, for any store but AWS's own (Ceph, Garage, SeaweedFS, versitygw, Cloudflare R2, ...).",
+  ),
+  RECORDING_S3_REGION: text(
+    { default: "us-east-1", format: { pattern: /^[a-z0-9-]{1,64}$/, says: "a region name" } },
+    "The bucket's region (what the store's signatures name; self-hosted stores usually take `us-east-1`).",
+  ),
+  RECORDING_S3_PREFIX: text(
+    { default: "recordings/", format: { pattern: /^([A-Za-z0-9_-][A-Za-z0-9._-]*\/)*$/, says: "empty or folders each ending in /" } },
+    "Where in the bucket the recordings go.",
+  ),
+  RECORDING_S3_FORCE_PATH_STYLE: boolean(
+    false,
+    "Address the bucket as `<endpoint>/<bucket>/<key>` rather than `<bucket>.<endpoint>/<key>`: what most self-hosted stores need.",
+  ),
+  RECORDING_URL_TTL_S: integer(
+    { default: 3600, min: 60, max: 604_800 },
+    "How long a recording's `url` works (each read of the recording makes a fresh one).",
+  ),
+  RECORDING_DELIVERY_TIMEOUT_S: integer(
+    { default: 600, min: 10, max: 3600 },
+    "How long after a recorded session's end its digital human may take to deliver the file; a recording not delivered by then is `failed` (`not_delivered`). Shorter than `HISTORY_REDIS_KEEP_S` with `DATABASE_URL`.",
+  ),
+  RECORDING_RETENTION_DAYS: integer(
+    { default: 30, min: 1, max: 3650 },
+    "How long a ready recording's file is kept; then it is deleted from the store (the session's record stays, its recording `deleted`).",
+  ),
   SAY_TTL_S: integer(
     { default: 60, min: 1, max: 3600 },
     "How long an utterance of `say` waits to be started (the digital human not joined yet, or saying something else) before it is `expired`.",

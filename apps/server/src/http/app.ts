@@ -8,7 +8,7 @@
  */
 
 import { openapiDocumentPath } from "@dhs/contract";
-import express, { type Express, type Request, type RequestHandler } from "express";
+import express, { type Express, type Request, type RequestHandler, type Router } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AccountService } from "../domain/accounts/account-service.js";
@@ -22,6 +22,8 @@ import type { DocumentService } from "../domain/knowledge/document-service.js";
 import { MAX_FILE_BYTES } from "../domain/knowledge/document-upload.js";
 import type { SessionKnowledge } from "../domain/knowledge/session-knowledge.js";
 import type { ParticipantMemories } from "../domain/memories/participant-memories.js";
+import type { RecordingJobs } from "../domain/recordings/recording-jobs.js";
+import type { SessionRecordings } from "../domain/recordings/session-recordings.js";
 import type { SessionService } from "../domain/sessions/session-service.js";
 import type { ToolCallService } from "../domain/tools/tool-call-service.js";
 import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
@@ -48,6 +50,7 @@ import { documentOperations } from "./routes/documents.js";
 import { memoryOperations } from "./routes/memories.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
+import { recordingOperations } from "./routes/recordings.js";
 import { sessionOperations } from "./routes/sessions.js";
 import { toolCallOperations } from "./routes/tool-calls.js";
 import { transcriptOperations } from "./routes/transcripts.js";
@@ -65,6 +68,11 @@ export interface AppDependencies {
   tools: ToolCallService;
   analyses: SessionAnalyses;
   memories: ParticipantMemories;
+  recordings: SessionRecordings;
+  /** The recording job's operations (startSessionRecording, createRecordingUpload, finishSessionRecording). */
+  recordingJobs: RecordingJobs;
+  /** The local recordings store's own upload and download routes; undefined with a bucket. */
+  recordingFiles?: Router | undefined;
   /** Verifies the digital human's token for its session's transcript and conversation. */
   digitalHumanTokens: DigitalHumanTokens;
   webhookEndpoints: WebhookEndpointService;
@@ -126,12 +134,15 @@ export function createApp(deps: AppDependencies): Express {
       conversation: deps.conversation,
       tools: deps.tools,
       knowledge: deps.sessionKnowledge,
+      recordings: deps.recordingJobs,
       tokens: deps.digitalHumanTokens,
       validator,
       rateLimiter: deps.rateLimiter,
       maxBodyBytes: MAX_BODY_BYTES,
     }),
   );
+  // The local recordings store's links (outside /v1: the signature in the link is the credential).
+  if (deps.recordingFiles) app.use(noStore, deps.recordingFiles);
   // The whole API is one layer of Express's router (pipeline.ts says why), its steps in this order.
   app.use(
     "/v1",
@@ -151,6 +162,7 @@ export function createApp(deps: AppDependencies): Express {
         ...toolCallOperations(deps.tools),
         ...analysisOperations(deps.analyses),
         ...memoryOperations(deps.memories),
+        ...recordingOperations(deps.recordings),
         ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
         ...accountOperations(deps.accounts),
         ...digitalHumanOperations(deps.digitalHumans, deps.cursors),

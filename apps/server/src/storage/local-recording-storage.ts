@@ -17,8 +17,11 @@ import type { SignedFields, UrlSigner } from "./signed-urls.js";
 export interface LocalRecordingStorageOptions {
   /** Where the files are kept. */
   dir: string;
-  /** The service's address as the job and the customer's readers reach it (no trailing slash). */
-  publicUrl: string;
+  /**
+   * The service's address as the job and the customer's readers reach it (no trailing slash); a function
+   * when it is known only once the server listens (PORT=0).
+   */
+  publicUrl: string | (() => string);
   signer: UrlSigner;
   now?: () => number;
 }
@@ -105,7 +108,8 @@ export class LocalRecordingStorage implements RecordingStorage {
     const path = fields.key.split("/").map(encodeURIComponent).join("/");
     const query = new URLSearchParams({ expires: String(fields.expires), signature: this.options.signer.sign(fields) });
     if (fields.fileName) query.set("filename", fields.fileName);
-    return `${this.options.publicUrl}/recordings/${kind}/${path}?${query}`;
+    const { publicUrl } = this.options;
+    return `${typeof publicUrl === "string" ? publicUrl : publicUrl()}/recordings/${kind}/${path}?${query}`;
   }
 }
 

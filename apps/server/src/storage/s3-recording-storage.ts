@@ -24,8 +24,8 @@ export interface S3RecordingStorageOptions {
   bucket: string;
   /** Where in the bucket the recordings go (`recordings/` by default). */
   prefix?: string;
-  accessKeyId: string;
-  secretAccessKey: string;
+  /** Unset: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, the machine's role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
   /** `https://endpoint/bucket/key` rather than `https://bucket.endpoint/key`: what most self-hosted stores need. */
   forcePathStyle: boolean;
   /** Each request's whole time (ms). */
@@ -43,7 +43,7 @@ export class S3RecordingStorage implements RecordingStorage {
       region: options.region,
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       forcePathStyle: options.forcePathStyle,
-      credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+      ...(options.credentials ? { credentials: options.credentials } : {}),
       // One try here: the recording's own retries decide when to try again.
       maxAttempts: 1,
       requestHandler: { requestTimeout: options.timeoutMs ?? 10_000, connectionTimeout: options.timeoutMs ?? 10_000 },

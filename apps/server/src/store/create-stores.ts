@@ -13,6 +13,7 @@ import type { WebhookRecordSync, WebhookStore } from "../domain/customer-webhook
 import type { DigitalHumanStore } from "../domain/digital-humans/ports.js";
 import type { KnowledgeStore } from "../domain/knowledge/ports.js";
 import type { MemoryStore } from "../domain/memories/ports.js";
+import type { RecordingExpiries } from "../domain/recordings/ports.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { ToolCallHistory } from "../domain/tools/ports.js";
 import type { TranscriptStore } from "../domain/transcripts/ports.js";
@@ -26,6 +27,7 @@ import { MemoryWebhookStore } from "./memory/customer-webhook-store.js";
 import { MemoryDigitalHumanStore } from "./memory/digital-human-store.js";
 import { MemoryKnowledgeStore } from "./memory/knowledge-store.js";
 import { MemoryParticipantMemories } from "./memory/participant-memory-store.js";
+import { MemoryRecordingExpiries } from "./memory/recording-expiries.js";
 import { MemorySessionStore } from "./memory/session-store.js";
 import { MemoryTranscriptStore } from "./memory/transcript-store.js";
 import { connectDatabase, type Database } from "./postgres/database.js";
@@ -43,6 +45,7 @@ import { RedisWebhookStore } from "./redis/customer-webhook-store.js";
 import { RedisDigitalHumanStore } from "./redis/digital-humans/digital-human-store.js";
 import { StoreLayout } from "./redis/layout-version.js";
 import { RedisParticipantMemories } from "./redis/participant-memory-store.js";
+import { RedisRecordingExpiries } from "./redis/recording-expiries.js";
 import { RedisSessionStore } from "./redis/session-store.js";
 import { RedisTranscriptStore } from "./redis/transcript-store.js";
 import { StoreReadiness } from "./store-readiness.js";
@@ -89,6 +92,8 @@ export interface Stores {
   toolCallHistory: ToolCallHistory | undefined;
   /** What digital humans remember about participants: PostgreSQL's with DATABASE_URL (months outlive Redis's keeping), else Redis's, else memory's. */
   memories: MemoryStore;
+  /** When ready recordings' files are deleted: Redis's, else memory's. */
+  recordingExpiries: RecordingExpiries;
   connection: StoresConnection;
 }
 
@@ -166,6 +171,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
     knowledge: db ? new PostgresKnowledgeStore(db) : redis ? undefined : new MemoryKnowledgeStore(),
     toolCallHistory: db ? new PostgresToolCallHistory(db, historyBounds(config)) : undefined,
     memories: postgresMemories ?? (redis ? new RedisParticipantMemories(redis, prefix, tracing) : new MemoryParticipantMemories()),
+    recordingExpiries: redis ? new RedisRecordingExpiries(redis, prefix) : new MemoryRecordingExpiries(),
     history: history && live ? { ...history, queue: live.historyQueue, usageMoves: live.usageMoves, webhooks: webhookSync } : undefined,
     connection: {
       ready: () => readiness.ready(),

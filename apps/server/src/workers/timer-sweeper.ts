@@ -13,18 +13,20 @@ export interface TimerHandler {
   onTimer(due: DueTimer): Promise<void>;
 }
 
-/** The session machine fires its timers; the transcripts (`transcript_ready`), the conversation and the analysis theirs. */
+/** The session machine fires its timers; the transcripts (`transcript_ready`), the conversation, the analysis and the recording theirs. */
 export function sessionTimers(
   sessions: TimerHandler,
   transcripts: { settle(accountId: string, sessionId: string): Promise<void> },
   conversation: { onTimer(accountId: string, sessionId: string): Promise<void> },
   analysis: { onTimer(accountId: string, sessionId: string): Promise<void> },
+  recording: { onTimer(accountId: string, sessionId: string): Promise<void> },
 ): TimerHandler {
   return {
     onTimer: (due) => {
       if (due.timer === "transcript_ready") return transcripts.settle(due.accountId, due.sessionId);
       if (due.timer === "conversation") return conversation.onTimer(due.accountId, due.sessionId);
       if (due.timer === "analysis") return analysis.onTimer(due.accountId, due.sessionId);
+      if (due.timer === "recording") return recording.onTimer(due.accountId, due.sessionId);
       return sessions.onTimer(due);
     },
   };

@@ -761,7 +761,9 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
     const noConversation = { onTimer: () => Promise.reject(new Error("no session of this model has a conversation")) };
     // Nor an analysis: the model's digital humans ask for none (test/api/analysis.test.ts tests those).
     const noAnalysis = { onTimer: () => Promise.reject(new Error("no session of this model has an analysis")) };
-    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts, noConversation, noAnalysis), {
+    // Nor a recording (test/api/recordings.test.ts).
+    const noRecording = { onTimer: () => Promise.reject(new Error("no session of this model is recorded")) };
+    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts, noConversation, noAnalysis, noRecording), {
       intervalMs: 1000,
       leaseMs: 30_000,
       batch: 100,

@@ -28,7 +28,7 @@ async function bucketStorage(bucket = `dhs-${crypto.randomUUID().slice(0, 8)}`, 
     region: s3.region,
     bucket,
     forcePathStyle: true,
-    ...credentials,
+    credentials,
     timeoutMs: 2_000,
   });
   return { storage, close: async () => storage.close() };
@@ -55,8 +55,7 @@ describe("an S3 bucket", () => {
       region: "us-east-1",
       bucket: "any",
       forcePathStyle: true,
-      accessKeyId: "a",
-      secretAccessKey: "b",
+      credentials: { accessKeyId: "a", secretAccessKey: "b" },
       timeoutMs: 1_000,
     });
     try {

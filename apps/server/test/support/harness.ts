@@ -5,6 +5,9 @@
  * never retrying behind the test's back); tests of HTTP itself send what they like with `h.request`.
  */
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createClient, type DhsClient, type ListSessionsQuery, type Session, type SessionSummary } from "@dhs/client";
 import { FakeLiveKit, type Fixtures, KEYS, LIVEKIT, signLiveKitWebhook, writeOperatorFiles } from "@dhs/testkit";
 import { TokenVerifier } from "livekit-server-sdk";
@@ -74,6 +77,7 @@ export async function startHarness(
   const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
   const fixtures = writeOperatorFiles(files);
   const database = STORE === "postgres" ? await databaseFrom(inject("databaseTemplate")) : undefined;
+  const recordingDir = mkdtempSync(join(tmpdir(), "dhs-recordings-"));
   // A harness that fails to start (a composition that throws, a store that never answers) still
   // drops its database and stops its fake LiveKit: nothing of a failed start outlives the test run.
   try {
@@ -96,6 +100,8 @@ export async function startHarness(
         ? {}
         : { REDIS_URL: inject("redisUrl"), REDIS_MODE: inject("redisMode"), REDIS_KEY_PREFIX: `t${crypto.randomUUID().slice(0, 8)}` }),
       ...(database ? { DATABASE_URL: routed(database.url, route) } : {}),
+      // Each harness keeps its recordings apart (removed when it closes).
+      RECORDING_DIR: recordingDir,
       ...env,
     });
     const logs: string[] = [];
@@ -113,6 +119,7 @@ export async function startHarness(
     if (!(await composed.waitForStore(10_000))) throw new Error("the test store did not answer");
     const limits = { ...config.connections, onDrop: composed.metrics.connectionDropped };
     const server: RunningServer = await startWebServer(composed.handler, 0, "127.0.0.1", limits);
+    composed.recordings.listeningOn(server.port);
     const metricsServer: RunningServer = await startWebServer(metricsListener(composed.metrics), 0, "127.0.0.1", limits);
     composed.sweeper.start();
     composed.dispatcher.start();
@@ -171,6 +178,7 @@ export async function startHarness(
         await composed.close();
         await database?.drop();
         await livekit.stop();
+        rmSync(recordingDir, { recursive: true, force: true });
         await new Promise((resolve) => sink.end(resolve));
       },
     };

@@ -29,6 +29,7 @@ export function sessionSettings(overrides: Partial<SessionSettings> = {}): Sessi
     durations: DURATIONS,
     eventRetainMs: 3 * 86_400_000,
     livekitEventDedupeMs: 3_600_000,
+    recordingDeliveryMs: 600_000,
     ...overrides,
   };
 }

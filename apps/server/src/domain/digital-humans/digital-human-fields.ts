@@ -49,6 +49,7 @@ export function fieldsOfCreate(body: DigitalHumanCreate, rules: FieldRules): Fie
     knowledge: { document_ids: body.knowledge?.document_ids ?? [] },
     analysis: analysisWithDefaults(body.analysis),
     memory: { enabled: body.memory?.enabled ?? false },
+    recording: { audio: body.recording?.audio ?? false },
   };
   fields.language = body.language ?? rules.catalog.voice(fields.voice)?.language ?? DEFAULT_LANGUAGE;
   return checked(fields, body, rules, "all");
@@ -72,6 +73,7 @@ export function fieldsOfUpdate(stored: DigitalHumanRecord, update: DigitalHumanU
       update.knowledge === undefined ? (stored.knowledge ?? { document_ids: [] }) : { document_ids: update.knowledge?.document_ids ?? [] },
     analysis: update.analysis === undefined ? (stored.analysis ?? null) : analysisWithDefaults(update.analysis),
     memory: { enabled: update.memory?.enabled ?? stored.memory?.enabled ?? false },
+    recording: { audio: update.recording?.audio ?? stored.recording?.audio ?? false },
   };
   // A new voice alone brings its language; a new language alone, its default voice.
   if (update.voice !== undefined && update.language === undefined)

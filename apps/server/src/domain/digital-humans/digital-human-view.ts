@@ -27,6 +27,7 @@ export function stockView(entry: StockEntry, catalog: DigitalHumanCatalog, isDef
     knowledge: { document_ids: [] },
     analysis: null,
     memory: { enabled: false },
+    recording: { audio: false },
     created_at: null,
     updated_at: null,
   };
@@ -44,5 +45,6 @@ export function customView(record: DigitalHumanRecord): DigitalHumanView {
     knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
     analysis: record.analysis ?? null,
     memory: { enabled: record.memory?.enabled ?? false },
+    recording: { audio: record.recording?.audio ?? false },
   };
 }

@@ -31,6 +31,8 @@ export interface Persona {
   analysis?: DigitalHumanAnalysis | null;
   /** Whether its sessions keep facts about returning participants (contract guide, "Memory"); absent: no. */
   memory?: boolean;
+  /** Whether its sessions are recorded (contract guide, "Recordings"); absent: no. */
+  recording?: boolean;
   /**
    * A session's persona only: what the digital human remembers about the session's participant, recalled
    * when the session was created (kept with the persona, so a job dispatched again is told the same).
@@ -78,6 +80,7 @@ export function customPersona(record: DigitalHumanRecord, appearance: StockEntry
     knowledge: { document_ids: [...(record.knowledge?.document_ids ?? [])] },
     analysis: record.analysis ?? null,
     memory: record.memory?.enabled ?? false,
+    recording: record.recording?.audio ?? false,
   };
 }
 

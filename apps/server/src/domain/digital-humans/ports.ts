@@ -30,6 +30,8 @@ export interface DigitalHumanRecord {
   analysis?: DigitalHumanAnalysis | null;
   /** Whether it remembers returning participants; absent from records stored before memory existed (off). */
   memory?: { enabled: boolean };
+  /** Whether its sessions are recorded; absent from records stored before recordings existed (off). */
+  recording?: { audio: boolean };
   created_at: string;
   updated_at: string;
 }

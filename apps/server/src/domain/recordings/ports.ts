@@ -39,3 +39,16 @@ const KEY = /^(?:[A-Za-z0-9_#-][A-Za-z0-9._#-]*)(?:\/[A-Za-z0-9_#-][A-Za-z0-9._#
 export function isRecordingKey(key: string): boolean {
   return key.length <= 512 && KEY.test(key) && !key.split("/").some((segment) => segment === "." || segment === "..");
 }
+
+/**
+ * When each ready recording's file is to be deleted (RECORDING_RETENTION_DAYS): an index apart from the
+ * sessions, so a file outlives no record of it, however long its session is kept.
+ */
+export interface RecordingExpiries {
+  /** The file `key` is to be deleted at `atMs` (again: the later time). */
+  add(key: string, atMs: number): Promise<void>;
+  /** Up to `limit` keys due by `nowMs`, oldest first. */
+  due(nowMs: number, limit: number): Promise<string[]>;
+  /** Forgets `keys` (their files were deleted). */
+  remove(keys: readonly string[]): Promise<void>;
+}

@@ -10,6 +10,7 @@ import { pendingAnalysis, type StoredAnalysis } from "../analysis/stored-analysi
 import { AppError } from "../app-error.js";
 import type { Persona } from "../digital-humans/persona.js";
 import { memoryKeyOf } from "../memories/memory-key.js";
+import { newRecording } from "../recordings/stored-recording.js";
 import { type CreateLock, fingerprint } from "./idempotency.js";
 import { roomNameFor, type SessionRecord } from "./session.js";
 import { background, type CreateResult, durationsFor, openLifeMs, type SessionContext } from "./session-deps.js";
@@ -144,6 +145,8 @@ export class CreateSession {
       // The session keeps the analysis its digital human asks for now, as it keeps its persona; memory
       // only for a participant the customer named: a generated identity names nobody who could return.
       ...analysisOf(persona, body.participant_identity !== undefined),
+      // Recorded as its digital human says now; the job starts it once it is in the room.
+      ...(persona.recording ? { recording: newRecording(id) } : {}),
     };
   }
 

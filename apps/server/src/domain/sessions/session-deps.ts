@@ -26,6 +26,8 @@ export interface SessionSettings {
   eventRetainMs: number;
   /** How long a LiveKit event id is remembered, so that LiveKit's redelivery of it changes nothing. */
   livekitEventDedupeMs: number;
+  /** How long after its end a recorded session's file may arrive before its recording is `failed` (ms). */
+  recordingDeliveryMs: number;
   /** A test session's longest life, if shorter than durations.maxDurationS (absent: the same). */
   testMaxDurationS?: number;
 }

@@ -71,7 +71,7 @@ export type ObligationTimer = LifecycleTimer | "room_deletion";
  * What the store's timers can hold: the machine's own, and `transcript_ready`, set when a session ends
  * for the end of its transcript's grace period, which the transcripts fire (not the machine).
  */
-export type TimerKind = ObligationTimer | "transcript_ready" | "conversation" | "analysis";
+export type TimerKind = ObligationTimer | "transcript_ready" | "conversation" | "analysis" | "recording";
 
 export type Effect =
   /** Delete the LiveKit room, disconnecting whoever is in it. */

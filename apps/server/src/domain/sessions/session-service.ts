@@ -83,7 +83,7 @@ export class SessionService {
   async onTimer(due: DueTimer): Promise<void> {
     const { timer } = due;
     // The transcripts and the conversation fire their own timers (compose.ts routes them); the machine never sees them.
-    if (timer === "transcript_ready" || timer === "conversation" || timer === "analysis")
+    if (timer === "transcript_ready" || timer === "conversation" || timer === "analysis" || timer === "recording")
       throw new Error(`${timer} is not a timer of the session machine`);
     // A trace of its own, linked to the change that scheduled the timer (stored with the session).
     await this.context.tracing.span(

@@ -81,9 +81,13 @@ export class SessionTransitions {
     const { rest } = netted;
     // An end is when its transcript may be complete: at once if the digital human said `final` before,
     // else once the grace period is over, when the timer fires again (transcript-service.ts).
-    const timers = ends
-      ? { ...netted.timers, schedule: [...netted.timers.schedule, { timer: "transcript_ready" as const, atMs: now.getTime() }] }
-      : netted.timers;
+    // A recording is due from its job within the delivery timeout of the end (at once if its digital human
+    // never joined: nothing was recorded); its timer settles one that never came (recording-service.ts).
+    const atEnd = [
+      { timer: "transcript_ready" as const, atMs: now.getTime() },
+      ...recordingDue(changed, now, settings.recordingDeliveryMs),
+    ];
+    const timers = ends ? { ...netted.timers, schedule: [...netted.timers.schedule, ...atEnd] } : netted.timers;
     // The timers this change sets fire later in a trace of their own, linked to this one.
     const schedules = timers.schedule.length > 0 || rest.some((effect) => effect.type === "schedule");
     const record = traceparent !== undefined && schedules ? { ...changed, trace_parent: traceparent } : changed;
@@ -171,6 +175,14 @@ export class SessionTransitions {
   }
 }
 
+/** The recording's timer a session's end sets, when it has one still to come or a file that may still arrive. */
+function recordingDue(record: SessionRecord, now: Date, deliveryMs: number): ScheduledTimer[] {
+  const { recording } = record;
+  if (!recording || (recording.status !== "recording" && recording.status !== "deleted")) return [];
+  const joined = record.digital_human_joined_at !== null;
+  return [{ timer: "recording", atMs: now.getTime() + (joined ? deliveryMs : 0) }];
+}
+
 /** What the digital human's job is told when it is dispatched to the session's room. */
 export function agentJobOf(record: SessionRecord, persona: Persona, maxDurationS: number): AgentJob {
   return {
@@ -190,6 +202,7 @@ export function agentJobOf(record: SessionRecord, persona: Persona, maxDurationS
       },
       participant_identity: record.participant_identity,
       ...(persona.participantMemory ? { participant_memory: { facts: [...persona.participantMemory] } } : {}),
+      ...(persona.recording ? { recording: { audio: true } } : {}),
       max_duration_s: maxDurationS,
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { EndReason, Session, SessionStatus, SessionSummary } from "@dhs/contract";
 import type { StoredAnalysis } from "../analysis/stored-analysis.js";
+import type { StoredRecording } from "../recordings/stored-recording.js";
 
 export interface SessionRecord {
   id: string;
@@ -41,6 +42,8 @@ export interface SessionRecord {
   max_duration_s?: number;
   /** What its digital human asked to be analysed once it ends, and how far that got (contract guide, "Analysis"). */
   analysis?: StoredAnalysis;
+  /** Whether it is recorded, by which job, and what came of it (contract guide, "Recordings"). */
+  recording?: StoredRecording;
 }
 
 /** completed, cancelled and failed are terminal (and absorbing); created and active can be joined. */

@@ -9,7 +9,8 @@ import { activeSeconds } from "./session-events.js";
 
 /**
  * Counter fields: `created`, `created_by:<digital human id>`, `ended:<status>`, `reason:<end reason>`,
- * `active_seconds`, and the transcripts' `transcript_segments` and `transcript_characters`.
+ * `active_seconds`, the transcripts' `transcript_segments` and `transcript_characters`, and the recordings'
+ * `recorded_seconds`.
  */
 export interface UsageIncrement {
   day: string;
@@ -58,6 +59,7 @@ function emptyCounts(): UsageCounts {
     active_seconds: 0,
     transcript_segments: 0,
     transcript_characters: 0,
+    recorded_seconds: 0,
   };
 }
 
@@ -70,6 +72,7 @@ export function countsOf(stored: Record<string, string>): UsageCounts {
     else if (field === "active_seconds") counts.active_seconds = n;
     else if (field === "transcript_segments") counts.transcript_segments = n;
     else if (field === "transcript_characters") counts.transcript_characters = n;
+    else if (field === "recorded_seconds") counts.recorded_seconds = n;
     else if (field.startsWith("created_by:")) counts.sessions_created_by_digital_human[field.slice(11)] = n;
     else if (field.startsWith("ended:")) {
       const status = field.slice(6) as keyof UsageCounts["sessions_ended"];
@@ -84,6 +87,7 @@ export function add(total: UsageCounts, day: UsageCounts): void {
   total.active_seconds += day.active_seconds;
   total.transcript_segments += day.transcript_segments;
   total.transcript_characters += day.transcript_characters;
+  total.recorded_seconds += day.recorded_seconds;
   for (const status of ["completed", "cancelled", "failed"] as const) total.sessions_ended[status] += day.sessions_ended[status];
   for (const [reason, n] of Object.entries(day.end_reasons)) total.end_reasons[reason] = (total.end_reasons[reason] ?? 0) + n;
   const byDigitalHuman = total.sessions_created_by_digital_human;

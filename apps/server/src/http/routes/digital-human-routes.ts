@@ -1,6 +1,6 @@
 /**
  * The digital human's operations (tag *Digital human workers*): appendTranscriptSegments,
- * pullConversation, reportConversation, runToolCall and searchSessionKnowledge. Under /v1 and in the contract like every operation, but
+ * pullConversation, reportConversation, runToolCall, searchSessionKnowledge and the recording's three. Under /v1 and in the contract like every operation, but
  * answered ahead of the API-key pipeline: their caller holds no API key but a LiveKit token bound to the
  * session's room (livekit/digital-human-token.ts), checked before the body is read (401, and the
  * connection learns nothing else), then the session's rate limit, the contract's match and validation,
@@ -11,6 +11,7 @@ import type { RateLimiter } from "../../domain/accounts/rate-limiter.js";
 import { AppError } from "../../domain/app-error.js";
 import type { ConversationService } from "../../domain/conversation/conversation-service.js";
 import type { SessionKnowledge } from "../../domain/knowledge/session-knowledge.js";
+import type { RecordingJobs } from "../../domain/recordings/recording-jobs.js";
 import type { ToolCallService } from "../../domain/tools/tool-call-service.js";
 import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
 import { type DigitalHumanTokens, InvalidDigitalHumanTokenError } from "../../livekit/digital-human-token.js";
@@ -28,7 +29,16 @@ type DigitalHumanOperationId =
   | "pullConversation"
   | "reportConversation"
   | "runToolCall"
-  | "searchSessionKnowledge";
+  | "searchSessionKnowledge"
+  | "startSessionRecording"
+  | "createRecordingUpload"
+  | "finishSessionRecording";
+
+const RECORDING_STEPS = {
+  start: "startSessionRecording",
+  upload: "createRecordingUpload",
+  finish: "finishSessionRecording",
+} as const satisfies Record<string, DigitalHumanOperationId>;
 
 // Matched without a route parameter: the contract's match reads (and decodes) the session id, so a
 // malformed one is answered as everywhere else in /v1, never by Express's own parameter decoding.
@@ -58,6 +68,11 @@ const ROUTES: readonly { operationId: DigitalHumanOperationId; path: RegExp; rou
     path: /^\/v1\/sessions\/[^/]+\/conversation\/knowledge$/,
     route: "/v1/sessions/{session_id}/conversation/knowledge",
   },
+  ...(["start", "upload", "finish"] as const).map((step) => ({
+    operationId: RECORDING_STEPS[step],
+    path: new RegExp(`^\\/v1\\/sessions\\/[^/]+\\/recording\\/${step}$`),
+    route: `/v1/sessions/{session_id}/recording/${step}`,
+  })),
 ];
 
 export function digitalHumanRoutes(deps: {
@@ -65,6 +80,7 @@ export function digitalHumanRoutes(deps: {
   conversation: ConversationService;
   tools: ToolCallService;
   knowledge: SessionKnowledge;
+  recordings: RecordingJobs;
   tokens: DigitalHumanTokens;
   validator: ContractValidator;
   /** Each session's digital human is limited as an API key is ("/" is in no key id, so no bucket is shared). */
@@ -127,6 +143,18 @@ export function digitalHumanRoutes(deps: {
     searchSessionKnowledge: answer("searchSessionKnowledge", async ({ body }, res) => ({
       body: await deps.knowledge.search(tokenSession(res), body),
     })),
+    startSessionRecording: answer("startSessionRecording", async ({ body }, res) => {
+      ownIdentity(res, body.participant_identity);
+      return { body: await deps.recordings.start(tokenSession(res), body.participant_identity) };
+    }),
+    createRecordingUpload: answer("createRecordingUpload", async ({ body }, res) => {
+      ownIdentity(res, body.participant_identity);
+      return { body: await deps.recordings.uploadTarget(tokenSession(res), body.participant_identity) };
+    }),
+    finishSessionRecording: answer("finishSessionRecording", async ({ body }, res) => {
+      ownIdentity(res, body.participant_identity);
+      return { body: await deps.recordings.finish(tokenSession(res), body) };
+    }),
   };
   for (const { operationId, path, route } of ROUTES) {
     router.post(

@@ -93,6 +93,8 @@ export function keyspace(prefix = "dhs") {
       `${prefix}:{${owner}|${digitalHumanId}}:memory:${participantIdentity}`,
     /** The participants a digital human remembers, by when each memory expires (ms): what forgetting it deletes. */
     memories: (owner: string, digitalHumanId: string) => `${prefix}:{${owner}|${digitalHumanId}}:memories`,
+    /** Ready recordings' files (their keys in the recordings' store) by when the retention deletes them (ms). */
+    recordingExpiries: `${prefix}:recordings:expiries`,
     /** A session (its JSON, which names its account). */
     session: (sessionId: string) => `${prefix}:{${shard(sessionId)}}:session:${sessionId}`,
     /** An account's Idempotency-Key (idempotencyRecord), in the shard of the session it creates. */

@@ -42,7 +42,7 @@ export class RedisTimerQueue implements TimerQueue {
   sessionTimers(accountId: string, sessionId: string): Promise<ScheduledTimer[]> {
     const { redis, keys } = this.context;
     return guard(async () => {
-      const kinds: TimerKind[] = [...LIFECYCLE_TIMERS, "room_deletion", "transcript_ready", "conversation", "analysis"];
+      const kinds: TimerKind[] = [...LIFECYCLE_TIMERS, "room_deletion", "transcript_ready", "conversation", "analysis", "recording"];
       const scores = await redis.zmscore(
         keys.timers(shardOf(sessionId)),
         ...kinds.map((timer) => timerMember(accountId, sessionId, timer)),

@@ -1,0 +1,92 @@
+/**
+ * The recordings' part of the composition root: the store the operator chose (an S3-compatible bucket,
+ * or a directory the service serves itself at signed links), the service that keeps sessions'
+ * recordings, the job's and the API keys' operations on them, and the retention that deletes old files.
+ */
+import { hkdfSync } from "node:crypto";
+import type { Router } from "express";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import type { RecordingExpiries, RecordingStorage } from "./domain/recordings/ports.js";
+import { MAX_RECORDING_BYTES, RecordingJobs } from "./domain/recordings/recording-jobs.js";
+import { RecordingService, type RecordingServiceDeps } from "./domain/recordings/recording-service.js";
+import { SessionRecordings } from "./domain/recordings/session-recordings.js";
+import { RECORDING_FORMAT } from "./domain/recordings/stored-recording.js";
+import { recordingFileRoutes } from "./http/routes/recording-files.js";
+import { LocalRecordingStorage } from "./storage/local-recording-storage.js";
+import { S3RecordingStorage } from "./storage/s3-recording-storage.js";
+import { UrlSigner } from "./storage/signed-urls.js";
+import { RecordingRetention } from "./workers/recording-retention.js";
+
+export type RecordingOptions = Pick<
+  RecordingServiceDeps,
+  "sessions" | "transcripts" | "durations" | "eventRetainMs" | "onEventsQueued" | "onSettled" | "now"
+> & {
+  expiries: RecordingExpiries;
+  /** LiveKit's secret, which every replica holds: the local store's signing key is derived from it. */
+  secret: string;
+  logger: Logger;
+};
+
+export interface Recordings {
+  service: RecordingService;
+  jobs: RecordingJobs;
+  api: SessionRecordings;
+  /** The local store's upload and download routes (none with a bucket). */
+  routes: Router | undefined;
+  retention: RecordingRetention;
+  /** The port the server listens on, for the local store's links when RECORDING_PUBLIC_URL is unset. */
+  listeningOn(port: number): void;
+  close(): void;
+}
+
+export function recordingsOf(config: Config["recordings"], port: number, options: RecordingOptions): Recordings {
+  let listening = port;
+  const publicUrl = () => config.publicUrl ?? `http://127.0.0.1:${listening}`;
+  let storage: RecordingStorage;
+  let routes: Router | undefined;
+  let close = () => {};
+  if (config.s3) {
+    const s3 = new S3RecordingStorage({ ...config.s3 });
+    storage = s3;
+    close = () => s3.close();
+  } else {
+    // A key of its own for the links: a link never verifies as a cursor, nor a cursor as a link.
+    const key = Buffer.from(hkdfSync("sha256", options.secret, "", "dhs recording links v1", 32));
+    const local = new LocalRecordingStorage({ dir: config.dir, publicUrl, signer: new UrlSigner(key) });
+    storage = local;
+    routes = recordingFileRoutes(local, { maxBytes: MAX_RECORDING_BYTES, contentType: RECORDING_FORMAT });
+  }
+  const service = new RecordingService({
+    sessions: options.sessions,
+    transcripts: options.transcripts,
+    storage,
+    expiries: options.expiries,
+    durations: options.durations,
+    eventRetainMs: options.eventRetainMs,
+    urlTtlS: config.urlTtlS,
+    retentionMs: config.retentionMs,
+    deliveryTimeoutMs: config.deliveryTimeoutMs,
+    ...(options.onEventsQueued ? { onEventsQueued: options.onEventsQueued } : {}),
+    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const { logger } = options;
+  const retention = new RecordingRetention(options.expiries, storage, {
+    intervalMs: 60_000,
+    now: () => service.now().getTime(),
+    onDeleted: (count) => logger.info({ count }, "recordings past their retention deleted"),
+    onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "recording retention failed"),
+  });
+  return {
+    service,
+    jobs: new RecordingJobs(service),
+    api: new SessionRecordings(service),
+    routes,
+    retention,
+    listeningOn: (bound) => {
+      listening = bound;
+    },
+    close,
+  };
+}
