@@ -12,6 +12,7 @@ import { digitalHumanOperations } from "./routes/digital-humans.js";
 import { documentOperations } from "./routes/documents.js";
 import { memoryOperations } from "./routes/memories.js";
 import { principalOperations } from "./routes/principal.js";
+import { recordingOperations } from "./routes/recordings.js";
 import { sessionOperations } from "./routes/sessions.js";
 import { toolCallOperations } from "./routes/tool-calls.js";
 import { transcriptOperations } from "./routes/transcripts.js";
@@ -50,10 +51,20 @@ describe("the operation table", () => {
       ...toolCallOperations({} as never),
       ...analysisOperations({} as never),
       ...memoryOperations({} as never),
+      ...recordingOperations({} as never),
       ...documentOperations({} as never, {} as never),
     };
     // The digital human's own operations are answered ahead of the table (routes/digital-human-routes.ts).
-    const digitalHumans = ["appendTranscriptSegments", "pullConversation", "reportConversation", "runToolCall", "searchSessionKnowledge"];
+    const digitalHumans = [
+      "appendTranscriptSegments",
+      "pullConversation",
+      "reportConversation",
+      "runToolCall",
+      "searchSessionKnowledge",
+      "startSessionRecording",
+      "createRecordingUpload",
+      "finishSessionRecording",
+    ];
     expect(Object.keys(table).sort()).toEqual(
       contractOperationIds()
         .filter((id) => !digitalHumans.includes(id))

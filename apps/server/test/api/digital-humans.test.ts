@@ -56,6 +56,7 @@ describe("POST /v1/digital-humans", () => {
       knowledge: { document_ids: [] },
       analysis: null,
       memory: { enabled: false },
+      recording: { audio: false },
       created_at: expect.any(String),
       updated_at: maya.created_at,
     });
@@ -214,6 +215,7 @@ describe("GET /v1/digital-humans", () => {
       knowledge: { document_ids: [] },
       analysis: null,
       memory: { enabled: false },
+      recording: { audio: false },
       created_at: null,
       updated_at: null,
     });

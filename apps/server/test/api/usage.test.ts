@@ -43,6 +43,7 @@ describe("GET /v1/usage", () => {
       active_seconds: 0,
       transcript_segments: 0,
       transcript_characters: 0,
+      recorded_seconds: 0,
     });
   });
 

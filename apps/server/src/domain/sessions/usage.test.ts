@@ -63,6 +63,7 @@ describe("the usage report", () => {
         "reason:digital_human_lost": "1",
         active_seconds: "7",
         transcript_characters: "300",
+        recorded_seconds: "61",
       },
     ]);
     expect(report.days.map((d) => d.date)).toEqual(["2026-11-21", "2026-11-22"]);
@@ -74,6 +75,7 @@ describe("the usage report", () => {
       active_seconds: 47,
       transcript_segments: 12,
       transcript_characters: 300,
+      recorded_seconds: 61,
     });
     expect(report.days[0]?.usage).toEqual(
       countsOf({
