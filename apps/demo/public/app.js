@@ -154,7 +154,20 @@ async function join() {
     $("cards").replaceChildren(card);
     return JSON.stringify({ shown: true });
   });
+  // A digital human that records the session says so on its participant (the contract's guide,
+  // "Recordings"): `dhs.recording` = `audio` while it records, set before its first word. People must
+  // know they are recorded, so the page shows it for as long as the attribute says so.
+  const showRecording = () => {
+    demo.recording =
+      room.state === "connected" &&
+      [...room.remoteParticipants.values()].some((p) => p.isAgent && p.attributes["dhs.recording"] === "audio");
+    $("recording").hidden = !demo.recording;
+  };
+  room.on(RoomEvent.ParticipantAttributesChanged, showRecording);
+  room.on(RoomEvent.ParticipantConnected, showRecording);
+  room.on(RoomEvent.ParticipantDisconnected, showRecording);
   room.on(RoomEvent.Disconnected, (reason) => {
+    showRecording();
     demo.disconnectReason = reason;
     demo.camera?.stop();
     setState("disconnected", String(reason));
@@ -165,6 +178,7 @@ async function join() {
   setState("connecting");
   await room.connect(demo.session.rtc_url, demo.session.participant_token);
   demo.times.connected = performance.now();
+  showRecording();
   setState("connected");
   $("leave").disabled = false;
   // The digital human listens and does not look: the page sends the microphone only, and shows the

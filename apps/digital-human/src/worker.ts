@@ -15,6 +15,7 @@ import { llmSettings } from "./conversation/llm-settings.js";
 import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
 import { parseJobMetadata } from "./job/job-metadata.js";
 import { LOG, STEP } from "./job/log-lines.js";
+import { RECORDING_FINISH_MAX_MS } from "./recording/session-recording.js";
 import { FliteVoice } from "./speaking/flite-voice.js";
 import { speaks } from "./speaking/voice-library.js";
 import { Admission } from "./worker/admission.js";
@@ -48,6 +49,13 @@ const loadThreshold = config.AGENT_LOAD_THRESHOLD;
 // Loading takes about 2 s on an idle core and several times that while running sessions hold the CPUs;
 // at most one accepted job waits for it (admission.ts), so the bound is generous rather than tight.
 const initializeTimeoutMs = config.AGENT_INITIALIZE_TIMEOUT_S * 1000;
+// How long the worker waits for a job process it tells to stop (LiveKit terminated the job, or the worker
+// is shutting down) before it kills it; the framework's default is 60 s. A recorded session's job uploads
+// its file as it stops: at most 200 s (RECORDING_FINISH_MAX_MS: a 150 s deadline over asking for the
+// target and up to 4 PUTs of at most 60 s each, 1 + 3 + 9 s apart, then at most 50 s to report it), though
+// a 10-minute session's 2-7 MB usually takes seconds; 40 s more for the rest of its stop. A job whose room
+// went away stops on its own, and the framework waits for its shutdown callbacks without a bound.
+const shutdownProcessTimeoutMs = RECORDING_FINISH_MAX_MS + 40_000;
 const metricsPort = config.AGENT_METRICS_PORT;
 const hostCpu = new HostCpu().start(1000);
 
@@ -94,6 +102,7 @@ const servers = agentNames.map((agentName, i) => {
       port: basePort + i,
       numIdleProcesses: idleProcesses,
       initializeProcessTimeout: initializeTimeoutMs,
+      shutdownProcessTimeout: shutdownProcessTimeoutMs,
       // The worker marks itself full where LiveKit stops sending jobs, and LiveKit prefers the least loaded.
       loadFunc: async (self: AgentServer) => admission.load(running(self)),
       loadThreshold,

@@ -179,12 +179,19 @@ function observed(transcriber: Transcriber, events: ConversationEvents, agent: C
  * which hand anyone in the room the persona's instructions (`getAgentInfo`), the conversation, and a
  * way to make the agent say what they type (`runInput`). A customer's system prompt is theirs, and the
  * service keeps it from participants (the dispatch's metadata is not the room's).
+ *
+ * With `record`, the framework's recorder (RecorderIO) wraps the session's audio input (the gated
+ * participant) and output (the Speaker) as it starts, and writes both to `session._recorderIO.outputPath`
+ * (recording/session-recording.ts uploads it). The audio only: traces, logs and the transcript are for
+ * LiveKit Cloud's observability, where the framework would send them (and the audio) for a LiveKit Cloud
+ * URL, never for a self-hosted LiveKit; session-recording.ts records nothing where it would.
  */
 export async function joinRoom(
   { session, agent }: Conversation,
   ctx: JobContext,
   job: JobInfo,
   isTheParticipant: (participant: RemoteParticipant) => boolean,
+  record: boolean,
 ): Promise<void> {
   // RoomIO keeps an input it finds there: the gated one, which follows the participant's microphone.
   const input = new GatedParticipantInput(ctx.room, isTheParticipant, RECOGNITION_RATE);
@@ -204,5 +211,5 @@ export async function joinRoom(
   });
   session._roomIO = roomIO;
   roomIO.start();
-  await session.start({ agent, record: false });
+  await session.start({ agent, record: record ? { audio: true, traces: false, logs: false, transcript: false } : false });
 }

@@ -33,6 +33,7 @@ describe("parseJobMetadata", () => {
       },
       participant_identity: "grace",
       participant_memory: { facts: ["Name is Grace", "Prefers mornings"] },
+      recording: { audio: true },
       max_duration_s: 600,
     };
     expect(parseJobMetadata(JSON.stringify(written), "leo-agent")).toEqual({
@@ -50,6 +51,7 @@ describe("parseJobMetadata", () => {
       },
       participantIdentity: "grace",
       maxDurationS: 600,
+      recording: true,
     });
   });
 
@@ -89,6 +91,15 @@ describe("parseJobMetadata", () => {
     expect(parseJobMetadata(job({ document_ids: ["doc_4b1e9c2d7a3f5e60b8c1d2e3"] }), "a").persona.knowledge).toBe(true);
   });
 
+  it("records only when the job asks for its audio, as the contract's shape says", () => {
+    const job = (recording: unknown) => JSON.stringify({ digital_human: { id: "d1" }, recording });
+    expect(parseJobMetadata(JSON.stringify({ digital_human: { id: "d1" } }), "a").recording).toBe(false);
+    expect(parseJobMetadata(job({ audio: false }), "a").recording).toBe(false);
+    expect(parseJobMetadata(job({ audio: "true" }), "a").recording).toBe(false);
+    expect(parseJobMetadata(job(true), "a").recording).toBe(false);
+    expect(parseJobMetadata(job({ audio: true }), "a").recording).toBe(true);
+  });
+
   it("ignores fields it does not know (the contract adds them within v1)", () => {
     const metadata = JSON.stringify({
       session_id: "s1",
@@ -105,6 +116,7 @@ describe("parseJobMetadata", () => {
       persona: DEFAULTS,
       participantIdentity: undefined,
       maxDurationS: undefined,
+      recording: false,
     });
     expect(parseJobMetadata("not json", "ava").digitalHuman.name).toBe("ava");
   });
@@ -119,6 +131,7 @@ describe("parseJobMetadata", () => {
         persona: DEFAULTS,
         participantIdentity: undefined,
         maxDurationS: undefined,
+        recording: false,
       },
     ],
     [
@@ -130,6 +143,7 @@ describe("parseJobMetadata", () => {
         persona: DEFAULTS,
         participantIdentity: undefined,
         maxDurationS: undefined,
+        recording: false,
       },
     ],
     [
@@ -141,6 +155,7 @@ describe("parseJobMetadata", () => {
         persona: DEFAULTS,
         participantIdentity: undefined,
         maxDurationS: undefined,
+        recording: false,
       },
     ],
   ])("keeps only the fields with the contract's types, given %s", (_case, metadata, want) => {

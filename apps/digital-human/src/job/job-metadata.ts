@@ -14,6 +14,8 @@ export interface JobInfo {
   persona: JobPersona;
   participantIdentity: string | undefined;
   maxDurationS: number | undefined;
+  /** Whether to record the session's audio (contract guide, "Recordings"); false when the job says nothing. */
+  recording: boolean;
 }
 
 export interface JobPersona {
@@ -52,6 +54,7 @@ type Read<T> = {
 };
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+const flag = (value: unknown) => (typeof value === "boolean" ? value : undefined);
 const nullableText = (value: unknown) => (value === null ? null : text(value));
 const nullableNumber = (value: unknown) =>
   value === null ? null : typeof value === "number" && Number.isFinite(value) ? value : undefined;
@@ -102,6 +105,7 @@ function readJob(metadata: string): Read<DigitalHumanJob> {
     },
     participant_identity: text(raw.participant_identity),
     participant_memory: { facts: raw.participant_memory === undefined ? undefined : readFacts(fieldsOf(raw.participant_memory).facts) },
+    recording: { audio: flag(fieldsOf(raw.recording).audio) },
     max_duration_s: typeof raw.max_duration_s === "number" && raw.max_duration_s > 0 ? raw.max_duration_s : undefined,
   };
 }
@@ -124,5 +128,6 @@ export function parseJobMetadata(metadata: string, agentName: string): JobInfo {
     },
     participantIdentity: job.participant_identity,
     maxDurationS: job.max_duration_s,
+    recording: job.recording.audio === true,
   };
 }

@@ -18,6 +18,14 @@ export const LOG = {
   personaReceived: "persona received",
   /** The worker turned a job down (`reason`). */
   refusingJob: "refusing job",
+  /** The job records its session (recording/session-recording.ts): the participant was told, the service agreed. */
+  recordingStarted: "recording started",
+  /** The job was asked to record but does not (`reason`: the service refused, could not be reached, ...). */
+  notRecording: "not recording",
+  /** The session's file is in the store (`bytes`, `ms` the upload took, `duration_ms` it plays). */
+  recordingUploaded: "recording uploaded",
+  /** The session's recording could not be recorded or uploaded (`reason`, as reported to the service). */
+  recordingFailed: "recording failed",
 } as const;
 
 /** The timeline's steps, in the order a session meets them. */

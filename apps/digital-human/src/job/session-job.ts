@@ -10,6 +10,10 @@
  * lines verbatim as they start to be heard, the participant's turns as the recognizer heard them; and,
  * where the service's address is known (DHS_API_URL), posted to the session's transcript
  * (service/transcript-poster.ts) too, the digital human's as far as they were heard.
+ *
+ * A session whose dispatch asks for a recording is recorded from before the digital human's first word
+ * (the participant is told first), and its file is uploaded when the job stops
+ * (recording/session-recording.ts).
  */
 import { type JobContext, log, type VAD } from "@livekit/agents";
 import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, TrackSource } from "@livekit/rtc-node";
@@ -19,6 +23,7 @@ import type { ReplyFailure } from "../conversation/guarded-reply.js";
 import { type LlmSettings, llmSettings } from "../conversation/llm-settings.js";
 import { Presence } from "../face/presence.js";
 import type { PocketSphinxTranscriber } from "../hearing/pocketsphinx-transcriber.js";
+import { SessionRecording } from "../recording/session-recording.js";
 import { BackendConversation } from "../service/backend-conversation.js";
 import { knowledgeSearch } from "../service/knowledge-search.js";
 import { type ServiceAccess, serviceAccess } from "../service/service-client.js";
@@ -46,6 +51,8 @@ export class SessionJob {
   /** Where the service is; undefined where the worker does not know it, or the dispatch has no session. */
   private readonly service: ServiceAccess | undefined;
   private readonly transcript: TranscriptPoster | undefined;
+  /** Undefined when the dispatch asks for no recording. */
+  private readonly recording: SessionRecording | undefined;
   /** Its face and voice; built while the job connects. */
   private presence: Presence | undefined;
   private conversation: Conversation | undefined;
@@ -68,6 +75,15 @@ export class SessionJob {
     this.service = serviceAccess(process.env, this.job.sessionId, ctx.job.room?.name);
     this.transcript =
       this.service && new TranscriptPoster({ ...this.service, idPrefix: ctx.job.id, onError: (message) => this.logger.warn(message) });
+    this.recording = this.job.recording
+      ? new SessionRecording({
+          service: this.service,
+          participant: () => ctx.room.localParticipant,
+          directory: ctx.sessionDirectory,
+          logger: this.logger,
+          env: process.env,
+        })
+      : undefined;
   }
 
   async run(): Promise<void> {
@@ -81,10 +97,12 @@ export class SessionJob {
     const presence = this.makePresence();
     this.presence = presence;
     await connected;
-    await this.publish(presence);
+    // The participant is told of a recording, and the service agrees to it, while the tracks are
+    // published: before the session starts, so before anything is said.
+    const [, record] = await Promise.all([this.publish(presence), this.recording?.start() ?? false]);
     const conversation = this.startConversation(presence);
     this.conversation = conversation;
-    await joinRoom(conversation, this.ctx, this.job, this.isTheParticipant);
+    await joinRoom(conversation, this.ctx, this.job, this.isTheParticipant, record);
     this.startBackend(conversation);
     this.greeting = new ParticipantGreeting({
       room: this.ctx.room,
@@ -236,10 +254,13 @@ export class SessionJob {
     this.backend?.stop();
     await this.presence?.stop();
     await this.conversation?.session.close().catch(() => undefined);
+    // The session closed its recorder, so the file is whole: uploaded while the rest is sent.
+    const recorded = this.recording?.finish(this.conversation?.session._recorderIO?.outputPath);
     this.loaded.transcriber?.close();
     // A say cut by the close is reported so.
     await this.backend?.flush();
     // A turn still being transcribed is lost with the job; what was said before it is sent.
     await this.transcript?.finish(this.roomGone);
+    await recorded;
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The service's operations for a session's digital human (the contract's tag *Digital human workers*:
- * appendTranscriptSegments, pullConversation, reportConversation, runToolCall, searchSessionKnowledge), typed by the contract's `paths`
+ * appendTranscriptSegments, pullConversation, reportConversation, runToolCall, searchSessionKnowledge, and a recording's
+ * startSessionRecording, createRecordingUpload, finishSessionRecording), typed by the contract's `paths`
  * through openapi-fetch, so a field the contract renames fails `tsc` here. Called with the contract's
  * `digitalHumanToken`: a LiveKit access token this worker signs with the LiveKit API key and secret it
  * already holds, an agent's grant for the session's room, for the job's own identity.
@@ -88,6 +89,8 @@ export interface RetryOptions {
   baseMs: number;
   /** One attempt's bound; 10 s unless the call may take longer (a webhook tool's). */
   attemptTimeoutMs?: number;
+  /** Cancels the call, its waits between attempts too (a deadline of the caller's). */
+  signal?: AbortSignal;
 }
 
 export class ServiceClient {
@@ -120,6 +123,24 @@ export class ServiceClient {
 
   searchKnowledge(body: Schemas["KnowledgeSearch"], retry: RetryOptions): Promise<Outcome<Schemas["KnowledgeSearchResults"]>> {
     return outcome(() => this.client(retry).POST("/v1/sessions/{session_id}/conversation/knowledge", { ...this.session, body }));
+  }
+
+  startRecording(body: Schemas["RecordingJob"], retry: RetryOptions): Promise<Outcome<Schemas["SessionRecording"]>> {
+    return outcome(() =>
+      this.client(retry).POST("/v1/sessions/{session_id}/recording/start", { ...this.session, body, signal: retry.signal ?? null }),
+    );
+  }
+
+  createRecordingUpload(body: Schemas["RecordingJob"], retry: RetryOptions): Promise<Outcome<Schemas["RecordingUploadTarget"]>> {
+    return outcome(() =>
+      this.client(retry).POST("/v1/sessions/{session_id}/recording/upload", { ...this.session, body, signal: retry.signal ?? null }),
+    );
+  }
+
+  finishRecording(body: Schemas["RecordingFinish"], retry: RetryOptions): Promise<Outcome<Schemas["SessionRecording"]>> {
+    return outcome(() =>
+      this.client(retry).POST("/v1/sessions/{session_id}/recording/finish", { ...this.session, body, signal: retry.signal ?? null }),
+    );
   }
 
   private client(retry: RetryOptions) {
