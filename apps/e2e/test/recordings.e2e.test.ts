@@ -1,0 +1,376 @@
+/**
+ * Recordings with real parts: LiveKit, the service on Redis with its local store, the worker recording
+ * with LiveKit agents' own recorder, the demo page in Chromium whose fake microphone says a sentence in
+ * Flite's voice. After the end the webhook arrives, and the file the signed link downloads is decoded
+ * with the same ffmpeg the recorder encoded it with: Ogg/Opus, two channels at 48 kHz, as long as the
+ * digital human was in the session, the participant's speech on the left where the transcript says they
+ * spoke and the digital human's on the right where it did. A digital human that does not record leaves
+ * none. Then the faults: the job killed mid-session, and a bucket that does not answer.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { createClient, type DhsClient } from "@dhs/client";
+import { until, WebhookReceiver } from "@dhs/testkit";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
+import { ARTIFACTS, DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+
+const run = promisify(execFile);
+const SPOKEN = "My name is Robert and I need a parking space.";
+const QUIET_S = 6;
+const GREETING = "Hello, I am Rita from the Harbour Hotel. This conversation is recorded. How can I help you today?";
+/** How long the service waits for a recorded session's file after its end (its default is 10 minutes). */
+const DELIVERY_TIMEOUT_S = 20;
+/** 100 ms windows of the decoded file. */
+const WINDOW_S = 0.1;
+
+let stack: Stack;
+let browser: Browser;
+let api: DhsClient;
+let receiver: WebhookReceiver;
+let recordingDh = "";
+let plainDh = "";
+
+beforeAll(async () => {
+  stack = await startStack(inject("livekitServer"), TIMEOUTS, "all", {}, { RECORDING_DELIVERY_TIMEOUT_S: String(DELIVERY_TIMEOUT_S) });
+  api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
+  receiver = await new WebhookReceiver().start();
+  const { data: endpoint, error } = await api.createWebhookEndpoint({
+    url: receiver.url,
+    event_types: ["session.recording_ready", "session.recording_failed"],
+  });
+  if (!endpoint) throw new Error(`createWebhookEndpoint: ${JSON.stringify(error)}`);
+  receiver.secrets = [endpoint.secret ?? ""];
+  browser = await launchBrowser(await askingMicrophone(SPOKEN, QUIET_S, "e2e-recorded-participant"));
+  recordingDh = await digitalHuman(true);
+  plainDh = await digitalHuman(false);
+});
+
+afterAll(async () => {
+  for (const id of [recordingDh, plainDh]) if (id) await api?.deleteDigitalHuman(id).catch(() => undefined);
+  await browser?.close();
+  await receiver?.stop();
+  await stack?.stop();
+});
+
+async function digitalHuman(audio: boolean): Promise<string> {
+  const { data, error } = await api.createDigitalHuman({ name: "Rita", greeting: GREETING, voice: "slt", recording: { audio } });
+  if (!data) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
+  return data.id;
+}
+
+/** The ffmpeg the recorder encodes with (@livekit/av's, through the worker's @livekit/agents). */
+async function ffmpeg(): Promise<string> {
+  const fromWorker = createRequire(new URL("../../digital-human/package.json", import.meta.url));
+  const fromAgents = createRequire(fromWorker.resolve("@livekit/agents"));
+  const av = (await import(fromAgents.resolve("@livekit/av"))) as { getFfmpegPath(): string | undefined };
+  const path = av.getFfmpegPath();
+  if (!path) throw new Error("no ffmpeg from @livekit/av");
+  return path;
+}
+
+interface Decoded {
+  codec: string;
+  sampleRate: number;
+  channels: number;
+  seconds: number;
+  /** RMS of each 100 ms window, per channel (0..1). */
+  left: number[];
+  right: number[];
+}
+
+async function decode(file: string): Promise<Decoded> {
+  const bin = await ffmpeg();
+  // What the container says (ffmpeg prints the input's streams, then fails for want of an output).
+  const probe = await run(bin, ["-hide_banner", "-i", file]).catch((error: { stderr?: string }) => ({ stderr: error.stderr ?? "" }));
+  const stream = /Audio: (\w+), (\d+) Hz, (\w+)/.exec(probe.stderr);
+  const pcm = await run(bin, ["-hide_banner", "-loglevel", "error", "-i", file, "-f", "s16le", "-acodec", "pcm_s16le", "-"], {
+    encoding: "buffer",
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  const samples = new Int16Array(pcm.stdout.buffer, pcm.stdout.byteOffset, pcm.stdout.length / 2);
+  const rate = Number(stream?.[2] ?? 0);
+  const perWindow = Math.round(rate * WINDOW_S);
+  const left: number[] = [];
+  const right: number[] = [];
+  for (let start = 0; start + perWindow * 2 <= samples.length; start += perWindow * 2) {
+    let l = 0;
+    let r = 0;
+    for (let i = start; i < start + perWindow * 2; i += 2) {
+      l += ((samples[i] as number) / 32768) ** 2;
+      r += ((samples[i + 1] as number) / 32768) ** 2;
+    }
+    left.push(Math.sqrt(l / perWindow));
+    right.push(Math.sqrt(r / perWindow));
+  }
+  return {
+    codec: stream?.[1] ?? "",
+    sampleRate: rate,
+    channels: stream?.[3] === "stereo" ? 2 : stream?.[3] === "mono" ? 1 : 0,
+    seconds: samples.length / 2 / (rate || 1),
+    left,
+    right,
+  };
+}
+
+type Span = { startS: number; endS: number };
+
+/** Mean of `values` at the windows inside (or outside) the spans, shifted by `shiftS`. */
+function meanWhere(values: number[], spans: Span[], shiftS: number, inside: boolean): number {
+  const picked = values.filter((_, i) => {
+    const t = i * WINDOW_S - shiftS;
+    return spans.some((s) => t >= s.startS && t <= s.endS) === inside;
+  });
+  return picked.length === 0 ? 0 : picked.reduce((a, b) => a + b, 0) / picked.length;
+}
+
+/** The shift (s) that best lines the transcript's spans up with a channel's energy, within ±3 s. */
+function bestShift(values: number[], spans: Span[]): number {
+  let best = 0;
+  let bestScore = -1;
+  for (let shift = -3; shift <= 3.001; shift += WINDOW_S) {
+    const score = meanWhere(values, spans, shift, true);
+    if (score > bestScore) {
+      bestScore = score;
+      best = shift;
+    }
+  }
+  return best;
+}
+
+describe("a recorded conversation", () => {
+  it("is told on the page, and after the end is a stereo Ogg/Opus file at 48 kHz, the participant left and the digital human right, as long as the session", async () => {
+    const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?digital_human_id=${recordingDh}`);
+    try {
+      await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
+        timeout: 30_000,
+      });
+      expect(await page.locator("#recording").isVisible()).toBe(true);
+      // Both have spoken once the participant's sentence is in the transcript after the greeting.
+      await until(
+        async () => {
+          const { data } = await api.getSessionTranscript(sessionId, { limit: 500 });
+          const speakers = new Set(data?.segments.map((s) => s.speaker));
+          return speakers.has("participant") && speakers.has("digital_human") ? true : undefined;
+        },
+        { what: "both sides in the transcript", timeoutMs: 60_000 },
+      );
+      expect((await api.getSessionRecording(sessionId)).data?.status).toBe("recording");
+      await page.screenshot({ path: `${ARTIFACTS}e2e-recording-notice.png` });
+    } finally {
+      await page.close();
+      await api.endSession(sessionId).catch(() => undefined);
+    }
+    const ended = Date.now();
+    const event = await until(() => receiver.of("session.recording_ready").find((e) => e.body.data.session_id === sessionId), {
+      what: "session.recording_ready",
+      timeoutMs: 60_000,
+    });
+    const deliveredS = (Date.now() - ended) / 1000;
+    const { data: recording } = await api.getSessionRecording(sessionId);
+    if (!recording?.url) throw new Error(`no link: ${JSON.stringify(recording)}`);
+    expect(event.body.data).toEqual({ ...recording, url: null, url_expires_at: null });
+    expect(event.verifiedWith).toBe(0);
+    const download = await fetch(recording.url);
+    expect(download.status).toBe(200);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(bytes.length).toBe(recording.size_bytes);
+    expect(bytes.subarray(0, 4).toString()).toBe("OggS");
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = join(ARTIFACTS, "e2e-recording.ogg");
+    writeFileSync(file, bytes);
+    const decoded = await decode(file);
+    expect({ codec: decoded.codec, sampleRate: decoded.sampleRate, channels: decoded.channels }).toEqual({
+      codec: "opus",
+      sampleRate: 48_000,
+      channels: 2,
+    });
+
+    const { data: session } = await api.getSession(sessionId);
+    const item = (await api.listSessions({ limit: 100 })).data?.data.find((s) => s.id === sessionId);
+    const joinedMs = Date.parse(item?.digital_human_joined_at ?? "");
+    const endedMs = Date.parse(session?.ended_at ?? "");
+    const inRoomS = (endedMs - joinedMs) / 1000;
+    const activeS = (endedMs - Date.parse(session?.started_at ?? "")) / 1000;
+    const { data: transcript } = await api.getSessionTranscript(sessionId, { limit: 500 });
+    // The transcript's times from the digital human's arrival, which is about when its recorder started.
+    const spansOf = (speaker: string): Span[] =>
+      (transcript?.segments ?? [])
+        .filter((s) => s.speaker === speaker)
+        .map((s) => ({ startS: (Date.parse(s.started_at) - joinedMs) / 1000, endS: (Date.parse(s.ended_at) - joinedMs) / 1000 }));
+    const participant = spansOf("participant");
+    const digitalHuman = spansOf("digital_human");
+    const shift = bestShift(decoded.right, digitalHuman);
+    const leftIn = meanWhere(decoded.left, participant, shift, true);
+    const leftOut = meanWhere(decoded.left, participant, shift, false);
+    const rightIn = meanWhere(decoded.right, digitalHuman, shift, true);
+    const rightOut = meanWhere(decoded.right, digitalHuman, shift, false);
+    const perMinute = (recording.size_bytes ?? 0) / ((recording.duration_ms ?? 1) / 60_000);
+    console.log(
+      `recording: ${recording.duration_ms} ms (decoded ${decoded.seconds.toFixed(2)} s; the digital human in the room ${inRoomS.toFixed(2)} s, the session active ${activeS.toFixed(2)} s), ` +
+        `${recording.size_bytes} bytes (${Math.round(perMinute / 1024)} KiB a minute), ready ${deliveredS.toFixed(1)} s after the end; ` +
+        `aligned at ${shift.toFixed(1)} s: left RMS ${leftIn.toFixed(4)} where the participant spoke, ${leftOut.toFixed(4)} elsewhere; ` +
+        `right ${rightIn.toFixed(4)} where the digital human spoke, ${rightOut.toFixed(4)} elsewhere`,
+    );
+    expect(Math.abs(decoded.seconds * 1000 - (recording.duration_ms ?? 0))).toBeLessThan(100);
+    // As long as the session was active: from the participant's arrival (the digital human is in the room
+    // and recording by then, or a moment after) to its end.
+    expect(Math.abs(decoded.seconds - activeS)).toBeLessThan(1);
+    expect(decoded.seconds).toBeLessThanOrEqual(inRoomS);
+    expect(participant.length).toBeGreaterThan(0);
+    expect(digitalHuman.length).toBeGreaterThan(0);
+    // Each channel carries its own side: loud where it spoke, several times quieter elsewhere.
+    expect(rightIn).toBeGreaterThan(0.01);
+    expect(rightIn).toBeGreaterThan(3 * rightOut);
+    expect(leftIn).toBeGreaterThan(0.005);
+    expect(leftIn).toBeGreaterThan(2 * leftOut);
+    const { data: usage } = await api.getUsage({});
+    expect(usage?.totals.recorded_seconds).toBeGreaterThanOrEqual(Math.ceil((recording.duration_ms ?? 0) / 1000));
+    await stack.untilWorkerIdle();
+  });
+
+  it("of a digital human that does not record leaves none", async () => {
+    const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?digital_human_id=${plainDh}`);
+    try {
+      await until(
+        async () => {
+          const { data } = await api.getSessionTranscript(sessionId, { limit: 500 });
+          return data?.segments.some((s) => s.speaker === "digital_human") ? true : undefined;
+        },
+        { what: "the digital human's greeting in the transcript", timeoutMs: 60_000 },
+      );
+      expect((await demoState(page)) as unknown as { recording?: boolean }).toMatchObject({ recording: false });
+      expect(await page.locator("#recording").isVisible()).toBe(false);
+    } finally {
+      await page.close();
+      await api.endSession(sessionId).catch(() => undefined);
+    }
+    await stack.untilWorkerIdle();
+    expect((await api.getSessionRecording(sessionId)).data).toMatchObject({ status: "not_requested", url: null });
+    expect(receiver.received.filter((e) => e.body.data?.session_id === sessionId)).toEqual([]);
+  });
+});
+
+/** The job process running the session (its log lines carry its pid), from the worker's log. */
+function jobPid(sessionId: string): number | undefined {
+  const lines = readFileSync(`${LOGS}digital-human.log`, "utf8").split("\n");
+  for (const line of lines) {
+    if (!line.startsWith("{") || !line.includes(sessionId) || !line.includes('"job started"')) continue;
+    return (JSON.parse(line) as { pid?: number }).pid;
+  }
+  return undefined;
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("a recording's faults", () => {
+  it("the job killed mid-session: the recording fails, as interrupted when the digital human is dispatched again (which records nothing), once", async () => {
+    const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?digital_human_id=${recordingDh}`);
+    let killedAt = 0;
+    try {
+      // Mid-session: the job in the room and recording, the page told so.
+      await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
+        timeout: 30_000,
+      });
+      const pid = jobPid(sessionId) as number;
+      killedAt = Date.now();
+      process.kill(pid, "SIGKILL");
+      // Dispatched again, the digital human's new job is refused the recording (interrupted); were it not
+      // dispatched again, the session would end without it and the file never come (not_delivered).
+      const failed = await until(
+        async () => {
+          const { data } = await api.getSessionRecording(sessionId);
+          return data?.status === "failed" ? data : undefined;
+        },
+        { what: "the recording failed", timeoutMs: 90_000 },
+      ).catch(async (error: unknown) => {
+        const { data: session } = await api.getSession(sessionId);
+        const { data: recording } = await api.getSessionRecording(sessionId);
+        throw new Error(`${String(error)}: the session ${JSON.stringify(session)}, its recording ${JSON.stringify(recording)}`);
+      });
+      const { data: session } = await api.getSession(sessionId);
+      console.log(
+        `recording fault: job ${pid} killed; the recording ${failed.error?.code} ${((Date.now() - killedAt) / 1000).toFixed(1)} s after (the session ${session?.status})`,
+      );
+      expect(["interrupted", "not_delivered"]).toContain(failed.error?.code);
+      // A session still open has its digital human back, and the new job tells the page the truth: not recorded.
+      if (session?.status === "active") {
+        expect(failed.error?.code).toBe("interrupted");
+        await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === false, null, {
+          timeout: 30_000,
+        });
+      }
+    } finally {
+      await page.close();
+      await api.endSession(sessionId).catch(() => undefined);
+    }
+    await stack.untilWorkerIdle(60_000);
+    expect((await api.getSessionRecording(sessionId)).data?.status).toBe("failed");
+    await until(() => (receiver.of("session.recording_failed").some((e) => e.body.data.session_id === sessionId) ? true : undefined), {
+      what: "session.recording_failed",
+      timeoutMs: 10_000,
+    });
+    expect(receiver.received.filter((e) => e.body.data?.session_id === sessionId).map((e) => e.type)).toEqual(["session.recording_failed"]);
+  });
+
+  it("a bucket that does not answer: the job's upload is tried again, then the recording fails with the reason", async () => {
+    const port = await closedPort();
+    const unreachable = await startStack(
+      inject("livekitServer"),
+      TIMEOUTS,
+      "all",
+      {},
+      {
+        RECORDING_S3_BUCKET: "dhs-recordings",
+        RECORDING_S3_ENDPOINT: `http://127.0.0.1:${port}`,
+        RECORDING_S3_FORCE_PATH_STYLE: "true",
+        AWS_ACCESS_KEY_ID: "AKIAE2EUNREACHABLE",
+        AWS_SECRET_ACCESS_KEY: "e2e-secret-of-a-store-that-is-down",
+      },
+    );
+    const client = createClient({ baseUrl: unreachable.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
+    try {
+      const { data: dh } = await client.createDigitalHuman({ name: "Rita", greeting: GREETING, voice: "slt", recording: { audio: true } });
+      const { page, sessionId } = await joinDemo(unreachable.demoUrl, browser, `?digital_human_id=${dh?.id}`);
+      try {
+        await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
+          timeout: 30_000,
+        });
+      } finally {
+        await page.close();
+        await client.endSession(sessionId).catch(() => undefined);
+      }
+      const ended = Date.now();
+      const failed = await until(
+        async () => {
+          const { data } = await client.getSessionRecording(sessionId);
+          return data?.status === "failed" ? data : undefined;
+        },
+        { what: "the recording failed", timeoutMs: 90_000 },
+      );
+      const tookS = (Date.now() - ended) / 1000;
+      console.log(`recording fault: bucket unreachable; failed ${tookS.toFixed(1)} s after the end: ${JSON.stringify(failed.error)}`);
+      expect(failed.error?.code).toBe("upload_failed");
+      expect(failed.error?.message).toMatch(/did not answer/);
+      // Four tries, 1 + 3 + 9 s apart: not given up at the first.
+      expect(tookS).toBeGreaterThanOrEqual(13);
+      const log = readFileSync(`${LOGS}digital-human.log`, "utf8");
+      expect(log).toContain("recording failed");
+      await unreachable.untilWorkerIdle(60_000);
+    } finally {
+      await unreachable.stop();
+    }
+  }, 240_000);
+});
