@@ -38,6 +38,9 @@ FROM node:20.20.2-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=8080 METRICS_PORT=9464 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build --chown=root:root /out ./
+# Recordings' local store (RECORDING_DIR), the node user's: mount a volume here, or set RECORDING_S3_BUCKET.
+RUN mkdir -p /var/lib/dhs/recordings && chown node:node /var/lib/dhs/recordings
+ENV RECORDING_DIR=/var/lib/dhs/recordings
 USER node
 # 8080: the API, for the load balancer; 9464: GET /metrics, for Prometheus inside the deployment only.
 EXPOSE 8080 9464

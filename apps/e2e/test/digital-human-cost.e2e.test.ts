@@ -13,7 +13,7 @@ import { until } from "@dhs/testkit";
 import { AudioSource, LocalAudioTrack, Room, TrackPublishOptions, TrackSource } from "@livekit/rtc-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { busiest, cpuBetween, treeCpu } from "./support/process-cpu.js";
-import { DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { AVA, DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 let stack: Stack;
 let api: DhsClient;
@@ -78,6 +78,13 @@ function keptOut(sessionId: string, since: number, forMs: number): { refusals: s
 describe("sessions on this 2-core machine", () => {
   it("fit until the digital human worker refuses the next one, and each costs this much CPU (printed, for docs/digital-human.md and capacity planning)", async () => {
     const max = Number(process.env.E2E_LOAD_MAX ?? 16);
+    // E2E_LOAD_RECORDING=on|off: the sessions are of a digital human of the account's own that records them
+    // (or not, to compare like with like): what a recording costs the worker (docs/capacity.md).
+    const recording = process.env.E2E_LOAD_RECORDING;
+    const digitalHumanId =
+      recording === undefined
+        ? undefined
+        : (await api.createDigitalHuman({ name: "Ava", appearance: AVA.id, recording: { audio: recording === "on" } })).data?.id;
     const created: Session[] = [];
     const participants: Awaited<ReturnType<typeof joinWithSilentMicrophone>>[] = [];
     let fit = 0;
@@ -86,7 +93,12 @@ describe("sessions on this 2-core machine", () => {
     try {
       while (created.length < max) {
         const arrived = Date.now();
-        const session = (await api.createSession({ participant_identity: `load-${created.length}` })).data as Session;
+        const session = (
+          await api.createSession({
+            participant_identity: `load-${created.length}`,
+            ...(digitalHumanId ? { digital_human_id: digitalHumanId } : {}),
+          })
+        ).data as Session;
         created.push(session);
         participants.push(await joinWithSilentMicrophone(session));
         // A session fits when its digital human joins, at once or after the service dispatched it again
@@ -152,7 +164,7 @@ describe("sessions on this 2-core machine", () => {
           : `capacity: all ${fit} sessions tried fit (E2E_LOAD_MAX=${max}); the machine takes more`,
       );
       console.log(
-        `digital human worker, ${running} sessions (face 320x240 at 15 fps, voice, VAD, encoding): ` +
+        `digital human worker, ${running} sessions (face 320x240 at 15 fps, voice, VAD, encoding${recording ? `; recording ${recording}` : ""}): ` +
           `${(cpuMs / windowS / 10).toFixed(0)}% of one core in all, ${(cpuMs / windowS / running / 10).toFixed(1)}% per session`,
       );
       expect(fit, "sessions that fit").toBeGreaterThanOrEqual(1);

@@ -14,11 +14,12 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createClient, type DhsClient } from "@dhs/client";
-import { until, WebhookReceiver } from "@dhs/testkit";
+import { LOG } from "@dhs/digital-human/log-lines";
+import { digitalHumanToken, until, WebhookReceiver } from "@dhs/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
-import { ARTIFACTS, DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const run = promisify(execFile);
 const SPOKEN = "My name is Robert and I need a parking space.";
@@ -256,12 +257,54 @@ describe("a recorded conversation", () => {
   });
 });
 
-/** The job process running the session (its log lines carry its pid), from the worker's log. */
-function jobPid(sessionId: string): number | undefined {
+/** A ten-minute recording as the recorder would write it: `seconds` of the recorded conversation, over and over. */
+async function longRecording(source: string, minutes: number): Promise<Buffer> {
+  const bin = await ffmpeg();
+  const pcm = (
+    await run(bin, ["-hide_banner", "-loglevel", "error", "-i", source, "-f", "s16le", "-"], {
+      encoding: "buffer",
+      maxBuffer: 64 * 1024 * 1024,
+    })
+  ).stdout;
+  const total = Buffer.alloc(48_000 * 2 * 2 * 60 * minutes);
+  for (let at = 0; at < total.length; at += pcm.length) pcm.copy(total, at, 0, Math.min(pcm.length, total.length - at));
+  const raw = join(ARTIFACTS, "e2e-recording-long.pcm");
+  const file = join(ARTIFACTS, "e2e-recording-long.ogg");
+  writeFileSync(raw, total);
+  // The recorder's own encoding (RecorderIO: s16le at 48 kHz, two channels, into libopus in Ogg).
+  await run(bin, [
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-f",
+    "s16le",
+    "-ar",
+    "48000",
+    "-ac",
+    "2",
+    "-i",
+    raw,
+    "-y",
+    "-acodec",
+    "libopus",
+    "-ac",
+    "2",
+    "-ar",
+    "48000",
+    "-f",
+    "ogg",
+    file,
+  ]);
+  return readFileSync(file);
+}
+
+/** The job process that logged `message` for the session (its log lines carry its pid), from the worker's log. */
+function jobPid(sessionId: string, message: string): number | undefined {
   const lines = readFileSync(`${LOGS}digital-human.log`, "utf8").split("\n");
   for (const line of lines) {
-    if (!line.startsWith("{") || !line.includes(sessionId) || !line.includes('"job started"')) continue;
-    return (JSON.parse(line) as { pid?: number }).pid;
+    if (!line.startsWith("{") || !line.includes(sessionId)) continue;
+    const entry = JSON.parse(line) as { pid?: number; msg?: string };
+    if (entry.msg === message) return entry.pid;
   }
   return undefined;
 }
@@ -280,11 +323,11 @@ describe("a recording's faults", () => {
     const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?digital_human_id=${recordingDh}`);
     let killedAt = 0;
     try {
-      // Mid-session: the job in the room and recording, the page told so.
+      // Mid-session: the job in the room and recording (the service agreed), the page told so.
       await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
         timeout: 30_000,
       });
-      const pid = jobPid(sessionId) as number;
+      const pid = await until(() => jobPid(sessionId, LOG.recordingStarted), { what: "the job recording", timeoutMs: 30_000 });
       killedAt = Date.now();
       process.kill(pid, "SIGKILL");
       // Dispatched again, the digital human's new job is refused the recording (interrupted); were it not
@@ -338,6 +381,7 @@ describe("a recording's faults", () => {
         RECORDING_S3_FORCE_PATH_STYLE: "true",
         AWS_ACCESS_KEY_ID: "AKIAE2EUNREACHABLE",
         AWS_SECRET_ACCESS_KEY: "e2e-secret-of-a-store-that-is-down",
+        RECORDING_DELIVERY_TIMEOUT_S: "60",
       },
     );
     const client = createClient({ baseUrl: unreachable.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
@@ -348,6 +392,8 @@ describe("a recording's faults", () => {
         await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
           timeout: 30_000,
         });
+        // Recording for real (the service agreed), so that there is a file to upload at the end.
+        await until(() => jobPid(sessionId, LOG.recordingStarted), { what: "the job recording", timeoutMs: 30_000 });
       } finally {
         await page.close();
         await client.endSession(sessionId).catch(() => undefined);
@@ -373,4 +419,46 @@ describe("a recording's faults", () => {
       await unreachable.stop();
     }
   }, 240_000);
+});
+
+describe("a long recording", () => {
+  it("of ten minutes uploads to the service's own store in seconds (printed, for docs/capacity.md)", async () => {
+    const bytes = await longRecording(join(ARTIFACTS, "e2e-recording.ogg"), 10);
+    // A digital human no worker serves: the test is its job, so nothing else records the session.
+    const { data: dh } = await api.createDigitalHuman({ name: "Quiet", appearance: GHOST.id, recording: { audio: true } });
+    const { data: session } = await api.createSession({ digital_human_id: dh?.id as string });
+    if (!session) throw new Error("no session");
+    const identity = "agent-AJ_upload_measure";
+    const token = await digitalHumanToken(session.room_name, { identity, apiKey: LIVEKIT_KEY, secret: LIVEKIT_SECRET });
+    const call = async (step: string, body: Record<string, unknown> = {}) => {
+      const res = await fetch(`${stack.apiUrl}/v1/sessions/${session.id}/recording/${step}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ participant_identity: identity, ...body }),
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return (await res.json()) as { url: string; headers: Record<string, string> };
+    };
+    try {
+      await call("start");
+      const target = await call("upload");
+      const started = performance.now();
+      const put = await fetch(target.url, {
+        method: "PUT",
+        headers: { ...target.headers, "content-length": String(bytes.length) },
+        body: new Uint8Array(bytes),
+      });
+      const uploadMs = performance.now() - started;
+      expect(put.status).toBe(201);
+      await call("finish", { outcome: "uploaded", duration_ms: 600_000 });
+      const { data: recording } = await api.getSessionRecording(session.id);
+      expect(recording).toMatchObject({ status: "ready", size_bytes: bytes.length });
+      console.log(
+        `recording upload: ten minutes, ${bytes.length} bytes (${Math.round(bytes.length / 10 / 1024)} KiB a minute), to the service's local store in ${uploadMs.toFixed(0)} ms`,
+      );
+    } finally {
+      await api.endSession(session.id).catch(() => undefined);
+      if (dh) await api.deleteDigitalHuman(dh.id).catch(() => undefined);
+    }
+  });
 });

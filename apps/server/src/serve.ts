@@ -135,4 +135,8 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   );
   if (config.apiKeys.records.length === 0) logger.error({ file: config.apiKeys.file }, NO_KEYS);
   if (!config.production && !config.redisUrl) logger.warn("REDIS_URL is unset: sessions live in this process's memory (development only)");
+  if (config.production && !config.recordings.s3) {
+    // Every replica keeps its own directory: a recording uploaded to one is unknown to the others.
+    logger.warn({ dir: config.recordings.dir }, "recordings are kept in a local directory: run one replica, or set RECORDING_S3_BUCKET");
+  }
 }

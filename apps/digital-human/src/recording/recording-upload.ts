@@ -71,7 +71,8 @@ async function put(file: string, size: number, target: RecordingTarget, options:
     const reason = `the store answered ${answer.status}`;
     if (answer.status === 403) return { ok: false, reason, renew: true, final: false };
     // 413 and the like will not change on another try.
-    const retryable = answer.status === 429 || answer.status >= 500;
+    // 408: the store gave up on a slow upload, which another try may finish.
+    const retryable = answer.status === 408 || answer.status === 429 || answer.status >= 500;
     return { ok: false, reason, renew: false, final: !retryable };
   } catch (error) {
     const reason = timeout.aborted ? "the store took longer than the upload's timeout" : `the store did not answer: ${messageOf(error)}`;

@@ -215,11 +215,18 @@ describe("a recorded session", () => {
     expect(noReason.detail[0].path).toBe("reason");
   });
 
-  it("fails at once when its digital human never joined, and after the delivery timeout when no file came", async () => {
+  it("fails at once when its digital human never joined or never started it, and after the delivery timeout when no file came", async () => {
     const absent = await sessionOf((await recorder()).id);
     await h.client().endSession(absent.id);
     await until(async () => (await read(absent)).status === "failed");
     expect((await read(absent)).error).toEqual({ code: "not_joined", message: expect.stringContaining("never joined") });
+    // In the room, but its job never started recording (it could not, or the end came first).
+    const unstarted = await sessionOf((await recorder()).id);
+    await digitalHumanJoins(unstarted);
+    await h.client().endSession(unstarted.id);
+    await until(async () => (await read(unstarted)).status === "failed");
+    expect((await read(unstarted)).error).toEqual({ code: "not_started", message: expect.stringContaining("never started recording") });
+    await expectApiError(await job(unstarted, "start"), 409, "recording_settled");
     const silent = await recordedSession();
     await h.client().endSession(silent.id);
     const ended = Date.now();
@@ -334,6 +341,16 @@ describe("erasing a recording", () => {
     await expectApiError(await job(session, "finish", { outcome: "uploaded", duration_ms: 1 }), 409, "recording_settled");
     const storage = h.composed.recordings.service.deps.storage;
     expect(await storage.stat(`${session.id}.ogg`)).toBeUndefined();
+    // A job that sends it again with the target it holds and never says so: the retention deletes it
+    // once every target that could have been out has expired.
+    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE })).status).toBe(201);
+    try {
+      shiftMs = 17 * 60_000;
+      await h.composed.recordings.retention.pass();
+    } finally {
+      shiftMs = 0;
+    }
+    expect(await storage.stat(`${session.id}.ogg`)).toBeUndefined();
     await h.client().endSession(session.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(eventsOf(session)).toEqual([]);
@@ -347,6 +364,14 @@ describe("erasing a recording", () => {
     expectData(await h.client().deleteSessionTranscript(session.id));
     expect((await read(session)).status).toBe("deleted");
     expect((await fetch(link)).status).toBe(404);
+  });
+
+  it("that failed keeps its reason: there is no file", async () => {
+    const session = await recordedSession();
+    await h.client().endSession(session.id);
+    await jobOk(session, "finish", { outcome: "failed", reason: "the recorder stopped" });
+    const kept = expectData(await h.client().deleteSessionRecording(session.id));
+    expect(kept).toEqual(expect.objectContaining({ status: "failed", error: { code: "upload_failed", message: "the recorder stopped" } }));
   });
 
   it("of a session that does not record answers not_requested", async () => {

@@ -157,7 +157,8 @@ export interface paths {
          * Delete a session's transcript
          * @description Erases the session's transcript now, without waiting for the session's retention: every segment
          *     is deleted, the transcript answers `status: deleted` from then on, and the digital human's later
-         *     segments for the session are refused. The session itself, its usage and its events stay. Deleting
+         *     segments for the session are refused. What was derived from it (its analysis) and its recording, which
+         *     holds the same words, are erased with it (see [Recordings](#section/recordings)). The session itself, its usage and its events stay. Deleting
          *     a deleted transcript changes nothing and answers it as it is, so the call is safe to retry. A
          *     session whose transcript is deleted before it is complete gets no `session.transcript_ready`
          *     event. Takes no body.
@@ -529,9 +530,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a session's recording
-         * @description Erases the session's recording now, whatever its state: the file is deleted from the store (one
-         *     still on its way is deleted when it arrives, and its digital human records no more), and the
-         *     recording answers `deleted` from then on. The session, its transcript and its usage stay (delete
+         * @description Erases the session's recording now: the file is deleted from the store (one still on its way is
+         *     deleted when it arrives, and its digital human records no more), and the recording answers
+         *     `deleted` from then on. A `failed` recording has no file, and keeps its `error`. The session, its transcript and its usage stay (delete
          *     the transcript with `deleteSessionTranscript`, which erases the recording too). Deleting a deleted
          *     recording answers it as it is, so the call is safe to retry; a session whose digital human does not
          *     record answers `not_requested`. No event is sent. Takes no body.
@@ -626,7 +627,7 @@ export interface paths {
          * Report the recording uploaded or failed
          * @description Called by the job recording the session: `uploaded` once its `PUT` succeeded, with the file's
          *     `duration_ms`; `failed` with a `reason` when it could not record or upload it. The service checks
-         *     the file is in the store (`uploaded` without one is `failed`, `not_delivered`), settles the
+         *     the file is in the store (`uploaded` without one is `failed`, `upload_failed`), settles the
          *     recording and sends its `session.recording_ready` or `session.recording_failed` event, once. The
          *     same report again answers the recording as settled. A job that is not recording the session, or a
          *     recording already settled otherwise, is `409 recording_settled`.
@@ -2478,7 +2479,8 @@ export interface components {
         /** @description Why a recording failed. */
         RecordingError: {
             /**
-             * @description `not_joined`: the digital human never joined, so nothing was recorded; `interrupted`: the digital
+             * @description `not_joined`: the digital human never joined, so nothing was recorded; `not_started`: it joined
+             *     but never started recording (it could not, or the session ended first); `interrupted`: the digital
              *     human was dispatched again mid-session and the part its first job held was lost;
              *     `upload_failed`: its job could not record or upload the file (the message says why);
              *     `not_delivered`: no file arrived within the deployment's delivery timeout of the end. New
@@ -2486,7 +2488,7 @@ export interface components {
              * @example upload_failed
              * @enum {string}
              */
-            code: "not_joined" | "interrupted" | "upload_failed" | "not_delivered";
+            code: "not_joined" | "not_started" | "interrupted" | "upload_failed" | "not_delivered";
             /**
              * @description What happened, for people.
              * @example The recordings' store answered 503 on 4 tries.
@@ -6493,7 +6495,7 @@ export const documentStatusValues: ReadonlyArray<FlattenedDeepRequired<component
 export const analysisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisStatus"]> = ["not_requested", "pending", "complete", "failed", "deleted"];
 export const criterionResultValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CriterionResult"]> = ["met", "not_met", "unknown"];
 export const recordingStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingStatus"]> = ["not_requested", "recording", "processing", "ready", "failed", "deleted"];
-export const recordingErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingError"]["code"]> = ["not_joined", "interrupted", "upload_failed", "not_delivered"];
+export const recordingErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingError"]["code"]> = ["not_joined", "not_started", "interrupted", "upload_failed", "not_delivered"];
 export const recordingChannelsLeftValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingChannels"]["left"]> = ["participant"];
 export const recordingChannelsRightValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingChannels"]["right"]> = ["digital_human"];
 export const recordingUploadTargetMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingUploadTarget"]["method"]> = ["PUT"];

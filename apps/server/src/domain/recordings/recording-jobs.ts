@@ -10,10 +10,8 @@ import type { RecordingFinish, RecordingUploadTarget, SessionRecording } from "@
 import { AppError } from "../app-error.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
 import type { RecordingService } from "./recording-service.js";
-import { failed, RECORDING_FORMAT, ready, type StoredRecording } from "./stored-recording.js";
+import { failed, RECORDING_FORMAT, ready, type StoredRecording, UPLOAD_TTL_S } from "./stored-recording.js";
 
-/** How long an upload target works: a ten-minute session's file goes up in seconds; a slow link gets more. */
-const UPLOAD_TTL_S = 900;
 /** The largest file taken: about 18 hours of the recorder's stereo Opus. */
 export const MAX_RECORDING_BYTES = 512 * 1024 * 1024;
 
@@ -93,14 +91,15 @@ export class RecordingJobs {
     });
     if (!stored) return this.settledAlready(session.id, (await this.recorded(session.id)).recording as StoredRecording);
     await this.service.settled(session, next);
-    if (next.status === "failed") await storage.delete(next.key);
+    // A store that is down must not turn the settled report into an error the job retries.
+    if (next.status === "failed") await this.service.discard(next.key, false);
     return this.answer(session.id);
   }
 
   /** A report again of what this job settled is answered; any other file that came is not wanted. */
   private async settledAlready(sessionId: string, recording: StoredRecording): Promise<SessionRecording> {
     if ((recording.status === "ready" || recording.status === "failed") && recording.settled_by_job) return this.answer(sessionId);
-    await this.service.deps.storage.delete(recording.key);
+    await this.service.discard(recording.key);
     throw settledError(sessionId, recording);
   }
 

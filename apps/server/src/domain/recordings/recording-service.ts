@@ -16,7 +16,7 @@ import { changeSessionPart, type PartDecision } from "../sessions/session-part-c
 import { utcDay } from "../sessions/usage.js";
 import type { TranscriptStore } from "../transcripts/ports.js";
 import type { RecordingExpiries, RecordingStorage } from "./ports.js";
-import { erased, failed, recordingKeyOf, recordingView, type StoredRecording, shownStatus } from "./stored-recording.js";
+import { erased, failed, recordingKeyOf, recordingView, type StoredRecording, shownStatus, UPLOAD_TTL_S } from "./stored-recording.js";
 
 export interface RecordingServiceDeps {
   sessions: Pick<SessionRecords, "getSession" | "findSession" | "readForChange" | "replaceSession"> &
@@ -63,8 +63,23 @@ export class RecordingService {
    * fails leaves a call to repeat, never a record that still points at a file.
    */
   async erase(accountId: string, sessionId: string): Promise<void> {
-    await this.change(accountId, sessionId, (recording) => (recording.status === "deleted" ? undefined : { value: erased(recording) }));
-    await this.deps.storage.delete(recordingKeyOf(sessionId));
+    // A failed recording has no file, and keeps its reason.
+    await this.change(accountId, sessionId, (recording) =>
+      recording.status === "deleted" || recording.status === "failed" ? undefined : { value: erased(recording) },
+    );
+    await this.discard(recordingKeyOf(sessionId));
+  }
+
+  /**
+   * Deletes a file nobody may have: now, and again by the retention once any upload target still out
+   * has expired (a job may PUT with one it holds, and never report it). `strict`: a store that is down
+   * is an error for the caller to retry; otherwise the retention's later pass is enough.
+   */
+  async discard(key: string, strict = true): Promise<void> {
+    await this.deps.expiries.add(key, this.now().getTime() + UPLOAD_TTL_S * 1000 + 60_000);
+    await this.deps.storage.delete(key).catch((error: unknown) => {
+      if (strict) throw error;
+    });
   }
 
   /** The `recording` timer: fails a recording no file came for, and deletes any file that came late. */
@@ -78,16 +93,18 @@ export class RecordingService {
       const error: RecordingError =
         record.digital_human_joined_at === null
           ? { code: "not_joined", message: "The digital human never joined the session, so nothing was recorded." }
-          : {
-              code: "not_delivered",
-              message: `No file arrived within ${Math.round(this.deps.deliveryTimeoutMs / 1000)} s of the session's end.`,
-            };
+          : recording.participant_identity === undefined
+            ? { code: "not_started", message: "The digital human never started recording: it could not, or the session ended first." }
+            : {
+                code: "not_delivered",
+                message: `No file arrived within ${Math.round(this.deps.deliveryTimeoutMs / 1000)} s of the session's end.`,
+              };
       after = failed(recording, error, now);
       settledNow = true;
       return this.settling(record, after, now);
     });
     if (settledNow && after) await this.settled({ id: sessionId, account_id: accountId }, after);
-    if (after && (after.status === "failed" || after.status === "deleted")) await this.deps.storage.delete(after.key);
+    if (after && (after.status === "failed" || after.status === "deleted")) await this.discard(after.key);
   }
 
   /**

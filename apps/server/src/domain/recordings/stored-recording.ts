@@ -25,6 +25,8 @@ export interface StoredRecording {
 }
 
 export const RECORDING_FORMAT = "audio/ogg";
+/** How long an upload target works: a ten-minute session's file goes up in seconds; a slow link gets more. */
+export const UPLOAD_TTL_S = 900;
 
 export function recordingKeyOf(sessionId: string): string {
   return `${sessionId}.ogg`;

@@ -179,8 +179,9 @@ export class SessionTransitions {
 function recordingDue(record: SessionRecord, now: Date, deliveryMs: number): ScheduledTimer[] {
   const { recording } = record;
   if (!recording || (recording.status !== "recording" && recording.status !== "deleted")) return [];
-  const joined = record.digital_human_joined_at !== null;
-  return [{ timer: "recording", atMs: now.getTime() + (joined ? deliveryMs : 0) }];
+  // A file can come only from a job that started recording in the room.
+  const started = record.digital_human_joined_at !== null && recording.participant_identity !== undefined;
+  return [{ timer: "recording", atMs: now.getTime() + (started ? deliveryMs : 0) }];
 }
 
 /** What the digital human's job is told when it is dispatched to the session's room. */
