@@ -4,6 +4,7 @@
  * "What time is breakfast?" and hear the answer. Made once per start, by Idempotency-Keys that a restart
  * repeats (the service answers what it made the first time); on a deployment that keeps no knowledge
  * (Redis without DATABASE_URL: 501) there is none, and the page offers the stock digital humans alone.
+ * `DEMO_RECORDING=on pnpm demo` records her sessions.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -64,5 +65,13 @@ async function make(dhs: DhsClient, log: (line: Record<string, unknown>) => void
     { idempotencyKey: "demo-harbour-hotel-concierge-v1" },
   );
   if (!human.data) throw new Error(`createDigitalHuman: ${JSON.stringify(human.error)}`);
+  // DEMO_RECORDING=on (or off) sets whether her sessions are recorded (the contract's "Recordings"); unset,
+  // she keeps what she was last set to (through the API too). The page says so while she records.
+  const recording = process.env.DEMO_RECORDING;
+  if (recording === "on" || recording === "off") {
+    const set = await dhs.updateDigitalHuman(human.data.id, { recording: { audio: recording === "on" } });
+    if (!set.data) throw new Error(`updateDigitalHuman: ${JSON.stringify(set.error)}`);
+    log({ msg: `the hotel concierge's sessions are ${recording === "on" ? "" : "not "}recorded (DEMO_RECORDING=${recording})` });
+  }
   return { id: human.data.id, name: human.data.name, description: human.data.description ?? "" };
 }

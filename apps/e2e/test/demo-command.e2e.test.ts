@@ -5,7 +5,8 @@
  * digital human and the page, and prints the page's address. A browser joins, sees and hears the digital
  * human (the demo's hotel concierge, chosen for it), asks it about the hotel and hears the LLM's answer,
  * whose request carried the hotel's passage; leaves, and the session ends by the departure timer; then
- * SIGTERM stops everything, leaving no process behind.
+ * SIGTERM stops everything, leaving no process behind. The concierge records (DEMO_RECORDING=on): the page
+ * says so, and the file downloads at the link the service signs.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -73,6 +74,8 @@ beforeAll(async () => {
       PORT: String(servicePort),
       LIVEKIT_PORT: String(livekitPort),
       DHS_DEMO_TEST_MARKER: marker,
+      // Her sessions recorded, as docs/backend.md's "Recordings" has a newcomer try it.
+      DEMO_RECORDING: "on",
     },
     stdio: ["ignore", "pipe", "pipe"],
     // A process group of its own: should a test fail before the SIGTERM one, afterAll stops it all.
@@ -160,6 +163,10 @@ describe("pnpm demo", () => {
       timeout: 5000,
     });
     expect(await page.textContent("#session-status")).toBe("active");
+    // Recorded (DEMO_RECORDING=on), and the page says so.
+    await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
+      timeout: 10_000,
+    });
     await page.screenshot({ path: `${ARTIFACTS}demo-command-joined.png` });
     const sessionId = (await page.textContent("#session-id")) as string;
 
@@ -199,6 +206,23 @@ describe("pnpm demo", () => {
     const api = createClient({ baseUrl: apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
     const { data } = await api.listSessions({ status: "completed", limit: 100 });
     expect(data?.data.find((s) => s.id === sessionId)).toMatchObject({ end_reason: "participant_left" });
+    // Its recording, stored in the demo's own directory and downloaded at the link the service signs.
+    const recording = await until(
+      async () => {
+        const { data: shown } = await api.getSessionRecording(sessionId);
+        return shown?.status === "ready" || shown?.status === "failed" ? shown : undefined;
+      },
+      { what: "the session's recording settled", timeoutMs: 30_000 },
+    );
+    expect(recording).toMatchObject({ status: "ready", format: "audio/ogg", error: null });
+    const file = await fetch(recording.url as string);
+    expect(file.status).toBe(200);
+    expect(
+      Buffer.from(await file.arrayBuffer())
+        .subarray(0, 4)
+        .toString(),
+    ).toBe("OggS");
+    console.log(`pnpm demo recorded the session: ${recording.duration_ms} ms, ${recording.size_bytes} bytes`);
     // A misheard question waits for the next (40 s on, twice at most), then the departure timeout: beyond the tier's 120 s.
   }, 360_000);
 

@@ -103,7 +103,7 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
   });
   private readonly recordings = new Counter({
     name: "dhs_recordings_settled_total",
-    help: "Sessions' recordings settled, by outcome: ready, or the code they failed with (not_joined, interrupted, upload_failed, not_delivered).",
+    help: "Sessions' recordings settled, by outcome: ready, or the code they failed with (not_joined, not_started, interrupted, upload_failed, not_delivered).",
     labelNames: ["outcome"] as const,
     registers: [this.registry],
   });

@@ -6,7 +6,8 @@
  * Ctrl-C or SIGTERM stops them all.
  *
  *   DEMO_PORT (3000)  PORT (the service, 8080)  LIVEKIT_PORT (7880; its media use the next two ports)
- *   REDIS_URL (unset: sessions in memory)  and any of the service's variables, passed on to it.
+ *   REDIS_URL (unset: sessions in memory)  DEMO_RECORDING (on or off: whether the concierge records her
+ *   sessions; unset: as she was last set)  and any of the service's variables, passed on to it.
  */
 import { execFileSync } from "node:child_process";
 import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
