@@ -14,7 +14,7 @@ import { SessionRecordings } from "./domain/recordings/session-recordings.js";
 import { RECORDING_FORMAT } from "./domain/recordings/stored-recording.js";
 import { recordingFileRoutes } from "./http/routes/recording-files.js";
 import { LocalRecordingStorage } from "./storage/local-recording-storage.js";
-import { S3RecordingStorage } from "./storage/s3-recording-storage.js";
+import type { S3RecordingStorage, S3RecordingStorageOptions } from "./storage/s3-recording-storage.js";
 import { UrlSigner } from "./storage/signed-urls.js";
 import { RecordingRetention } from "./workers/recording-retention.js";
 
@@ -47,9 +47,9 @@ export function recordingsOf(config: Config["recordings"], port: number, options
   let routes: Router | undefined;
   let close = () => {};
   if (config.s3) {
-    const s3 = new S3RecordingStorage({ ...config.s3 });
-    storage = s3;
-    close = () => s3.close();
+    const s3 = lazyS3(config.s3);
+    storage = s3.storage;
+    close = s3.close;
   } else {
     // A key of its own for the links: a link never verifies as a cursor, nor a cursor as a link.
     const key = Buffer.from(hkdfSync("sha256", options.secret, "", "dhs recording links v1", 32));
@@ -88,5 +88,26 @@ export function recordingsOf(config: Config["recordings"], port: number, options
       listening = bound;
     },
     close,
+  };
+}
+
+/**
+ * The S3 store, its SDK loaded on first use: most deployments and every test without a bucket never pay
+ * for loading the AWS SDK (hundreds of modules) at start.
+ */
+function lazyS3(options: S3RecordingStorageOptions): { storage: RecordingStorage; close: () => void } {
+  let made: Promise<S3RecordingStorage> | undefined;
+  const s3 = () => {
+    made ??= import("./storage/s3-recording-storage.js").then(({ S3RecordingStorage }) => new S3RecordingStorage(options));
+    return made;
+  };
+  return {
+    storage: {
+      uploadTarget: async (key, target) => (await s3()).uploadTarget(key, target),
+      downloadLink: async (key, link) => (await s3()).downloadLink(key, link),
+      stat: async (key) => (await s3()).stat(key),
+      delete: async (key) => (await s3()).delete(key),
+    },
+    close: () => void made?.then((storage) => storage.close()),
   };
 }
