@@ -10,7 +10,7 @@ import type { RecordingFinish, RecordingUploadTarget, SessionRecording } from "@
 import { AppError } from "../app-error.js";
 import { type SessionRecord, TERMINAL } from "../sessions/session.js";
 import type { RecordingService } from "./recording-service.js";
-import { failed, RECORDING_FORMAT, ready, type StoredRecording, UPLOAD_TTL_S } from "./stored-recording.js";
+import { failed, RECORDING_FORMAT, ready, recordingView, type StoredRecording, shownStatus, UPLOAD_TTL_S } from "./stored-recording.js";
 
 /** The largest file taken: about 18 hours of the recorder's stereo Opus. */
 export const MAX_RECORDING_BYTES = 512 * 1024 * 1024;
@@ -116,8 +116,11 @@ export class RecordingJobs {
   /** The recording as the job is answered it: never with a link (the job has no use for one). */
   private async answer(sessionId: string): Promise<SessionRecording> {
     const session = await this.recorded(sessionId);
-    const shown = await this.service.view(session);
-    return { ...shown, url: null, url_expires_at: null };
+    const recording = session.recording as StoredRecording;
+    // As the record says it (the report already checked the store): the job is never given a link, so
+    // none is signed, and the file is not asked for again.
+    const status = shownStatus(recording, TERMINAL.has(session.status), false, this.service.now().getTime());
+    return recordingView(session.id, recording, status);
   }
 }
 
