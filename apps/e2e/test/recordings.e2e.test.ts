@@ -10,12 +10,11 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createClient, type DhsClient } from "@dhs/client";
 import { LOG } from "@dhs/digital-human/log-lines";
-import { digitalHumanToken, until, WebhookReceiver } from "@dhs/testkit";
+import { digitalHumanToken, freePort, until, WebhookReceiver } from "@dhs/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
@@ -309,15 +308,6 @@ function jobPid(sessionId: string, message: string): number | undefined {
   return undefined;
 }
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe("a recording's faults", () => {
   it("the job killed mid-session: the recording fails, as interrupted when the digital human is dispatched again (which records nothing), once", async () => {
     const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?digital_human_id=${recordingDh}`);
@@ -369,7 +359,8 @@ describe("a recording's faults", () => {
   });
 
   it("a bucket that does not answer: the job's upload is tried again, then the recording fails with the reason", async () => {
-    const port = await closedPort();
+    // A free port: nothing listens there.
+    const port = await freePort();
     const unreachable = await startStack(
       inject("livekitServer"),
       TIMEOUTS,
