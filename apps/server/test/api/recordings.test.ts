@@ -226,7 +226,7 @@ describe("a recorded session", () => {
     await h.client().endSession(unstarted.id);
     await until(async () => (await read(unstarted)).status === "failed");
     expect((await read(unstarted)).error).toEqual({ code: "not_started", message: expect.stringContaining("never started recording") });
-    await expectApiError(await job(unstarted, "start"), 409, "recording_settled");
+    await expectApiError(await job(unstarted, "start"), 409, "session_ended");
     const silent = await recordedSession();
     await h.client().endSession(silent.id);
     const ended = Date.now();
@@ -271,9 +271,11 @@ describe("a recorded session", () => {
     // Another job that did not start it gets no target and cannot settle it.
     await expectApiError(await job(session, "upload", {}, "agent-AJ_other"), 409, "recording_settled");
     await expectApiError(await job(session, "finish", { outcome: "failed", reason: "x" }, "agent-AJ_other"), 409, "recording_settled");
-    // A session that ended takes no new start.
+    // A session that ended takes no new start, before and after its end settled the recording nobody started.
     const late = await sessionOf((await recorder()).id);
     await h.client().endSession(late.id);
+    await expectApiError(await job(late, "start"), 409, "session_ended");
+    await until(async () => (await read(late)).status === "failed");
     await expectApiError(await job(late, "start"), 409, "session_ended");
   });
 });

@@ -23,9 +23,13 @@ export class RecordingJobs {
     let interrupted: StoredRecording | undefined;
     await this.service.change(session.account_id, session.id, (recording, record, now) => {
       interrupted = undefined;
+      // A job that is not the recording one is told the session ended before anything about the
+      // recording: the end settles a recording nobody started at once, and the answer must not depend on
+      // whether that timer has run yet.
+      if (recording.participant_identity !== identity && TERMINAL.has(record.status))
+        throw new AppError("session_ended", `Session ${record.id} has ended.`);
       if (recording.status !== "recording") throw settledError(record.id, recording);
       if (recording.participant_identity === identity) return undefined;
-      if (TERMINAL.has(record.status)) throw new AppError("session_ended", `Session ${record.id} has ended.`);
       if (recording.participant_identity === undefined) return { value: { ...recording, participant_identity: identity } };
       const message = "The digital human was dispatched again mid-session; the part its first job recorded was lost.";
       interrupted = failed(recording, { code: "interrupted", message }, now);
