@@ -4,6 +4,11 @@
  * slow connection must be closed within its limit (HEADERS_TIMEOUT_S, REQUEST_TIMEOUT_S, or at once
  * after a 401/403), and every ordinary request must succeed meanwhile. Beyond MAX_CONNECTIONS, a new
  * connection is closed at accept.
+ *
+ * Each bound on when a connection closes sits far below the time it would close if the behaviour under
+ * test were missing (the rest of a trickle to arrive, a 30 s request limit, the 65 s keep-alive), not
+ * just above the limit: a loaded machine delays the server's 1 s check by seconds, which says nothing
+ * about which timer closed the connection.
  */
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,7 +16,10 @@ import { type Harness, KEYS, signWebhook, useHarness } from "../support/harness.
 
 // SLOW_CONNECTIONS=2000 measures more than the suite needs.
 const SLOW = Number(process.env.SLOW_CONNECTIONS ?? 60);
-const LIMITS = { HEADERS_TIMEOUT_S: "1", REQUEST_TIMEOUT_S: "2" };
+/** Only the header limit is short: a 30 s request limit cannot be what closed a connection within SLACK_MS. */
+const HEADERS_ONLY = { HEADERS_TIMEOUT_S: "1", REQUEST_TIMEOUT_S: "30" };
+/** How late past its limit a connection may close on a loaded machine; every alternative is ≥ 20 s later. */
+const SLACK_MS = 8000;
 
 interface Watched {
   socket: Socket;
@@ -77,11 +85,11 @@ async function trafficUntil(h: Harness, done: Promise<unknown>): Promise<{ count
 }
 
 describe("slow connections", () => {
-  const h = useHarness(LIMITS);
+  const h = useHarness(HEADERS_ONLY);
 
   it("that trickle their headers are answered 408 and closed once HEADERS_TIMEOUT_S has passed, while other requests succeed", async () => {
     const slow = await Promise.all(Array.from({ length: SLOW }, () => open(h.url)));
-    for (const { socket } of slow) trickle(socket, `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(100)}\r\n\r\n`, 100);
+    for (const { socket } of slow) trickle(socket, `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(300)}\r\n\r\n`, 100); // 33 s to arrive
     const closed = Promise.all(slow.map((s) => s.closed));
     const traffic = await trafficUntil(h, closed);
     const results = await closed;
@@ -90,31 +98,10 @@ describe("slow connections", () => {
       `${SLOW} connections trickling headers: closed after ${Math.round(Math.min(...results.map((r) => r.afterMs)))}-${Math.round(worst)} ms; meanwhile ${traffic.count} requests, ${traffic.failures.length} failed, worst ${Math.round(traffic.worstMs)} ms`,
     );
     expect(results.every((r) => /^HTTP\/1\.1 408 .*"code":"request_timeout"/s.test(r.answer))).toBe(true);
-    expect(worst).toBeLessThan(1000 + 1000 + 1000); // the limit, the server's check interval, and slack
+    expect(Math.min(...results.map((r) => r.afterMs))).toBeGreaterThanOrEqual(1000);
+    expect(worst).toBeLessThan(1000 + SLACK_MS);
     expect(traffic.failures).toEqual([]);
     expect(traffic.count).toBeGreaterThan(0);
-  });
-
-  it("that trickle a signed webhook's body are answered 408 and closed once REQUEST_TIMEOUT_S has passed", async () => {
-    const body = JSON.stringify({ event: "room_started", id: "EV_slow", padding: "x".repeat(2000) });
-    const authorization = await signWebhook(body);
-    const slow = await Promise.all(Array.from({ length: SLOW }, () => open(h.url)));
-    for (const { socket } of slow) {
-      socket.write(
-        `POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nContent-Type: application/webhook+json\r\nContent-Length: ${body.length}\r\n\r\n`,
-      );
-      trickle(socket, body, 100);
-    }
-    const closed = Promise.all(slow.map((s) => s.closed));
-    const traffic = await trafficUntil(h, closed);
-    const results = await closed;
-    const worst = Math.max(...results.map((r) => r.afterMs));
-    console.log(
-      `${SLOW} connections trickling a webhook body: closed after up to ${Math.round(worst)} ms; meanwhile ${traffic.count} requests, ${traffic.failures.length} failed`,
-    );
-    expect(results.every((r) => /^HTTP\/1\.1 408 .*"code":"request_timeout"/s.test(r.answer))).toBe(true);
-    expect(worst).toBeLessThan(2000 + 1000 + 1000);
-    expect(traffic.failures).toEqual([]);
   });
 
   it.each([
@@ -148,7 +135,7 @@ describe("slow connections", () => {
     const worst = Math.max(...results.map((r) => r.afterMs));
     console.log(`${SLOW} connections refused ${status} before their body: closed after up to ${Math.round(worst)} ms`);
     expect(results.every((r) => r.answer.startsWith(`HTTP/1.1 ${status} `) && /\r\nConnection: close\r\n/i.test(r.answer))).toBe(true);
-    expect(worst).toBeLessThan(1000);
+    expect(worst).toBeLessThan(SLACK_MS); // else the 30 s request limit (the body would take 50 minutes)
   });
 
   it("that stay open after a 401 are closed by the server at once", async () => {
@@ -156,7 +143,7 @@ describe("slow connections", () => {
     for (const { socket } of idle) socket.write("GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer dhs_nope\r\n\r\n");
     const results = await Promise.all(idle.map((s) => s.closed));
     expect(results.every((r) => r.answer.startsWith("HTTP/1.1 401 "))).toBe(true);
-    expect(Math.max(...results.map((r) => r.afterMs))).toBeLessThan(1000);
+    expect(Math.max(...results.map((r) => r.afterMs))).toBeLessThan(SLACK_MS); // else the 65 s keep-alive
   });
 
   it("a keep-alive connection idle longer than HEADERS_TIMEOUT_S still serves its next request", async () => {
@@ -172,6 +159,33 @@ describe("slow connections", () => {
   });
 });
 
+describe("slow bodies", () => {
+  const h = useHarness({ HEADERS_TIMEOUT_S: "1", REQUEST_TIMEOUT_S: "2" });
+
+  it("that trickle a signed webhook's body are answered 408 and closed once REQUEST_TIMEOUT_S has passed", async () => {
+    const body = JSON.stringify({ event: "room_started", id: "EV_slow", padding: "x".repeat(2000) });
+    const authorization = await signWebhook(body);
+    const slow = await Promise.all(Array.from({ length: SLOW }, () => open(h.url)));
+    for (const { socket } of slow) {
+      socket.write(
+        `POST /livekit/webhook HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nContent-Type: application/webhook+json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      trickle(socket, body, 100);
+    }
+    const closed = Promise.all(slow.map((s) => s.closed));
+    const traffic = await trafficUntil(h, closed);
+    const results = await closed;
+    const worst = Math.max(...results.map((r) => r.afterMs));
+    console.log(
+      `${SLOW} connections trickling a webhook body: closed after up to ${Math.round(worst)} ms; meanwhile ${traffic.count} requests, ${traffic.failures.length} failed`,
+    );
+    expect(results.every((r) => /^HTTP\/1\.1 408 .*"code":"request_timeout"/s.test(r.answer))).toBe(true);
+    expect(Math.min(...results.map((r) => r.afterMs))).toBeGreaterThanOrEqual(2000);
+    expect(worst).toBeLessThan(2000 + SLACK_MS); // the body would take 200 s to arrive
+    expect(traffic.failures).toEqual([]);
+  });
+});
+
 describe("MAX_CONNECTIONS", () => {
   const h = useHarness({ MAX_CONNECTIONS: "20", HEADERS_TIMEOUT_S: "30", REQUEST_TIMEOUT_S: "30" });
 
@@ -181,7 +195,7 @@ describe("MAX_CONNECTIONS", () => {
     extra.socket.write(`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.a}\r\n\r\n`);
     const refused = await extra.closed;
     expect(refused.answer).toBe("");
-    expect(refused.afterMs).toBeLessThan(1000);
+    expect(refused.afterMs).toBeLessThan(SLACK_MS); // served, it would stay open for the 65 s keep-alive
 
     for (const { socket } of held) socket.destroy();
     await Promise.all(held.map((s) => s.closed));
