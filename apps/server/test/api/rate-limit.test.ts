@@ -45,8 +45,10 @@ describe("rate limits per API key", () => {
   });
 
   it("let the key in again after Retry-After", async () => {
+    // Until the first 429: on a busy machine one request after another can be slow enough for the
+    // allowance to refill, so a fixed count would not say when the limit is reached.
     let last: Response | undefined;
-    for (let i = 0; i < 10; i++) last = await h.request("GET", "/v1/me", { key: KEYS.aWrite });
+    for (let i = 0; i < 60 && last?.status !== 429; i++) last = await h.request("GET", "/v1/me", { key: KEYS.aWrite });
     expect(last?.status).toBe(429);
     await new Promise((resolve) => setTimeout(resolve, Number(last?.headers.get("Retry-After")) * 1000 + 50));
     expect((await h.request("GET", "/v1/me", { key: KEYS.aWrite })).status).toBe(200);
@@ -55,8 +57,10 @@ describe("rate limits per API key", () => {
   it("count what a key may not do too: its 403s carry RateLimit headers, and past the limit it gets 429", async () => {
     const scoped = await startHarness({ RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "8" });
     try {
-      const responses = [];
-      for (let i = 0; i < 9; i++)
+      // Until the first 429 (a fixed count could let the allowance refill on a busy machine): were a
+      // 403 not counted, none would come.
+      const responses: Response[] = [];
+      for (let i = 0; i < 60 && responses.at(-1)?.status !== 429; i++)
         responses.push(
           await scoped.request("POST", "/v1/sessions", { key: KEYS.aRead, body: {}, headers: { "Idempotency-Key": `k${i}` } }),
         );
@@ -64,7 +68,10 @@ describe("rate limits per API key", () => {
       await expectApiError(forbidden, 403, "forbidden");
       expect(forbidden.headers.get("RateLimit-Limit")).toBe("5");
       expect(forbidden.headers.get("RateLimit-Remaining")).toBe("4");
-      expect(responses.map((res) => res.status)).toEqual([...Array(8).fill(403), 429]);
+      const statuses = responses.map((res) => res.status);
+      expect(statuses.at(-1)).toBe(429);
+      expect(statuses.slice(0, -1).every((status) => status === 403)).toBe(true);
+      expect(statuses.length).toBeGreaterThanOrEqual(9);
     } finally {
       await scoped.close();
     }
