@@ -92,6 +92,11 @@ export async function startHarness(
       VALIDATE_RESPONSES: "true",
       // The tests' webhook receivers listen on loopback.
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      // The default 500 ms is for a service with a core to itself; here dozens of test files share two
+      // cores, and an event loop starved for half a second turns a command Redis answered into a 503
+      // that tests nothing. The tests of a timing-out Redis set their own (idempotency, create-crash,
+      // and the fault tier's server processes, which keep the default).
+      REDIS_COMMAND_TIMEOUT_MS: "3000",
       // Suites create sessions by the hundred and leave them open; the cap's own tests set theirs.
       ACCOUNT_MAX_OPEN_SESSIONS: "100000",
       // Test files run in parallel on one Redis: each harness gets a keyspace of its own (its sessions,
