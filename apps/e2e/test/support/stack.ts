@@ -2,16 +2,18 @@
  * The whole system on loopback, each part as its own process: Redis, a real LiveKit server (dev keys,
  * room auto-create off, webhooks to our service), the service on Redis, the digital human worker and the
  * demo. Ports are free ones; the output of every process but Redis goes to artifacts/e2e-logs/ for whoever
- * debugs.
+ * debugs, where the tests read it, and is kept under artifacts/e2e-logs/<test file>/ when the stack stops
+ * (each test file's stack writes the same names, so a failure early in the run would otherwise be lost).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { liveKitConfigYaml } from "@dhs/demo/livekit-config";
 import { HEIGHT, MOUTH_REGION, WIDTH } from "@dhs/digital-human/canvas-face";
 import { freePort, startRedis, until, waitForOutput } from "@dhs/testkit";
+import { expect } from "vitest";
 import type { Region } from "./media-probe.js";
 
 const root = (path: string) => fileURLToPath(new URL(`../../../../${path}`, import.meta.url));
@@ -153,6 +155,7 @@ export async function startStack(
   workerEnv: Record<string, string> = {},
   serviceEnv: Record<string, string> = {},
 ): Promise<Stack> {
+  const startedAt = Date.now();
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
   const [livekitPort, rtcTcpPort, apiPort, demoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -239,6 +242,18 @@ export async function startStack(
     stop: async () => {
       await stopAll(processes);
       await redis.stop();
+      keepLogsOfThisFile(startedAt);
     },
   };
+}
+
+/** Copies the logs this file's stack wrote (those changed since it started) to a folder named after the file. */
+function keepLogsOfThisFile(sinceMs: number): void {
+  const file = basename(expect.getState().testPath ?? "unknown").replace(/\.e2e\.test\.ts$/, "");
+  const kept = join(LOGS, file);
+  mkdirSync(kept, { recursive: true });
+  for (const name of readdirSync(LOGS)) {
+    if (!name.endsWith(".log") || statSync(join(LOGS, name)).mtimeMs < sinceMs) continue;
+    copyFileSync(join(LOGS, name), join(kept, name));
+  }
 }
