@@ -152,14 +152,18 @@ describe("a recorded conversation", () => {
       });
       expect(await page.locator("#recording").isVisible()).toBe(true);
       // Both have spoken once the participant's sentence is in the transcript after the greeting.
-      await until(
+      const saidEndedMs = await until(
         async () => {
           const { data } = await api.getSessionTranscript(sessionId, { limit: 500 });
-          const speakers = new Set(data?.segments.map((s) => s.speaker));
-          return speakers.has("participant") && speakers.has("digital_human") ? true : undefined;
+          const said = data?.segments.find((s) => s.speaker === "participant");
+          return said && data?.segments.some((s) => s.speaker === "digital_human") ? Date.parse(said.ended_at) : undefined;
         },
         { what: "both sides in the transcript", timeoutMs: 60_000 },
       );
+      // Ended inside the microphone's quiet after the sentence, so the participant's channel has a quiet
+      // stretch to compare with: a session ended the moment the sentence was heard (4.8 s, once in CI)
+      // leaves only the sentence's edges outside the transcript's span.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, saidEndedMs + (QUIET_S / 2) * 1000 - Date.now())));
       expect((await api.getSessionRecording(sessionId)).data?.status).toBe("recording");
       await page.screenshot({ path: `${ARTIFACTS}e2e-recording-notice.png` });
     } finally {
