@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StoredSegment } from "../transcripts/transcript.js";
-import { MAX_REASON_CHARS, MAX_SUMMARY_CHARS, readAnalysisAnswer, repairMessages } from "./analysis-answer.js";
+import { MAX_REASON_CHARS, MAX_SUMMARY_CHARS, NO_REASON, readAnalysisAnswer, repairMessages } from "./analysis-answer.js";
 import { type AnalysisAsk, analysisRequest } from "./analysis-request.js";
 
 const SEGMENTS: StoredSegment[] = [{ id: "s1", speaker: "participant", text: "I'm Sam.", startedAtMs: 0, endedAtMs: 1 }];
@@ -41,6 +41,32 @@ describe("readAnalysisAnswer", () => {
         memory_facts: null,
       },
     });
+  });
+
+  it("shows only what the contract can carry: an empty reason says none was given, an empty summary is null, hidden characters are dropped", () => {
+    // The contract's patterns for a reason or a fact (one line) and a summary (line breaks kept).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's pattern, about control characters
+    const line = /^[^\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]+$/;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's pattern, about control characters
+    const text = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]+$/;
+    const answer = {
+      ...GOOD,
+      summary: " \u0000\u202e ",
+      success_criteria: [
+        { index: 0, result: "unknown", reason: "" },
+        { index: 1, result: "met", reason: "Gave \u202eit\u0007 twice." },
+      ],
+      memory_facts: ["Lives in \u2066Oslo\u2069", "\u0000"],
+    };
+    const outcome = read(answer, request(ALL, []));
+    if (!outcome.ok) throw new Error(outcome.problem);
+    expect(outcome.result.summary).toBeNull();
+    expect(outcome.result.success_criteria.map((v) => v.reason)).toEqual([NO_REASON, "Gave it twice."]);
+    expect(outcome.result.memory_facts).toEqual(["Lives in Oslo"]);
+    for (const verdict of outcome.result.success_criteria) expect(verdict.reason).toMatch(line);
+    const kept = read({ ...GOOD, summary: "Sam\r\nbooked.\u202e" });
+    expect(kept.ok && kept.result.summary).toBe("Sam\r\nbooked.");
+    expect(kept.ok && kept.result.summary).toMatch(text);
   });
 
   it("gives null for what was not asked", () => {

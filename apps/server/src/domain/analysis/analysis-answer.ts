@@ -11,6 +11,18 @@ import type { AnalysisMessage } from "./ports.js";
 
 export const MAX_SUMMARY_CHARS = 2000;
 export const MAX_REASON_CHARS = 300;
+/** What a verdict says when the LLM gave none: the contract has no empty reason, and none is made up. */
+export const NO_REASON = "The LLM gave no reason.";
+
+// Characters the contract keeps out of what an analysis shows (controls and bidirectional overrides,
+// which could make a reason read differently on a customer's screen); a summary keeps its line breaks.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's pattern, about control characters
+const HIDDEN_IN_LINE = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's pattern, about control characters
+const HIDDEN_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g;
+
+/** One line without hidden characters (whitespace, controls among it, collapsed to one space). */
+const shownLine = (text: string): string => oneLine(text).replace(HIDDEN_IN_LINE, "");
 
 export interface CriterionVerdict {
   criterion: string;
@@ -68,7 +80,8 @@ export function readAnalysisAnswer(text: string, request: AnalysisRequest): Anal
   return {
     ok: true,
     result: {
-      summary: answer.summary === undefined ? null : clip(answer.summary.trim(), MAX_SUMMARY_CHARS),
+      // An empty summary is none, as one never asked for: an answer cannot show an empty one.
+      summary: answer.summary === undefined ? null : clip(answer.summary.replace(HIDDEN_IN_TEXT, "").trim(), MAX_SUMMARY_CHARS) || null,
       data: answer.data === undefined ? null : answer.data,
       success_criteria: verdicts,
       memory_facts: answer.memory_facts === undefined ? null : keptFacts(answer.memory_facts),
@@ -124,7 +137,7 @@ function criterionVerdicts(answer: Answer, criteria: readonly string[]): Criteri
   for (const entry of answer.success_criteria ?? []) {
     if (byIndex.has(entry.index)) repeated.add(entry.index);
     const criterion = criteria[entry.index] ?? "";
-    byIndex.set(entry.index, { criterion, result: entry.result, reason: clip(oneLine(entry.reason), MAX_REASON_CHARS) });
+    byIndex.set(entry.index, { criterion, result: entry.result, reason: clip(shownLine(entry.reason) || NO_REASON, MAX_REASON_CHARS) });
   }
   const missing = criteria.flatMap((_, index) => (byIndex.has(index) ? [] : [index]));
   if (repeated.size === 0 && missing.length === 0) return criteria.map((_, index) => byIndex.get(index) as CriterionVerdict);
@@ -143,7 +156,7 @@ function criterionVerdicts(answer: Answer, criteria: readonly string[]): Criteri
 export function keptFacts(facts: readonly string[]): string[] {
   const seen = new Set<string>();
   const kept: string[] = [];
-  for (const fact of facts.map(oneLine)) {
+  for (const fact of facts.map(shownLine)) {
     const key = fact.toLowerCase();
     if (fact === "" || [...fact].length > MAX_FACT_CHARS || seen.has(key)) continue;
     seen.add(key);
