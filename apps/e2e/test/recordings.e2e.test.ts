@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { createClient, type DhsClient } from "@dhs/client";
 import { LOG } from "@dhs/digital-human/log-lines";
-import { digitalHumanToken, freePort, until, WebhookReceiver } from "@dhs/testkit";
+import { digitalHumanToken, freePort, sleep, until, WebhookReceiver } from "@dhs/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
@@ -163,7 +163,7 @@ describe("a recorded conversation", () => {
       // Ended inside the microphone's quiet after the sentence, so the participant's channel has a quiet
       // stretch to compare with: a session ended the moment the sentence was heard (4.8 s, once in CI)
       // leaves only the sentence's edges outside the transcript's span.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, saidEndedMs + (QUIET_S / 2) * 1000 - Date.now())));
+      await sleep(Math.max(0, saidEndedMs + (QUIET_S / 2) * 1000 - Date.now()));
       expect((await api.getSessionRecording(sessionId)).data?.status).toBe("recording");
       await page.screenshot({ path: `${ARTIFACTS}e2e-recording-notice.png` });
     } finally {

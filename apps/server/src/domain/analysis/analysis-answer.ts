@@ -4,6 +4,8 @@
  * back to its text, and the free text held to its bounds. An answer that does not fit gets one repair
  * attempt: the conversation so far, the bad answer, and what is wrong with it.
  */
+
+import { toShownText } from "@dhs/contract/shown-text";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { type AnalysisRequest, oneLine } from "./analysis-request.js";
 import { type CriterionResult, MAX_FACT_CHARS, MAX_MEMORY_FACTS } from "./analysis-schema.js";
@@ -14,15 +16,13 @@ export const MAX_REASON_CHARS = 300;
 /** What a verdict says when the LLM gave none: the contract has no empty reason, and none is made up. */
 export const NO_REASON = "The LLM gave no reason.";
 
-// Characters the contract keeps out of what an analysis shows (controls and bidirectional overrides,
-// which could make a reason read differently on a customer's screen); a summary keeps its line breaks.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's pattern, about control characters
-const HIDDEN_IN_LINE = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g;
+// What the contract's summary pattern keeps out (controls but tab and line breaks, bidirectional
+// overrides, which could make a summary read differently on a customer's screen).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's pattern, about control characters
 const HIDDEN_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g;
 
-/** One line without hidden characters (whitespace, controls among it, collapsed to one space). */
-const shownLine = (text: string): string => oneLine(text).replace(HIDDEN_IN_LINE, "");
+/** One line as the service's shown-text rule takes it (controls made spaces, bidirectional ones dropped). */
+const shownLine = (text: string): string => oneLine(toShownText(text, Number.POSITIVE_INFINITY));
 
 export interface CriterionVerdict {
   criterion: string;
