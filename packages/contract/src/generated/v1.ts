@@ -2452,7 +2452,7 @@ export interface components {
             criterion: components["schemas"]["SuccessCriterion"];
             result: components["schemas"]["CriterionResult"];
             /**
-             * @description Why, in one line.
+             * @description Why, in one line, as the LLM gave it; `The LLM gave no reason.` when it gave none.
              * @example She gave her e-mail address.
              */
             reason: string;

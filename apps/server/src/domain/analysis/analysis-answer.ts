@@ -24,6 +24,12 @@ const HIDDEN_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u20
 /** One line as the service's shown-text rule takes it (controls made spaces, bidirectional ones dropped). */
 const shownLine = (text: string): string => oneLine(toShownText(text, Number.POSITIVE_INFINITY));
 
+/** A verdict's reason as shown: one line, bounded, NO_REASON when none was given. */
+export const shownReason = (reason: string): string => clip(shownLine(reason) || NO_REASON, MAX_REASON_CHARS);
+
+/** A summary as shown: hidden characters dropped, bounded; an empty one is none, as one never asked for. */
+export const shownSummary = (summary: string): string | null => clip(summary.replace(HIDDEN_IN_TEXT, "").trim(), MAX_SUMMARY_CHARS) || null;
+
 export interface CriterionVerdict {
   criterion: string;
   result: CriterionResult;
@@ -80,8 +86,7 @@ export function readAnalysisAnswer(text: string, request: AnalysisRequest): Anal
   return {
     ok: true,
     result: {
-      // An empty summary is none, as one never asked for: an answer cannot show an empty one.
-      summary: answer.summary === undefined ? null : clip(answer.summary.replace(HIDDEN_IN_TEXT, "").trim(), MAX_SUMMARY_CHARS) || null,
+      summary: answer.summary === undefined ? null : shownSummary(answer.summary),
       data: answer.data === undefined ? null : answer.data,
       success_criteria: verdicts,
       memory_facts: answer.memory_facts === undefined ? null : keptFacts(answer.memory_facts),
@@ -137,7 +142,7 @@ function criterionVerdicts(answer: Answer, criteria: readonly string[]): Criteri
   for (const entry of answer.success_criteria ?? []) {
     if (byIndex.has(entry.index)) repeated.add(entry.index);
     const criterion = criteria[entry.index] ?? "";
-    byIndex.set(entry.index, { criterion, result: entry.result, reason: clip(shownLine(entry.reason) || NO_REASON, MAX_REASON_CHARS) });
+    byIndex.set(entry.index, { criterion, result: entry.result, reason: shownReason(entry.reason) });
   }
   const missing = criteria.flatMap((_, index) => (byIndex.has(index) ? [] : [index]));
   if (repeated.size === 0 && missing.length === 0) return criteria.map((_, index) => byIndex.get(index) as CriterionVerdict);

@@ -7,6 +7,7 @@
  * only once the lease has ended, and only the attempt that holds it can settle it.
  */
 import type { AnalysisError, CriterionOutcome, SessionAnalysis } from "@dhs/contract";
+import { shownReason, shownSummary } from "./analysis-answer.js";
 import type { AnalysisSettings } from "./analysis-settings.js";
 
 export interface StoredAnalysis {
@@ -94,9 +95,11 @@ export function analysisView(sessionId: string, analysis: StoredAnalysis | undef
   return {
     ...empty,
     status: "complete",
-    summary: analysis.summary ?? null,
+    // Shown as an answer is read today: one stored before that rule (an LLM's empty reason) would otherwise
+    // break the contract's patterns, and every read of it would answer 500.
+    summary: analysis.summary == null ? null : shownSummary(analysis.summary),
     data: analysis.data ?? null,
-    success_criteria: analysis.success_criteria ?? [],
+    success_criteria: (analysis.success_criteria ?? []).map((c) => ({ ...c, reason: shownReason(c.reason) })),
     completed_at: analysis.completed_at ?? null,
   };
 }
