@@ -60,7 +60,7 @@ async function job(options: { answers?: Record<string, Response>; storeUrl?: str
     identity: IDENTITY,
     setAttributes: async (attributes: Record<string, string>) => {
       timeline.push(`attribute ${attributes[RECORDING_ATTRIBUTE]}`);
-      if (options.attributes === "fail") throw new Error("not allowed");
+      if (options.attributes === "fail") throw new Error("not\nallowed\u202e");
     },
   };
   const log = (fields: Record<string, unknown>, message: string) => void logs.push({ message, fields });
@@ -126,7 +126,7 @@ describe("SessionRecording.start", () => {
     expect(logs).toEqual([LOG.notRecording]);
   });
 
-  it("settles the recording failed at once when the participant cannot be told", async () => {
+  it("settles the recording failed at once when the participant cannot be told, the reason on one line the contract takes", async () => {
     const { recording, timeline, sent } = await job({ attributes: "fail" });
     expect(await recording.start()).toBe(false);
     expect(timeline).toEqual(["attribute audio", "service start", "attribute ", "service finish"]);

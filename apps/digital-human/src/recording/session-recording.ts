@@ -18,6 +18,7 @@
 import { rm, stat } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import type { RecordingFinish, RecordingUploadTarget } from "@dhs/contract";
+import { toShownText } from "@dhs/contract/shown-text";
 import { LOG } from "../job/log-lines.js";
 import { type RetryOptions, type ServiceAccess, ServiceClient } from "../service/service-client.js";
 import { readOggOpusDurationMs } from "./ogg-duration.js";
@@ -212,10 +213,9 @@ function frameworkUploadsTo(env: NodeJS.ProcessEnv): string | undefined {
   }
 }
 
-/** The contract's reason: one line of at most 500 characters, without control or bidirectional characters. */
-const NOT_IN_A_LINE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]+/gu;
+/** The contract's reason: the service's shown-text rule on one line, at most 500 characters. */
 function oneLine(text: string): string {
-  return [...text.replace(NOT_IN_A_LINE, " ").trim()].slice(0, 500).join("").trim() || "unknown";
+  return toShownText(text.replace(/[\t\n]+/g, " "), 500) || "unknown";
 }
 
 function messageOf(error: unknown): string {
