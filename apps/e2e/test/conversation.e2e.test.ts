@@ -17,7 +17,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, joinDemo, launchBrowser } from "./support/demo-page.js";
 import { median, readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
-import { ARTIFACTS, DEV_API_KEY, FACE, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { ARTIFACTS, DEV_API_KEY, FACE, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const QUESTION = "What will the weather be like in Lisbon tomorrow morning?";
 /** Seconds of quiet after the question before the microphone asks it again. */
@@ -74,7 +74,7 @@ interface LogLine {
 }
 
 function workerLines(sessionId: string): LogLine[] {
-  return readFileSync(`${LOGS}digital-human.log`, "utf8")
+  return readFileSync(`${stack.logs}digital-human.log`, "utf8")
     .split("\n")
     .filter((line) => line.includes(sessionId))
     .map((line) => JSON.parse(line) as LogLine);

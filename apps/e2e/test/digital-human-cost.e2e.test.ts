@@ -13,7 +13,7 @@ import { until } from "@dhs/testkit";
 import { AudioSource, LocalAudioTrack, Room, TrackPublishOptions, TrackSource } from "@livekit/rtc-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { busiest, cpuBetween, treeCpu } from "./support/process-cpu.js";
-import { AVA, DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { AVA, DEV_API_KEY, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 let stack: Stack;
 let api: DhsClient;
@@ -47,7 +47,7 @@ interface WorkerLine {
 }
 
 function workerLog(): WorkerLine[] {
-  return readFileSync(`${LOGS}digital-human.log`, "utf8")
+  return readFileSync(`${stack.logs}digital-human.log`, "utf8")
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as WorkerLine);

@@ -18,7 +18,7 @@ import { digitalHumanToken, freePort, sleep, until, WebhookReceiver } from "@dhs
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
-import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const run = promisify(execFile);
 const SPOKEN = "My name is Robert and I need a parking space.";
@@ -129,12 +129,18 @@ function meanWhere(values: number[], spans: Span[], shiftS: number, inside: bool
   return picked.length === 0 ? 0 : picked.reduce((a, b) => a + b, 0) / picked.length;
 }
 
-/** The shift (s) that best lines the transcript's spans up with a channel's energy, within ±3 s. */
-function bestShift(values: number[], spans: Span[]): number {
+/**
+ * The shift (s) that best lines the transcript's spans up with both channels' energy at once (one clock),
+ * within ±3 s, each channel's weighed against its loudest window. Both, not one: a participant who talks
+ * from the first moment cuts the greeting off before it is heard, and the digital human's channel alone
+ * then lined its spans up with a later reply 3 s off (CI), the participant's speech outside theirs.
+ */
+function bestShift(channels: readonly { values: number[]; spans: Span[] }[]): number {
   let best = 0;
   let bestScore = -1;
+  const peaks = channels.map((c) => Math.max(...c.values, Number.MIN_VALUE));
   for (let shift = -3; shift <= 3.001; shift += WINDOW_S) {
-    const score = meanWhere(values, spans, shift, true);
+    const score = channels.reduce((sum, c, i) => sum + meanWhere(c.values, c.spans, shift, true) / (peaks[i] as number), 0);
     if (score > bestScore) {
       bestScore = score;
       best = shift;
@@ -209,7 +215,10 @@ describe("a recorded conversation", () => {
         .map((s) => ({ startS: (Date.parse(s.started_at) - joinedMs) / 1000, endS: (Date.parse(s.ended_at) - joinedMs) / 1000 }));
     const participant = spansOf("participant");
     const digitalHuman = spansOf("digital_human");
-    const shift = bestShift(decoded.right, digitalHuman);
+    const shift = bestShift([
+      { values: decoded.left, spans: participant },
+      { values: decoded.right, spans: digitalHuman },
+    ]);
     const leftIn = meanWhere(decoded.left, participant, shift, true);
     const leftOut = meanWhere(decoded.left, participant, shift, false);
     const rightIn = meanWhere(decoded.right, digitalHuman, shift, true);
@@ -302,8 +311,8 @@ async function longRecording(source: string, minutes: number): Promise<Buffer> {
 }
 
 /** The job process that logged `message` for the session (its log lines carry its pid), from the worker's log. */
-function jobPid(sessionId: string, message: string): number | undefined {
-  const lines = readFileSync(`${LOGS}digital-human.log`, "utf8").split("\n");
+function jobPid(on: Stack, sessionId: string, message: string): number | undefined {
+  const lines = readFileSync(`${on.logs}digital-human.log`, "utf8").split("\n");
   for (const line of lines) {
     if (!line.startsWith("{") || !line.includes(sessionId)) continue;
     const entry = JSON.parse(line) as { pid?: number; msg?: string };
@@ -321,7 +330,7 @@ describe("a recording's faults", () => {
       await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
         timeout: 30_000,
       });
-      const pid = await until(() => jobPid(sessionId, LOG.recordingStarted), { what: "the job recording", timeoutMs: 30_000 });
+      const pid = await until(() => jobPid(stack, sessionId, LOG.recordingStarted), { what: "the job recording", timeoutMs: 30_000 });
       killedAt = Date.now();
       process.kill(pid, "SIGKILL");
       // Dispatched again, the digital human's new job is refused the recording (interrupted); were it not
@@ -388,7 +397,7 @@ describe("a recording's faults", () => {
           timeout: 30_000,
         });
         // Recording for real (the service agreed), so that there is a file to upload at the end.
-        await until(() => jobPid(sessionId, LOG.recordingStarted), { what: "the job recording", timeoutMs: 30_000 });
+        await until(() => jobPid(unreachable, sessionId, LOG.recordingStarted), { what: "the job recording", timeoutMs: 30_000 });
       } finally {
         await page.close();
         await client.endSession(sessionId).catch(() => undefined);
@@ -407,7 +416,7 @@ describe("a recording's faults", () => {
       expect(failed.error?.message).toMatch(/did not answer/);
       // Four tries, 1 + 3 + 9 s apart: not given up at the first.
       expect(tookS).toBeGreaterThanOrEqual(13);
-      const log = readFileSync(`${LOGS}digital-human.log`, "utf8");
+      const log = readFileSync(`${unreachable.logs}digital-human.log`, "utf8");
       expect(log).toContain("recording failed");
       await unreachable.untilWorkerIdle(60_000);
     } finally {

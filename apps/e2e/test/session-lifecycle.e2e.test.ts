@@ -26,7 +26,6 @@ import {
   LATE,
   LIVEKIT_KEY,
   LIVEKIT_SECRET,
-  LOGS,
   type Stack,
   startStack,
   TIMEOUTS,
@@ -110,7 +109,7 @@ function timelineOf(
     "first video frame": fromPage(state.times.firstVideoFrame),
     "first word heard": fromEpoch(firstWordAt),
   };
-  for (const line of readFileSync(`${LOGS}digital-human.log`, "utf8").split("\n")) {
+  for (const line of readFileSync(`${stack.logs}digital-human.log`, "utf8").split("\n")) {
     if (!line.includes(sessionId) || !(line.includes(logged(LOG.timeline)) || line.includes(logged(LOG.saying)))) continue;
     const entry = JSON.parse(line) as { time: number; msg: string; step?: string };
     const step = entry.msg === LOG.saying ? STEP.firstAudioSent : `${entry.step} (worker)`;
@@ -297,7 +296,7 @@ describe("the digital human in the browser", () => {
     // the browser heard first was that greeting: not before the worker sent it, and while it was still
     // being sent (before its last sentence). How long the way takes is the timeline's to print, not this
     // test's to bound: a loaded machine delays it.
-    const saying = readFileSync(`${LOGS}digital-human.log`, "utf8")
+    const saying = readFileSync(`${stack.logs}digital-human.log`, "utf8")
       .split("\n")
       .filter((line) => line.includes(logged(LOG.saying)) && line.includes(sessionId))
       .map((line) => JSON.parse(line) as { time: number; text: string });
@@ -333,7 +332,7 @@ describe("a digital human of the account's own", () => {
       await startMediaProbe(page, FACE.mouth, FACE.size);
       const said = await until(
         async () => {
-          const lines = readFileSync(`${LOGS}digital-human.log`, "utf8")
+          const lines = readFileSync(`${stack.logs}digital-human.log`, "utf8")
             .split("\n")
             .filter((line) => line.includes(sessionId) && line.includes(logged(LOG.saying)))
             .map((line) => (JSON.parse(line) as { text: string }).text);
@@ -343,7 +342,7 @@ describe("a digital human of the account's own", () => {
       );
       // Sentence by sentence, its placeholders filled: the identity as it is spoken, its own name.
       expect(said.slice(0, 2)).toEqual(["Welcome to the Harbour Hotel, ines b!", "I am Maya."]);
-      const persona = readFileSync(`${LOGS}digital-human.log`, "utf8")
+      const persona = readFileSync(`${stack.logs}digital-human.log`, "utf8")
         .split("\n")
         .find((line) => line.includes(sessionId) && line.includes(logged(LOG.personaReceived)));
       expect(JSON.parse(persona as string)).toMatchObject({ voice: "rms", instructions_chars: 49 });
@@ -558,7 +557,7 @@ describe("a digital human whose worker registers after the session was created",
 describe("the logs of every process in the stack", () => {
   it("hold no API key and no token", () => {
     // LiveKit's dev secret ("secret") is a common word; what it signs (JWTs) is what the scan looks for.
-    const scan = scanForSecrets(LOGS, [DEV_API_KEY]);
+    const scan = scanForSecrets(stack.logs, [DEV_API_KEY]);
     console.log(`e2e log scan: ${scan.lines} lines in ${scan.files} files, ${scan.findings.length} secrets`);
     expect(scan.files).toBeGreaterThanOrEqual(5);
     expect(scan.findings.slice(0, 20)).toEqual([]);

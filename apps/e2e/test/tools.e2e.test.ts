@@ -11,7 +11,7 @@ import { ChatCompletionsServer, type ChatRequest, type ChatScript, toolResults, 
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
-import { ARTIFACTS, DEV_API_KEY, LOGS, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { ARTIFACTS, DEV_API_KEY, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 
 const QUESTION = "Where is my order, please?";
 /** Seconds of quiet after the question before the microphone asks it again. */
@@ -146,7 +146,7 @@ describe("tools in a conversation", () => {
       const lines = await said(c.page);
       expect(lines).toContain(HOLD_LINE);
       expect(callsOf(c.sessionId)).toHaveLength(1);
-      const turns = readFileSync(`${LOGS}digital-human.log`, "utf8")
+      const turns = readFileSync(`${stack.logs}digital-human.log`, "utf8")
         .split("\n")
         .filter((line) => line.includes(c.sessionId) && line.includes(LOG.participantSaid));
       console.log(`slow call: the participant spoke ${turns.length} times; the digital human said ${JSON.stringify(lines)}`);

@@ -1,12 +1,13 @@
 /**
  * The whole system on loopback, each part as its own process: Redis, a real LiveKit server (dev keys,
  * room auto-create off, webhooks to our service), the service on Redis, the digital human worker and the
- * demo. Ports are free ones; the output of every process but Redis goes to artifacts/e2e-logs/ for whoever
- * debugs, where the tests read it, and is kept under artifacts/e2e-logs/<test file>/ when the stack stops
- * (each test file's stack writes the same names, so a failure early in the run would otherwise be lost).
+ * demo. Ports are free ones; the output of every process but Redis goes to the stack's own folder,
+ * artifacts/e2e-logs/<test file>/ (the file's second stack <test file>-2/, ...), where the tests read it
+ * (`Stack.logs`) and whoever debugs a failure finds it after the run: one shared folder let a later file's
+ * stack, or a second stack in the same file, overwrite the logs of the one that failed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,6 +49,7 @@ interface Started {
 }
 
 async function start(
+  logs: string,
   name: string,
   command: string,
   args: string[],
@@ -55,8 +57,7 @@ async function start(
   ready: RegExp,
   timeoutMs = 60_000,
 ): Promise<Started> {
-  mkdirSync(LOGS, { recursive: true });
-  const log = createWriteStream(join(LOGS, `${name}.log`));
+  const log = createWriteStream(join(logs, `${name}.log`));
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -76,6 +77,8 @@ export interface Stack {
   workerPid: number;
   /** The digital human worker's GET /metrics (worker-metrics.ts); empty without a worker. */
   workerMetricsUrl: string;
+  /** This stack's log folder (with a trailing slash): `api.log`, `digital-human.log`, `livekit.log`, `demo.log`. */
+  logs: string;
   /**
    * Resolves once the worker runs no job: a job still leaving a session that ended keeps the worker busy,
    * and a busy worker on a loaded machine refuses the next job (its admission's CPU rule).
@@ -104,6 +107,7 @@ function writeLiveKitConfig(file: string, ports: { livekit: number; rtcTcp: numb
 
 /** A digital human worker serving the catalog's agent names, once `ready` shows in its output. */
 async function startWorker(
+  logs: string,
   name: string,
   catalogFile: string,
   livekitEnv: Record<string, string>,
@@ -113,6 +117,7 @@ async function startWorker(
 ): Promise<Started & { metricsUrl: string }> {
   const [agentHttpPort, metricsPort] = [await freePort(), await freePort()];
   const started = await start(
+    logs,
     name,
     process.execPath,
     [root("apps/digital-human/dist/worker.js")],
@@ -155,7 +160,7 @@ export async function startStack(
   workerEnv: Record<string, string> = {},
   serviceEnv: Record<string, string> = {},
 ): Promise<Stack> {
-  const startedAt = Date.now();
+  const logs = logsOfANewStack();
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
   const [livekitPort, rtcTcpPort, apiPort, demoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -173,9 +178,10 @@ export async function startStack(
   try {
     const livekitConfig = join(dir, "livekit.yaml");
     writeLiveKitConfig(livekitConfig, { livekit: livekitPort, rtcTcp: rtcTcpPort }, apiUrl);
-    processes.push(await start("livekit", livekitServer, ["--config", livekitConfig], {}, /starting LiveKit server/));
+    processes.push(await start(logs, "livekit", livekitServer, ["--config", livekitConfig], {}, /starting LiveKit server/));
     processes.push(
       await start(
+        logs,
         "api",
         process.execPath,
         [root("apps/server/dist/main.js")],
@@ -203,11 +209,20 @@ export async function startStack(
     if (parts === "all") {
       // Ready once registered with LiveKit and a job process is warm, so the first dispatch is taken.
       const warm = /registered worker[\s\S]*job runner initialized|job runner initialized[\s\S]*registered worker/;
-      const worker = await startWorker("digital-human", catalogOf("worker-digital-humans", [AVA]), livekitEnv, apiUrl, warm, workerEnv);
+      const worker = await startWorker(
+        logs,
+        "digital-human",
+        catalogOf("worker-digital-humans", [AVA]),
+        livekitEnv,
+        apiUrl,
+        warm,
+        workerEnv,
+      );
       processes.push(worker);
       workerMetricsUrl = worker.metricsUrl;
       processes.push(
         await start(
+          logs,
           "demo",
           process.execPath,
           [root("apps/demo/dist/server.js")],
@@ -233,27 +248,29 @@ export async function startStack(
       }).then(() => undefined),
     startLateWorker: async () => {
       processes.push(
-        await startWorker("digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, apiUrl, /registered worker/),
+        await startWorker(logs, "digital-human-late", catalogOf("late-digital-humans", [LATE]), livekitEnv, apiUrl, /registered worker/),
       );
     },
     demoUrl: `http://127.0.0.1:${demoPort}`,
     livekitUrl,
     livekitApiUrl: `http://127.0.0.1:${livekitPort}`,
+    logs,
     stop: async () => {
       await stopAll(processes);
       await redis.stop();
-      keepLogsOfThisFile(startedAt);
     },
   };
 }
 
-/** Copies the logs this file's stack wrote (those changed since it started) to a folder named after the file. */
-function keepLogsOfThisFile(sinceMs: number): void {
+/** Stacks started by this test file so far (each file imports this module afresh). */
+let stacksOfThisFile = 0;
+
+/** A new, empty folder for a stack's logs, named after its test file (and its rank in it, from the second). */
+function logsOfANewStack(): string {
+  stacksOfThisFile += 1;
   const file = basename(expect.getState().testPath ?? "unknown").replace(/\.e2e\.test\.ts$/, "");
-  const kept = join(LOGS, file);
-  mkdirSync(kept, { recursive: true });
-  for (const name of readdirSync(LOGS)) {
-    if (!name.endsWith(".log") || statSync(join(LOGS, name)).mtimeMs < sinceMs) continue;
-    copyFileSync(join(LOGS, name), join(kept, name));
-  }
+  const logs = join(LOGS, stacksOfThisFile === 1 ? file : `${file}-${stacksOfThisFile}`, "/");
+  rmSync(logs, { recursive: true, force: true });
+  mkdirSync(logs, { recursive: true });
+  return logs;
 }
