@@ -141,6 +141,36 @@ describe("a digital human's analysis settings", () => {
     await refuse({ summary: false }, "analysis", /nothing/);
   });
 
+  it("are refused with a $ref loop that never reaches a value, or a pattern beyond linear time", async () => {
+    const refuse = async (dataSchema: unknown, path: string, message: RegExp) => {
+      const res = await h
+        .client(KEYS.aPersonas)
+        .createDigitalHuman({ name: "Bad", appearance: AVA.id, analysis: { data_schema: dataSchema as never } });
+      const details = (await expectApiError(res, 422, "validation_failed")).detail as { path: string; message: string }[];
+      expect(details.find((d) => d.path === path)?.message, JSON.stringify(details)).toMatch(message);
+    };
+    const withCode = (code: unknown, extra: object = {}) => ({
+      ...LEAD_SCHEMA,
+      ...extra,
+      properties: { ...LEAD_SCHEMA.properties, code },
+      required: [...LEAD_SCHEMA.required, "code"],
+    });
+    await refuse(
+      withCode({ $ref: "#/$defs/a" }, { $defs: { a: { $ref: "#/$defs/a" } } }),
+      "analysis.data_schema.$defs.a.$ref",
+      /loops back/,
+    );
+    await refuse(
+      withCode(
+        { $ref: "#/$defs/a" },
+        { $defs: { a: { anyOf: [{ type: "null" }, { $ref: "#/$defs/b" }] }, b: { anyOf: [{ $ref: "#/$defs/a" }] } } },
+      ),
+      "analysis.data_schema.$defs.b.anyOf.0.$ref",
+      /#\/\$defs\/a -> #\/\$defs\/b -> #\/\$defs\/a/,
+    );
+    await refuse(withCode({ type: "string", pattern: "^(?!x)\\w+$" }), "analysis.data_schema.properties.code.pattern", /linear time/);
+  });
+
   it("are refused by the contract: more than 10 criteria, a criterion over 300 characters", async () => {
     const many = Array.from({ length: 11 }, (_, i) => `Criterion ${i}.`);
     const res = await h
@@ -322,6 +352,30 @@ describe("setTestSessionAnalysis", () => {
     await refuse({ status: "failed" }, "error");
     await refuse({ ...outcome, error: { code: "llm_refused", message: "-" } }, "error");
     expect((await analysisOf(session.id, KEYS.aTest)).status).not.toBe("failed");
+  });
+
+  it("checks data against a backtracking pattern in linear time, while the service goes on answering", async () => {
+    const schema = {
+      type: "object",
+      additionalProperties: false,
+      required: ["code"],
+      properties: { code: { type: ["string", "null"], pattern: "^(a+)+$" } },
+    };
+    const session = await testSession({ summary: false, data_schema: schema });
+    const client = h.client(KEYS.aTest);
+    await client.endSession(session.id);
+    // A backtracking engine takes about 2^n steps on n a's and a "!": at 40, hours of the one thread every account shares.
+    const health = (async () => {
+      const started = performance.now();
+      await fetch(`${h.url}/healthz`);
+      return performance.now() - started;
+    })();
+    const res = await client.setTestSessionAnalysis(session.id, { status: "complete", data: { code: `${"a".repeat(40)}!` } });
+    const error = await expectApiError(res, 422, "validation_failed");
+    expect(error.detail).toEqual([{ location: "body", path: "data.code", message: 'must match pattern "^(a+)+$"' }]);
+    console.log(`/healthz answered in ${(await health).toFixed(1)} ms beside the check`);
+    const set = expectData(await client.setTestSessionAnalysis(session.id, { status: "complete", data: { code: "a".repeat(40) } }));
+    expect(set.data).toEqual({ code: "a".repeat(40) });
   });
 
   it("is for test keys, and for sessions whose digital human asks for an analysis", async () => {

@@ -1971,7 +1971,9 @@ export interface components {
          *     has `type: object`; a schema may use `type`, `properties`, `required`, `items`, `enum`, `const`,
          *     `description`, `title`, `default`, `examples`, `format`, `pattern`, the length, count and range
          *     bounds, `additionalProperties`, `anyOf`, `$defs` and `$ref`. At most 8 schemas deep and 4 KiB as
-         *     JSON. Omitted: no arguments. A schema outside these bounds is refused with `422` naming its path.
+         *     JSON; a `pattern` is an ECMAScript regular expression; a `$ref` may recurse through a property or
+         *     an item, never back to itself at the same value (`{"$defs": {"a": {"$ref": "#/$defs/a"}}}`).
+         *     Omitted: no arguments. A schema outside these bounds is refused with `422` naming its path.
          * @example {
          *       "type": "object",
          *       "properties": {
@@ -2644,11 +2646,14 @@ export interface components {
             /**
              * @description `llm_not_configured`: the deployment has no LLM; `llm_unavailable`: it failed or timed out on
              *     every try; `llm_refused`: it refused the request (the model, the key); `invalid_answer`: its
-             *     answer did not match the schema, even repaired once. New codes may be added.
+             *     answer did not match the schema, even repaired once (or was larger than 64 KiB, or nested
+             *     deeper than 32 levels); `invalid_schema`: the digital human's `data_schema`, kept from before
+             *     the service refused what it holds (a `$ref` loop, a `pattern` RE2 cannot match), cannot be
+             *     checked, so no LLM was asked: update it. New codes may be added.
              * @example llm_unavailable
              * @enum {string}
              */
-            code: "llm_not_configured" | "llm_unavailable" | "llm_refused" | "invalid_answer";
+            code: "llm_not_configured" | "llm_unavailable" | "llm_refused" | "invalid_answer" | "invalid_schema";
             /**
              * @description What happened, for people.
              * @example The LLM did not answer in time on 5 tries.
@@ -6500,7 +6505,7 @@ export const recordingChannelsLeftValues: ReadonlyArray<FlattenedDeepRequired<co
 export const recordingChannelsRightValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingChannels"]["right"]> = ["digital_human"];
 export const recordingUploadTargetMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingUploadTarget"]["method"]> = ["PUT"];
 export const recordingFinishOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingFinish"]["outcome"]> = ["uploaded", "failed"];
-export const analysisErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisError"]["code"]> = ["llm_not_configured", "llm_unavailable", "llm_refused", "invalid_answer"];
+export const analysisErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisError"]["code"]> = ["llm_not_configured", "llm_unavailable", "llm_refused", "invalid_answer", "invalid_schema"];
 export const testSessionAnalysisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionAnalysis"]["status"]> = ["complete", "failed"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "session_not_ended", "analysis_not_requested", "analysis_settled", "recording_not_requested", "recording_interrupted", "recording_settled", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
 export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.recording_ready", "session.recording_failed", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { StoredSegment } from "../transcripts/transcript.js";
-import { MAX_REASON_CHARS, MAX_SUMMARY_CHARS, NO_REASON, readAnalysisAnswer, repairMessages } from "./analysis-answer.js";
+import {
+  MAX_ANSWER_BYTES,
+  MAX_REASON_CHARS,
+  MAX_SUMMARY_CHARS,
+  NO_REASON,
+  readAnalysisAnswer,
+  repairMessages,
+  uncheckableSchema,
+} from "./analysis-answer.js";
 import { type AnalysisAsk, analysisRequest } from "./analysis-request.js";
 
 const SEGMENTS: StoredSegment[] = [{ id: "s1", speaker: "participant", text: "I'm Sam.", startedAtMs: 0, endedAtMs: 1 }];
@@ -167,5 +175,52 @@ describe("repairMessages", () => {
           "That answer cannot be used: the answer at /summary must be string. Answer again with the corrected JSON object only, following the schema, and nothing else.",
       },
     ]);
+  });
+});
+
+describe("an answer an attacker shaped", () => {
+  const withData = (data_schema: Record<string, unknown>) => request({ summary: false, data_schema, success_criteria: [] });
+  const codeSchema = (pattern: string) => ({
+    type: "object",
+    additionalProperties: false,
+    required: ["code"],
+    properties: { code: { type: "string", pattern } },
+  });
+
+  it("is checked against a backtracking pattern in linear time: the native RegExp would take hours on this", () => {
+    const asked = withData(codeSchema("^(a+)+$"));
+    expect(problem({ data: { code: `${"a".repeat(40)}!` } }, asked)).toBe('the answer at /data/code must match pattern "^(a+)+$"');
+    expect(problem({ data: { code: "a".repeat(60_000) } }, asked)).toBe("ok");
+  });
+
+  it("is held to each of its patterns, not one of them for all (Ajv keys compiled patterns by their text)", () => {
+    const asked = withData({
+      type: "object",
+      additionalProperties: false,
+      required: ["zip", "city"],
+      properties: { zip: { type: "string", pattern: "^\\d{4}$" }, city: { type: "string", pattern: "^[A-Z][a-z]+$" } },
+    });
+    expect(problem({ data: { zip: "0150", city: "Oslo" } }, asked)).toBe("ok");
+    expect(problem({ data: { zip: "Oslo", city: "Oslo" } }, asked)).toMatch(/\/data\/zip must match/);
+    expect(problem({ data: { zip: "0150", city: "0150" } }, asked)).toMatch(/\/data\/city must match/);
+  });
+
+  it("is refused unread beyond 64 KiB and beyond 32 levels", () => {
+    const asked = withData(codeSchema("^a+$"));
+    expect(problem({ data: { code: "a".repeat(MAX_ANSWER_BYTES) } }, asked)).toMatch(/^the answer is \d+ bytes, more than 65536$/);
+    expect(problem(`{"data":${"[".repeat(5000)}${"]".repeat(5000)}}`, asked)).toBe("the answer nests more than 32 levels deep");
+  });
+
+  it("has its data kept as the history can hold it, NUL and lone surrogates made U+FFFD before it is checked", () => {
+    const asked = withData(codeSchema("^[^\\u0000]+$"));
+    const outcome = read('{"data":{"code":"a\\u0000\\ud800"}}', asked);
+    expect(outcome).toEqual({ ok: true, result: expect.objectContaining({ data: { code: "a\uFFFD\uFFFD" } }) });
+  });
+
+  it("cannot be checked against a schema kept from before loops and lookaround were refused: said before any LLM is asked", () => {
+    expect(uncheckableSchema(withData(codeSchema("^(?=a)a$")))).toMatch(/pattern|regexp/i);
+    const loop = { ...codeSchema("^a$"), $defs: { a: { $ref: "#/$defs/a" } } };
+    expect(uncheckableSchema(withData(loop))).toMatch(/^data_schema\.\$defs\.a\.\$ref loops back/);
+    expect(uncheckableSchema(withData(codeSchema("^a$")))).toBeUndefined();
   });
 });

@@ -7,11 +7,21 @@
 
 import { toShownText } from "@dhs/contract/shown-text";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { keptJson, parseForeignJson } from "../foreign-json.js";
+import { linearRegExpEngine } from "../json-schema/linear-pattern.js";
+import { refCycleIssues } from "../json-schema/ref-cycles.js";
+import { isRecord } from "../json-schema/schema-walk.js";
 import { type AnalysisRequest, oneLine } from "./analysis-request.js";
 import { type CriterionResult, MAX_FACT_CHARS, MAX_MEMORY_FACTS } from "./analysis-schema.js";
 import type { AnalysisMessage } from "./ports.js";
 
 export const MAX_SUMMARY_CHARS = 2000;
+/**
+ * The longest answer read (bytes of UTF-8): many times what the largest one asked for takes (a summary of
+ * 2 000 characters, ten verdicts, the facts, data by a schema of at most 8 KiB), and nothing beyond it is
+ * stored or held, whatever the LLM was talked into writing.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 export const MAX_REASON_CHARS = 300;
 /** What a verdict says when the LLM gave none: the contract has no empty reason, and none is made up. */
 export const NO_REASON = "The LLM gave no reason.";
@@ -57,7 +67,8 @@ interface Answer {
 
 // Formats are left unchecked: ajv-formats is no dependency of the service, and a value in the wrong
 // format is still the model's reading of the transcript. strict: false takes the keywords Ajv does not know.
-const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
+// Patterns are the customer's: matched in linear time, never by the native RegExp (linear-pattern.ts).
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, code: { regExp: linearRegExpEngine } });
 /**
  * Compiled checks by the schema's JSON, the most recently used kept: a digital human's sessions ask with
  * the same schema, and compiling one costs milliseconds (most of an analysis's CPU when it was compiled
@@ -67,17 +78,34 @@ const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 200;
 
 /**
- * Reads the answer to `request`. A schema Ajv cannot compile throws: that is no fault of the answer, and a
- * repair cannot help.
+ * Why answers to `request` cannot be checked, or undefined when they can: a schema kept from before the
+ * service refused what it holds (a `$ref` loop, a pattern beyond linear time) fails every answer alike,
+ * so it is found before an LLM is asked, and no repair is tried.
+ */
+export function uncheckableSchema(request: AnalysisRequest): string | undefined {
+  const loop = refCycleIssues(request.schema, "data_schema")[0];
+  if (loop) return shownLine(`${loop.path} ${loop.message}`);
+  try {
+    validator(request.schema);
+    return undefined;
+  } catch (error) {
+    return clip(shownLine(error instanceof Error ? error.message : String(error)), MAX_REASON_CHARS);
+  }
+}
+
+/**
+ * Reads the answer to `request`: at most MAX_ANSWER_BYTES, its strings kept as the history can hold them
+ * (foreign-json.ts). A schema Ajv cannot compile throws (uncheckableSchema says so first): that is no
+ * fault of the answer, and a repair cannot help.
  */
 export function readAnalysisAnswer(text: string, request: AnalysisRequest): AnalysisAnswer {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Not JSON.parse's message: it quotes the answer, and a problem is logged where the answer is not.
-    return { ok: false, problem: "the answer is not one JSON value" };
-  }
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_ANSWER_BYTES) return { ok: false, problem: `the answer is ${bytes} bytes, more than ${MAX_ANSWER_BYTES}` };
+  const read = parseForeignJson(text);
+  if (!read.ok)
+    return { ok: false, problem: read.problem === "is not JSON" ? "the answer is not one JSON value" : `the answer ${read.problem}` };
+  // The data is kept as it came, cleaned for the history and then checked; the texts have their own rule.
+  const value = isRecord(read.value) && "data" in read.value ? { ...read.value, data: keptJson(read.value.data) } : read.value;
   const validate = validator(request.schema);
   if (!validate(value)) return { ok: false, problem: schemaProblem(validate.errors?.[0]) };
   const answer = value as Answer;

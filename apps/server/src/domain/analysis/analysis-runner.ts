@@ -8,7 +8,7 @@
  */
 import type { AnalysisError } from "@dhs/contract";
 import type { StoredSegment } from "../transcripts/transcript.js";
-import { readAnalysisAnswer, repairMessages } from "./analysis-answer.js";
+import { readAnalysisAnswer, repairMessages, uncheckableSchema } from "./analysis-answer.js";
 import { analysisRequest, hasParticipantSpeech } from "./analysis-request.js";
 import { type AnalysisModel, LlmCallError } from "./ports.js";
 import type { AnalysisOutcome, StoredAnalysis } from "./stored-analysis.js";
@@ -44,6 +44,10 @@ export async function runAnalysis(
     return { kind: "outcome", outcome: { status: "complete", summary: null, data: null, success_criteria: criteria } };
   }
   const request = analysisRequest({ settings, segments, digitalHumanName: analysis.digital_human_name, memory });
+  const uncheckable = uncheckableSchema(request);
+  if (uncheckable !== undefined) {
+    return failed("invalid_schema", `The digital human's data_schema cannot be checked (${uncheckable}); update it. No LLM was asked.`);
+  }
   const ask = (messages: typeof request.messages) =>
     (llm.model as AnalysisModel).completeJson({
       model: analysis.model ?? llm.defaultModel,

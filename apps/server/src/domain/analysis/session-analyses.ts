@@ -12,7 +12,7 @@ import type { ParticipantMemories } from "../memories/participant-memories.js";
 import type { SessionRecords } from "../sessions/ports.js";
 import { TERMINAL } from "../sessions/session.js";
 import { findOwnSession } from "../sessions/session-reader.js";
-import { readAnalysisAnswer } from "./analysis-answer.js";
+import { readAnalysisAnswer, uncheckableSchema } from "./analysis-answer.js";
 import { analysisRequest } from "./analysis-request.js";
 import type { AnalysisService } from "./analysis-service.js";
 import type { AnalysisSettings } from "./analysis-settings.js";
@@ -80,6 +80,8 @@ export function testOutcome(settings: AnalysisSettings, body: TestSessionAnalysi
   const unknown = given.findIndex((c) => !settings.success_criteria.includes(c.criterion));
   if (unknown >= 0) throw invalid(`success_criteria.${unknown}.criterion`, "is not one of the digital human's success_criteria");
   const request = analysisRequest({ settings, segments: [], digitalHumanName: "digital human" });
+  const uncheckable = uncheckableSchema(request);
+  if (uncheckable !== undefined) throw invalid("data", `cannot be checked: the digital human's data_schema cannot be (${uncheckable})`);
   const answer = {
     ...(settings.summary ? { summary } : {}),
     ...(settings.data_schema ? { data } : {}),

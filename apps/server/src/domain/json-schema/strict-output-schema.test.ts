@@ -157,4 +157,34 @@ describe("a strict structured output's schema", () => {
       at(P, "has 6 enum values in all, more than 4"),
     ]);
   });
+
+  it("refuses a pattern the service cannot match in linear time, and takes one a backtracking engine would stall on", () => {
+    expect(issues(closed({ code: { type: "string", pattern: "^(?=.*\\d)[a-z0-9]+$" } }))).toEqual([
+      at(`${P}.properties.code.pattern`, expect.stringMatching(/^is not a regular expression the service can match in linear time/)),
+    ]);
+    expect(issues(closed({ code: { type: "string", pattern: "^(a+)+$" } }))).toEqual([]);
+    expect(issues(closed({ city: { type: "string", pattern: "^[\\u00c0-\\u017fA-Za-z ]+$" } }))).toEqual([]);
+  });
+
+  it("refuses a $ref loop that never goes into the value, and takes recursion that does", () => {
+    const loop = { ...closed({ a: { $ref: "#/$defs/a" } }), $defs: { a: { anyOf: [{ $ref: "#/$defs/a" }, { type: "null" }] } } };
+    expect(issues(loop)).toEqual([
+      at(
+        `${P}.$defs.a.anyOf.0.$ref`,
+        "loops back through #/$defs/a -> #/$defs/a without going into a property or item: it would never end",
+      ),
+    ]);
+    const tree = {
+      ...closed({ root: { $ref: "#/$defs/node" } }),
+      $defs: { node: closed({ kids: { type: "array", items: { $ref: "#/$defs/node" } } }) },
+    };
+    expect(issues(tree)).toEqual([]);
+  });
+
+  it("names a reference by the definition Ajv would read it as", () => {
+    const encoded = { ...closed({ a: { $ref: "#/$defs/%61" } }), $defs: { a: { type: "string" } } };
+    expect(issues(encoded)).toEqual([]);
+    const missing = { ...closed({ a: { $ref: "#/$defs/%62" } }), $defs: { a: { type: "string" } } };
+    expect(issues(missing)).toEqual([at(`${P}.properties.a.$ref`, 'is not "#/$defs/<name>" of a schema in the root\'s $defs')]);
+  });
 });

@@ -3,10 +3,14 @@
  * json_schema: {name, schema, strict: true}}`), checked when it is saved because the provider would only
  * refuse it when the output is asked for, after the session. Strict mode fills every field and invents
  * none, so every object is closed (`additionalProperties: false`) and requires all its properties; it
- * takes a subset of the keywords, an object at the root, and `$ref` only into the root's `$defs`. The
- * bounds (size, depth, properties, enum values) are the caller's: they cap what one schema costs.
+ * takes a subset of the keywords, an object at the root, and `$ref` only into the root's `$defs`, with no
+ * loop that never goes into the value (ref-cycles.ts). The service checks the answer against the schema
+ * itself, so a `pattern` must be one it matches in linear time (linear-pattern.ts). The bounds (size,
+ * depth, properties, enum values) are the caller's: they cap what one schema costs.
  */
-import { type Issue, isRecord, issue, type SchemaNode, type SchemaWalk, walkSchema } from "./schema-walk.js";
+import { linearPatternProblem } from "./linear-pattern.js";
+import { localRefTarget, refCycleIssues } from "./ref-cycles.js";
+import { type Issue, isRecord, issue, MAX_ISSUES, type SchemaNode, type SchemaWalk, walkSchema } from "./schema-walk.js";
 
 export interface StrictSchemaLimits {
   /** As JSON, in bytes. */
@@ -32,7 +36,6 @@ export const STRICT_FORMATS: ReadonlySet<string> = new Set([
 ]);
 
 const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
 const OPTIONAL_HINT = 'an optional field is written with "null" among its types, e.g. "type": ["string", "null"]';
 
 type ValueRule = (value: unknown) => string | undefined;
@@ -49,7 +52,7 @@ const VALUES: Record<string, ValueRule> = {
   enum: (v) =>
     Array.isArray(v) && v.length > 0 && v.every(isScalar) ? undefined : "is not a non-empty list of strings, numbers, booleans or null",
   const: (v) => (isScalar(v) ? undefined : "is not a string, number, boolean or null"),
-  pattern: (v) => (typeof v === "string" && compiles(v) ? undefined : "is not a regular expression"),
+  pattern: (v) => (typeof v === "string" ? linearPatternProblem(v) : "is not a regular expression"),
   format: (v) => (typeof v === "string" && STRICT_FORMATS.has(v) ? undefined : `is not one of ${[...STRICT_FORMATS].join(", ")}`),
   minimum: number,
   maximum: number,
@@ -86,6 +89,7 @@ export function strictSchemaIssues(schema: Record<string, unknown>, path: string
     },
   };
   walkSchema(schema, path, walk, issues);
+  if (issues.length < MAX_ISSUES) issues.push(...refCycleIssues(schema, path).slice(0, MAX_ISSUES - issues.length));
   if (totals.properties > limits.maxProperties)
     issues.push(issue(path, `has ${totals.properties} properties in all, more than ${limits.maxProperties}`));
   if (totals.enumValues > limits.maxEnumValues)
@@ -107,7 +111,8 @@ function nodeIssues(schema: Record<string, unknown>, { path, depth }: SchemaNode
   }
   if (types.includes("object") || "properties" in schema) issues.push(...objectIssues(schema, path));
   if ("$ref" in schema) {
-    const name = typeof schema.$ref === "string" ? LOCAL_REF.exec(schema.$ref)?.[1] : undefined;
+    const target = localRefTarget(schema.$ref);
+    const name = target?.startsWith("#/$defs/") ? target.slice("#/$defs/".length) : undefined;
     if (name === undefined || !Object.hasOwn(defs, name))
       issues.push(issue(`${path}.$ref`, 'is not "#/$defs/<name>" of a schema in the root\'s $defs'));
   }
@@ -139,13 +144,4 @@ function objectIssues(schema: Record<string, unknown>, path: string): Issue[] {
   const unknown = [...required].filter((name) => typeof name === "string" && !names.includes(name));
   if (unknown.length > 0) issues.push(issue(`${path}.required`, `names ${unknown.join(", ")}, not among the properties`));
   return issues;
-}
-
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern, "u");
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -57,6 +57,21 @@ describe("a tool's parameters", () => {
     const properties = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, { type: "text" }]));
     expect(parametersIssues({ type: "object", properties }, "p")).toHaveLength(20);
   });
+  it("refuses a $ref loop the digital human's framework would recurse on for ever, and a pattern that is none", () => {
+    const loop = { type: "object", properties: { a: { $ref: "#/$defs/a" } }, $defs: { a: { anyOf: [{ $ref: "#/$defs/a" }] } } };
+    expect(parametersIssues(loop, "p")).toEqual([
+      { location: "body", path: "p.$defs.a.anyOf.0.$ref", message: expect.stringMatching(/^loops back through #\/\$defs\/a/) },
+    ]);
+    const tree = {
+      type: "object",
+      properties: { n: { $ref: "#/definitions/n" } },
+      definitions: { n: { type: "object", properties: { n: { $ref: "#/definitions/n" } } } },
+    };
+    expect(parametersIssues(tree, "p")).toEqual([]);
+    expect(parametersIssues({ type: "object", properties: { a: { type: "string", pattern: "(" } } }, "p")).toEqual([
+      { location: "body", path: "p.properties.a.pattern", message: "is not a regular expression" },
+    ]);
+  });
 });
 
 describe("a list of tools", () => {

@@ -6,7 +6,8 @@
  * path of the problem. Whether an `endpoint_id` is the account's is checked by the caller (a store read).
  */
 import type { Tool } from "@dhs/contract";
-import { type Issue, issue, type SchemaWalk, walkSchema } from "../json-schema/schema-walk.js";
+import { refCycleIssues } from "../json-schema/ref-cycles.js";
+import { type Issue, issue, MAX_ISSUES, type SchemaWalk, walkSchema } from "../json-schema/schema-walk.js";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 5_000;
 export const EMPTY_PARAMETERS: Readonly<Record<string, unknown>> = { type: "object", properties: {} };
@@ -56,7 +57,21 @@ const PARAMETERS: SchemaWalk = {
   maxDepth: MAX_SCHEMA_DEPTH,
   unknownKeyword: "is not a keyword of OpenAI's function calling schemas",
   allowsBoolean: ({ path }) => path.endsWith(".additionalProperties"),
+  check: (schema, { path }, issues) => {
+    if ("pattern" in schema && !isPattern(schema.pattern)) issues.push(issue(`${path}.pattern`, "is not a regular expression"));
+  },
 };
+
+/** Whether a tool's `pattern` is one, for the LLM provider that reads it (the service never matches it). */
+function isPattern(pattern: unknown): boolean {
+  if (typeof pattern !== "string") return false;
+  try {
+    new RegExp(pattern, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The tools as stored and shown: every field filled. */
 export function withDefaults(tools: readonly Tool[] | null | undefined): Tool[] {
@@ -93,11 +108,17 @@ export function toolIssues(tools: readonly Tool[]): ToolIssue[] {
   return issues;
 }
 
-/** A `parameters` schema's problems: an object at the root, known keywords, bounded depth and size. */
+/**
+ * A `parameters` schema's problems: an object at the root, known keywords, bounded depth and size, and
+ * no `$ref` loop that never goes into the value (the digital human's framework follows references when
+ * it fills defaults in a call's arguments, and would recurse until its stack overflowed).
+ */
 export function parametersIssues(parameters: Record<string, unknown>, path: string): ToolIssue[] {
   const issues: ToolIssue[] = [];
   const size = Buffer.byteLength(JSON.stringify(parameters));
   if (size > MAX_PARAMETERS_BYTES) issues.push(issue(path, `is ${size} bytes as JSON, more than ${MAX_PARAMETERS_BYTES}`));
   if (parameters.type !== "object") issues.push(issue(`${path}.type`, 'must be "object": the arguments are a JSON object'));
-  return walkSchema(parameters, path, PARAMETERS, issues);
+  walkSchema(parameters, path, PARAMETERS, issues);
+  if (issues.length < MAX_ISSUES) issues.push(...refCycleIssues(parameters, path).slice(0, MAX_ISSUES - issues.length));
+  return issues;
 }
