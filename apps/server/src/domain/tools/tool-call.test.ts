@@ -34,8 +34,21 @@ describe("what an endpoint's answer means for the LLM", () => {
     [200, "ok", { status: "failed", error: "The tool's endpoint answered something that is not JSON." }],
     [201, '{"result":1}', { status: "failed", error: "The tool's endpoint answered HTTP 201, not 200." }],
     [200, null, { status: "failed", error: "The tool's endpoint answered more than 16384 bytes." }],
+    [
+      200,
+      `{"result":${"[".repeat(5000)}${"]".repeat(5000)}}`,
+      { status: "failed", error: "The tool's endpoint answered JSON nested more than 32 levels deep." },
+    ],
+    [200, '{"result":"a\\u0000b"}', { status: "succeeded", result: "a\uFFFDb" }],
+    [200, '{"result":{"k\\ud800":"\\udc00"}}', { status: "succeeded", result: { "k\uFFFD": "\uFFFD" } }],
+    [200, '{"error":"sorry \\udc00\\u0000"}', { status: "failed", error: "sorry \uFFFD\uFFFD" }],
   ] as const)("HTTP %s with %s", (status, body, outcome) => {
     expect(outcomeOfAnswer(status, body, 12)).toEqual({ ...outcome, durationMs: 12 });
+  });
+
+  it("keeps an error at 2 000 characters without cutting a character in half", () => {
+    const said = outcomeOfAnswer(200, JSON.stringify({ error: `${"a".repeat(1999)}😀` }), 1);
+    expect(said.status === "failed" && said.error).toBe(`${"a".repeat(1999)}\uFFFD`);
   });
 
   it("names a network failure, and a timeout as timed_out", () => {

@@ -9,6 +9,7 @@ import type { ToolCall, ToolCallRun, ToolCallStatus } from "@dhs/contract";
 import { AppError } from "../app-error.js";
 import type { ConversationState } from "../conversation/conversation.js";
 import type { ConversationEvent } from "../conversation/conversation-machine.js";
+import { MAX_FOREIGN_DEPTH, readForeignJson } from "../foreign-json.js";
 import { fingerprint } from "../sessions/idempotency.js";
 
 export interface StoredToolCall {
@@ -127,24 +128,28 @@ export function toolCallView(call: StoredToolCall): ToolCall {
 
 /**
  * What an endpoint's answer means for the LLM: `200` with `{"result": ...}` or `{"error": "..."}`, at
- * most MAX_RESULT_BYTES; anything else fails the call with its reason.
+ * most MAX_RESULT_BYTES and MAX_FOREIGN_DEPTH levels deep, its strings kept as the history can hold them
+ * (foreign-json.ts); anything else fails the call with its reason, the endpoint's, never the service's.
  */
 export function outcomeOfAnswer(status: number, body: string | null, durationMs: number): ToolOutcome {
   const failed = (error: string): ToolOutcome => ({ status: "failed", error, durationMs });
   if (body === null) return failed(`The tool's endpoint answered more than ${MAX_RESULT_BYTES} bytes.`);
   if (status !== 200) return failed(`The tool's endpoint answered HTTP ${status}, not 200.`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return failed("The tool's endpoint answered something that is not JSON.");
+  const read = readForeignJson(body);
+  if (!read.ok) {
+    return failed(
+      read.problem === "is not JSON"
+        ? "The tool's endpoint answered something that is not JSON."
+        : `The tool's endpoint answered JSON nested more than ${MAX_FOREIGN_DEPTH} levels deep.`,
+    );
   }
+  const parsed = read.value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return failed('The tool\'s endpoint answered JSON that is not an object with "result" or "error".');
   }
   const answer = parsed as Record<string, unknown>;
   if (typeof answer.error === "string" && answer.error.length > 0) {
-    return { status: "failed", error: answer.error.replaceAll("\u0000", "").slice(0, 2000), durationMs };
+    return { status: "failed", error: answer.error.slice(0, 2000).toWellFormed(), durationMs };
   }
   if ("result" in answer) return { status: "succeeded", result: answer.result, durationMs };
   return failed('The tool\'s endpoint answered JSON without "result" or "error".');
