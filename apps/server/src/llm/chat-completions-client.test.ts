@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readAnalysisAnswer } from "../domain/analysis/analysis-answer.js";
 import { analysisRequest } from "../domain/analysis/analysis-request.js";
 import { type JsonCompletion, LlmCallError } from "../domain/analysis/ports.js";
-import { ChatCompletionsClient } from "./chat-completions-client.js";
+import { ChatCompletionsClient, MAX_RESPONSE_BYTES } from "./chat-completions-client.js";
 
 const KEY = "sk-test-analysis";
 const SCHEMA = { type: "object", additionalProperties: false, required: ["summary"], properties: { summary: { type: "string" } } };
@@ -136,6 +136,12 @@ describe("ChatCompletionsClient", () => {
   it("is unreachable where nothing listens", async () => {
     const client = new ChatCompletionsClient({ baseUrl: `http://127.0.0.1:${await freePort()}/v1`, apiKey: KEY });
     expect(await failure(client.completeJson(CALL))).toMatchObject({ kind: "unreachable", retryable: true });
+  });
+
+  it("reads no more than MAX_RESPONSE_BYTES of an answer: one of 2 MB is refused, not retryably", async () => {
+    const { client } = await serve(() => ({ json: { summary: "a".repeat(2_000_000) } }));
+    const error = await failure(client.completeJson(CALL));
+    expect([error.kind, error.retryable, error.message]).toEqual(["empty", false, `the answer is more than ${MAX_RESPONSE_BYTES} bytes`]);
   });
 
   it("says an answer without text is empty", async () => {

@@ -16,6 +16,11 @@ export interface ChatCompletionsClientOptions {
 
 /** How much of a provider's error message an LlmCallError carries. */
 const MAX_MESSAGE_CHARS = 300;
+/**
+ * The most bytes of an answer read: an LLM can be talked into writing without end, and the SDK would hold
+ * all of it before anything is checked. Many times the largest answer taken (analysis-answer.ts).
+ */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
 // What OpenAI's SDK itself would retry among the 4xx: request timeout, lock timeout, rate limit.
 const RETRYABLE_4XX = new Set([408, 409, 429]);
 
@@ -24,7 +29,7 @@ export class ChatCompletionsClient implements AnalysisModel {
 
   constructor(options: ChatCompletionsClientOptions) {
     // The SDK refuses to start without a key; a local LLM takes none. "none", as the digital human's worker sends.
-    this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey || "none", maxRetries: 0 });
+    this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey || "none", maxRetries: 0, fetch: boundedFetch });
   }
 
   async completeJson(call: JsonCompletion): Promise<string> {
@@ -44,6 +49,7 @@ export class ChatCompletionsClient implements AnalysisModel {
       );
     } catch (error) {
       if (call.signal?.aborted) throw error;
+      if (tooLarge(error)) throw new LlmCallError("empty", false, `the answer is more than ${MAX_RESPONSE_BYTES} bytes`, undefined, { cause: error });
       throw callError(error, deadline.aborted);
     }
     const message = completion.choices?.[0]?.message;
@@ -53,6 +59,29 @@ export class ChatCompletionsClient implements AnalysisModel {
     }
     return message.content;
   }
+}
+
+class AnswerTooLarge extends Error {}
+
+/** Whether the SDK failed because boundedFetch stopped the answer (it may wrap the error it read). */
+const tooLarge = (error: unknown): boolean =>
+  error instanceof AnswerTooLarge || (error instanceof Error && error.cause !== undefined && tooLarge(error.cause));
+
+/** fetch, its answer's body cut off with AnswerTooLarge past MAX_RESPONSE_BYTES. */
+async function boundedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (!response.body) return response;
+  let seen = 0;
+  const bounded = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > MAX_RESPONSE_BYTES) controller.error(new AnswerTooLarge());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 function messageParam(message: JsonCompletion["messages"][number]): ChatCompletionMessageParam {
