@@ -7,9 +7,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { askedSchema, ChatCompletionsServer, type ChatRequest, type ChatScript, messageText, WebhookReceiver } from "@dhs/testkit";
+import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { postSegments, segment } from "../support/digital-human-posts.js";
-import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, until, useHarness } from "../support/harness.js";
+import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, STORE, until, useHarness } from "../support/harness.js";
 
 const llm = await new ChatCompletionsServer().start();
 const h = useHarness({
@@ -228,6 +229,33 @@ describe("a session's analysis", () => {
     expect(event?.body).toMatchObject({ type: "session.analysis_ready", mode: "live", data: shown });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(readyFor(session.id)).toHaveLength(1);
+  });
+
+  it("keeps an answer's NUL and lone surrogates out of its data (U+FFFD), so the session still reaches the history", async () => {
+    scripts = [{ json: { ...LEAD_ANSWER, data: { ...LEAD_ANSWER.data, name: "Ada\u0000 \ud800Lovelace" } } }];
+    const session = await sessionOf((await analyst()).id);
+    await converse(session, LEAD_TALK);
+    const shown = await settledAnalysis(session.id);
+    expect(shown).toMatchObject({ status: "complete", data: { ...LEAD_ANSWER.data, name: "Ada\uFFFD \uFFFDLovelace" } });
+    if (STORE !== "postgres") return;
+    const db = new pg.Client({ connectionString: h.databaseUrl });
+    db.on("error", () => undefined);
+    await db.connect();
+    try {
+      const kept = await until(
+        async () => {
+          const { rows } = await db.query<{ record: { analysis?: { status: string; data?: unknown } } }>(
+            "SELECT record FROM sessions WHERE id = $1",
+            [session.id],
+          );
+          return rows[0]?.record.analysis?.status === "complete" ? rows[0].record.analysis : undefined;
+        },
+        { what: "the analysed session in the history", timeoutMs: 15_000 },
+      );
+      expect(kept.data).toEqual(shown.data);
+    } finally {
+      await db.end();
+    }
   });
 
   it("asks no LLM when the participant said nothing: complete, nothing made up, each criterion unknown", async () => {

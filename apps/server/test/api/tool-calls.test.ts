@@ -7,8 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { verifyToolCall } from "@dhs/client";
 import { digitalHumanToken, WebhookReceiver } from "@dhs/testkit";
+import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, until, useHarness } from "../support/harness.js";
+import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, STORE, until, useHarness } from "../support/harness.js";
 
 const h = useHarness({ SWEEP_INTERVAL_MS: "100", TEST_MAX_OPEN_SESSIONS: "100" });
 const [AVA] = DIGITAL_HUMANS;
@@ -420,5 +421,58 @@ describe("callTestTool", () => {
     await expectApiError(await post(KEYS.aTest, { name: "end_call" }), 422, "validation_failed");
     await h.client(KEYS.aTest).endSession(session.id);
     await expectApiError(await post(KEYS.aTest, { name: "order_status" }), 409, "session_ended");
+  });
+});
+
+describe("an endpoint's hostile answer", () => {
+  /** The calls of `session` as the PostgreSQL history holds them, once the writer has the session. */
+  async function inHistory(session: Session): Promise<unknown[]> {
+    const db = new pg.Client({ connectionString: h.databaseUrl });
+    db.on("error", () => undefined);
+    await db.connect();
+    try {
+      return await until(
+        async () => {
+          const written = await db.query("SELECT 1 FROM sessions WHERE id = $1", [session.id]);
+          if (written.rowCount === 0) return undefined;
+          const { rows } = await db.query<{ record: unknown }>("SELECT record FROM tool_calls WHERE session_id = $1 ORDER BY position", [
+            session.id,
+          ]);
+          return rows.map((row) => row.record);
+        },
+        { what: "the session in the history", timeoutMs: 15_000 },
+      );
+    } finally {
+      await db.end();
+    }
+  }
+
+  it("keeps NUL and lone surrogates out of what is kept (U+FFFD), so the ended session still reaches the history", async () => {
+    const dh = await concierge(await endpoint());
+    const session = await sessionOf(dh.id);
+    const answers = ['{"result":"a\\u0000b"}', '{"result":{"k\\ud800":"\\ud800"}}', '{"error":"sorry \\udc00"}'];
+    const calls: Call[] = [];
+    for (const body of answers) {
+      receiver.answer = () => ({ status: 200, body });
+      calls.push(await ran(session, { tool_call_id: `call_${randomUUID()}`, name: "order_status", arguments: { order_id: "A-1" } }));
+    }
+    expect(calls.map((c) => [c.status, c.result, c.error])).toEqual([
+      ["succeeded", "a\uFFFDb", null],
+      ["succeeded", { "k\uFFFD": "\uFFFD" }, null],
+      ["failed", null, "sorry \uFFFD"],
+    ]);
+    await h.client().endSession(session.id);
+    if (STORE !== "postgres") return;
+    const kept = (await inHistory(session)) as Call[];
+    expect(kept.map((c) => c.status)).toEqual(["succeeded", "succeeded", "failed"]);
+  });
+
+  it("is the endpoint's error when it nests 5 000 deep: the call fails saying so, never the service's 500", async () => {
+    const dh = await concierge(await endpoint());
+    const session = await sessionOf(dh.id);
+    receiver.answer = () => ({ status: 200, body: `{"result":${"[".repeat(5000)}${"]".repeat(5000)}}` });
+    const call = await ran(session, { tool_call_id: `call_${randomUUID()}`, name: "order_status", arguments: { order_id: "A-1" } });
+    expect([call.status, call.error]).toEqual(["failed", "The tool's endpoint answered JSON nested more than 32 levels deep."]);
+    expect((await listCalls(session)).map((c) => c.status)).toEqual(["failed"]);
   });
 });
