@@ -44,7 +44,7 @@ export function recordingsOf(config: Config["recordings"], port: number, options
   let listening = port;
   const publicUrl = () => config.publicUrl ?? `http://127.0.0.1:${listening}`;
   let storage: RecordingStorage;
-  let routes: Router | undefined;
+  let local: LocalRecordingStorage | undefined;
   let close = () => {};
   if (config.s3) {
     const s3 = lazyS3(config.s3);
@@ -53,9 +53,8 @@ export function recordingsOf(config: Config["recordings"], port: number, options
   } else {
     // A key of its own for the links: a link never verifies as a cursor, nor a cursor as a link.
     const key = Buffer.from(hkdfSync("sha256", options.secret, "", "dhs recording links v1", 32));
-    const local = new LocalRecordingStorage({ dir: config.dir, publicUrl, signer: new UrlSigner(key) });
+    local = new LocalRecordingStorage({ dir: config.dir, publicUrl, signer: new UrlSigner(key) });
     storage = local;
-    routes = recordingFileRoutes(local, { maxBytes: MAX_RECORDING_BYTES, contentType: RECORDING_FORMAT });
   }
   const service = new RecordingService({
     sessions: options.sessions,
@@ -71,6 +70,13 @@ export function recordingsOf(config: Config["recordings"], port: number, options
     ...(options.onSettled ? { onSettled: options.onSettled } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
+  const routes =
+    local &&
+    recordingFileRoutes(local, {
+      maxBytes: MAX_RECORDING_BYTES,
+      contentType: RECORDING_FORMAT,
+      allows: (key, method) => service.fileAllowed(key, method),
+    });
   const { logger } = options;
   const retention = new RecordingRetention(options.expiries, storage, {
     intervalMs: 60_000,

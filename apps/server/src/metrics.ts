@@ -38,6 +38,12 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     labelNames: ["status", "end_reason"] as const,
     registers: [this.registry],
   });
+  private readonly uncaughtErrors = new Counter({
+    name: "dhs_uncaught_errors_total",
+    help: "Errors nobody handled, by origin (uncaughtException, unhandledRejection): the process stops in order and exits 1 after each.",
+    labelNames: ["origin"] as const,
+    registers: [this.registry],
+  });
   private readonly redisErrors = new Counter({
     name: "dhs_redis_errors_total",
     help: "Redis connection errors and requests that failed because Redis did not answer.",
@@ -160,6 +166,10 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
 
   dependencyFault(dependency: Dependency): void {
     this.dependencyFaults.inc({ dependency });
+  }
+
+  uncaughtError(origin: string): void {
+    this.uncaughtErrors.inc({ origin });
   }
 
   redisError(): void {

@@ -1,6 +1,7 @@
 /**
  * The service: read the configuration (one clear line and exit 1 when it is wrong), serve, and on
- * SIGTERM or SIGINT stop accepting, finish in-flight requests, close Redis, flush the traces and exit 0.
+ * SIGTERM or SIGINT stop accepting, finish in-flight requests, close Redis, flush the traces and exit 0;
+ * on an error nobody handled, the same stop, then exit 1 (process-faults.ts).
  * main.ts starts it, after tracing when tracing is on.
  */
 import { pino } from "pino";
@@ -10,6 +11,7 @@ import { type Config, ConfigError, loadConfig } from "./config.js";
 import { metricsListener } from "./http/metrics-server.js";
 import { REDACT_PATHS } from "./http/request-logger.js";
 import { type RunningServer, startWebServer } from "./http/server.js";
+import { exitOnUncaughtErrors } from "./process-faults.js";
 import type { Tracing } from "./tracing/tracing.js";
 
 export interface ServeOptions {
@@ -58,27 +60,37 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   // not kill the process with the default action.
   let running: RunningServer | undefined;
   let metricsServer: RunningServer | undefined;
-  let stopping = false;
-  function shutdown(signal: NodeJS.Signals): void {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
-    Promise.all([running?.stop(config.shutdownGraceMs), metricsServer?.stop(1000)])
+  let stopped: Promise<void> | undefined;
+  /** Stops accepting, finishes what is in flight within the grace, closes the stores, flushes the traces. */
+  function stopInOrder(): Promise<void> {
+    stopped ??= Promise.all([running?.stop(config.shutdownGraceMs), metricsServer?.stop(1000)])
       .then(() => composed.close())
-      .then(() => options.flushTraces?.())
-      .then(
-        () => {
-          logger.info("stopped");
-          exit(0);
-        },
-        (err: unknown) => {
-          logger.error({ err }, "shutdown failed");
-          exit(1);
-        },
-      );
+      .then(() => options.flushTraces?.());
+    return stopped;
+  }
+  function shutdown(signal: NodeJS.Signals): void {
+    if (stopped) return;
+    logger.info({ signal }, "shutting down");
+    stopInOrder().then(
+      () => {
+        logger.info("stopped");
+        exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        exit(1);
+      },
+    );
   }
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
+  exitOnUncaughtErrors(process, {
+    log: (err, origin) => logger.fatal({ err, origin }, "an error nobody handled: stopping in order, then exiting 1 to be restarted"),
+    count: (origin) => composed.metrics.uncaughtError(origin),
+    stop: stopInOrder,
+    exit,
+    graceMs: config.shutdownGraceMs + 5_000,
+  });
 
   // In production, wrong LiveKit credentials stop the start with one line: every create would fail. LiveKit
   // merely unreachable does not; the replica starts unready and becomes ready once LiveKit answers.

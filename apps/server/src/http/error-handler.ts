@@ -71,6 +71,9 @@ export function toAppError(error: unknown): AppError {
     return new AppError("service_unavailable", UNAVAILABLE_DETAIL[error.dependency], { retryAfterSeconds: 1, cause: error });
   }
   const e = (typeof error === "object" && error !== null ? error : {}) as HttpLikeError;
+  // Express's router, on a route outside the contract (the recordings' files): a path parameter whose
+  // percent-encoding does not decode names nothing, as the contract's routes answer it.
+  if (error instanceof URIError && e.status === 400) return new AppError("not_found", "The path could not be decoded.");
 
   // body-parser (express.json)
   switch (e.type) {

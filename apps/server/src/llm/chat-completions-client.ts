@@ -49,7 +49,8 @@ export class ChatCompletionsClient implements AnalysisModel {
       );
     } catch (error) {
       if (call.signal?.aborted) throw error;
-      if (tooLarge(error)) throw new LlmCallError("empty", false, `the answer is more than ${MAX_RESPONSE_BYTES} bytes`, undefined, { cause: error });
+      if (tooLarge(error))
+        throw new LlmCallError("empty", false, `the answer is more than ${MAX_RESPONSE_BYTES} bytes`, undefined, { cause: error });
       throw callError(error, deadline.aborted);
     }
     const message = completion.choices?.[0]?.message;

@@ -6,8 +6,8 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { createReadStream, createWriteStream, type ReadStream } from "node:fs";
-import { link, mkdir, rm, stat, unlink } from "node:fs/promises";
+import { createWriteStream, type ReadStream } from "node:fs";
+import { link, mkdir, open, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -90,10 +90,26 @@ export class LocalRecordingStorage implements RecordingStorage {
     }
   }
 
-  /** The object's bytes and size, or undefined when there is none. */
+  /**
+   * The object's bytes and size, or undefined when there is none. The file is opened first and its size
+   * read from what was opened: a download that started is served whole from it, whatever deletes the
+   * name meanwhile (an erasure, the retention), rather than racing it between a look and an open.
+   */
   async read(key: string): Promise<{ stream: ReadStream; sizeBytes: number } | undefined> {
-    const found = await this.stat(key);
-    return found && { stream: createReadStream(this.path(key)), sizeBytes: found.sizeBytes };
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(this.path(key), "r");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      return { stream: handle.createReadStream({ autoClose: true }), sizeBytes: size };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   private path(key: string): string {

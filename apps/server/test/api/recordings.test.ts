@@ -300,6 +300,17 @@ describe("a recording's file", () => {
     expect((await fetch(unsigned)).status).toBe(403);
   });
 
+  it("at a path whose percent-encoding does not decode is not found, with no credentials asked, as the API answers", async () => {
+    for (const [method, path] of [
+      ["GET", "/recordings/files/%ZZ"],
+      ["GET", "/recordings/files/a/%E0%A4%A.ogg?expires=1&signature=x"],
+      ["PUT", "/recordings/upload/%ZZ"],
+    ] as const) {
+      const error = await expectApiError(await h.request(method, path, { key: null }), 404, "not_found");
+      expect(error.detail).toBe("The path could not be decoded.");
+    }
+  });
+
   it("of another account, or of the other mode, is not found", async () => {
     const session = await recordedSession();
     await expectApiError(await h.client(KEYS.b).getSessionRecording(session.id), 404, "not_found");
@@ -334,28 +345,60 @@ describe("erasing a recording", () => {
     await expectApiError(await job(session, "finish", { outcome: "uploaded", duration_ms: 1 }), 409, "recording_settled");
   });
 
-  it("while it records stops it: the job gets no target, and a file it sends is deleted when reported", async () => {
+  it("while it records stops it: the job gets no target, the one it holds takes no file, and its report is refused", async () => {
     const session = await recordedSession();
     const target = await jobOk(session, "upload");
     expect(expectData(await h.client().deleteSessionRecording(session.id)).status).toBe("deleted");
     await expectApiError(await job(session, "upload"), 409, "recording_settled");
-    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE })).status).toBe(201);
+    const put = await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE });
+    expect(put.status).toBe(403);
     await expectApiError(await job(session, "finish", { outcome: "uploaded", duration_ms: 1 }), 409, "recording_settled");
     const storage = h.composed.recordings.service.deps.storage;
-    expect(await storage.stat(`${session.id}.ogg`)).toBeUndefined();
-    // A job that sends it again with the target it holds and never says so: the retention deletes it
-    // once every target that could have been out has expired.
-    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE })).status).toBe(201);
-    try {
-      shiftMs = 17 * 60_000;
-      await h.composed.recordings.retention.pass();
-    } finally {
-      shiftMs = 0;
-    }
     expect(await storage.stat(`${session.id}.ogg`)).toBeUndefined();
     await h.client().endSession(session.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(eventsOf(session)).toEqual([]);
+  });
+
+  it("once ready cannot be written back or read with what was handed out before: target refused, link 404, deleted again soon", async () => {
+    const session = await recordedSession();
+    await h.client().endSession(session.id);
+    const target = await jobOk(session, "upload");
+    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE })).status).toBe(201);
+    await jobOk(session, "finish", { outcome: "uploaded", duration_ms: 4_000 });
+    const link = (await read(session)).url as string;
+    expectData(await h.client().deleteSessionRecording(session.id));
+    // The job's target is valid for 15 minutes, the link for its own time: neither outlives the erasure.
+    const again = await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE });
+    expect(again.status).toBe(403);
+    expect((await fetch(link)).status).toBe(404);
+    const storage = h.composed.recordings.service.deps.storage;
+    expect(await storage.stat(`${session.id}.ogg`)).toBeUndefined();
+    // Whatever a bucket's presigned target could still write is deleted again once it lapses, not after 30 days.
+    const expiries = h.composed.recordings.service.deps.expiries;
+    expect(await expiries.due(Date.now() + 17 * 60_000, 1_000)).toContain(`${session.id}.ogg`);
+  });
+
+  it("while 200 downloads are in flight: each is served whole or not found, and the service goes on", async () => {
+    const session = await recordedSession();
+    await h.client().endSession(session.id);
+    const target = await jobOk(session, "upload");
+    const big = Buffer.concat([FILE, Buffer.alloc(1024 * 1024, 3)]);
+    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: big })).status).toBe(201);
+    await jobOk(session, "finish", { outcome: "uploaded", duration_ms: 4_000 });
+    const link = (await read(session)).url as string;
+    const download = async (): Promise<string> => {
+      const res = await fetch(link);
+      if (res.status !== 200) return String(res.status);
+      return (await res.arrayBuffer()).byteLength === big.length ? "whole" : "cut";
+    };
+    const downloads = Array.from({ length: 200 }, download);
+    const erased = h.client().deleteSessionRecording(session.id);
+    const outcomes = await Promise.all(downloads);
+    expect(expectData(await erased).status).toBe("deleted");
+    expect(outcomes.filter((o) => o !== "whole" && o !== "404")).toEqual([]);
+    expect(await download()).toBe("404");
+    expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
   });
 
   it("with the session's transcript, which erases the recording too", async () => {

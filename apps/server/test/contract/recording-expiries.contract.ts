@@ -1,6 +1,6 @@
 /**
  * The port contract of RecordingExpiries (domain/recordings/ports.ts), run against every adapter: when
- * ready recordings' files are to be deleted, read back due and oldest first, moved only later.
+ * ready recordings' files are to be deleted, read back due and oldest first, moved only sooner.
  */
 import { describe, expect, it } from "vitest";
 import type { RecordingExpiries } from "../../src/domain/recordings/ports.js";
@@ -17,14 +17,14 @@ export function recordingExpiriesContract(adapter: string, make: () => Promise<R
       expect(await expiries.due(5_000, 2)).toEqual(["a.ogg", "b.ogg"]);
     });
 
-    it("moves a key only to a later time when it is added again", async () => {
+    it("moves a key only to a sooner time when it is added again: an erased file goes before its retention ends", async () => {
       const expiries = await make();
-      await expiries.add("a.ogg", 1_000);
-      await expiries.add("a.ogg", 500);
-      expect(await expiries.due(900, 10)).toEqual([]);
       await expiries.add("a.ogg", 4_000);
-      expect(await expiries.due(3_000, 10)).toEqual([]);
-      expect(await expiries.due(4_000, 10)).toEqual(["a.ogg"]);
+      await expiries.add("a.ogg", 1_000);
+      expect(await expiries.due(900, 10)).toEqual([]);
+      expect(await expiries.due(1_000, 10)).toEqual(["a.ogg"]);
+      await expiries.add("a.ogg", 9_000);
+      expect(await expiries.due(1_000, 10)).toEqual(["a.ogg"]);
     });
 
     it("forgets the keys removed, and nothing else", async () => {

@@ -2,9 +2,14 @@
  * The server process stopped in the middle of work. SIGKILL (a crash, an OOM kill) mid-create leaves
  * pending idempotency locks behind: a replacement process answers those keys 409 in_progress, and no
  * longer than the lock timeout, after which every key creates (or replays) exactly one session. SIGTERM
- * under load (a deploy) lets every request in flight finish and exits 0.
+ * under load (a deploy) lets every request in flight finish and exits 0. An error nobody handled (a
+ * rejected promise no code waits on) stops it the same way, said at `fatal`, and exits 1 to be restarted.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
 import { FakeLiveKit, type RedisServer, startRedis } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startLoad } from "../support/load.js";
@@ -152,6 +157,51 @@ describe("a server process sent SIGTERM under steady create load", () => {
       "in flight at SIGTERM, all finished 201": inFlightAtSignal.length,
       "refused after SIGTERM (port closed)": unanswered.length,
       "SIGTERM to exit (ms)": ms(exitedAt - sigtermAt),
+      "exit code": String(code),
+    });
+  });
+});
+
+describe("a server process hit by an error nobody handled, under steady create load", () => {
+  it("says so at fatal, finishes every request in flight and exits 1", async () => {
+    // The fault comes from outside the service's code, as a library's stray rejection would: a module
+    // preloaded into the real process rejects a promise nobody waits on when it gets SIGUSR2.
+    const preload = join(mkdtempSync(join(tmpdir(), "dhs-fault-")), "stray-rejection.mjs");
+    writeFileSync(preload, 'process.on("SIGUSR2", () => { Promise.reject(new Error("injected stray rejection")); });\n');
+    livekit.delayMs = 300;
+    const server = startServerProcess({
+      ...serverEnv(),
+      SHUTDOWN_GRACE_MS: "30000",
+      NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
+    });
+    const url = (await server.listening).url;
+    const load = startLoad((tag, signal) => createSession(url, tag, signal), { concurrency: 8, timeoutMs: 10_000 });
+    await sleep(1200);
+    const faultAt = performance.now();
+    server.child.kill("SIGUSR2");
+    const [code] = await server.exited;
+    const exitedAt = performance.now();
+    const samples = await load.stop();
+
+    expect(code).toBe(1);
+    const fatal = server
+      .output()
+      .stdout.split("\n")
+      .filter((line) => line.includes('"level":60'))
+      .map((line) => JSON.parse(line) as { origin: string; err: { message: string }; msg: string });
+    expect(fatal).toEqual([
+      expect.objectContaining({ origin: "unhandledRejection", err: expect.objectContaining({ message: "injected stray rejection" }) }),
+    ]);
+    const answered = samples.filter((s) => s.status !== undefined);
+    expect(answered.filter((s) => s.status !== 201)).toEqual([]);
+    const inFlightAtFault = samples.filter((s) => s.sentAt < faultAt && s.endedAt > faultAt);
+    expect(inFlightAtFault.length).toBeGreaterThan(0);
+    expect(inFlightAtFault.every((s) => s.status === 201)).toBe(true);
+
+    report("an error nobody handled under load (8 concurrent creators, LiveKit 300 ms)", {
+      "requests answered 201": answered.length,
+      "in flight at the fault, all finished 201": inFlightAtFault.length,
+      "fault to exit (ms)": ms(exitedAt - faultAt),
       "exit code": String(code),
     });
   });

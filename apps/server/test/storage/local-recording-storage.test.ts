@@ -20,7 +20,9 @@ async function localStorage(maxBytes = 10_000_000) {
   const dir = await mkdtemp(join(tmpdir(), "dhs-recordings-"));
   const app = express();
   let storage: LocalRecordingStorage | undefined;
-  app.use((req, res, next) => (storage ? recordingFileRoutes(storage, { maxBytes, contentType: "audio/ogg" })(req, res, next) : next()));
+  app.use((req, res, next) =>
+    storage ? recordingFileRoutes(storage, { maxBytes, contentType: "audio/ogg", allows: async () => true })(req, res, next) : next(),
+  );
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const { status, body } = errorAnswer(res, error instanceof AppError ? error : toAppError(error), "req_test");
     res.status(status).json(body);
@@ -68,6 +70,23 @@ describe("the local directory store", () => {
       const answer = await fetch(target.url, { method: "PUT", headers: target.headers, body: chunks, duplex: "half" } as RequestInit);
       expect(answer.status).toBe(413);
       expect(await storage.stat("acct_1/big.ogg")).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it("serves a download that started whole, whatever deletes the file meanwhile; one of a file already gone is none", async () => {
+    const { storage, close } = await localStorage();
+    try {
+      const target = await storage.uploadTarget("acct_1/race.ogg", { contentType: "audio/ogg", expiresInS: 60 });
+      const bytes = new Uint8Array(300_000).fill(9);
+      expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: bytes })).status).toBe(201);
+      const file = await storage.read("acct_1/race.ogg");
+      await storage.delete("acct_1/race.ogg");
+      const chunks: Buffer[] = [];
+      for await (const chunk of file?.stream ?? []) chunks.push(chunk as Buffer);
+      expect([file?.sizeBytes, Buffer.concat(chunks).length]).toEqual([300_000, 300_000]);
+      expect(await storage.read("acct_1/race.ogg")).toBeUndefined();
     } finally {
       await close();
     }

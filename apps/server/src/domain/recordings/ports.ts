@@ -41,11 +41,16 @@ export function isRecordingKey(key: string): boolean {
 }
 
 /**
- * When each ready recording's file is to be deleted (RECORDING_RETENTION_DAYS): an index apart from the
- * sessions, so a file outlives no record of it, however long its session is kept.
+ * When each ready recording's file is to be deleted (RECORDING_RETENTION_DAYS), and each discarded one
+ * deleted again: an index apart from the sessions, so a file outlives no record of it, however long its
+ * session is kept.
  */
 export interface RecordingExpiries {
-  /** The file `key` is to be deleted at `atMs` (again: the later time). */
+  /**
+   * The file `key` is to be deleted at `atMs`; asked again, at the sooner time: a file is kept as long
+   * as its retention at most, and an erased one goes once its last upload target has lapsed, whatever
+   * retention it had (a write-back with that target must not be kept for 30 days).
+   */
   add(key: string, atMs: number): Promise<void>;
   /** Up to `limit` keys due by `nowMs`, oldest first. */
   due(nowMs: number, limit: number): Promise<string[]>;

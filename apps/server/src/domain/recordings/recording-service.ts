@@ -16,7 +16,16 @@ import { changeSessionPart, type PartDecision } from "../sessions/session-part-c
 import { utcDay } from "../sessions/usage.js";
 import type { TranscriptStore } from "../transcripts/ports.js";
 import type { RecordingExpiries, RecordingStorage } from "./ports.js";
-import { erased, failed, recordingKeyOf, recordingView, type StoredRecording, shownStatus, UPLOAD_TTL_S } from "./stored-recording.js";
+import {
+  erased,
+  failed,
+  recordingKeyOf,
+  recordingView,
+  type StoredRecording,
+  sessionIdOfKey,
+  shownStatus,
+  UPLOAD_TTL_S,
+} from "./stored-recording.js";
 
 export interface RecordingServiceDeps {
   sessions: Pick<SessionRecords, "getSession" | "findSession" | "readForChange" | "replaceSession"> &
@@ -55,6 +64,22 @@ export class RecordingService {
     if (!(await this.deps.storage.stat(recording.key))) return recordingView(record.id, recording, "deleted");
     const link = await this.deps.storage.downloadLink(recording.key, { expiresInS: this.deps.urlTtlS, fileName: `${record.id}.ogg` });
     return recordingView(record.id, recording, "ready", link);
+  }
+
+  /**
+   * Whether the store's own routes may take an upload of `key` (its recording still waits for its file)
+   * or serve it (its recording is shown ready): a link is worth no more than its recording's state when it
+   * is used, so one handed out before an erasure, or a job's upload target that outlived its recording,
+   * is refused. A bucket's presigned links cannot ask; for those, discard's second deletion does.
+   */
+  async fileAllowed(key: string, method: "PUT" | "GET"): Promise<boolean> {
+    const sessionId = sessionIdOfKey(key);
+    const record = sessionId === undefined ? undefined : await this.deps.sessions.findSession(sessionId);
+    const recording = record?.recording;
+    if (!record || !recording || recording.key !== key) return false;
+    if (method === "PUT") return recording.status === "recording";
+    const state = await this.deps.transcripts.readState(record.id);
+    return shownStatus(recording, TERMINAL.has(record.status), state?.deletedAtMs != null, this.now().getTime()) === "ready";
   }
 
   /**

@@ -32,6 +32,13 @@ export function recordingKeyOf(sessionId: string): string {
   return `${sessionId}.ogg`;
 }
 
+const KEY_OF_SESSION = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.ogg$/;
+
+/** The session whose recording `key` is (recordingKeyOf's inverse), or undefined for any other key. */
+export function sessionIdOfKey(key: string): string | undefined {
+  return KEY_OF_SESSION.exec(key)?.[1];
+}
+
 export function newRecording(sessionId: string): StoredRecording {
   return { status: "recording", key: recordingKeyOf(sessionId) };
 }

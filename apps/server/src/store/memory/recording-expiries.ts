@@ -5,7 +5,7 @@ export class MemoryRecordingExpiries implements RecordingExpiries {
   private readonly at = new Map<string, number>();
 
   async add(key: string, atMs: number): Promise<void> {
-    this.at.set(key, Math.max(atMs, this.at.get(key) ?? atMs));
+    this.at.set(key, Math.min(atMs, this.at.get(key) ?? atMs));
   }
 
   async due(nowMs: number, limit: number): Promise<string[]> {

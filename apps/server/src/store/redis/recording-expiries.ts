@@ -18,8 +18,8 @@ export class RedisRecordingExpiries implements RecordingExpiries {
   }
 
   async add(key: string, atMs: number): Promise<void> {
-    // GT: a new key is added, one there already moves only to a later time.
-    await guard(() => this.redis.zadd(this.key, "GT", atMs, key));
+    // LT: a new key is added, one there already moves only to a sooner time (RecordingExpiries.add).
+    await guard(() => this.redis.zadd(this.key, "LT", atMs, key));
   }
 
   due(nowMs: number, limit: number): Promise<string[]> {
