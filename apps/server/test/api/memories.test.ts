@@ -20,6 +20,8 @@ const h = useHarness({
   ANALYSIS_TIMEOUT_S: "5",
   ANALYSIS_RETRY_S: "1",
   MEMORY_RETENTION_DAYS: "30",
+  // 80 analyses of one participant at once, from one key: the key's rate is not what is tested.
+  RATE_LIMIT_ENABLED: "false",
 });
 const [AVA] = DIGITAL_HUMANS;
 const DAY_MS = 86_400_000;
@@ -171,6 +173,38 @@ describe("the test helper's memory_facts", () => {
     expectApiError(await h.client(KEYS.a).getParticipantMemory(dh.id, who), 404, "not_found");
     const next = await sessionOf(dh.id, who, KEYS.aTest);
     expect(jobOf(next).participant_memory).toEqual({ facts: ["Name is Ada", "Prefers e-mail"] });
+  });
+
+  it("of 80 analyses of one participant at once are all kept: a write that keeps losing is 429, never a 500", async () => {
+    const dh = await rememberer(KEYS.aTest);
+    const who = `crowd-${randomUUID().slice(0, 8)}`;
+    const client = h.client(KEYS.aTest);
+    const sessions: Made[] = [];
+    for (let i = 0; i < 80; i++) {
+      const session = await sessionOf(dh.id, who, KEYS.aTest);
+      await client.endSession(session.id);
+      sessions.push(session);
+    }
+    const set = (session: Made, i: number) =>
+      client.setTestSessionAnalysis(session.id, { status: "complete", summary: `Visit ${i}.`, memory_facts: [`Visited on day ${i}`] });
+    const first = await Promise.all(sessions.map(set));
+    const statuses = first.map((r) => r.response.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    for (const r of first.filter((r) => r.response.status === 429)) expect(r.error?.code).toBe("concurrent_changes");
+    // What was told to wait is sent again, as a client does, until every analysis is settled.
+    for (const [i, session] of sessions.entries()) {
+      if (statuses[i] === 200) continue;
+      await until(async () => ((await set(session, i)).response.status === 200 ? true : undefined), { what: "a retried analysis" });
+    }
+    for (const session of sessions) expect(expectData(await client.getSessionAnalysis(session.id)).status).toBe("complete");
+    // Each list replaces the one it was given, merged with what others kept meanwhile: one to ten of them.
+    const kept = expectData(await client.getParticipantMemory(dh.id, who)).facts;
+    expect(kept.length).toBeGreaterThanOrEqual(1);
+    expect(kept.length).toBeLessThanOrEqual(10);
+    for (const fact of kept) expect(fact).toMatch(/^Visited on day \d+$/);
+    console.log(
+      `80 analyses of one participant at once: ${statuses.filter((s) => s === 200).length} kept at first, ${statuses.filter((s) => s === 429).length} told 429`,
+    );
   });
 
   it("are refused for a generated identity, a digital human without memory, and a failed outcome", async () => {

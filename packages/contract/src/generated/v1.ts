@@ -3829,9 +3829,9 @@ export interface components {
             };
         };
         /**
-         * @description Other requests changed the same session's conversation or the same digital human at the same moment
-         *     too often for this one (`concurrent_changes`; nothing was changed), or the caller is over its rate
-         *     (`rate_limited`). Wait `Retry-After` seconds and send it again.
+         * @description Other requests changed the same session's conversation, the same digital human or the same
+         *     participant's memory at the same moment too often for this one (`concurrent_changes`; nothing was
+         *     changed), or the caller is over its rate (`rate_limited`). Wait `Retry-After` seconds and send it again.
          */
         BusyOrRateLimited: {
             headers: {
@@ -5271,7 +5271,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["BusyOrRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };

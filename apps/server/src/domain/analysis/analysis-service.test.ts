@@ -1,6 +1,7 @@
 import type { WebhookPayload } from "@dhs/contract";
 import { describe, expect, it } from "vitest";
 import { DURATIONS, sessionRecord } from "../../../test/support/session-fixtures.js";
+import { AppError } from "../app-error.js";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
 import { DependencyUnavailableError } from "../dependency-errors.js";
 import type { KeptMemory } from "../memories/ports.js";
@@ -201,7 +202,10 @@ describe("AnalysisService", () => {
     expect(world.shown).toHaveLength(1);
   });
 
-  it("keeps the participant's facts before it settles, and tries again while the memory store is down", async () => {
+  it.each([
+    ["while the memory store is down", () => new DependencyUnavailableError("database")],
+    ["while too many analyses keep facts about the participant at once", () => new AppError("concurrent_changes", "contended")],
+  ])("keeps the participant's facts before it settles, and tries again %s", async (_when, fault) => {
     const world = new World();
     world.record = { ...world.record, analysis: { ...(world.record.analysis as StoredAnalysis), memory: true } };
     const kept: string[][] = [];
@@ -210,7 +214,7 @@ describe("AnalysisService", () => {
     const memories: AnalysisServiceDeps["memories"] = {
       base: async () => base,
       keep: async (_key, given, facts) => {
-        if (down) throw new DependencyUnavailableError("database");
+        if (down) throw fault();
         expect(given).toBe(base);
         // The analysis is still pending while its facts are kept: a replica dying now leaves both to the next try.
         expect(world.record.analysis?.status).toBe("pending");

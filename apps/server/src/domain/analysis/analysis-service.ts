@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import type { SessionAnalysis } from "@dhs/contract";
 import { modeOfOwner } from "../accounts/api-keys.js";
+import { AppError } from "../app-error.js";
 import { DependencyUnavailableError } from "../dependency-errors.js";
 import { memoryKeyOf } from "../memories/memory-key.js";
 import type { KeptMemory, MemoryKey } from "../memories/ports.js";
@@ -158,8 +159,11 @@ export class AnalysisService {
         // This replica is stopping (a deploy): the lease is given back now, and the try with it, so another
         // replica takes the analysis over at once rather than at the lease's end.
         if (this.abort.signal.aborted) return this.release(accountId, sessionId, token, 0, true);
-        if (!(error instanceof DependencyUnavailableError)) throw error;
-        result = { kind: "retry", reason: `the participant's memory could not be read or kept: ${error.message}` };
+        // The memory store down, or too many writers of one participant's memory at once: tried later.
+        const contended = error instanceof AppError && error.code === "concurrent_changes";
+        if (!(error instanceof DependencyUnavailableError) && !contended) throw error;
+        const why = contended ? "too many analyses kept facts about the participant at once" : (error as Error).message;
+        result = { kind: "retry", reason: `the participant's memory could not be read or kept: ${why}` };
       }
       if (result.kind === "retry" && analysis.attempts < this.deps.maxAttempts) {
         return this.release(accountId, sessionId, token, this.deps.retryMs * 3 ** (analysis.attempts - 1), false);

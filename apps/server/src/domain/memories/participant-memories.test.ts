@@ -10,6 +10,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemoryParticipantMemories } from "../../store/memory/participant-memory-store.js";
+import { AppError } from "../app-error.js";
 import { ParticipantMemories } from "./participant-memories.js";
 import type { KeptMemory } from "./ports.js";
 
@@ -75,5 +76,17 @@ describe("participant memories under concurrent analyses and deletions", () => {
     const memories = new ParticipantMemories({ store, digitalHumanExists: async () => false, retentionMs: 1_000 });
     expect(await memories.keep(KEY, undefined, ["Name is Ada"])).toBeUndefined();
     expect(await store.readMemory(KEY)).toBeUndefined();
+  });
+
+  it("says concurrent_changes (a 429 to retry), never a plain error, when every write loses to another", async () => {
+    const store = new MemoryParticipantMemories();
+    store.writeMemory = async () => false;
+    const waits: number[] = [];
+    const contention = { sleep: async (ms: number) => void waits.push(ms), random: () => 1 };
+    const memories = new ParticipantMemories({ store, digitalHumanExists: async () => true, retentionMs: 1_000, contention });
+    const error = await memories.keep(KEY, undefined, ["Name is Ada"]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: "concurrent_changes", retryAfterSeconds: 1 });
+    expect(waits).toEqual([4, 8, 16, 32, 64, 100, 100, 100, 100, 100, 100]);
   });
 });

@@ -10,6 +10,7 @@ import type { ParticipantMemory, ParticipantMemoryDeleted } from "@dhs/contract"
 import type { Principal } from "../accounts/api-keys.js";
 import { keptFacts } from "../analysis/analysis-answer.js";
 import { AppError } from "../app-error.js";
+import { type ContentionOptions, untilWritten } from "../contention.js";
 import { mergedFacts } from "./memory-merge.js";
 import type { KeptMemory, MemoryKey, MemoryStore } from "./ports.js";
 
@@ -20,9 +21,9 @@ export interface ParticipantMemoriesDeps {
   /** How long a memory is kept after the participant's last session or its last change (ms). */
   retentionMs: number;
   now?: () => number;
+  /** The waits between writes that lost (tests give their own). */
+  contention?: ContentionOptions;
 }
-
-const MAX_WRITES = 8;
 
 export class ParticipantMemories {
   private readonly now: () => number;
@@ -50,17 +51,23 @@ export class ParticipantMemories {
     if (!(await this.deps.digitalHumanExists(key.owner, key.digitalHumanId))) return undefined;
     let next = keptFacts(facts);
     let read: KeptMemory | undefined = base;
-    for (let attempt = 0; attempt < MAX_WRITES; attempt++) {
-      const nowMs = this.now();
-      const write = { facts: next, updatedAtMs: nowMs, expiresAtMs: nowMs + this.deps.retentionMs, generation: randomUUID() };
-      if (await this.deps.store.writeMemory(key, write, read)) return next;
-      const theirs = await this.deps.store.readMemory(key);
-      // The base gone, or another in its place: it was deleted (or expired) meanwhile, which wins.
-      const forgotten = base !== undefined && theirs?.generation !== base.generation;
-      next = mergedFacts(base?.facts ?? [], facts, theirs?.facts ?? [], forgotten);
-      read = theirs;
-    }
-    throw new Error(`memory of ${key.participantIdentity}: too many concurrent writes`);
+    // Many analyses of one participant at once each lose to the others: tried again after growing random
+    // waits, and after the last, `429 concurrent_changes` (a retry for an analysis), never a 500.
+    return untilWritten(
+      `Participant ${key.participantIdentity}'s memory`,
+      async () => {
+        const nowMs = this.now();
+        const write = { facts: next, updatedAtMs: nowMs, expiresAtMs: nowMs + this.deps.retentionMs, generation: randomUUID() };
+        if (await this.deps.store.writeMemory(key, write, read)) return { won: true, value: next };
+        const theirs = await this.deps.store.readMemory(key);
+        // The base gone, or another in its place: it was deleted (or expired) meanwhile, which wins.
+        const forgotten = base !== undefined && theirs?.generation !== base.generation;
+        next = mergedFacts(base?.facts ?? [], facts, theirs?.facts ?? [], forgotten);
+        read = theirs;
+        return { won: false };
+      },
+      this.deps.contention,
+    );
   }
 
   async read(principal: Principal, digitalHumanId: string, participantIdentity: string): Promise<ParticipantMemory> {
