@@ -26,7 +26,7 @@ export {
 } from "./fixtures.js";
 export { freePort } from "./free-port.js";
 export { signLiveKitWebhook } from "./livekit-webhook.js";
-export { type PdfLine, type PdfPage, pdfFile } from "./pdf-file.js";
+export { type PdfLine, type PdfPage, pdfBomb, pdfFile } from "./pdf-file.js";
 export { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, type TestDatabase } from "./postgres-database.js";
 export { type PostgresServer, startPostgres } from "./postgres-server.js";
 export { type RedisCluster, startRedisCluster } from "./redis-cluster.js";

@@ -1,25 +1,29 @@
 /**
- * Reads a PDF's text in a worker thread of its own (pdf-text-worker.ts), within bounds: its pages, its
- * text, the time it may take and the memory its thread may hold. A PDF beyond any of them is refused
- * rather than read in part; the thread is terminated, so whatever a hostile file makes the parser do
- * stops there. A few PDFs are read at once per replica, the next ones wait their turn, and beyond a
- * short queue the upload is told to come back (`busy`): uploads cannot pile up threads.
+ * Reads a PDF's text in a process of its own (pdf-text-process.ts), within bounds: its pages, its text,
+ * the time it may take, and the memory the process may hold, set by the operating system (RLIMIT_DATA,
+ * through the shell's `ulimit -d`) so that what a parser inflates counts too, not only its heap. A PDF
+ * beyond any of them is refused rather than read in part; the process is killed, so whatever a hostile
+ * file makes the parser do stops there. A few PDFs are read at once per replica, the accounts taking
+ * turns (fair-slots.ts); beyond a short queue of its own an account is told to come back (`busy`).
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import type { PdfReading, PdfTextReading, PdfTextResult } from "../domain/knowledge/ports.js";
+import { FairSlots } from "./fair-slots.js";
 import type { PdfTextJob } from "./pdf-text-job.js";
 
 export interface PdfTextReaderOptions {
   maxPages: number;
   maxCharacters: number;
-  /** How long one PDF may take once its thread starts (ms). */
+  /** How long one PDF may take once its process starts (ms). */
   timeoutMs: number;
-  /** The worker thread's heap, in MiB. */
+  /** The process's heap, in MiB. */
   heapMb: number;
+  /** All the process's data (heap, buffers, what it inflates), in MiB. */
+  memoryMb: number;
   /** PDFs read at once on this replica. */
   concurrency: number;
-  /** PDFs waiting for a turn before the next is answered `busy`. */
+  /** One account's PDFs waiting for a turn before its next is answered `busy`. */
   maxWaiting: number;
 }
 
@@ -28,65 +32,73 @@ export const PDF_LIMITS: PdfTextReaderOptions = {
   maxCharacters: 10 * 1024 * 1024,
   timeoutMs: 20_000,
   heapMb: 256,
+  memoryMb: 512,
   concurrency: 2,
-  maxWaiting: 8,
+  maxWaiting: 4,
 };
 
-// Built, the worker is JavaScript. From the sources (tests, `pnpm dev`) it is TypeScript: the thread
-// registers tsx's loader, as the process it runs in has, then imports it; PDF.js first, as it is, since
-// tsx would spend a second and more turning its megabytes of JavaScript into the same.
+// Built, the process runs JavaScript. From the sources (tests, `pnpm dev`) it is TypeScript: the process
+// registers tsx's loader, as the one it is started from has, then imports it; PDF.js first, as it is,
+// since tsx would spend a second and more turning its megabytes of JavaScript into the same.
 const FROM_SOURCE = fileURLToPath(import.meta.url).endsWith(".ts");
-const WORKER = new URL(FROM_SOURCE ? "./pdf-text-worker.ts" : "./pdf-text-worker.js", import.meta.url);
-const THROUGH_TSX = FROM_SOURCE
-  ? `Promise.all(${JSON.stringify(["pdfjs-dist/legacy/build/pdf.mjs", "pdfjs-dist/legacy/build/pdf.worker.mjs"].map((m) => import.meta.resolve(m)))}.map((m) => import(m)))
-      .then(() => import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}))
-      .then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); })`
-  : "";
+const NODE_ARGS = FROM_SOURCE
+  ? throughTsx(new URL("./pdf-text-process.ts", import.meta.url))
+  : [fileURLToPath(new URL("./pdf-text-process.js", import.meta.url))];
+
+function throughTsx(entry: URL): string[] {
+  const pdfjs = ["pdfjs-dist/legacy/build/pdf.mjs", "pdfjs-dist/legacy/build/pdf.worker.mjs"].map((m) => import.meta.resolve(m));
+  const code = `Promise.all(${JSON.stringify(pdfjs)}.map((m) => import(m)))
+    .then(() => import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}))
+    .then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
+  return ["--input-type=module", "--eval", code];
+}
 
 export class PdfTextReader implements PdfTextReading {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly slots: FairSlots;
 
-  constructor(private readonly options: PdfTextReaderOptions = PDF_LIMITS) {}
+  constructor(private readonly options: PdfTextReaderOptions = PDF_LIMITS) {
+    this.slots = new FairSlots(options.concurrency, options.maxWaiting);
+  }
 
-  async read(bytes: Uint8Array): Promise<PdfReading> {
-    if (this.running >= this.options.concurrency) {
-      if (this.waiting.length >= this.options.maxWaiting) return { kind: "busy" };
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    this.running += 1;
+  async read(bytes: Uint8Array, owner = ""): Promise<PdfReading> {
+    const turn = this.slots.acquire(owner);
+    if (!turn) return { kind: "busy" };
+    const release = await turn;
     try {
-      return await this.inWorker(bytes);
+      return await this.inProcess(bytes);
     } finally {
-      this.running -= 1;
-      this.waiting.shift()?.();
+      release();
     }
   }
 
-  private inWorker(bytes: Uint8Array): Promise<PdfTextResult> {
-    const { maxPages, maxCharacters, timeoutMs, heapMb } = this.options;
-    const job: PdfTextJob = { bytes, maxPages, maxCharacters };
+  private inProcess(bytes: Uint8Array): Promise<PdfTextResult> {
+    const { maxPages, maxCharacters, timeoutMs, heapMb, memoryMb } = this.options;
+    const job: PdfTextJob = { bytes, maxPages, maxCharacters, memoryMb };
     return new Promise((resolve) => {
-      const worker = new Worker(FROM_SOURCE ? THROUGH_TSX : WORKER, {
-        eval: FROM_SOURCE,
-        workerData: job,
-        resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
-        stdout: true,
-        stderr: true,
-      });
+      // exec: the shell becomes node, so the limit is node's and killing the process kills it.
+      const child: ChildProcess = spawn(
+        "/bin/sh",
+        ["-c", `ulimit -d ${memoryMb * 1024} && exec "$0" "$@"`, process.execPath, `--max-old-space-size=${heapMb}`, ...NODE_ARGS],
+        // Nothing of the service's environment (its secrets) is the parser's business.
+        { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "advanced", env: { PATH: process.env.PATH ?? "" } },
+      );
       let settled = false;
       const settle = (result: PdfTextResult): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        void worker.terminate();
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
         resolve(result);
       };
       const timer = setTimeout(() => settle({ kind: "refused", reason: "limits" }), timeoutMs);
-      worker.on("message", (result: PdfTextResult) => settle(result));
-      // Out of memory, or a crash in the parser: the file is beyond what is read.
-      worker.on("error", () => settle({ kind: "refused", reason: "limits" }));
-      worker.on("exit", () => settle({ kind: "refused", reason: "broken" }));
+      // The answer, then the process is killed: nothing of it is wanted once it answered.
+      child.on("message", (result: PdfTextResult) => settle(result));
+      // Out of memory (an allocation the parser could not survive), or a crash in it: beyond what is read.
+      child.on("exit", (code) => settle({ kind: "refused", reason: code === 0 ? "broken" : "limits" }));
+      child.on("error", () => settle({ kind: "refused", reason: "limits" }));
+      child.send(job, (error) => {
+        if (error) settle({ kind: "refused", reason: "limits" });
+      });
     });
   }
 }

@@ -7,7 +7,7 @@
  * create per Idempotency-Key like JSON. Runs on memory and on Redis with PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import { pdfFile } from "@dhs/testkit";
+import { pdfBomb, pdfFile } from "@dhs/testkit";
 import { describe, expect, it } from "vitest";
 import { type Doc, settledDocument } from "../support/documents.js";
 import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, useHarness } from "../support/harness.js";
@@ -191,12 +191,59 @@ describe("a file that cannot be taken", () => {
     expect(await documentCount()).toBe(before);
   });
 
-  it("a file over 10 MiB is 413; one of 10 MiB is taken", async () => {
+  it("a file over 10 MiB is 413; a PDF of 10 MiB is taken", async () => {
     const limit = 10 * 1024 * 1024;
-    await expectApiError(await upload([["file", { data: Buffer.alloc(limit + 1, "a"), filename: "big.txt" }]]), 413, "payload_too_large");
-    const taken = await upload([["file", { data: Buffer.alloc(limit, "a"), filename: "big.txt" }]]);
-    expect(taken.status).toBe(201);
+    await expectApiError(await upload([["file", { data: Buffer.alloc(limit + 1, "a"), filename: "big.pdf" }]]), 413, "payload_too_large");
+    // A page whose content stream, uncompressed, fills the file to its bound.
+    const overhead = pdfBomb(limit - 1000, 0).length - (limit - 1000);
+    const taken = await upload([["file", { data: pdfBomb(limit - overhead, 0), filename: "big.pdf" }]]);
+    expect(taken.status, await taken.clone().text()).toBe(201);
     expect(((await taken.json()) as Doc).size_bytes).toBe(limit);
+  });
+
+  it("a file of text, Markdown or HTML over 1 MiB is 413 at once, as JSON content is; one of 1 MiB is taken", async () => {
+    const limit = 1024 * 1024;
+    const error = await expectApiError(
+      await upload([["file", { data: Buffer.alloc(10 * limit, "a"), filename: "big.txt" }]]),
+      413,
+      "payload_too_large",
+    );
+    expect(error.detail).toBe(
+      "The file is 10485760 bytes of text; a document's text is at most 1048576 bytes (a PDF file, at most 10485760).",
+    );
+    const taken = await upload([["file", { data: Buffer.alloc(limit, "a"), filename: "big.md" }]]);
+    expect(taken.status).toBe(201);
+  });
+
+  it("a PDF that inflates to more than a PDF may (1.2 KiB to 256 MiB) is 422 naming the file, and nothing is stored", async () => {
+    const before = await documentCount();
+    const error = await expectApiError(
+      await upload([["file", { data: pdfBomb(256 << 20), filename: "bomb.pdf" }]]),
+      422,
+      "validation_failed",
+    );
+    expect(error.detail).toEqual([{ location: "body", path: "file", message: expect.stringMatching(/memory a PDF may take/) }]);
+    expect(await documentCount()).toBe(before);
+  });
+
+  it("one account's flood of PDFs holds up neither another account's PDF nor tells it to come back", async () => {
+    const one = () => pdfFile([[{ text: `Room ${randomUUID().slice(0, 4)} has a sea view.` }]]);
+    const flood = Array.from({ length: 12 }, () => upload([["file", { data: one(), filename: "a.pdf" }]]));
+    const finished: string[] = [];
+    const noted = (who: string) => (res: Response) => {
+      finished.push(who === "a" ? `a${res.status}` : who);
+      return res;
+    };
+    const mine = upload([["file", { data: one(), filename: "b.pdf" }]], { key: KEYS.bKnowledge }).then(noted("b"));
+    const floods = flood.map((p) => p.then(noted("a")));
+    const answer = await mine;
+    expect(answer.status, await answer.clone().text()).toBe(201);
+    const statuses = (await Promise.all(floods)).map((res) => res.status);
+    // Account A's own queue holds 4 beside the 2 being read; the rest of its PDFs are told to come back.
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
+    // B's one PDF took its turn before the last of A's queue.
+    expect(finished.lastIndexOf("a201")).toBeGreaterThan(finished.indexOf("b"));
   });
 
   it("a body that is not well-formed multipart is 422; without the scope 403 before it is read", async () => {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createDatabase, FakeLiveKit, freePort, until, waitForOutput } from "@dhs/testkit";
+import { createDatabase, FakeLiveKit, freePort, pdfBomb, pdfFile, until, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { VARIABLES } from "../../src/config.js";
@@ -69,7 +69,12 @@ describe("the Dockerfile's bundle", () => {
       keysFile,
       JSON.stringify({
         keys: [
-          { id: "key_img", account_id: "acct_img", scopes: ["sessions:read"], sha256: hashApiKey("dhs_image_test_key").toString("hex") },
+          {
+            id: "key_img",
+            account_id: "acct_img",
+            scopes: ["sessions:read", "knowledge:write"],
+            sha256: hashApiKey("dhs_image_test_key").toString("hex"),
+          },
         ],
       }),
     );
@@ -117,9 +122,25 @@ describe("the Dockerfile's bundle", () => {
     expect(await me.json()).toMatchObject({
       key_id: "key_img",
       account_id: "acct_img",
-      scopes: ["sessions:read"],
+      scopes: ["sessions:read", "knowledge:write"],
       usage: { open_sessions: 0 },
     });
+    // A PDF is read by the bundle's own reader process (dist/pdf/pdf-text-process.js) under its memory
+    // bound: a page is taken, a decompression bomb refused naming the file.
+    const uploadPdf = (data: Buffer) => {
+      const form = new FormData();
+      form.append("file", new Blob([data as Uint8Array<ArrayBuffer>], { type: "application/pdf" }), "f.pdf");
+      return fetch(`http://127.0.0.1:${port}/v1/documents`, {
+        method: "POST",
+        headers: { Authorization: "Bearer dhs_image_test_key", "Idempotency-Key": crypto.randomUUID() },
+        body: form,
+      });
+    };
+    const page = await uploadPdf(pdfFile([[{ text: "The bundle reads PDFs." }]]));
+    expect(page.status, await page.clone().text()).toBe(201);
+    const bomb = await uploadPdf(pdfBomb(256 << 20));
+    expect(bomb.status).toBe(422);
+    expect(JSON.stringify(await bomb.json())).toMatch(/memory a PDF may take/);
 
     server.kill("SIGTERM");
     const [code] = (await once(server, "exit")) as [number | null];

@@ -1123,10 +1123,12 @@ export interface paths {
          *
          *     Send it as JSON, its `content` the document's text in its `format` (`text`, `markdown` or
          *     `html`: markup is removed, headings kept as passage boundaries), at most 1 MiB (1 048 576 bytes)
-         *     of UTF-8; or as `multipart/form-data` with the document as its `file` part, at most 10 MiB
-         *     (10 485 760 bytes): a PDF, or text, Markdown or HTML in UTF-8. A PDF's text is read when it is
-         *     sent (at most 500 pages, within 20 seconds), so one that is broken, protected by a password or
-         *     holds no text (a scan needs OCR first) is answered `422` at once, naming `file`. An
+         *     of UTF-8; or as `multipart/form-data` with the document as its `file` part: a PDF at most 10 MiB
+         *     (10 485 760 bytes), or text, Markdown or HTML in UTF-8 at most 1 MiB, as JSON content (`413`
+         *     beyond, before anything is read). A PDF's text is read when it is sent (at most 500 pages, within
+         *     20 seconds and the memory a PDF may take), so one that is broken, protected by a password, holds
+         *     no text (a scan needs OCR first) or inflates to more than a PDF may is answered `422` at once,
+         *     naming `file`. An
          *     account has at most 1 000 documents in each mode (`document_limit_reached`). Knowledge needs the
          *     deployment's PostgreSQL, or its in-memory store: a deployment on Redis without `DATABASE_URL`
          *     answers `501 knowledge_not_configured`.
@@ -2284,8 +2286,8 @@ export interface components {
         DocumentUpload: {
             /**
              * Format: binary
-             * @description The document, at most 10 MiB (10 485 760 bytes; `413` beyond): a PDF, or text, Markdown or
-             *     HTML in UTF-8 (a byte order mark is dropped).
+             * @description The document: a PDF at most 10 MiB (10 485 760 bytes; `413` beyond), or text, Markdown or
+             *     HTML in UTF-8 at most 1 MiB (a byte order mark is dropped).
              */
             file: string;
             /**
@@ -3949,7 +3951,8 @@ export interface components {
         };
         /**
          * @description The request body is larger than 2 MiB, or its `content` larger than 1 MiB of UTF-8; or its
-         *     `multipart/form-data` file larger than 10 MiB (`payload_too_large`).
+         *     `multipart/form-data` file larger than 10 MiB, or 1 MiB for text, Markdown or HTML
+         *     (`payload_too_large`).
          */
         DocumentTooLarge: {
             headers: {

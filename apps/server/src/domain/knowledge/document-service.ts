@@ -11,12 +11,11 @@ import type { Principal } from "../accounts/api-keys.js";
 import { AppError } from "../app-error.js";
 import type { ListPosition } from "../list-order.js";
 import { fingerprint } from "../sessions/idempotency.js";
-import { type FileDocument, fileDocument, type UploadedFile } from "./document-upload.js";
+import { type FileDocument, fileDocument, MAX_CONTENT_BYTES, type UploadedFile } from "./document-upload.js";
 import { DEFAULT_DOCUMENT_LANGUAGE, textSearchConfiguration } from "./languages.js";
 import type { DocumentRecord, KnowledgeStore, Passage, PdfTextReading } from "./ports.js";
 
 /** The most UTF-8 bytes a document's content may hold (the contract's 1 MiB). */
-export const MAX_CONTENT_BYTES = 1024 * 1024;
 /** The most passages a digital human is given for a turn, and searchKnowledge's default. */
 export const PASSAGES_PER_TURN = 3;
 /** About how much text a turn is given, so a few long passages do not crowd out the conversation. */
@@ -59,7 +58,8 @@ export class DocumentService {
 
   async create(principal: Principal, idempotencyKey: string, input: DocumentInput): Promise<{ view: Document; replayed: boolean }> {
     const store = this.store();
-    const document = "json" in input ? jsonDocument(input.json) : await fileDocument(input.fields, input.file, this.deps.pdf);
+    const document =
+      "json" in input ? jsonDocument(input.json) : await fileDocument(input.fields, input.file, this.deps.pdf, principal.account);
     checkDocument(document, "json" in input ? "content" : "file");
     const at = this.now().toISOString();
     const record: DocumentRecord = {

@@ -11,6 +11,8 @@ import type { PdfRefusal, PdfTextReading } from "./ports.js";
 
 /** The most bytes a file may hold (the contract's 10 MiB). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** The most bytes of UTF-8 a document's text may hold as content, or as a file of text (the contract's 1 MiB). */
+export const MAX_CONTENT_BYTES = 1024 * 1024;
 /** The most pages of a PDF that are read, and how long reading one may take: the contract's figures. */
 export const PDF_MAX_PAGES = 500;
 export const PDF_READ_SECONDS = 20;
@@ -53,11 +55,26 @@ const BY_EXTENSION: Readonly<Record<string, DocumentFileFormat>> = {
   htm: "html",
 };
 
-export async function fileDocument(fields: Omit<DocumentUpload, "file">, file: UploadedFile, pdf: PdfTextReading): Promise<FileDocument> {
+/**
+ * `owner`: the account it is read for (accounts take turns reading PDFs). A file of text, Markdown or HTML
+ * is held to a JSON create's content bound before anything is read of it: its passages could not fit a
+ * document's anyway, and splitting it would be work thrown away.
+ */
+export async function fileDocument(
+  fields: Omit<DocumentUpload, "file">,
+  file: UploadedFile,
+  pdf: PdfTextReading,
+  owner: string,
+): Promise<FileDocument> {
   if (file.bytes.length > MAX_FILE_BYTES)
     throw new AppError("payload_too_large", `The file is ${file.bytes.length} bytes; at most ${MAX_FILE_BYTES} are taken.`);
   const format = fields.format ?? formatOf(file);
-  const content = format === "pdf" ? await pdfText(file.bytes, pdf) : utf8Text(file.bytes);
+  if (format !== "pdf" && file.bytes.length > MAX_CONTENT_BYTES)
+    throw new AppError(
+      "payload_too_large",
+      `The file is ${file.bytes.length} bytes of ${format}; a document's text is at most ${MAX_CONTENT_BYTES} bytes (a PDF file, at most ${MAX_FILE_BYTES}).`,
+    );
+  const content = format === "pdf" ? await pdfText(file.bytes, pdf, owner) : utf8Text(file.bytes);
   return {
     name: fields.name ?? nameOf(file.filename),
     format,
@@ -106,11 +123,12 @@ const REFUSALS: Readonly<Record<PdfRefusal, (pages: number | undefined) => strin
   pages: (pages) => `has ${pages ?? "too many"} pages; at most ${PDF_MAX_PAGES} are read: split it`,
   text: () => "holds more text than a document may; split it",
   no_text: () => "holds no text (a scanned PDF needs OCR first)",
-  limits: () => `could not be read within ${PDF_READ_SECONDS} seconds and the memory a PDF may take; split or simplify it`,
+  limits: () =>
+    `could not be read within ${PDF_READ_SECONDS} seconds and the memory a PDF may take (its streams inflate to more than a PDF may); split or simplify it`,
 };
 
-async function pdfText(bytes: Uint8Array, pdf: PdfTextReading): Promise<string> {
-  const reading = await pdf.read(bytes);
+async function pdfText(bytes: Uint8Array, pdf: PdfTextReading, owner: string): Promise<string> {
+  const reading = await pdf.read(bytes, owner);
   if (reading.kind === "text") return reading.text;
   if (reading.kind === "busy")
     throw new AppError("service_unavailable", "This replica is reading as many PDFs as it may; send it again shortly.", {

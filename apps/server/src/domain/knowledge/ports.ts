@@ -120,5 +120,6 @@ export type PdfReading = PdfTextResult | { kind: "busy" };
 
 /** Reads a PDF's text within bounds of pages, text, time and memory (pdf/pdf-text-reader.ts). */
 export interface PdfTextReading {
-  read(bytes: Uint8Array): Promise<PdfReading>;
+  /** `owner`: the account the PDF is read for; accounts take turns, so one cannot hold up another's. */
+  read(bytes: Uint8Array, owner: string): Promise<PdfReading>;
 }
