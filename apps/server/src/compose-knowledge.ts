@@ -10,6 +10,7 @@ import { DocumentService } from "./domain/knowledge/document-service.js";
 import type { KnowledgeStore } from "./domain/knowledge/ports.js";
 import { PdfTextReader } from "./pdf/pdf-text-reader.js";
 import { DocumentProcessor } from "./workers/document-processor.js";
+import { DocumentSplitter } from "./workers/document-splitter.js";
 
 /** The most documents an account may have in each mode (the contract's 1 000). */
 export const ACCOUNT_MAX_DOCUMENTS = 1000;
@@ -18,6 +19,8 @@ export interface KnowledgeParts {
   documents: DocumentService;
   /** Undefined when the deployment keeps no knowledge. */
   processor: DocumentProcessor | undefined;
+  /** Ends the splitting thread (after the processor stopped). */
+  close(): Promise<void>;
 }
 
 export interface KnowledgeOptions {
@@ -34,9 +37,11 @@ export interface KnowledgeOptions {
 
 export function knowledgeOf(options: KnowledgeOptions): KnowledgeParts {
   const { store, logger } = options;
+  const splitter = new DocumentSplitter({ timeoutMs: 30_000, heapMb: 512 });
   const processor = store
     ? new DocumentProcessor({
         store,
+        split: (format, content) => splitter.split(format, content),
         events: { webhooks: options.webhooks, eventRetainMs: options.eventRetainMs, onQueued: options.onEventQueued },
         logger,
         intervalMs: options.intervalMs,
@@ -54,5 +59,5 @@ export function knowledgeOf(options: KnowledgeOptions): KnowledgeParts {
     documentsOf: (principal, id) => options.digitalHumans.knowledgeOf(principal, id),
     ...(processor ? { onCreated: () => processor.nudge() } : {}),
   });
-  return { documents, processor };
+  return { documents, processor, close: () => splitter.close() };
 }

@@ -336,6 +336,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         recordings.retention.stop(),
       ]);
       recordings.close();
+      await knowledge.close();
       await hooks.close();
       await livekit?.close();
       await stores.connection.close();

@@ -8,6 +8,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { PDF_MAX_CHARACTERS } from "../domain/knowledge/document-upload.js";
 import type { PdfReading, PdfTextReading, PdfTextResult } from "../domain/knowledge/ports.js";
 import { FairSlots } from "./fair-slots.js";
 import type { PdfTextJob } from "./pdf-text-job.js";
@@ -29,7 +30,9 @@ export interface PdfTextReaderOptions {
 
 export const PDF_LIMITS: PdfTextReaderOptions = {
   maxPages: 500,
-  maxCharacters: 10 * 1024 * 1024,
+  // What a document's passages can hold: 2 MiB of short paragraphs is near the 5 000 passages a
+  // document may make (1 MiB made 2 661), so a PDF of more text is refused as it is read.
+  maxCharacters: PDF_MAX_CHARACTERS,
   timeoutMs: 20_000,
   heapMb: 256,
   memoryMb: 512,

@@ -6,14 +6,17 @@
  * another reason (the database down) stays claimed until its lease lapses and is tried again: never
  * stuck in `processing`, never lost.
  */
+
+import type { DocumentFormat } from "@dhs/contract";
 import type { Logger } from "pino";
 import { type DocumentEventDeps, queueDocumentEvent } from "../domain/knowledge/document-events.js";
-import { processDocument } from "../domain/knowledge/document-processing.js";
-import type { KnowledgeStore } from "../domain/knowledge/ports.js";
+import type { KnowledgeStore, ProcessingOutcome } from "../domain/knowledge/ports.js";
 import { RepeatingPass } from "./repeating-pass.js";
 
 export interface DocumentProcessorOptions {
   store: KnowledgeStore;
+  /** Splits a document into passages (document-processing.ts), off the thread that answers requests. */
+  split: (format: DocumentFormat, content: string) => Promise<ProcessingOutcome>;
   events: DocumentEventDeps;
   logger: Logger;
   /** How often to look for documents (ms). */
@@ -63,7 +66,7 @@ export class DocumentProcessor {
     let finished = 0;
     for (const { record, content, claim } of claimed) {
       const started = performance.now();
-      const outcome = processDocument(record.format, content);
+      const outcome = await this.options.split(record.format, content);
       const at = new Date().toISOString();
       const result =
         outcome.kind === "ready"

@@ -15,6 +15,7 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 export const MAX_CONTENT_BYTES = 1024 * 1024;
 /** The most pages of a PDF that are read, and how long reading one may take: the contract's figures. */
 export const PDF_MAX_PAGES = 500;
+export const PDF_MAX_CHARACTERS = 2 * 1024 * 1024;
 export const PDF_READ_SECONDS = 20;
 
 /** The file part of a multipart request, as the HTTP layer read it. */
@@ -121,7 +122,7 @@ const REFUSALS: Readonly<Record<PdfRefusal, (pages: number | undefined) => strin
   broken: () => "is not a PDF that can be read (it is broken, or not a PDF)",
   password: () => "is protected by a password; send it unprotected",
   pages: (pages) => `has ${pages ?? "too many"} pages; at most ${PDF_MAX_PAGES} are read: split it`,
-  text: () => "holds more text than a document may; split it",
+  text: () => `holds more text than a document may (${PDF_MAX_CHARACTERS} characters); split it`,
   no_text: () => "holds no text (a scanned PDF needs OCR first)",
   limits: () =>
     `could not be read within ${PDF_READ_SECONDS} seconds and the memory a PDF may take (its streams inflate to more than a PDF may); split or simplify it`,
