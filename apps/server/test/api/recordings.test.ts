@@ -79,7 +79,7 @@ async function digitalHumanJoins(session: Session): Promise<void> {
 const FILE = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(4096, 7)]);
 
 /** The job's whole part after the end: the target, the PUT, the report. */
-async function deliver(session: Session, durationMs = 65_432, identity = JOB): Promise<Recording> {
+async function deliver(session: Session, durationMs = 5_432, identity = JOB): Promise<Recording> {
   const target = await jobOk(session, "upload", {}, identity);
   const put = await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE });
   expect(put.status, await put.clone().text()).toBe(201);
@@ -145,14 +145,14 @@ describe("a recorded session", () => {
     await h.client().endSession(session.id);
     expect((await read(session)).status).toBe("processing");
     const settled = await deliver(session);
-    expect(settled).toEqual(expect.objectContaining({ status: "ready", duration_ms: 65_432, size_bytes: FILE.length, url: null }));
+    expect(settled).toEqual(expect.objectContaining({ status: "ready", duration_ms: 5_432, size_bytes: FILE.length, url: null }));
     const shown = await read(session);
     expect(shown).toEqual({
       session_id: session.id,
       status: "ready",
       format: "audio/ogg",
       channels: { left: "participant", right: "digital_human" },
-      duration_ms: 65_432,
+      duration_ms: 5_432,
       size_bytes: FILE.length,
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/recordings\/files\//),
       url_expires_at: expect.any(String),
@@ -173,13 +173,38 @@ describe("a recorded session", () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await read(session)).url).not.toBe(shown.url);
     // The job's report again is answered as settled; no second event.
-    expect((await jobOk(session, "finish", { outcome: "uploaded", duration_ms: 65_432 })).status).toBe("ready");
+    expect((await jobOk(session, "finish", { outcome: "uploaded", duration_ms: 5_432 })).status).toBe("ready");
     await until(() => eventsOf(session).length > 0);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const sent = eventsOf(session);
     expect(sent.map((e) => e.type)).toEqual(["session.recording_ready"]);
     expect(sent[0]?.body.data).toEqual({ ...settled, url: null, url_expires_at: null });
     expect(sent[0]?.verifiedWith).toBeGreaterThanOrEqual(0);
+  });
+
+  it("is not said to play longer than its session lasted: 7 days for a session of seconds is refused, and nothing counted", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const before = expectData(await h.client().getUsage({ from: today, to: today })).totals.recorded_seconds;
+    const session = await recordedSession();
+    await h.client().endSession(session.id);
+    const target = await jobOk(session, "upload");
+    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: FILE })).status).toBe(201);
+    const error = await expectApiError(
+      await job(session, "finish", { outcome: "uploaded", duration_ms: 604_800_000 }),
+      422,
+      "validation_failed",
+    );
+    expect(error.detail).toEqual([
+      {
+        location: "body",
+        path: "duration_ms",
+        message: expect.stringMatching(/^is 604800000 ms, longer than the session has lasted \(\d+ ms\)$/),
+      },
+    ]);
+    expect((await read(session)).status).toBe("processing");
+    expect((await jobOk(session, "finish", { outcome: "uploaded", duration_ms: 2_000 })).status).toBe("ready");
+    const after = expectData(await h.client().getUsage({ from: today, to: today })).totals.recorded_seconds;
+    expect(after - before).toBe(2);
   });
 
   it("counts its seconds, rounded up, in the account's usage", async () => {

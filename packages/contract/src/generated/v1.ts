@@ -2633,7 +2633,8 @@ export interface components {
             outcome: "uploaded" | "failed";
             /**
              * Format: int64
-             * @description How long the uploaded file plays; required with `uploaded`.
+             * @description How long the uploaded file plays; required with `uploaded`. At most as long as the session
+             *     has lasted since it was created, and a minute (`422` beyond): usage counts these seconds.
              * @example 184320
              */
             duration_ms?: number;

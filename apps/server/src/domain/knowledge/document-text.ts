@@ -9,7 +9,7 @@
 import type { DocumentFormat } from "@dhs/contract";
 import { htmlInto } from "./html-text.js";
 import { markdownInto } from "./markdown-text.js";
-import { controlsAsSpaces, type Section, SectionBuilder } from "./section-builder.js";
+import { type Section, SectionBuilder, shownCharacters } from "./section-builder.js";
 
 export type { Section } from "./section-builder.js";
 
@@ -17,7 +17,7 @@ const BLANK_LINE = /\n[^\S\n]*\n/;
 
 /** The sections of a document, in order; none when it has no text. */
 export function sectionsOf(format: DocumentFormat, content: string): Section[] {
-  const text = controlsAsSpaces(content.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n"));
+  const text = shownCharacters(content.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n"));
   const sections = new SectionBuilder();
   if (format === "markdown") markdownInto(sections, text);
   else if (format === "html") htmlInto(sections, text);

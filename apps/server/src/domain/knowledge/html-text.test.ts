@@ -59,6 +59,16 @@ describe("an HTML document's sections", () => {
     expect(html(`<h1>${text}`)).toEqual([{ headings: [], paragraphs: [text] }]);
   });
 
+  it("a character reference to a bidirectional control is dropped, as shown text drops it, in HTML and Markdown alike", () => {
+    expect(html("<h2>Price &#x202E;list&#x202C;</h2><p>Pay &#x2066;here&#x2069; &#8238;now</p>")).toEqual([
+      { headings: ["Price list"], paragraphs: ["Pay here now"] },
+    ]);
+    expect(sectionsOf("markdown", "# Price &#x202E;list\n\n- Pay &#8238;now")).toEqual([
+      { headings: ["Price list"], paragraphs: ["- Pay now"] },
+    ]);
+    expect(sectionsOf("text", "Pay \u202enow")).toEqual([{ headings: [], paragraphs: ["Pay now"] }]);
+  });
+
   it("a character reference to a control character is a space", () => {
     expect(html("<p>bell&#7;here&#0;and</p>")[0]?.paragraphs).toEqual(["bell here\uFFFDand"]);
   });

@@ -18,17 +18,22 @@ export interface Section {
 export const MAX_HEADING_CHARS = 200;
 
 /**
- * C0 controls but tab and line feed, DEL and C1 controls, as spaces. The service refuses them in
- * content, but a character reference (&#7;) decodes to one. Read by code: Biome refuses control
- * characters in a regular expression.
+ * The text as a passage may show it: C0 controls but tab and line feed, DEL and C1 controls as spaces,
+ * and bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) dropped, as the
+ * service's shown-text rule drops them: a passage is said and captioned as it is, and one of those would
+ * make it read otherwise on the participant's screen. The service refuses controls in content, but a
+ * character reference (&#7;, &#x202E;) decodes to one. Read by code: Biome refuses control characters in
+ * a regular expression.
  */
-export function controlsAsSpaces(text: string): string {
+export function shownCharacters(text: string): string {
   let out = "";
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if ((code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f)) {
-      out += `${text.slice(from, i)} `;
+    const control = (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f);
+    const bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+    if (control || bidi) {
+      out += `${text.slice(from, i)}${control ? " " : ""}`;
       from = i + 1;
     }
   }
@@ -40,7 +45,7 @@ const LONG_INDENT = /^\s{16,}/;
 
 /** A text on one line: its runs of white space (line breaks too) one space, its ends trimmed. */
 export function oneLine(text: string): string {
-  return controlsAsSpaces(text).replace(SPACE_RUN, " ").trim();
+  return shownCharacters(text).replace(SPACE_RUN, " ").trim();
 }
 
 /**
@@ -49,7 +54,7 @@ export function oneLine(text: string): string {
  */
 export function keptLines(text: string): string {
   const lines: string[] = [];
-  for (const line of controlsAsSpaces(text).split("\n")) {
+  for (const line of shownCharacters(text).split("\n")) {
     const tidy = line.replace(INNER_SPACE_RUN, " ").replace(LONG_INDENT, " ".repeat(16)).trimEnd();
     if (tidy.trim() !== "") lines.push(tidy);
   }

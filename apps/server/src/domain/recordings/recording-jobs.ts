@@ -14,6 +14,8 @@ import { failed, RECORDING_FORMAT, ready, recordingView, type StoredRecording, s
 
 /** The largest file taken: about 18 hours of the recorder's stereo Opus. */
 export const MAX_RECORDING_BYTES = 512 * 1024 * 1024;
+/** How much longer than its session a recording may be said to play: the encoder's last frames, two clocks. */
+const DURATION_SLACK_MS = 60_000;
 
 export class RecordingJobs {
   constructor(private readonly service: RecordingService) {}
@@ -70,6 +72,10 @@ export class RecordingJobs {
     let next: StoredRecording;
     if (body.outcome === "uploaded") {
       if (body.duration_ms === undefined) throw invalid("duration_ms", "is required when outcome is uploaded");
+      // A recording is no longer than its session: a report of more would count seconds nobody recorded.
+      const lastedMs = Date.parse(session.ended_at ?? this.service.now().toISOString()) - Date.parse(session.created_at);
+      if (body.duration_ms > lastedMs + DURATION_SLACK_MS)
+        throw invalid("duration_ms", `is ${body.duration_ms} ms, longer than the session has lasted (${Math.max(0, lastedMs)} ms)`);
       const file = await storage.stat(recording.key);
       const at = this.service.now();
       next = file
