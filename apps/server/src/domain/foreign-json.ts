@@ -10,25 +10,25 @@
 /** As deep as a request body's free-form `metadata` may nest (request-guards.ts). */
 export const MAX_FOREIGN_DEPTH = 32;
 
-export type ForeignJson = { ok: true; value: unknown } | { ok: false; problem: string };
+/** The value, or why there is none: not JSON, or nested deeper than MAX_FOREIGN_DEPTH. */
+export type ForeignJson = { ok: true; value: unknown } | { ok: false; problem: "not_json" | "too_deep" };
 
-/** `text` parsed and cleaned (keptJson), or what is wrong with it: not JSON, or nested too deep. */
+/** `text` parsed and cleaned (keptJson), or what is wrong with it. */
 export function readForeignJson(text: string): ForeignJson {
   const parsed = parseForeignJson(text);
   return parsed.ok ? { ok: true, value: keptJson(parsed.value) } : parsed;
 }
 
-/** `text` parsed as it is, or what is wrong with it: not JSON, or nested more than MAX_FOREIGN_DEPTH. */
+/** `text` parsed as it is, or what is wrong with it. */
 export function parseForeignJson(text: string): ForeignJson {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     // Not JSON.parse's message: it quotes the text, and a problem is logged where the text is not.
-    return { ok: false, problem: "is not JSON" };
+    return { ok: false, problem: "not_json" };
   }
-  if (depthOf(value, MAX_FOREIGN_DEPTH) > MAX_FOREIGN_DEPTH)
-    return { ok: false, problem: `nests more than ${MAX_FOREIGN_DEPTH} levels deep` };
+  if (depthOf(value, MAX_FOREIGN_DEPTH) > MAX_FOREIGN_DEPTH) return { ok: false, problem: "too_deep" };
   return { ok: true, value };
 }
 

@@ -63,7 +63,7 @@ export class PdfTextReader implements PdfTextReading {
     this.slots = new FairSlots(options.concurrency, options.maxWaiting);
   }
 
-  async read(bytes: Uint8Array, owner = ""): Promise<PdfReading> {
+  async read(bytes: Uint8Array, owner: string): Promise<PdfReading> {
     const turn = this.slots.acquire(owner);
     if (!turn) return { kind: "busy" };
     const release = await turn;

@@ -7,7 +7,7 @@
 
 import { toShownText } from "@dhs/contract/shown-text";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { keptJson, parseForeignJson } from "../foreign-json.js";
+import { keptJson, MAX_FOREIGN_DEPTH, parseForeignJson } from "../foreign-json.js";
 import { linearRegExpEngine } from "../json-schema/linear-pattern.js";
 import { refCycleIssues } from "../json-schema/ref-cycles.js";
 import { isRecord } from "../json-schema/schema-walk.js";
@@ -102,8 +102,10 @@ export function readAnalysisAnswer(text: string, request: AnalysisRequest): Anal
   const bytes = Buffer.byteLength(text);
   if (bytes > MAX_ANSWER_BYTES) return { ok: false, problem: `the answer is ${bytes} bytes, more than ${MAX_ANSWER_BYTES}` };
   const read = parseForeignJson(text);
-  if (!read.ok)
-    return { ok: false, problem: read.problem === "is not JSON" ? "the answer is not one JSON value" : `the answer ${read.problem}` };
+  if (!read.ok) {
+    const deep = `the answer nests more than ${MAX_FOREIGN_DEPTH} levels deep`;
+    return { ok: false, problem: read.problem === "not_json" ? "the answer is not one JSON value" : deep };
+  }
   // The data is kept as it came, cleaned for the history and then checked; the texts have their own rule.
   const value = isRecord(read.value) && "data" in read.value ? { ...read.value, data: keptJson(read.value.data) } : read.value;
   const validate = validator(request.schema);

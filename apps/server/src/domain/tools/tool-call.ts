@@ -138,7 +138,7 @@ export function outcomeOfAnswer(status: number, body: string | null, durationMs:
   const read = readForeignJson(body);
   if (!read.ok) {
     return failed(
-      read.problem === "is not JSON"
+      read.problem === "not_json"
         ? "The tool's endpoint answered something that is not JSON."
         : `The tool's endpoint answered JSON nested more than ${MAX_FOREIGN_DEPTH} levels deep.`,
     );
