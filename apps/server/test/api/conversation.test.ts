@@ -256,8 +256,10 @@ describe("the digital human's pull and reports", () => {
     h.livekit.reset();
     h.livekit.rooms.add(session.room_name);
     await queued(session, "Nudge.");
-    await until(() => h.livekit.callsOf("SendData").length > 0, 3000);
-    const [call] = h.livekit.callsOf("SendData");
+    // Other tests' sessions may still be nudged late: look at this room's messages only.
+    const ours = () => h.livekit.callsOf("SendData").filter((c) => c.body.room === session.room_name);
+    await until(() => ours().length > 0, 3000);
+    const [call] = ours();
     expect(call?.body).toMatchObject({ room: session.room_name, destinationIdentities: ["agent-AJ_nudged"], topic: "dhs.conversation" });
     expect(JSON.parse(Buffer.from(call?.body.data, "base64").toString())).toEqual({ seq: 1 });
   });
