@@ -5,6 +5,8 @@ export interface PdfTextJob {
   maxPages: number;
   /** A PDF whose text runs longer is refused (its pages are not kept in part). */
   maxCharacters: number;
-  /** The process's memory bound (MiB): a reading that came near it is refused. */
+  /** The process's memory bound (MiB). */
   memoryMb: number;
+  /** The share of it past which a reading's peak is refused (PDF_LIMITS says why). */
+  peakShare: number;
 }

@@ -40,6 +40,13 @@ describe("reading a PDF's text in a process of its own", () => {
     expect(await reader.read(pdfBomb(16 << 20), "acct_a")).toEqual({ kind: "text", text: "Boom", pages: 1 });
   });
 
+  it("refuses a bomb whose inflating failed an allocation even when its peak stayed below the share it is held to", async () => {
+    // PDF.js swallows the failed allocation and reads on, to a page with no text; on a CI machine the peak
+    // stayed under 80% of the bound, so the failure itself must refuse it.
+    const reader = new PdfTextReader({ ...PDF_LIMITS, peakShare: 1 });
+    expect(await reader.read(pdfBomb(256 << 20), "acct_a")).toEqual({ kind: "refused", reason: "limits" });
+  });
+
   it("reads a few at once, the accounts taking turns; one account's queue full is that account's busy alone", async () => {
     const reader = new PdfTextReader({ ...PDF_LIMITS, concurrency: 1, maxWaiting: 3 });
     const order: string[] = [];
