@@ -36,7 +36,7 @@ describe("POST /v1/sessions at the account's limit of open sessions, 50 at once"
   const burst = useHarness({ ACCOUNT_MAX_OPEN_SESSIONS: "5", SESSION_JOIN_TIMEOUT_S: "600" });
 
   it("50 simultaneous creates with a limit of 5 give exactly five 201s; the others 429 with {limit, open}, no Retry-After, no room", async () => {
-    const answers = await Promise.all(Array.from({ length: 50 }, () => burst.client().createSession({})));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => burst.retryingClient().createSession({})));
     const statuses = answers.map((r) => r.response.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(45);

@@ -21,10 +21,14 @@ describe("two sweepers sharing one Redis", () => {
     const sessions = await Promise.all(Array.from({ length: 30 }, async () => (await a.create({})).json()));
     // Replica b's LiveKit stand-in must know the rooms too, as one LiveKit serves both replicas.
     for (const s of sessions) b.livekit.rooms.add(s.room_name);
-    await until(async () => {
-      const list = await (await a.request("GET", "/v1/sessions?status=cancelled&limit=100")).json();
-      return sessions.every((s) => list.data.some((i: { id: string }) => i.id === s.id));
-    });
+    await until(
+      async () => {
+        const list = await (await a.request("GET", "/v1/sessions?status=cancelled&limit=100")).json();
+        return sessions.every((s) => list.data.some((i: { id: string }) => i.id === s.id));
+        // The sweepers' pace, not the test's: a starved CI machine took longer than the default 8 s.
+      },
+      { timeoutMs: 60_000, what: "all 30 sessions cancelled by the join timeout" },
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const deletes = [...a.livekit.callsOf("DeleteRoom"), ...b.livekit.callsOf("DeleteRoom")].map((c) => c.body.room as string);
     for (const s of sessions)
