@@ -149,25 +149,20 @@ export async function startHarness(
       return fetch(`${server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
     };
 
-    const clients = new Map<string, DhsClient>();
-    const client: Harness["client"] = (key = KEYS.a) => {
-      let made = clients.get(key);
-      if (!made) {
-        made = createClient({ baseUrl: server.url, apiKey: key, maxRetries: 0 });
-        clients.set(key, made);
-      }
-      return made;
+    // One client per key, made once, with the retries a caller asked for.
+    const clientsWith = (maxRetries: number) => {
+      const made = new Map<string, DhsClient>();
+      return (key: string = KEYS.a): DhsClient => {
+        let client = made.get(key);
+        if (!client) {
+          client = createClient({ baseUrl: server.url, apiKey: key, maxRetries });
+          made.set(key, client);
+        }
+        return client;
+      };
     };
-
-    const retrying = new Map<string, DhsClient>();
-    const retryingClient: Harness["retryingClient"] = (key = KEYS.a) => {
-      let made = retrying.get(key);
-      if (!made) {
-        made = createClient({ baseUrl: server.url, apiKey: key, maxRetries: 8 });
-        retrying.set(key, made);
-      }
-      return made;
-    };
+    const client: Harness["client"] = clientsWith(0);
+    const retryingClient: Harness["retryingClient"] = clientsWith(8);
 
     return {
       url: server.url,
