@@ -1,10 +1,10 @@
 /**
  * Runs as a process of its own that pdf-text-reader.ts starts for one PDF, with an operating-system bound
- * on its memory (RLIMIT_DATA), a heap bound and a deadline: reads the PDF's text with Mozilla's PDF.js and
- * sends it back over the IPC channel. A process rather than a thread, because the PDF is a customer's: a
- * thread's heap limit does not bound the buffers a parser inflates streams into (a 1.2 KiB decompression
- * bomb grew the service by 683 MiB), and what would exhaust the memory here fails an allocation in this
- * process, or ends it, while the server goes on.
+ * on its memory (RLIMIT_DATA, which it sets on itself: memory-bound.ts), a heap bound and a deadline:
+ * reads the PDF's text with Mozilla's PDF.js and sends it back over the IPC channel. A process rather than
+ * a thread, because the PDF is a customer's: a thread's heap limit does not bound the buffers a parser
+ * inflates streams into (a 1.2 KiB decompression bomb grew the service by 683 MiB), and what would exhaust
+ * the memory here fails an allocation in this process, or ends it, while the server goes on.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -14,6 +14,7 @@ import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
 // @ts-expect-error: PDF.js ships no types for its worker module.
 import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import type { PdfTextResult } from "../domain/knowledge/ports.js";
+import { boundOwnMemory } from "./memory-bound.js";
 import { linesToText, type PositionedText } from "./pdf-lines.js";
 import type { PdfTextJob } from "./pdf-text-job.js";
 
@@ -98,6 +99,10 @@ function withinMemory(result: PdfTextResult, job: PdfTextJob): PdfTextResult {
 // One job, one answer; the reader kills this process once it has the answer, and a reader gone (its
 // channel closed) ends it too.
 process.once("message", (job: PdfTextJob) => {
+  if (!boundOwnMemory(job.memoryMb)) {
+    process.send?.({ kind: "refused", reason: "limits" } satisfies PdfTextResult);
+    return;
+  }
   read(job).then(
     (result) => process.send?.(withinMemory(result, job)),
     () => process.send?.({ kind: "refused", reason: "broken" } satisfies PdfTextResult),

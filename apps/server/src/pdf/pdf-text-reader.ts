@@ -1,10 +1,11 @@
 /**
  * Reads a PDF's text in a process of its own (pdf-text-process.ts), within bounds: its pages, its text,
  * the time it may take, and the memory the process may hold, set by the operating system (RLIMIT_DATA,
- * through the shell's `ulimit -d`) so that what a parser inflates counts too, not only its heap. A PDF
- * beyond any of them is refused rather than read in part; the process is killed, so whatever a hostile
- * file makes the parser do stops there. A few PDFs are read at once per replica, the accounts taking
- * turns (fair-slots.ts); beyond a short queue of its own an account is told to come back (`busy`).
+ * which the process sets on itself before it reads: memory-bound.ts) so that what a parser inflates
+ * counts too, not only its heap. A PDF beyond any of them is refused rather than read in part; the
+ * process is killed, so whatever a hostile file makes the parser do stops there. A few PDFs are read at
+ * once per replica, the accounts taking turns (fair-slots.ts); beyond a short queue of its own an account
+ * is told to come back (`busy`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,7 @@ export interface PdfTextReaderOptions {
   timeoutMs: number;
   /** The process's heap, in MiB. */
   heapMb: number;
-  /** All the process's data (heap, buffers, what it inflates), in MiB. */
+  /** The process's data (heap, buffers, what it inflates) beyond what it holds once started, in MiB. */
   memoryMb: number;
   /** The share of memoryMb past which a reading's resident peak is refused. */
   peakShare: number;
@@ -84,10 +85,9 @@ export class PdfTextReader implements PdfTextReading {
     const { maxPages, maxCharacters, timeoutMs, heapMb, memoryMb, peakShare } = this.options;
     const job: PdfTextJob = { bytes, maxPages, maxCharacters, memoryMb, peakShare };
     return new Promise((resolve) => {
-      // exec: the shell becomes node, so the limit is node's and killing the process kills it.
       const child: ChildProcess = spawn(
-        "/bin/sh",
-        ["-c", `ulimit -d ${memoryMb * 1024} && exec "$0" "$@"`, process.execPath, `--max-old-space-size=${heapMb}`, ...NODE_ARGS],
+        process.execPath,
+        [`--max-old-space-size=${heapMb}`, ...NODE_ARGS],
         // Nothing of the service's environment (its secrets) is the parser's business.
         { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "advanced", env: { PATH: process.env.PATH ?? "" } },
       );
