@@ -7,11 +7,13 @@
  * descriptors) for Node's default five minutes: headers must arrive within headersTimeoutMs and the whole
  * request within requestTimeoutMs, else the answer is 408 and the connection closes; an idle keep-alive
  * connection closes after 65 s; beyond maxConnections a new connection is closed at
- * accept, before it costs more than the accept.
+ * accept, before it costs more than the accept. A connection answered before its body arrived closes
+ * lingering (lingering-close.ts), so the client reads the answer rather than a reset.
  */
 import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerClientError, answerUnmetExpectation } from "./client-error.js";
+import { lingerWhenUnread } from "./lingering-close.js";
 
 export interface ConnectionLimits {
   headersTimeoutMs: number;
@@ -53,7 +55,8 @@ export async function startWebServer(
   server.on("checkExpectation", answerUnmetExpectation);
   // Responses not yet finished: on stop they are told to close their connection.
   const open = new Set<ServerResponse>();
-  server.on("request", (_req, res: ServerResponse) => {
+  server.on("request", (req, res: ServerResponse) => {
+    lingerWhenUnread(req);
     open.add(res);
     res.once("close", () => open.delete(res));
   });
