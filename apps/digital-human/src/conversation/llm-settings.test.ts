@@ -1,5 +1,8 @@
+import { ChatCompletionsServer } from "@dhs/testkit";
+import { initializeLogger, llm } from "@livekit/agents";
 import { describe, expect, it } from "vitest";
-import { llmSettings } from "./llm-settings.js";
+import { testPersona } from "../job/persona.fixture.js";
+import { createLlm, llmSettings } from "./llm-settings.js";
 
 describe("llmSettings", () => {
   it("has no LLM without OPENAI_BASE_URL (or with a blank one)", () => {
@@ -29,5 +32,28 @@ describe("llmSettings", () => {
   ])("refuses %j, saying why", (env, why) => {
     const lookup = llmSettings(env);
     expect("invalid" in lookup && lookup.invalid).toMatch(why);
+  });
+});
+
+describe("createLlm", () => {
+  initializeLogger({ pretty: false, level: "warn" });
+
+  it.each([
+    [0, 0],
+    [0.4, 0.4],
+    [undefined, undefined],
+  ])("sends a persona's temperature %s as %s, through the plugin to a Chat Completions server", async (given, sent) => {
+    const server = await new ChatCompletionsServer().start();
+    try {
+      const settings = { baseUrl: server.baseUrl, apiKey: "k", defaultModel: "m", timeoutMs: 8000 };
+      const model = createLlm(settings, testPersona({ llm: { model: undefined, temperature: given } }));
+      const chatCtx = llm.ChatContext.empty();
+      chatCtx.addMessage({ role: "user", content: "Hello?" });
+      for await (const _chunk of model.chat({ chatCtx })) void _chunk;
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]?.body.temperature).toBe(sent);
+    } finally {
+      await server.stop();
+    }
   });
 });

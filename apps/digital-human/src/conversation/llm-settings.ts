@@ -47,11 +47,27 @@ export function llmSettings(env: NodeJS.ProcessEnv): LlmLookup {
 
 /** The persona's model and temperature, at the deployment's endpoint. */
 export function createLlm(settings: LlmSettings, persona: JobPersona): openai.LLM {
-  return new openai.LLM({
-    baseURL: settings.baseUrl,
-    apiKey: settings.apiKey,
-    model: persona.llm.model ?? settings.defaultModel,
-    // The plugin sends a temperature only when it is not 0: a persona's 0 gets the server's default.
-    ...(persona.llm.temperature === undefined ? {} : { temperature: persona.llm.temperature }),
-  });
+  const options = { baseURL: settings.baseUrl, apiKey: settings.apiKey, model: persona.llm.model ?? settings.defaultModel };
+  const { temperature } = persona.llm;
+  if (temperature === undefined) return new openai.LLM(options);
+  return new PersonaTemperatureLlm({ ...options, temperature }, temperature);
+}
+
+/**
+ * The plugin sends its temperature only when it is truthy (`if (temperature)` in its chat()), so a persona's
+ * 0, the most deterministic answers a customer can ask for, would reach the server as no temperature and
+ * get its default (1 at OpenAI). Here every request carries it as a request parameter of its own, which
+ * the plugin passes on as given.
+ */
+class PersonaTemperatureLlm extends openai.LLM {
+  constructor(
+    options: ConstructorParameters<typeof openai.LLM>[0],
+    private readonly temperature: number,
+  ) {
+    super(options);
+  }
+
+  override chat(request: Parameters<openai.LLM["chat"]>[0]): ReturnType<openai.LLM["chat"]> {
+    return super.chat({ ...request, extraKwargs: { temperature: this.temperature, ...request.extraKwargs } });
+  }
 }
