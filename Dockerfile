@@ -6,7 +6,7 @@
 #   docker build -t dhs-server .
 #   docker build --target worker -t dhs-digital-human .
 
-FROM node:20.20.2-bookworm-slim AS build
+FROM node:24.22.3-bookworm-slim AS build
 ENV CI=true TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 RUN npm install -g pnpm@10.34.9
 WORKDIR /repo
@@ -19,7 +19,7 @@ RUN pnpm --filter "@dhs/server..." --filter "@dhs/digital-human..." run build
 RUN pnpm --filter @dhs/server deploy --prod --legacy /out
 RUN pnpm --filter @dhs/digital-human deploy --prod --legacy /worker
 
-FROM node:20.20.2-bookworm-slim AS worker
+FROM node:24.22.3-bookworm-slim AS worker
 ENV NODE_ENV=production AGENT_HTTP_PORT=8081
 # The reference speech recognition (PocketSphinx for Debian's Python, and its US English model) for the
 # participant's captions, without which the worker captions only its own lines; and Flite's voices,
@@ -34,7 +34,7 @@ EXPOSE 8081 9465
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:8081/').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/worker.js"]
 
-FROM node:20.20.2-bookworm-slim AS runtime
+FROM node:24.22.3-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=8080 METRICS_PORT=9464 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build --chown=root:root /out ./

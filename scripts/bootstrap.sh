@@ -6,6 +6,12 @@
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail
 
+node_at=$(node -p 'const [a, b] = process.versions.node.split(".").map(Number); a * 100 + Math.min(b, 99)' 2>/dev/null || echo 0)
+if [ "$node_at" -lt 2418 ]; then
+  echo "bootstrap: Node.js $(node --version 2>/dev/null || echo '(none)') is older than the 24.18 this repository runs on; in this shell, \`. scripts/node-env.sh\` puts Node.js 24 first on PATH (fetched once from the npm registry), then run this again" >&2
+  exit 1
+fi
+
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)

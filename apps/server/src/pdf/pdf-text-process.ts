@@ -37,7 +37,6 @@ async function read(job: PdfTextJob): Promise<PdfTextResult> {
     // The channel hands a Buffer over as a Buffer, which PDF.js refuses: a plain view of the same bytes.
     data: new Uint8Array(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength),
     standardFontDataUrl,
-    isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
     // Warnings, for the allocation failures they name (above).

@@ -1,4 +1,5 @@
-import { NodeSDK, tracing as sdkTracing } from "@opentelemetry/sdk-node";
+import { NodeSDK } from "@opentelemetry/sdk-node";
+import * as sdkTracing from "@opentelemetry/sdk-trace";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { otelTracing } from "./otel-tracing.js";
 import type { Tracing } from "./tracing.js";
@@ -11,7 +12,7 @@ beforeAll(() => {
   process.env.OTEL_METRICS_EXPORTER = "none";
   process.env.OTEL_LOGS_EXPORTER = "none";
   // No resource detectors: with them, the span processor waits for their answers before it exports.
-  sdk = new NodeSDK({ spanProcessors: [new sdkTracing.SimpleSpanProcessor(exporter)], instrumentations: [], resourceDetectors: [] });
+  sdk = new NodeSDK({ spanProcessors: [new sdkTracing.SimpleSpanProcessor({ exporter })], instrumentations: [], resourceDetectors: [] });
   sdk.start();
   tracing = otelTracing();
 });
