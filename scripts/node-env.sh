@@ -3,8 +3,8 @@
 # package node-linux-<arch> ships the binary) into ~/.cache/dhs/node-<version>, with the pnpm that
 # package.json's packageManager names beside it. Nothing outside that folder changes: the system's Node
 # stays what every other program runs. npm under the fetched Node would look for its global
-# configuration beside that binary, so the machine's is named explicitly (a registry's CA, a proxy or a
-# mirror set there keep working). Safe to source again.
+# configuration beside that binary, so the machine's is named explicitly and linked there (a registry's CA,
+# a proxy or a mirror set there keep working). Safe to source again.
 dhs_node_version="${DHS_NODE_VERSION:-24.22.3}"
 # The machine's Node as one number (24.18.0 is 2418), 0 when there is none.
 dhs_node_major=$(node -p 'const [a, b] = process.versions.node.split(".").map(Number); a * 100 + Math.min(b, 99)' 2>/dev/null || echo 0)
@@ -24,10 +24,17 @@ if [ "$dhs_node_major" -lt 2418 ]; then
       npm install --prefix "$dhs_node_dir" --no-audit --no-fund --loglevel=error \
         "node-linux-$dhs_node_arch@$dhs_node_version" "pnpm@$dhs_pnpm_version" >/dev/null
   fi
+  # npm under this Node reads its global configuration beside the binary (prefix/etc/npmrc), and turbo
+  # passes no NPM_CONFIG_* to the tasks it runs: the machine's configuration is linked there, so an npm a
+  # test starts reads it too.
+  dhs_node_prefix="$dhs_node_dir/node_modules/node-linux-$dhs_node_arch"
+  if [ -n "${NPM_CONFIG_GLOBALCONFIG:-}" ] && [ -f "$NPM_CONFIG_GLOBALCONFIG" ] && [ -d "$dhs_node_prefix" ]; then
+    mkdir -p "$dhs_node_prefix/etc" && ln -sfn "$NPM_CONFIG_GLOBALCONFIG" "$dhs_node_prefix/etc/npmrc"
+  fi
   case ":$PATH:" in
     *":$dhs_node_dir/node_modules/.bin:"*) ;;
     *) PATH="$dhs_node_dir/node_modules/.bin:$PATH" ;;
   esac
   export PATH
 fi
-unset dhs_node_version dhs_node_major dhs_node_arch dhs_node_dir dhs_pnpm_version
+unset dhs_node_version dhs_node_major dhs_node_arch dhs_node_dir dhs_node_prefix dhs_pnpm_version
