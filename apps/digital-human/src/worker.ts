@@ -11,6 +11,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { agentCatalog } from "@dhs/catalog";
 import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } from "@livekit/agents";
+import { missingFrameworkInternals, WRITTEN_AGAINST } from "./conversation/framework-internals.js";
 import { llmSettings } from "./conversation/llm-settings.js";
 import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
 import { parseJobMetadata } from "./job/job-metadata.js";
@@ -60,6 +61,17 @@ const metricsPort = config.AGENT_METRICS_PORT;
 const hostCpu = new HostCpu().start(1000);
 
 initializeLogger({ pretty: false, level: config.LOG_LEVEL });
+
+// An upgrade of the agents framework that took away what the sessions rely on stops the worker here,
+// rather than every session's captions or recording later.
+const missing = missingFrameworkInternals();
+if (missing.length > 0) {
+  log().error(
+    { missing, written_against: WRITTEN_AGAINST },
+    "the agents framework lacks what this worker relies on: the worker does not start",
+  );
+  process.exit(1);
+}
 
 // A wrong LLM setting stops the worker here, once, rather than every session's reply.
 const llm = llmSettings(env);

@@ -22,6 +22,7 @@ import { SAMPLE_RATE, type Speaker } from "../speaking/speaker.js";
 import type { Voice } from "../speaking/voice.js";
 import { VoiceTTS } from "../speaking/voice-tts.js";
 import { ConversationAgent } from "./conversation-agent.js";
+import { useRoomIO } from "./framework-internals.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
 import { withMemory } from "./remembered.js";
@@ -181,8 +182,8 @@ function observed(transcriber: Transcriber, events: ConversationEvents, agent: C
  * service keeps it from participants (the dispatch's metadata is not the room's).
  *
  * With `record`, the framework's recorder (RecorderIO) wraps the session's audio input (the gated
- * participant) and output (the Speaker) as it starts, and writes both to `session._recorderIO.outputPath`
- * (recording/session-recording.ts uploads it). The audio only: traces, logs and the transcript are for
+ * participant) and output (the Speaker) as it starts, and writes both to one file (framework-internals.ts's
+ * recordedFile names it; recording/session-recording.ts uploads it). The audio only: traces, logs and the transcript are for
  * LiveKit Cloud's observability, where the framework would send them (and the audio) for a LiveKit Cloud
  * URL, never for a self-hosted LiveKit; session-recording.ts records nothing where it would.
  */
@@ -209,7 +210,7 @@ export async function joinRoom(
     },
     outputOptions: { audioEnabled: false, transcriptionEnabled: false },
   });
-  session._roomIO = roomIO;
+  useRoomIO(session, roomIO);
   roomIO.start();
   await session.start({ agent, record: record ? { audio: true, traces: false, logs: false, transcript: false } : false });
 }

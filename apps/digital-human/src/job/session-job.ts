@@ -19,6 +19,7 @@ import { type JobContext, log, type VAD } from "@livekit/agents";
 import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, TrackSource } from "@livekit/rtc-node";
 import { publishCaption } from "../conversation/captions.js";
 import { type Conversation, createConversation, joinRoom } from "../conversation/conversation-session.js";
+import { recordedFile } from "../conversation/framework-internals.js";
 import type { ReplyFailure } from "../conversation/guarded-reply.js";
 import { type LlmSettings, llmSettings } from "../conversation/llm-settings.js";
 import { Presence } from "../face/presence.js";
@@ -255,7 +256,7 @@ export class SessionJob {
     await this.presence?.stop();
     await this.conversation?.session.close().catch(() => undefined);
     // The session closed its recorder, so the file is whole: uploaded while the rest is sent.
-    const recorded = this.recording?.finish(this.conversation?.session._recorderIO?.outputPath);
+    const recorded = this.recording?.finish(recordedFile(this.conversation?.session));
     this.loaded.transcriber?.close();
     // A say cut by the close is reported so.
     await this.backend?.flush();
