@@ -163,10 +163,14 @@ describe("pnpm demo", () => {
       timeout: 5000,
     });
     expect(await page.textContent("#session-status")).toBe("active");
-    // Recorded (DEMO_RECORDING=on), and the page says so.
-    await page.waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, {
-      timeout: 10_000,
-    });
+    // Recorded (DEMO_RECORDING=on), and the page says so. The notice is set before the greeting, so it is
+    // there by now unless the job declined to record (it says why in pnpm demo's output: shown if so).
+    await page
+      .waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, { timeout: 10_000 })
+      .catch((error: unknown) => {
+        const said = output.split("\n").filter((line) => /record/i.test(line));
+        throw new Error(`the page shows no recording notice; what pnpm demo said of recording:\n${said.join("\n")}`, { cause: error });
+      });
     await page.screenshot({ path: `${ARTIFACTS}demo-command-joined.png` });
     const sessionId = (await page.textContent("#session-id")) as string;
 
