@@ -51,6 +51,29 @@ describe("closing a connection answered before its body arrived", () => {
     }
   });
 
+  it("wraps a keep-alive connection once, whatever the number of its requests", async () => {
+    const seen: unknown[] = [];
+    server = createServer((req, res) => {
+      lingerWhenUnread(req, 5_000);
+      seen.push((req.socket as unknown as { destroySoon: unknown }).destroySoon);
+      res.end("ok");
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, "127.0.0.1");
+    let answers = "";
+    await new Promise<void>((resolve) => {
+      socket.on("data", (chunk) => {
+        answers += chunk.toString("latin1");
+        if (answers.split("HTTP/1.1 200").length - 1 === 3) resolve();
+      });
+      socket.write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".repeat(3));
+    });
+    socket.destroy();
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen).size).toBe(1);
+  });
+
   it("without it, Node resets the connection under the client's write (the EPIPE Node 24's fetch reported)", async () => {
     server = await refusingServer(false);
     const errors = new Set<string | undefined>();

@@ -14,18 +14,24 @@ import type { Socket } from "node:net";
 /** Long enough for a client to finish a write in flight and read the answer; nginx waits 5 s at most. */
 export const LINGER_MS = 2000;
 
+/** Each connection's latest request: the one whose answer Node closes the connection after. */
+const latest = new WeakMap<Socket, IncomingMessage>();
+
 /**
  * Makes `req`'s connection linger when Node closes it with the body still arriving. Called for every
- * request: a request read whole closes as Node closes it, at once.
+ * request: a request read whole closes as Node closes it, at once. The connection's destroySoon is
+ * wrapped once, with its first request; later requests on a keep-alive connection only become the one
+ * it looks at, so a long-lived connection does not grow a chain of wrappers.
  */
 export function lingerWhenUnread(req: IncomingMessage, lingerMs: number = LINGER_MS): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
+  const wrapped = latest.has(socket);
+  latest.set(socket, req);
   const original = socket.destroySoon;
-  if (typeof original !== "function") return;
-  // Node calls destroySoon once the last answer on the connection is written (it is the request's own:
-  // each request on a keep-alive connection sets it again).
+  if (wrapped || typeof original !== "function") return;
+  // Node calls destroySoon once the last answer on the connection is written.
   socket.destroySoon = function destroySoon(this: Socket) {
-    if (req.complete) return original.call(this);
+    if (latest.get(this)?.complete !== false) return original.call(this);
     linger(this, lingerMs);
   };
 }
