@@ -17,7 +17,7 @@ const MIB = 1024 * 1024;
 
 /** True when this process's data segment is now bounded at what it holds plus `budgetMb`. */
 export function boundOwnMemory(budgetMb: number): boolean {
-  const holdingKb = procField("/proc/self/status", /^VmData:\s+(\d+) kB/m);
+  const holdingKb = ownStatusKb("VmData");
   if (holdingKb === undefined) return false;
   const bytes = holdingKb * 1024 + budgetMb * MIB;
   try {
@@ -27,6 +27,11 @@ export function boundOwnMemory(budgetMb: number): boolean {
   }
   // Read back rather than trusted: a prlimit that answered 0 without setting it must not leave it open.
   return procField("/proc/self/limits", /^Max data size\s+(\d+)\s+(\d+)\s+bytes/m) === bytes;
+}
+
+/** A figure of this process's /proc/self/status, in kB; undefined where there is none (or no /proc). */
+export function ownStatusKb(field: "VmData" | "VmHWM"): number | undefined {
+  return procField("/proc/self/status", new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
 }
 
 function procField(path: string, pattern: RegExp): number | undefined {

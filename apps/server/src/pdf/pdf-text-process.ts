@@ -6,7 +6,6 @@
  * inflates streams into (a 1.2 KiB decompression bomb grew the service by 683 MiB), and what would exhaust
  * the memory here fails an allocation in this process, or ends it, while the server goes on.
  */
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
@@ -14,7 +13,7 @@ import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
 // @ts-expect-error: PDF.js ships no types for its worker module.
 import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import type { PdfTextResult } from "../domain/knowledge/ports.js";
-import { boundOwnMemory } from "./memory-bound.js";
+import { boundOwnMemory, ownStatusKb } from "./memory-bound.js";
 import { linesToText, type PositionedText } from "./pdf-lines.js";
 import type { PdfTextJob } from "./pdf-text-job.js";
 
@@ -81,17 +80,11 @@ async function read(job: PdfTextJob): Promise<PdfTextResult> {
  * found: the file holds more than a PDF may inflate to, and what was read of it may be missing its largest
  * part. The peak alone was not enough: a 256 MiB bomb peaked at 431 MiB here and under 410 on a CI machine,
  * where only the failed allocation told. The peak is this process's own (VmHWM: getrusage's maxrss starts
- * at the forking parent's); where the system has no /proc, the failed allocation and the bound still hold.
+ * at the forking parent's), read from /proc, which the bound needs too (memory-bound.ts).
  */
 function withinMemory(result: PdfTextResult, job: PdfTextJob): PdfTextResult {
   if (exhausted) return { kind: "refused", reason: "limits" };
-  let status: string;
-  try {
-    status = readFileSync("/proc/self/status", "utf8");
-  } catch {
-    return result;
-  }
-  const peakKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+  const peakKb = ownStatusKb("VmHWM") ?? 0;
   return peakKb / 1024 > job.memoryMb * job.peakShare ? { kind: "refused", reason: "limits" } : result;
 }
 
