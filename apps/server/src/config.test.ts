@@ -16,6 +16,7 @@ const keysFile = file("keys.json", { keys: [{ id: "k", account_id: "acct_1", sco
 const PRODUCTION = {
   NODE_ENV: "production",
   REDIS_URL: "redis://redis:6379",
+  DATABASE_URL: "postgres://dhs@postgres:5432/dhs",
   API_KEYS_FILE: keysFile,
   LIVEKIT_URL: "wss://livekit.example.net",
   LIVEKIT_API_KEY: "APIabc",
@@ -408,6 +409,11 @@ describe("loadConfig", () => {
 
   it.each([
     ["REDIS_URL", { REDIS_URL: "" }, "REDIS_URL must be set in production (the in-memory store is for development only)"],
+    [
+      "DATABASE_URL",
+      { DATABASE_URL: "" },
+      "DATABASE_URL must be set in production (production's record of history, configuration and knowledge is PostgreSQL)",
+    ],
     ["API_KEYS_FILE", { API_KEYS_FILE: "" }, "API_KEYS_FILE must be set in production (the embedded development key is public)"],
     ["LIVEKIT_URL", { LIVEKIT_URL: "" }, "LIVEKIT_URL must be set in production (browsers cannot reach the development default)"],
     [

@@ -58,8 +58,14 @@ export const VARIABLES = {
     "A Redis command not answered by then fails its request with `503`.",
   ),
   DATABASE_URL: url(
-    { default: undefined, protocols: ["postgres:", "postgresql:"] },
-    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them) and the accounts' digital humans and webhook endpoints with their delivery logs (endpoints and digital humans written there first); see docs/storage.md. Unset: Redis alone keeps everything. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
+    {
+      default: undefined,
+      dev: "Redis alone",
+      // Redis alone keeps no knowledge, and keeps history, memories and configuration only as long as its memory lasts.
+      refusedInProduction: "production's record of history, configuration and knowledge is PostgreSQL",
+      protocols: ["postgres:", "postgresql:"],
+    },
+    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them), the accounts' knowledge, and their digital humans and webhook endpoints with their delivery logs (endpoints and digital humans written there first); see docs/storage.md. Required in production; in development, unset, Redis alone keeps everything but knowledge. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
   ),
   DATABASE_POOL_SIZE: integer(
     { default: 10, min: 1, max: 200 },

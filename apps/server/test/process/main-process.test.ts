@@ -8,11 +8,12 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scopeValues } from "@dhs/contract";
-import { FakeLiveKit, freePort, startRedis } from "@dhs/testkit";
+import { FakeLiveKit, freePort, startRedis, type TestDatabase } from "@dhs/testkit";
 import { Redis } from "ioredis";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { LAYOUT_VERSION } from "../../src/store/redis/keys.js";
+import { migratedDatabase } from "../support/database.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 
 afterEach(killServerProcesses);
@@ -42,6 +43,15 @@ describe("dist/main.js", () => {
     expect(code).toBe(1);
     expect(proc.output().stderr).toBe(
       "configuration error: REDIS_URL must be set in production (the in-memory store is for development only)\n",
+    );
+  });
+
+  it("refuses to run in production on Redis alone, naming DATABASE_URL", async () => {
+    const proc = start({ NODE_ENV: "production", REDIS_URL: "redis://127.0.0.1:1" });
+    const [code] = await proc.exited;
+    expect(code).toBe(1);
+    expect(proc.output().stderr).toBe(
+      "configuration error: DATABASE_URL must be set in production (production's record of history, configuration and knowledge is PostgreSQL)\n",
     );
   });
 
@@ -113,9 +123,16 @@ describe("dist/main.js", () => {
         ],
       }),
     );
+    // Production's record is PostgreSQL: one migrated database for these starts (none of them writes to it).
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await migratedDatabase();
+    });
+    afterAll(() => database?.drop());
     const production = (redisUrl: string, livekitApiUrl: string) => ({
       NODE_ENV: "production",
       REDIS_URL: redisUrl,
+      DATABASE_URL: database.url,
       API_KEYS_FILE: keysFile,
       LIVEKIT_URL: "wss://livekit.example.net",
       LIVEKIT_API_URL: livekitApiUrl,
