@@ -11,6 +11,7 @@ import type { QueueStats, WebhookMetrics } from "./domain/customer-webhooks/port
 import type { Dependency } from "./domain/dependency-errors.js";
 import type { HistoryBacklog } from "./domain/sessions/history-ports.js";
 import type { SessionMetrics } from "./domain/sessions/ports.js";
+import type { SkippedStep } from "./store/skipped-steps.js";
 
 export class Metrics implements SessionMetrics, WebhookMetrics {
   readonly registry = new Registry();
@@ -52,6 +53,12 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
   private readonly databaseErrors = new Counter({
     name: "dhs_database_errors_total",
     help: "PostgreSQL (history) connection errors and requests or history writes that failed because it did not answer.",
+    registers: [this.registry],
+  });
+  private readonly storeStepsSkipped = new Counter({
+    name: "dhs_store_steps_skipped_total",
+    help: "Steps a store left to a repair because they failed (a session's place among the open ones, Redis's copy of a digital human or webhook endpoint), by step: a rising rate means Redis or PostgreSQL is failing under the requests that still succeed.",
+    labelNames: ["step"] as const,
     registers: [this.registry],
   });
   private readonly historyWritten = new Counter({
@@ -180,6 +187,10 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     this.databaseErrors.inc();
   }
 
+  storeStepSkipped(step: SkippedStep): void {
+    this.storeStepsSkipped.inc({ step });
+  }
+
   toolCallSettled(type: string, status: string, durationMs: number | null): void {
     this.toolCalls.observe({ type, status }, (durationMs ?? 0) / 1000);
   }
@@ -215,6 +226,8 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
       help: "Ended sessions waiting to be written to the history database.",
       registers: [this.registry],
       async collect() {
+        // A backlog Redis did not answer shows its last reading; the failure is counted where it
+        // happened (dhs_redis_errors_total), and a scrape must not fail for it.
         await read().catch(() => undefined);
         this.set(last.size);
       },

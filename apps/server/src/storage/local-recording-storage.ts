@@ -86,6 +86,8 @@ export class LocalRecordingStorage implements RecordingStorage {
       if (error instanceof TooLarge) return "too_large";
       throw error;
     } finally {
+      // Linked or not, the part's name goes: ENOENT when the write never made it; any other failure of
+      // this unlink is the write's own error's, already thrown or answered.
       await unlink(part).catch(() => undefined);
     }
   }

@@ -48,6 +48,7 @@ import { RedisParticipantMemories } from "./redis/participant-memory-store.js";
 import { RedisRecordingExpiries } from "./redis/recording-expiries.js";
 import { RedisSessionStore } from "./redis/session-store.js";
 import { RedisTranscriptStore } from "./redis/transcript-store.js";
+import { loggedAndCounted, type SkippedStep } from "./skipped-steps.js";
 import { StoreReadiness } from "./store-readiness.js";
 
 /** What of the configuration the stores are made from. */
@@ -67,7 +68,7 @@ export type StoreConfig = Pick<
 export interface StoreOptions {
   /** Where the Redis connection's errors are logged, one line per distinct error. */
   logger: Logger;
-  metrics: { redisError(): void; databaseError(): void };
+  metrics: { redisError(): void; databaseError(): void; storeStepSkipped(step: SkippedStep): void };
   /** Spans of the Redis scripts. */
   tracing?: Tracing | undefined;
   /** A session store of the caller's (a test's), used instead of the one made here; it closes its own connection. */
@@ -110,6 +111,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   const redis = config.redisUrl ? connectLoggedRedis(config.redisUrl, config, options) : undefined;
   const prefix = config.redisKeyPrefix;
   const { tracing } = options;
+  const stepSkipped = loggedAndCounted(options.logger, options.metrics);
   const db = config.database.url ? connectLoggedDatabase(config.database.url, config, options) : undefined;
   const postgresMemories = db ? new PostgresParticipantMemories(db) : undefined;
   const history = db
@@ -124,16 +126,21 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   let webhookSync: WebhookRecordSync | undefined;
   if (redis) {
     // With the history database, it is their record; Redis keeps their creates' keys and a copy.
-    digitalHumans = db ? new PostgresDigitalHumanStore(db, redis, prefix) : new RedisDigitalHumanStore(redis, prefix, tracing);
+    digitalHumans = db ? new PostgresDigitalHumanStore(db, redis, prefix, stepSkipped) : new RedisDigitalHumanStore(redis, prefix, tracing);
     if (db) {
       // With the history database, it is the endpoints' record; Redis keeps a copy and the deliveries.
-      const record = webhookRecord(redis, prefix, db, tracing);
+      const record = webhookRecord(redis, prefix, db, tracing, stepSkipped);
       webhooks = record.store;
       webhookSync = record.copier;
     } else {
       webhooks = new RedisWebhookStore(redis, prefix, tracing);
     }
-    const redisSessions = new RedisSessionStore(redis, { prefix, ...(tracing ? { tracing } : {}), ...(history ? { history } : {}) });
+    const redisSessions = new RedisSessionStore(redis, {
+      prefix,
+      onStepSkipped: stepSkipped,
+      ...(tracing ? { tracing } : {}),
+      ...(history ? { history } : {}),
+    });
     sessions = options.sessions ?? redisSessions;
     live = options.sessions instanceof RedisSessionStore ? options.sessions : redisSessions;
     const redisTranscripts = new RedisTranscriptStore(redis, prefix, history !== undefined);

@@ -39,6 +39,7 @@ export class DocumentSplitter {
 
   split(format: DocumentFormat, content: string): Promise<ProcessingOutcome> {
     const run = this.queue.then(() => this.run({ id: this.next++, format, content }));
+    // The chain only orders the runs: each caller has this run's rejection, and the next run must not inherit it.
     this.queue = run.catch(() => undefined);
     return run;
   }

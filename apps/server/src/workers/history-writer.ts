@@ -152,6 +152,8 @@ export class HistoryWriter {
         await this.moveUsage(entriesOf(done), now());
       } catch (error) {
         this.backOff(now());
+        // Not released, the claims are due again when their lease ends; the write's error is what counts
+        // (databaseError via the caller), and backOff already holds the next try.
         await this.queue.release(claims, this.retryAtMs).catch(() => undefined);
         throw error;
       }

@@ -16,7 +16,7 @@ const DAY_MS = 86_400_000;
 
 let clock = Date.parse("2026-11-26T09:00:00.000Z");
 /** Each record a millisecond after the one before, so the newest-first order is the order of making. */
-function record(owner: string, overrides: Partial<DigitalHumanRecord> = {}): DigitalHumanRecord {
+export function record(owner: string, overrides: Partial<DigitalHumanRecord> = {}): DigitalHumanRecord {
   const at = new Date(++clock).toISOString();
   return {
     id: crypto.randomUUID(),
@@ -37,7 +37,7 @@ function record(owner: string, overrides: Partial<DigitalHumanRecord> = {}): Dig
   };
 }
 
-function creation(made: DigitalHumanRecord, overrides: Partial<DigitalHumanCreation> = {}): DigitalHumanCreation {
+export function creation(made: DigitalHumanRecord, overrides: Partial<DigitalHumanCreation> = {}): DigitalHumanCreation {
   return { record: made, idempotencyKey: crypto.randomUUID(), fingerprint: "print-a", keyTtlMs: DAY_MS, limit: 100, ...overrides };
 }
 

@@ -238,3 +238,16 @@ describe("Redis's copy ahead of the record (a write whose COMMIT failed after th
     await expectPutBack(diverged);
   });
 });
+
+describe("a write whose copy and its repair both failed", () => {
+  it("reports the repair it could not mark, and answers the write's own failure", async () => {
+    const skipped: [string, string][] = [];
+    const reporting = new HistoryWebhookStore(live, copy, db, Date.now, (step, error) => skipped.push([step, (error as Error).message]));
+    // The endpoints' copy and the list of repairs are strings where a hash and a set were: the copy, its
+    // repair and the mark for the sweep each fail, as they would on a Redis out of memory.
+    await redis.set(`${prefix}:{${account()}}:hook:endpoints`, "not a hash");
+    await redis.set(`${prefix}:{hooks}:repairs`, "not a set");
+    await expect(reporting.createEndpoint(endpoint(), 10)).rejects.toThrow(/WRONGTYPE/);
+    expect(skipped).toEqual([["webhook_copy_repair_mark", expect.stringContaining("WRONGTYPE")]]);
+  });
+});

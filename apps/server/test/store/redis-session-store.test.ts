@@ -43,3 +43,26 @@ describe(`the ${REDIS_ADAPTER} store's list`, () => {
     expect((await store.listSessions(account, listQuery())).map((s) => s.id)).toEqual([ending.id, older.id]);
   });
 });
+
+describe(`the ${REDIS_ADAPTER} store's steps left to the repair`, () => {
+  it("reports a place it could not count or give back, and the create and the end still stand", async () => {
+    const prefix = `skip${crypto.randomUUID().slice(0, 8)}`;
+    const account = "acct_skip";
+    const skipped: [string, string][] = [];
+    // Breaks the account's claims (a string where a sorted set was) just before the step that reads them.
+    const breakClaims = () => redis().set(`${prefix}:{${account}}:claims`, "not a sorted set");
+    const store = new RedisSessionStore(redis(), {
+      prefix,
+      afterStep: async (step) => {
+        if (step === "create:stored" || step === "end:replaced") await breakClaims();
+      },
+      onStepSkipped: (step, error) => skipped.push([step, (error as Error).message]),
+    });
+    const session = await created(store, fresh(account));
+    expect(skipped).toEqual([["open_place_count", expect.stringContaining("WRONGTYPE")]]);
+    await redis().del(`${prefix}:{${account}}:claims`);
+    const ended = await changed(store, session, { status: "cancelled", end_reason: "user_ended", ended_at: new Date().toISOString() });
+    expect(skipped.map(([step]) => step)).toEqual(["open_place_count", "open_place_release"]);
+    expect((await store.getSession(account, session.id))?.status).toBe(ended.status);
+  });
+});

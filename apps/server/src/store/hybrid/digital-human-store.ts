@@ -25,9 +25,10 @@ import type {
 } from "../../domain/digital-humans/ports.js";
 import type { ListPosition } from "../../domain/list-order.js";
 import { type Database, guardDatabase, transaction } from "../postgres/database.js";
-import { guard } from "../redis/guard.js";
+import { execTransaction, guard } from "../redis/guard.js";
 import { type Keyspace, keyspace } from "../redis/keys.js";
 import { RedisScripts } from "../redis/scripts.js";
+import { type StepSkipped, skippable, warnStepSkipped } from "../skipped-steps.js";
 
 const INSERT = `
 INSERT INTO digital_humans (owner, id, created_at, record) VALUES ($1, $2, $3, $4)
@@ -64,6 +65,7 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
     private readonly db: Database,
     private readonly redis: Redis | Cluster,
     prefix: string,
+    private readonly stepSkipped: StepSkipped = warnStepSkipped,
   ) {
     this.keys = keyspace(prefix);
     this.scripts = new RedisScripts(redis);
@@ -90,8 +92,9 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
         }),
       );
     } catch (error) {
-      // Nothing was answered: the next request with the key takes the claim over at once.
-      await this.swap(key, claim.value, pending(fingerprint, claim.id, 0)).catch(() => undefined);
+      // Nothing was answered: the next request with the key takes the claim over at once (or, should this
+      // fail, once the claim's lease ends).
+      await skippable(this.swap(key, claim.value, pending(fingerprint, claim.id, 0)), "digital_human_claim_release", this.stepSkipped);
       throw error;
     }
     if (stored === "limit") {
@@ -101,7 +104,7 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
     }
     // The key is done before the answer: a request after this one replays it.
     await this.swap(key, claim.value, `${fingerprint}|${claim.id}`);
-    await this.copy(stored).catch(() => undefined);
+    await skippable(this.copy(stored), "digital_human_copy", this.stepSkipped);
     return { kind: "created", record: stored };
   }
 
@@ -162,26 +165,31 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
       this.db.query({ name: "dh-replace", text: REPLACE, values: [record.owner, record.id, record, expected] }),
     );
     if (rows.length === 0) return false;
-    await this.copy(record).catch(() => undefined);
+    await skippable(this.copy(record), "digital_human_copy", this.stepSkipped);
     return true;
   }
 
   async deleteDigitalHuman(owner: string, id: string): Promise<boolean> {
     const { rowCount } = await guardDatabase(() => this.db.query({ name: "dh-delete", text: DELETE, values: [owner, id] }));
-    await guard(async () => {
-      await this.redis.multi().hdel(this.keys.digitalHumans(owner), id).zrem(this.keys.digitalHumanOrder(owner), id).exec();
-    }).catch(() => undefined);
+    await skippable(
+      guard(async () => {
+        await execTransaction(this.redis.multi().hdel(this.keys.digitalHumans(owner), id).zrem(this.keys.digitalHumanOrder(owner), id));
+      }),
+      "digital_human_copy_delete",
+      this.stepSkipped,
+    );
     return (rowCount ?? 0) > 0;
   }
 
   /** Redis's copy (what a session create reads while the database is down), in the owner's slot. */
   private copy(record: DigitalHumanRecord): Promise<void> {
     return guard(async () => {
-      await this.redis
-        .multi()
-        .hset(this.keys.digitalHumans(record.owner), record.id, JSON.stringify(record))
-        .zadd(this.keys.digitalHumanOrder(record.owner), Date.parse(record.created_at), record.id)
-        .exec();
+      await execTransaction(
+        this.redis
+          .multi()
+          .hset(this.keys.digitalHumans(record.owner), record.id, JSON.stringify(record))
+          .zadd(this.keys.digitalHumanOrder(record.owner), Date.parse(record.created_at), record.id),
+      );
     });
   }
 }

@@ -34,6 +34,7 @@ import { type Database, guardDatabase, transaction } from "../postgres/database.
 import { type PoolClient, webhookEndpointTable as table } from "../postgres/webhook-endpoint-table.js";
 import type { RedisWebhookCopy } from "../redis/customer-webhook-copy.js";
 import { type RedisWebhookStore, toDelivery } from "../redis/customer-webhook-store.js";
+import { type StepSkipped, skippable, warnStepSkipped } from "../skipped-steps.js";
 import { compareEntries, entryId, entryPosition } from "../webhook-log.js";
 
 /** Past any endpoint limit: PostgreSQL counted already. */
@@ -45,6 +46,7 @@ export class HistoryWebhookStore implements WebhookStore {
     private readonly copy: RedisWebhookCopy,
     private readonly db: Database,
     private readonly now: () => number = Date.now,
+    private readonly stepSkipped: StepSkipped = warnStepSkipped,
   ) {}
 
   createEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<boolean> {
@@ -253,7 +255,10 @@ export class HistoryWebhookStore implements WebhookStore {
       );
     } catch (error) {
       if (touched && endpointId !== undefined) {
-        await this.repairEndpoint(accountId, endpointId).catch(() => this.copy.markRepair(accountId, endpointId).catch(() => undefined));
+        // Unmarked, the copy of this endpoint may stay behind its record until the account's next write.
+        await this.repairEndpoint(accountId, endpointId).catch(() =>
+          skippable(this.copy.markRepair(accountId, endpointId), "webhook_copy_repair_mark", this.stepSkipped),
+        );
       }
       throw error;
     }

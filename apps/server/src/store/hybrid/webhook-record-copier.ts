@@ -56,7 +56,8 @@ export class WebhookRecordCopier implements WebhookRecordSync {
       try {
         copied += await this.copyAccount(account.accountId);
       } catch (error) {
-        // This one and those not tried yet come back when the database may be back.
+        // This one and those not tried yet come back when the database may be back; should a release fail
+        // too, that account's lease ends and it is due then. The copy's error is what is thrown.
         const retryAt = this.now() + retryMs;
         await Promise.all(accounts.slice(i).map((rest) => this.copy.release(rest, this.now(), retryAt))).catch(() => undefined);
         throw error;

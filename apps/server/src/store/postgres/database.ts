@@ -83,6 +83,8 @@ export async function transaction<T>(db: Database, work: (client: pg.PoolClient)
     return result;
   } catch (error) {
     failure = error instanceof Error ? error : new Error(String(error));
+    // A failed ROLLBACK needs nothing more: the connection is released with the failure, so the pool
+    // destroys it, and PostgreSQL rolls back a transaction whose connection closed.
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {

@@ -4,7 +4,7 @@
  * Redis refuses or a record or script reply we cannot read, DependencyFaultError (500). Every Redis store
  * runs its operations through `guard`.
  */
-import { ReplyError } from "ioredis";
+import { type ChainableCommander, ReplyError } from "ioredis";
 import { DependencyFaultError, DependencyUnavailableError } from "../../domain/dependency-errors.js";
 
 // Replies that mean "not now" rather than "wrong": the server is loading, failing over or read-only.
@@ -35,4 +35,16 @@ export async function guard<T>(operation: () => Promise<T>): Promise<T> {
     if (isRedisUnavailable(error)) throw new DependencyUnavailableError("store", { cause: error });
     throw new DependencyFaultError("store", `Redis: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/**
+ * Runs a MULTI: ioredis resolves `exec` even when a command in it failed (WRONGTYPE, OOM), each reply
+ * beside its error, so without this a failed write would pass for a done one. The first error is thrown.
+ */
+export async function execTransaction(multi: ChainableCommander): Promise<unknown[]> {
+  const replies = await multi.exec();
+  // Only a WATCH makes exec resolve null, and these transactions watch nothing.
+  if (replies === null) throw new Error("Redis discarded the transaction");
+  for (const [error] of replies) if (error) throw error;
+  return replies.map(([, reply]) => reply);
 }

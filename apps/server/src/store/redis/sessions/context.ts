@@ -8,6 +8,7 @@ import type { SessionHistory, UsageHistory } from "../../../domain/sessions/hist
 import type { SessionRecord } from "../../../domain/sessions/session.js";
 import type { Tracing } from "../../../tracing/tracing.js";
 import { decodeSession } from "../../session-format.js";
+import { type StepSkipped, warnStepSkipped } from "../../skipped-steps.js";
 import type { EventKeys } from "../customer-webhook-scripts.js";
 import { type Keyspace, keyspace, shardOf } from "../keys.js";
 import { RedisScripts } from "../scripts.js";
@@ -33,6 +34,8 @@ export interface RedisSessionStoreOptions {
    * there once Redis no longer holds them.
    */
   history?: { sessions: SessionHistory; usage: UsageHistory };
+  /** Where a step left to the repair is reported when it fails (skipped-steps.ts); stderr if not given. */
+  onStepSkipped?: StepSkipped;
 }
 
 export interface SessionStoreContext {
@@ -44,6 +47,7 @@ export interface SessionStoreContext {
   afterStep: (step: StoreStep) => void | Promise<void>;
   /** Ended sessions are queued for the history database (RedisSessionStoreOptions.history). */
   keepsHistory: boolean;
+  stepSkipped: StepSkipped;
 }
 
 /** The context of a store on `redis` (a bare string is its key prefix). */
@@ -55,9 +59,19 @@ export function sessionStoreContext(redis: Redis | Cluster, options: RedisSessio
     afterStep = () => {},
     tracing,
     history,
+    onStepSkipped = warnStepSkipped,
   } = typeof options === "string" ? { prefix: options } : options;
   const scripts = new RedisScripts(redis, tracing);
-  return { redis, keys: keyspace(prefix), scripts, claimGraceMs, repairIntervalMs, afterStep, keepsHistory: history !== undefined };
+  return {
+    redis,
+    keys: keyspace(prefix),
+    scripts,
+    claimGraceMs,
+    repairIntervalMs,
+    afterStep,
+    keepsHistory: history !== undefined,
+    stepSkipped: onStepSkipped,
+  };
 }
 
 /** The JSON of each session (null when there is none), read by shard: one MGET per slot. */

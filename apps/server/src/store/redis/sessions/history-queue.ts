@@ -57,7 +57,8 @@ export class RedisHistoryQueue implements HistoryQueue {
           }
         });
       } catch (error) {
-        // Claimed but not read: due again now, not when the lease ends.
+        // Claimed but not read: due again now, not when the lease ends. Should the release fail too (the
+        // same Redis that just failed), the lease ends and they are due then; the error thrown is the read's.
         await this.release(
           ids.map((sessionId) => ({ sessionId, entry: undefined, claim })),
           nowMs,

@@ -11,6 +11,7 @@
 import type { BeginOutcome, CreateLock } from "../../../domain/sessions/idempotency.js";
 import type { CreateAbandonment, CreateClaim, CreateCompletion, IdempotentCreates } from "../../../domain/sessions/ports.js";
 import { encodeSession } from "../../session-format.js";
+import { skippable } from "../../skipped-steps.js";
 import { guard } from "../guard.js";
 import { idempotencyRecord, keyShardOf, sessionIdIn } from "../keys.js";
 import { eventKeys, type SessionStoreContext } from "./context.js";
@@ -132,7 +133,7 @@ export class RedisIdempotentCreates implements IdempotentCreates {
       if (written !== 1) return false;
       await afterStep("create:stored");
       // The session stands: should counting it fail, the repair counts it once its claim has expired.
-      await this.places.admit(accountId, session.id, usage).catch(() => undefined);
+      await skippable(this.places.admit(accountId, session.id, usage), "open_place_count", this.context.stepSkipped);
       return true;
     });
   }

@@ -10,6 +10,7 @@ import type { Persona } from "../../../domain/digital-humans/persona.js";
 import type { ListQuery, SessionChange, SessionRecords, SessionSnapshot, SessionVersion } from "../../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../../domain/sessions/session.js";
 import { decodeSession, encodeSession } from "../../session-format.js";
+import { skippable } from "../../skipped-steps.js";
 import { guard } from "../guard.js";
 import { dayOf, shardOf, timerMember } from "../keys.js";
 import { eventKeys, ownSession, type SessionStoreContext } from "./context.js";
@@ -106,7 +107,7 @@ export class RedisSessionRecords implements SessionRecords {
       if (ends) {
         await afterStep("end:replaced");
         // The end stands: should giving back its place fail, the repair does it.
-        await this.places.settle(record, change.usage).catch(() => undefined);
+        await skippable(this.places.settle(record, change.usage), "open_place_release", this.context.stepSkipped);
       }
       return true;
     });

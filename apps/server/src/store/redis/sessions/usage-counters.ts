@@ -5,7 +5,7 @@
  */
 import type { UsageCounters } from "../../../domain/sessions/ports.js";
 import { USAGE_RETENTION_DAYS, type UsageIncrement } from "../../../domain/sessions/usage.js";
-import { guard } from "../guard.js";
+import { execTransaction, guard } from "../guard.js";
 import type { SessionStoreContext } from "./context.js";
 
 export const USAGE_TTL_MS = USAGE_RETENTION_DAYS * 86_400_000;
@@ -29,7 +29,7 @@ export class RedisUsageCounters implements UsageCounters {
     return guard(async () => {
       const multi = redis.multi();
       for (const [field, by] of increment.fields) multi.hincrby(key, field, by);
-      await multi.pexpire(key, USAGE_TTL_MS).exec();
+      await execTransaction(multi.pexpire(key, USAGE_TTL_MS));
     });
   }
 }
