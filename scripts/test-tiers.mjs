@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+/**
+ * The README's test command (`pnpm test`): builds once, then runs every tier, in two lanes side by side
+ * where the machine has two cores or more, and prints each tier's time and result at the end. Every tier
+ * runs even after one failed, so one failure never hides whether the others pass; the exit code is 1
+ * when any failed.
+ *
+ * Two phases, each of two lanes, chosen by what each tier spends its time on (measured with
+ * `/usr/bin/time` on the 2-core machine CI runs on; docs/development.md, "Tiers"): the server's suites keep
+ * 1.6 cores busy, so only the small packages' short suites go beside them; the end-to-end tier (0.8 of a
+ * core: it mostly waits on real-time audio and the browser) and the fault tier (0.6: it mostly waits on
+ * outages and restarts) fit side by side, the docs tier after the fault tier. The server's tier and its
+ * fault tier are in different phases because both write, then read, apps/server/.test-logs/.
+ *
+ * TEST_LANES=1 runs every tier one after the other (a one-core machine, or to time one tier alone);
+ * TEST_TIERS=server,e2e runs only the tiers named.
+ */
+import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { createInterface } from "node:readline";
+
+/** Each tier: the package and its script, as `pnpm --filter <package> run <script>` runs it. */
+const TIERS = {
+  server: ["@dhs/server", "test"],
+  fault: ["@dhs/server", "test:fault"],
+  e2e: ["@dhs/e2e", "test:e2e"],
+  "digital-human": ["@dhs/digital-human", "test"],
+  readme: ["@dhs/readme", "test:readme"],
+  client: ["@dhs/client", "test"],
+  contract: ["@dhs/contract", "test"],
+  catalog: ["@dhs/catalog", "test"],
+  testkit: ["@dhs/testkit", "test"],
+  mock: ["@dhs/mock", "test"],
+  docs: ["@dhs/docs", "test"],
+};
+
+const PHASES = [
+  [["server"], ["digital-human", "client", "contract", "catalog", "testkit", "mock", "docs"]],
+  [["e2e"], ["fault", "readme"]],
+];
+
+const only = process.env.TEST_TIERS?.split(",").filter(Boolean);
+for (const name of only ?? []) {
+  if (!(name in TIERS)) fail(`TEST_TIERS names "${name}"; the tiers are ${Object.keys(TIERS).join(", ")}`);
+}
+const wanted = (lane) => lane.filter((tier) => only === undefined || only.includes(tier));
+const sideBySide = Number(process.env.TEST_LANES || availableParallelism()) >= 2;
+// One lane, one tier after the other, when the machine (or TEST_LANES=1) says so.
+const phases = (sideBySide ? PHASES : [[PHASES.flat(2)]]).map((lanes) => lanes.map(wanted).filter((lane) => lane.length > 0));
+
+const children = new Set();
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    for (const child of children) killGroup(child, signal);
+    process.exit(130);
+  });
+}
+
+const started = Date.now();
+if ((await run("build", "pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"])) !== 0) {
+  fail("the build failed: no tier was run");
+}
+const results = [];
+for (const lanes of phases) {
+  await Promise.all(
+    lanes.map(async (lane) => {
+      for (const tier of lane) {
+        const [pkg, script] = TIERS[tier];
+        const from = Date.now();
+        const code = await run(tier, "pnpm", ["--filter", pkg, "run", script]);
+        results.push({ tier, passed: code === 0, ms: Date.now() - from });
+      }
+    }),
+  );
+}
+report(results, Date.now() - started);
+process.exit(results.every((result) => result.passed) ? 0 : 1);
+
+/** Runs one command with each line of its output prefixed by `name`; resolves with its exit code. */
+function run(name, command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    children.add(child);
+    const width = Math.max(...Object.keys(TIERS).map((tier) => tier.length));
+    for (const [stream, out] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
+        out.write(`${name.padEnd(width)} | ${line}\n`);
+      });
+    }
+    child.on("error", (error) => {
+      process.stderr.write(`${name}: ${error.message}\n`);
+    });
+    child.on("close", (code, signal) => {
+      children.delete(child);
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+/** A tier's whole process group: vitest's workers, servers and browsers the tests started. */
+function killGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+function report(done, wallMs) {
+  const order = Object.keys(TIERS);
+  const sorted = [...done].sort((a, b) => order.indexOf(a.tier) - order.indexOf(b.tier));
+  const width = Math.max(...order.map((tier) => tier.length));
+  const lines = sorted.map(
+    ({ tier, passed, ms }) => `  ${tier.padEnd(width)}  ${passed ? "passed" : "FAILED"}  ${duration(ms).padStart(8)}`,
+  );
+  const sum = done.reduce((total, result) => total + result.ms, 0);
+  const failed = done.filter((result) => !result.passed).map((result) => result.tier);
+  process.stdout.write(
+    [
+      "",
+      `Tiers (${sideBySide ? "two lanes side by side" : "one after the other"}):`,
+      ...lines,
+      `  ${"whole run".padEnd(width)}  ${failed.length === 0 ? "passed" : "FAILED"}  ${duration(wallMs).padStart(8)}  (the tiers' times add up to ${duration(sum)})`,
+      ...(failed.length === 0 ? [] : [`Failed: ${failed.join(", ")}`]),
+      "",
+    ].join("\n"),
+  );
+}
+
+function duration(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+}
+
+function fail(message) {
+  process.stderr.write(`test-tiers: ${message}\n`);
+  process.exit(1);
+}
