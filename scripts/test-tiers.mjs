@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 /**
- * The README's test command (`pnpm test`): builds once, then runs every tier, in two lanes side by side
- * where the machine has two cores or more, and prints each tier's time and result at the end. Every tier
+ * The README's test command (`pnpm test`): builds once, then runs every tier, two side by side where the
+ * machine has two cores or more, and prints each tier's time and result at the end. Every tier
  * runs even after one failed, so one failure never hides whether the others pass; the exit code is 1
  * when any failed.
  *
- * Two phases, each of two lanes, chosen by what each tier spends its time on (measured with
- * `/usr/bin/time` on the 2-core machine CI runs on; docs/development.md, "Tiers"): the server's suites keep
- * 1.6 cores busy, so only the small packages' short suites go beside them; the end-to-end tier (0.8 of a
- * core: it mostly waits on real-time audio and the browser) and the fault tier (0.6: it mostly waits on
- * outages and restarts) fit side by side, the docs tier after the fault tier. The server's tier and its
- * fault tier are in different phases because both write, then read, apps/server/.test-logs/.
+ * Side by side only where it was measured not to starve the tier beside (`/usr/bin/time` on the 2-core
+ * machine CI runs on; docs/development.md, "Tiers"): the server's suites (1.6 cores busy) beside the small
+ * packages' and the docs tier (about half a core, for a minute and a half). The end-to-end tier (real-time
+ * audio and a browser) and the fault tier (503 latencies under load) each run alone: side by side on a
+ * fresh clone, the fault tier's server saw a Redis command time out (500 ms) while the end-to-end tier ran.
  *
  * TEST_LANES=1 runs every tier one after the other (a one-core machine, or to time one tier alone);
  * TEST_TIERS=server,e2e runs only the tiers named.
@@ -34,9 +33,11 @@ const TIERS = {
   docs: ["@dhs/docs", "test"],
 };
 
+/** Phases one after the other; in a phase, its lanes side by side, each lane's tiers in turn. */
 const PHASES = [
-  [["server"], ["digital-human", "client", "contract", "catalog", "testkit", "mock", "docs"]],
-  [["e2e"], ["fault", "readme"]],
+  [["server"], ["digital-human", "client", "contract", "catalog", "testkit", "mock", "docs", "readme"]],
+  [["e2e"]],
+  [["fault"]],
 ];
 
 const only = process.env.TEST_TIERS?.split(",").filter(Boolean);
@@ -121,7 +122,7 @@ function report(done, wallMs) {
   process.stdout.write(
     [
       "",
-      `Tiers (${sideBySide ? "two lanes side by side" : "one after the other"}):`,
+      `Tiers (${sideBySide ? "the server's beside the small ones, then end-to-end, then fault" : "one after the other"}):`,
       ...lines,
       `  ${"whole run".padEnd(width)}  ${failed.length === 0 ? "passed" : "FAILED"}  ${duration(wallMs).padStart(8)}  (the tiers' times add up to ${duration(sum)})`,
       ...(failed.length === 0 ? [] : [`Failed: ${failed.join(", ")}`]),

@@ -65,13 +65,14 @@ function createAndEnd(urls: () => string[], concurrency: number) {
         });
         const body = (await res.json()) as { id?: string };
         if (res.status !== 201 || !body.id) {
-          failures.push({ at, what: `create ${res.status}` });
+          failures.push({ at, what: `create ${res.status} ${JSON.stringify(body)}` });
           continue;
         }
         created.push({ id: body.id, at, status: res.status });
         const end = await fetch(`${url}/v1/sessions/${body.id}/end`, { method: "POST", headers: auth, signal: AbortSignal.timeout(5000) });
         if (end.status === 200) ended.add(body.id);
-        else failures.push({ at, what: `end ${end.status}` });
+        // The answer's detail says which dependency failed, should one.
+        else failures.push({ at, what: `end ${end.status} ${await end.text()}` });
       } catch (error) {
         // A replica being killed: its connections fail; the loop moves on to the next one.
         failures.push({ at, what: (error as Error).name });
