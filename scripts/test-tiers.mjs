@@ -33,6 +33,9 @@ const TIERS = {
   docs: ["@dhs/docs", "test"],
 };
 
+/** The tier names' width, for the prefix of each line and the final table. */
+const WIDTH = Math.max(...Object.keys(TIERS).map((tier) => tier.length));
+
 /** Phases one after the other; in a phase, its lanes side by side, each lane's tiers in turn. */
 const PHASES = [
   [["server"], ["digital-human", "client", "contract", "catalog", "testkit", "mock", "docs", "readme"]],
@@ -82,13 +85,12 @@ function run(name, command, args) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
     children.add(child);
-    const width = Math.max(...Object.keys(TIERS).map((tier) => tier.length));
     for (const [stream, out] of [
       [child.stdout, process.stdout],
       [child.stderr, process.stderr],
     ]) {
       createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
-        out.write(`${name.padEnd(width)} | ${line}\n`);
+        out.write(`${name.padEnd(WIDTH)} | ${line}\n`);
       });
     }
     child.on("error", (error) => {
@@ -113,9 +115,8 @@ function killGroup(child, signal) {
 function report(done, wallMs) {
   const order = Object.keys(TIERS);
   const sorted = [...done].sort((a, b) => order.indexOf(a.tier) - order.indexOf(b.tier));
-  const width = Math.max(...order.map((tier) => tier.length));
   const lines = sorted.map(
-    ({ tier, passed, ms }) => `  ${tier.padEnd(width)}  ${passed ? "passed" : "FAILED"}  ${duration(ms).padStart(8)}`,
+    ({ tier, passed, ms }) => `  ${tier.padEnd(WIDTH)}  ${passed ? "passed" : "FAILED"}  ${duration(ms).padStart(8)}`,
   );
   const sum = done.reduce((total, result) => total + result.ms, 0);
   const failed = done.filter((result) => !result.passed).map((result) => result.tier);
@@ -124,7 +125,7 @@ function report(done, wallMs) {
       "",
       `Tiers (${sideBySide ? "the server's beside the small ones, then end-to-end, then fault" : "one after the other"}):`,
       ...lines,
-      `  ${"whole run".padEnd(width)}  ${failed.length === 0 ? "passed" : "FAILED"}  ${duration(wallMs).padStart(8)}  (the tiers' times add up to ${duration(sum)})`,
+      `  ${"whole run".padEnd(WIDTH)}  ${failed.length === 0 ? "passed" : "FAILED"}  ${duration(wallMs).padStart(8)}  (the tiers' times add up to ${duration(sum)})`,
       ...(failed.length === 0 ? [] : [`Failed: ${failed.join(", ")}`]),
       "",
     ].join("\n"),

@@ -27,14 +27,16 @@ export type StepSkipped = (step: SkippedStep, error: unknown) => void;
 export function loggedAndCounted(logger: Logger, metrics: { storeStepSkipped(step: SkippedStep): void }): StepSkipped {
   return (step, error) => {
     metrics.storeStepSkipped(step);
-    logger.warn({ step, err: { message: error instanceof Error ? error.message : String(error) } }, "store step skipped");
+    logger.warn({ step, err: { message: messageOf(error) } }, "store step skipped");
   };
 }
 
 /** For a store made alone (a test's): the warning on stderr, since nothing is there to log or count it. */
 export const warnStepSkipped: StepSkipped = (step, error) => {
-  process.emitWarning(`store step skipped: ${step}: ${error instanceof Error ? error.message : String(error)}`);
+  process.emitWarning(`store step skipped: ${step}: ${messageOf(error)}`);
 };
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** `work`, whose failure is reported as `step` and then resolves undefined. */
 export function skippable<T>(work: Promise<T>, step: SkippedStep, skipped: StepSkipped): Promise<T | undefined> {

@@ -41,10 +41,9 @@ export async function guard<T>(operation: () => Promise<T>): Promise<T> {
  * Runs a MULTI: ioredis resolves `exec` even when a command in it failed (WRONGTYPE, OOM), each reply
  * beside its error, so without this a failed write would pass for a done one. The first error is thrown.
  */
-export async function execTransaction(multi: ChainableCommander): Promise<unknown[]> {
+export async function execTransaction(multi: ChainableCommander): Promise<void> {
   const replies = await multi.exec();
   // Only a WATCH makes exec resolve null, and these transactions watch nothing.
   if (replies === null) throw new Error("Redis discarded the transaction");
   for (const [error] of replies) if (error) throw error;
-  return replies.map(([, reply]) => reply);
 }
