@@ -28,6 +28,7 @@ const TIERS = {
   client: ["@dhs/client", "test"],
   contract: ["@dhs/contract", "test"],
   catalog: ["@dhs/catalog", "test"],
+  settings: ["@dhs/settings", "test"],
   testkit: ["@dhs/testkit", "test"],
   mock: ["@dhs/mock", "test"],
   docs: ["@dhs/docs", "test"],
@@ -38,7 +39,7 @@ const WIDTH = Math.max(...Object.keys(TIERS).map((tier) => tier.length));
 
 /** Phases one after the other; in a phase, its lanes side by side, each lane's tiers in turn. */
 const PHASES = [
-  [["server"], ["digital-human", "client", "contract", "catalog", "testkit", "mock", "docs", "readme"]],
+  [["server"], ["digital-human", "client", "contract", "catalog", "settings", "testkit", "mock", "docs", "readme"]],
   [["e2e"]],
   [["fault"]],
 ];

@@ -10,11 +10,12 @@ import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
 import { loadVad } from "./hearing/vad.js";
 import { type Loaded, SessionJob } from "./job/session-job.js";
 import { RemoteVoice } from "./speaking/remote-voice.js";
+import { workerConfig } from "./worker/worker-config.js";
 
 export default defineAgent({
   prewarm: async (proc: JobProcess) => {
     // The worker's shared voice when it runs one; a job process run alone loads its own.
-    const voiceUrl = process.env.DHS_VOICE_URL;
+    const voiceUrl = workerConfig().DHS_VOICE_URL;
     const ownVoice = async () => (await import("./speaking/espeak-voice.js")).ESpeakVoice.load();
     const [voice, vad] = await Promise.all([voiceUrl ? new RemoteVoice(voiceUrl) : ownVoice(), loadVad()]);
     // One word through the voice while waiting for a job: the first request of a process (its HTTP client,

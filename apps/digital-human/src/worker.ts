@@ -5,11 +5,12 @@
  * `livekit-server --dev`'s, like the service's. DHS_API_URL, the service's address, is where its jobs
  * post each session's transcript and take what its backend queued (say, notes); without it they only
  * caption. OPENAI_BASE_URL and OPENAI_API_KEY name the digital humans' LLM (llm-settings.ts); without
- * them they greet and acknowledge.
+ * them they greet and acknowledge. Every variable is declared and checked in worker/worker-config.ts.
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { agentCatalog } from "@dhs/catalog";
+import { ConfigError } from "@dhs/settings";
 import { AgentServer, initializeLogger, type JobRequest, log, ServerOptions } from "@livekit/agents";
 import { missingFrameworkInternals, WRITTEN_AGAINST } from "./conversation/framework-internals.js";
 import { llmSettings } from "./conversation/llm-settings.js";
@@ -21,15 +22,16 @@ import { FliteVoice } from "./speaking/flite-voice.js";
 import { speaks } from "./speaking/voice-library.js";
 import { Admission } from "./worker/admission.js";
 import { HostCpu } from "./worker/host-cpu.js";
-import { readWorkerConfig, type WorkerConfig, WorkerConfigError } from "./worker/worker-config.js";
+import { type WorkerConfig, workerConfig } from "./worker/worker-config.js";
 import { WorkerMetrics } from "./worker/worker-metrics.js";
 
+// Written, never read, past the settings: the job processes and the voice server inherit it.
 const env = process.env;
 let config: WorkerConfig;
 try {
-  config = readWorkerConfig(env);
+  config = workerConfig();
 } catch (error) {
-  if (!(error instanceof WorkerConfigError)) throw error;
+  if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`configuration error: ${error.message}\n`);
   process.exit(1);
 }
@@ -73,12 +75,8 @@ if (missing.length > 0) {
   process.exit(1);
 }
 
-// A wrong LLM setting stops the worker here, once, rather than every session's reply.
-const llm = llmSettings(env);
-if ("invalid" in llm) {
-  log().error({ reason: llm.invalid }, "the LLM's settings are wrong: the worker does not start");
-  process.exit(1);
-}
+// A wrong LLM setting has stopped the worker above, once, rather than every session's reply.
+const llm = llmSettings(config);
 
 // One voice server for every job (voice-server.ts); job processes inherit its address through the environment.
 const voiceServer = fork(fileURLToPath(new URL("./speaking/voice-server.js", import.meta.url)), {

@@ -1,17 +1,13 @@
 /**
  * Where the digital human's LLM is: any server that speaks OpenAI's Chat Completions API (OpenAI, Groq,
- * Together, vLLM, llama.cpp's server, Ollama), named by the OpenAI SDK's own variables. Without
- * OPENAI_BASE_URL there is none, and the digital human only acknowledges (conversation-agent.ts).
- *
- *   OPENAI_BASE_URL   the API's root, `/v1` included (https://api.groq.com/openai/v1, http://127.0.0.1:11434/v1)
- *   OPENAI_API_KEY    its key; a local server that takes none may leave it unset
- *   DHS_LLM_MODEL     the model when the persona names none (the deployment's default)
- *   DHS_LLM_TIMEOUT_S how long a reply may go without a token before the digital human apologizes (8)
+ * Together, vLLM, llama.cpp's server, Ollama), named by the OpenAI SDK's own variables (OPENAI_BASE_URL,
+ * OPENAI_API_KEY) and the deployment's DHS_LLM_MODEL and DHS_LLM_TIMEOUT_S, declared and checked with the
+ * worker's other settings (worker/worker-config.ts). Without OPENAI_BASE_URL there is none, and the digital
+ * human only acknowledges (conversation-agent.ts).
  */
 import * as openai from "@livekit/agents-plugin-openai";
 import type { JobPersona } from "../job/job-metadata.js";
-
-export const DEFAULT_LLM_TIMEOUT_S = 8;
+import type { WorkerConfig } from "../worker/worker-config.js";
 
 export interface LlmSettings {
   baseUrl: string;
@@ -20,27 +16,19 @@ export interface LlmSettings {
   timeoutMs: number;
 }
 
-export type LlmLookup = { settings: LlmSettings } | { missing: string } | { invalid: string };
+export type LlmLookup = { settings: LlmSettings } | { missing: string };
 
-export function llmSettings(env: NodeJS.ProcessEnv): LlmLookup {
-  const baseUrl = env.OPENAI_BASE_URL?.trim() ?? "";
-  if (baseUrl === "") return { missing: "OPENAI_BASE_URL is not set" };
-  try {
-    const url = new URL(baseUrl);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return { invalid: `OPENAI_BASE_URL is not an http(s) address: ${baseUrl}` };
-  } catch {
-    return { invalid: `OPENAI_BASE_URL is not an address: ${baseUrl}` };
-  }
-  const timeoutS = Number(env.DHS_LLM_TIMEOUT_S ?? DEFAULT_LLM_TIMEOUT_S);
-  if (!Number.isFinite(timeoutS) || timeoutS <= 0)
-    return { invalid: `DHS_LLM_TIMEOUT_S is not a positive number of seconds: ${env.DHS_LLM_TIMEOUT_S}` };
+export function llmSettings(
+  config: Pick<WorkerConfig, "OPENAI_BASE_URL" | "OPENAI_API_KEY" | "DHS_LLM_MODEL" | "DHS_LLM_TIMEOUT_S">,
+): LlmLookup {
+  if (config.OPENAI_BASE_URL === undefined) return { missing: "OPENAI_BASE_URL is not set" };
   return {
     settings: {
-      baseUrl,
+      baseUrl: config.OPENAI_BASE_URL,
       // The plugin refuses to start without a key; servers that take none ignore it.
-      apiKey: env.OPENAI_API_KEY?.trim() || "none",
-      defaultModel: env.DHS_LLM_MODEL?.trim() || "gpt-4o-mini",
-      timeoutMs: timeoutS * 1000,
+      apiKey: config.OPENAI_API_KEY ?? "none",
+      defaultModel: config.DHS_LLM_MODEL,
+      timeoutMs: config.DHS_LLM_TIMEOUT_S * 1000,
     },
   };
 }

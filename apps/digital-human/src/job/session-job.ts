@@ -32,6 +32,7 @@ import { sessionVoice } from "../service/session-voice.js";
 import { toolRunner } from "../service/tool-runner.js";
 import { TranscriptPoster } from "../service/transcript-poster.js";
 import type { Voice } from "../speaking/voice.js";
+import { workerConfig } from "../worker/worker-config.js";
 import { reportToWorker } from "../worker/worker-report.js";
 import { type JobInfo, parseJobMetadata } from "./job-metadata.js";
 import { LOG, STEP, type Step } from "./log-lines.js";
@@ -71,9 +72,10 @@ export class SessionJob {
   ) {
     this.job = parseJobMetadata(ctx.job.metadata, ctx.job.agentName);
     this.logger = log().child({ session_id: this.job.sessionId, digital_human: this.job.digitalHuman.name });
-    const llm = llmSettings(process.env);
+    const config = workerConfig();
+    const llm = llmSettings(config);
     this.llm = "settings" in llm ? llm.settings : undefined;
-    this.service = serviceAccess(process.env, this.job.sessionId, ctx.job.room?.name);
+    this.service = serviceAccess(config, this.job.sessionId, ctx.job.room?.name);
     this.transcript =
       this.service && new TranscriptPoster({ ...this.service, idPrefix: ctx.job.id, onError: (message) => this.logger.warn(message) });
     this.recording = this.job.recording
@@ -82,7 +84,7 @@ export class SessionJob {
           participant: () => ctx.room.localParticipant,
           directory: ctx.sessionDirectory,
           logger: this.logger,
-          env: process.env,
+          livekit: config,
         })
       : undefined;
   }

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LOG } from "../job/log-lines.js";
+import { readWorkerConfig } from "../worker/worker-config.js";
 import { oggOpusFile } from "./ogg.fixture.js";
 import { RECORDING_ATTRIBUTE, SessionRecording } from "./session-recording.js";
 
@@ -37,7 +38,9 @@ async function store(status: number): Promise<{ url: string; received: number[] 
  * A job's recording with the service faked by its fetch (answers by operation, 200 unless given), its
  * participant's attributes and the service's calls on one timeline, and a job directory of its own.
  */
-async function job(options: { answers?: Record<string, Response>; storeUrl?: string; env?: NodeJS.ProcessEnv; attributes?: "fail" } = {}) {
+async function job(
+  options: { answers?: Record<string, Response>; storeUrl?: string; livekit?: Record<string, string>; attributes?: "fail" } = {},
+) {
   const timeline: string[] = [];
   const sent: Record<string, unknown[]> = { start: [], upload: [], finish: [] };
   const logs: { message: string; fields: Record<string, unknown> }[] = [];
@@ -76,7 +79,7 @@ async function job(options: { answers?: Record<string, Response>; storeUrl?: str
     participant: () => participant,
     directory,
     logger: { info: log, warn: log },
-    env: options.env ?? { LIVEKIT_URL: "ws://livekit:7880" },
+    livekit: readWorkerConfig(options.livekit ?? { LIVEKIT_URL: "ws://livekit:7880" }),
   });
   /** The recorder's file in the job's directory, as RecorderIO writes it. */
   const file = async (bytes: Uint8Array) => {
@@ -120,7 +123,7 @@ describe("SessionRecording.start", () => {
       participant: () => participant,
       directory: join(tmpdir(), "dhs-none"),
       logger: { info: () => undefined, warn: (_fields, message) => void logs.push(message) },
-      env: {},
+      livekit: readWorkerConfig({}),
     });
     expect(await recording.start()).toBe(false);
     expect(logs).toEqual([LOG.notRecording]);
@@ -136,10 +139,17 @@ describe("SessionRecording.start", () => {
   });
 
   it("records nothing where the agents framework would send the audio to LiveKit Cloud", async () => {
-    const { recording, timeline, sent } = await job({ env: { LIVEKIT_URL: "wss://acme-1x2y.livekit.cloud" } });
+    const { recording, timeline, sent } = await job({ livekit: { LIVEKIT_URL: "wss://acme-1x2y.livekit.cloud" } });
     expect(await recording.start()).toBe(false);
     expect(timeline).toEqual(["service start", "service finish"]);
     expect(sent.finish).toMatchObject([{ outcome: "failed", reason: expect.stringContaining("acme-1x2y.livekit.cloud") }]);
+  });
+
+  it("records nothing where LIVEKIT_OBSERVABILITY_URL would have the framework upload it, LiveKit self-hosted or not", async () => {
+    const livekit = { LIVEKIT_URL: "ws://livekit:7880", LIVEKIT_OBSERVABILITY_URL: "https://observe.example.com" };
+    const { recording, sent } = await job({ livekit });
+    expect(await recording.start()).toBe(false);
+    expect(sent.finish).toMatchObject([{ outcome: "failed", reason: expect.stringContaining("https://observe.example.com") }]);
   });
 });
 

@@ -21,6 +21,7 @@ import type { RecordingFinish, RecordingUploadTarget } from "@dhs/contract";
 import { toShownText } from "@dhs/contract/shown-text";
 import { LOG } from "../job/log-lines.js";
 import { type RetryOptions, type ServiceAccess, ServiceClient } from "../service/service-client.js";
+import type { WorkerConfig } from "../worker/worker-config.js";
 import { readOggOpusDurationMs } from "./ogg-duration.js";
 import { uploadRecording } from "./recording-upload.js";
 
@@ -53,7 +54,8 @@ export interface SessionRecordingOptions {
   /** The job's directory (JobContext.sessionDirectory), where the recorder writes: removed once done. */
   directory: string;
   logger: { info(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void };
-  env: NodeJS.ProcessEnv;
+  /** Where LiveKit is, to tell whether the agents framework would upload the audio itself. */
+  livekit: Pick<WorkerConfig, "LIVEKIT_URL" | "LIVEKIT_OBSERVABILITY_URL">;
 }
 
 type Delivery = { uploaded: true; durationMs: number; bytes: number; ms: number } | { uploaded: false; reason: string };
@@ -86,7 +88,7 @@ export class SessionRecording {
     if (!this.api) return this.notRecording("the worker does not know the service (DHS_API_URL)");
     if (!participant) return this.notRecording("the job is not in the room");
     this.identity = participant.identity;
-    const cloud = frameworkUploadsTo(this.options.env);
+    const cloud = frameworkUploadsTo(this.options.livekit);
     if (cloud) return this.decline(`the agents framework would send the audio to ${cloud} (LiveKit Cloud's observability)`);
     // Told and asked at once: the recorder starts only once both are done (the AgentSession starts after
     // this), so nothing is recorded before the participant is told, and the two round trips overlap.
@@ -203,14 +205,11 @@ export class SessionRecording {
  * observabilityUrl): LiveKit Cloud's observability, for a LiveKit Cloud URL or LIVEKIT_OBSERVABILITY_URL.
  * Undefined for a self-hosted LiveKit (ws:// or wss:// of the deployment's own): nothing leaves then.
  */
-function frameworkUploadsTo(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.LIVEKIT_OBSERVABILITY_URL) return env.LIVEKIT_OBSERVABILITY_URL;
-  try {
-    const { hostname } = new URL(env.LIVEKIT_URL ?? "");
-    return /\.livekit\.(cloud|run)$/.test(hostname) ? hostname : undefined;
-  } catch {
-    return undefined;
-  }
+function frameworkUploadsTo(livekit: SessionRecordingOptions["livekit"]): string | undefined {
+  if (livekit.LIVEKIT_OBSERVABILITY_URL) return livekit.LIVEKIT_OBSERVABILITY_URL;
+  // Checked a URL at start (worker-config.ts).
+  const { hostname } = new URL(livekit.LIVEKIT_URL);
+  return /\.livekit\.(cloud|run)$/.test(hostname) ? hostname : undefined;
 }
 
 /** The contract's reason: the service's shown-text rule on one line, at most 500 characters. */

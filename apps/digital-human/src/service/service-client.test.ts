@@ -1,5 +1,6 @@
 import { TokenVerifier } from "livekit-server-sdk";
 import { describe, expect, it } from "vitest";
+import { readWorkerConfig } from "../worker/worker-config.js";
 import { ServiceClient, serviceAccess } from "./service-client.js";
 
 const SESSION = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
@@ -21,21 +22,21 @@ const pull = { after: 0, participant_identity: "agent-AJ_1" };
 
 describe("serviceAccess", () => {
   it("is the service's address without a trailing slash, with the worker's key, for the session's room", () => {
-    const env = { DHS_API_URL: "http://dhs.test:3000//", LIVEKIT_API_KEY: "devkey", LIVEKIT_API_SECRET: "secret" };
-    expect(serviceAccess(env, SESSION, undefined)).toEqual({
+    const config = readWorkerConfig({ DHS_API_URL: "http://dhs.test:3000//", LIVEKIT_API_KEY: "devkey", LIVEKIT_API_SECRET: "secret" });
+    expect(serviceAccess(config, SESSION, undefined)).toEqual({
       serviceUrl: "http://dhs.test:3000",
       sessionId: SESSION,
       roomName: `dhs-${SESSION}`,
       apiKey: "devkey",
       apiSecret: "secret",
     });
-    expect(serviceAccess(env, SESSION, "dhs-other")?.roomName).toBe("dhs-other");
+    expect(serviceAccess(config, SESSION, "dhs-other")?.roomName).toBe("dhs-other");
   });
 
   it("is none where the worker does not know the service, or the job has no session", () => {
-    expect(serviceAccess({ DHS_API_URL: "" }, SESSION, undefined)).toBeUndefined();
-    expect(serviceAccess({}, SESSION, undefined)).toBeUndefined();
-    expect(serviceAccess({ DHS_API_URL: "http://dhs.test" }, undefined, undefined)).toBeUndefined();
+    expect(serviceAccess(readWorkerConfig({ DHS_API_URL: "" }), SESSION, undefined)).toBeUndefined();
+    expect(serviceAccess(readWorkerConfig({}), SESSION, undefined)).toBeUndefined();
+    expect(serviceAccess(readWorkerConfig({ DHS_API_URL: "http://dhs.test" }), undefined, undefined)).toBeUndefined();
   });
 });
 

@@ -15,6 +15,7 @@ import { withRetries } from "@dhs/client/retry";
 import type { components, paths } from "@dhs/contract";
 import { AccessToken } from "livekit-server-sdk";
 import createClient from "openapi-fetch";
+import type { WorkerConfig } from "../worker/worker-config.js";
 
 type Schemas = components["schemas"];
 
@@ -39,18 +40,18 @@ export interface ServiceAccess {
  * undefined where the worker does not know the service, or the job no session (a dispatch made by hand).
  */
 export function serviceAccess(
-  env: NodeJS.ProcessEnv,
+  config: Pick<WorkerConfig, "DHS_API_URL" | "LIVEKIT_API_KEY" | "LIVEKIT_API_SECRET">,
   sessionId: string | undefined,
   roomName: string | undefined,
 ): ServiceAccess | undefined {
-  const serviceUrl = env.DHS_API_URL?.replace(/\/+$/, "");
-  if (!serviceUrl || sessionId === undefined) return undefined;
+  const serviceUrl = config.DHS_API_URL;
+  if (serviceUrl === undefined || sessionId === undefined) return undefined;
   return {
     serviceUrl,
     sessionId,
     roomName: roomName ?? `dhs-${sessionId}`,
-    apiKey: env.LIVEKIT_API_KEY ?? "",
-    apiSecret: env.LIVEKIT_API_SECRET ?? "",
+    apiKey: config.LIVEKIT_API_KEY,
+    apiSecret: config.LIVEKIT_API_SECRET,
   };
 }
 

@@ -1,5 +1,11 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "@dhs/settings";
 import { describe, expect, it } from "vitest";
-import { readWorkerConfig, WorkerConfigError } from "./worker-config.js";
+import { readWorkerConfig } from "./worker-config.js";
+
+const SRC = fileURLToPath(new URL("..", import.meta.url));
 
 describe("readWorkerConfig", () => {
   it("takes the defaults for what is unset or blank", () => {
@@ -11,12 +17,14 @@ describe("readWorkerConfig", () => {
       AGENT_LOAD_THRESHOLD: 0.7,
       AGENT_INITIALIZE_TIMEOUT_S: 30,
       DHS_API_URL: undefined,
+      DHS_LLM_TIMEOUT_S: 8,
+      DHS_DEFAULT_VOICE: "slt",
       LOG_LEVEL: "info",
     });
   });
 
   it("reads what is set", () => {
-    const config = readWorkerConfig({ AGENT_MAX_JOBS: "4", AGENT_LOAD_THRESHOLD: "0.5", DHS_API_URL: "http://127.0.0.1:8080" });
+    const config = readWorkerConfig({ AGENT_MAX_JOBS: "4", AGENT_LOAD_THRESHOLD: "0.5", DHS_API_URL: "http://127.0.0.1:8080/" });
     expect([config.AGENT_MAX_JOBS, config.AGENT_LOAD_THRESHOLD, config.DHS_API_URL]).toEqual([4, 0.5, "http://127.0.0.1:8080"]);
   });
 
@@ -26,10 +34,50 @@ describe("readWorkerConfig", () => {
     ["AGENT_IDLE_PROCESSES", "-1", 'AGENT_IDLE_PROCESSES must be an integer from 0 to 100 (got "-1")'],
     ["AGENT_LOAD_THRESHOLD", "1.5", 'AGENT_LOAD_THRESHOLD must be a number above 0 and at most 1 (got "1.5")'],
     ["AGENT_LOAD_THRESHOLD", "0", 'AGENT_LOAD_THRESHOLD must be a number above 0 and at most 1 (got "0")'],
-    ["LIVEKIT_URL", "localhost:7880", 'LIVEKIT_URL must be a ws or wss or http or https URL (got "localhost:7880")'],
+    ["LIVEKIT_URL", "localhost:7880", 'LIVEKIT_URL must start with ws:// or wss:// or http:// or https:// (got "localhost:7880")'],
     ["DHS_API_URL", "not a url", 'DHS_API_URL must be a URL (got "not a url")'],
+    ["LIVEKIT_OBSERVABILITY_URL", "ftp://x", 'LIVEKIT_OBSERVABILITY_URL must start with http:// or https:// (got "ftp://x")'],
     ["LOG_LEVEL", "loud", 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
   ])("refuses %s=%j with one line naming it (a typo was a silent NaN)", (name, value, message) => {
-    expect(() => readWorkerConfig({ [name]: value })).toThrow(new WorkerConfigError(message));
+    expect(() => readWorkerConfig({ [name]: value })).toThrow(new ConfigError(message));
+  });
+
+  it("refuses in production LiveKit's development address and credentials, set or not", () => {
+    const production = { NODE_ENV: "production", LIVEKIT_URL: "wss://livekit.example.com" };
+    expect(() => readWorkerConfig({ NODE_ENV: "production" })).toThrow(
+      new ConfigError("LIVEKIT_URL must be set in production (the worker must reach the deployment's LiveKit)"),
+    );
+    expect(() => readWorkerConfig(production)).toThrow(/^LIVEKIT_API_KEY must be set in production/);
+    expect(() => readWorkerConfig({ ...production, LIVEKIT_API_KEY: "devkey", LIVEKIT_API_SECRET: "secret" })).toThrow(
+      new ConfigError("LIVEKIT_API_KEY and LIVEKIT_API_SECRET must not be the development ones in production (they are public)"),
+    );
+    const config = readWorkerConfig({ ...production, LIVEKIT_API_KEY: "APIabc", LIVEKIT_API_SECRET: "a-secret-of-the-deployment" });
+    expect(config.LIVEKIT_API_KEY).toBe("APIabc");
+  });
+});
+
+describe("the worker's reading of its environment", () => {
+  it("is this module's alone: no other module reads process.env (the worker writes what its children inherit)", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory()
+          ? files(join(dir, entry.name))
+          : entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")
+            ? [join(dir, entry.name)]
+            : [],
+      );
+    const readers = files(SRC).flatMap((path) => {
+      if (path === fileURLToPath(new URL("worker-config.ts", import.meta.url))) return [];
+      const name = relative(SRC, path);
+      const lines = readFileSync(path, "utf8").split("\n");
+      return lines.flatMap((line, i) => {
+        if (!line.includes("process.env")) return [];
+        // The worker hands its environment on to the processes it starts; PATH is the system's search for programs, not a setting.
+        if (name === "worker.ts" && /^const env = process\.env;$/.test(line)) return [];
+        if (line.includes("process.env.PATH")) return [];
+        return [`${name}:${i + 1}: ${line.trim()}`];
+      });
+    });
+    expect(readers).toEqual([]);
   });
 });

@@ -1,106 +1,118 @@
 /**
- * Every environment variable the worker process reads, declared once with its default, what it accepts
- * and what it does, as the service declares its own (apps/server/src/config/variables.ts). A value it
- * does not accept stops the start with one line naming the variable (`configuration error: ...`), never
- * a silent NaN. The LLM's variables are read by conversation/llm-settings.ts, which checks them alike.
- * Job processes inherit the environment; the worker sets in it what they need (worker.ts).
+ * Every environment variable the digital human worker and its job processes read, declared once with
+ * @dhs/settings' builders, as the service declares its own (apps/server/src/config/variables.ts): its
+ * default, what it accepts, what it does. The operators' table in docs/operators.md is generated from here
+ * (`pnpm --filter @dhs/digital-human docs:config`; `pnpm lint` fails when it is stale). A value it does not
+ * accept stops the start with one line naming the variable (`configuration error: ...`), never a silent
+ * NaN; production refuses the development defaults. Nothing else in the worker reads `process.env`
+ * (worker-config.test.ts checks): job processes inherit the environment, and the worker sets in it what
+ * they need (worker.ts).
  */
+import { ConfigError, choice, decimal, file, integer, readSettings, type SettingsOf, text, url, type Variable } from "@dhs/settings";
 
-export class WorkerConfigError extends Error {
-  override readonly name = "WorkerConfigError";
-}
-
-type Parser<T> = (raw: string | undefined, name: string) => T;
-
-function integer(fallback: number, min: number, max: number): Parser<number> {
-  return (raw, name) => {
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      throw new WorkerConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-    }
-    return Number(raw);
-  };
-}
-
-/** A share of the machine: above 0, at most 1. */
-function fraction(fallback: number): Parser<number> {
-  return (raw, name) => {
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d*\.?\d+$/.test(raw) || !(value > 0 && value <= 1)) {
-      throw new WorkerConfigError(`${name} must be a number above 0 and at most 1 (got "${raw}")`);
-    }
-    return value;
-  };
-}
-
-function text(fallback: string): Parser<string> {
-  return (raw) => raw ?? fallback;
-}
-
-function optionalText(): Parser<string | undefined> {
-  return (raw) => raw;
-}
-
-function url<D extends string | undefined>(protocols: readonly string[], fallback: D): Parser<string | D> {
-  return (raw, name) => {
-    if (raw === undefined) return fallback;
-    let parsed: URL;
-    try {
-      parsed = new URL(raw);
-    } catch {
-      throw new WorkerConfigError(`${name} must be a URL (got "${raw}")`);
-    }
-    if (!protocols.includes(parsed.protocol.slice(0, -1))) {
-      throw new WorkerConfigError(`${name} must be a ${protocols.join(" or ")} URL (got "${raw}")`);
-    }
-    return raw;
-  };
-}
-
-function choice<V extends string>(fallback: V, values: readonly V[]): Parser<V> {
-  return (raw, name) => {
-    if (raw === undefined) return fallback;
-    if (!(values as readonly string[]).includes(raw))
-      throw new WorkerConfigError(`${name} must be one of ${values.join(", ")} (got "${raw}")`);
-    return raw as V;
-  };
-}
+/** What the worker's own processes are told through the environment; not the operator's to set. */
+const SET_BY_THE_WORKER = "set by the worker for its job processes";
 
 export const WORKER_VARIABLES = {
-  NODE_ENV: text("development"),
-  LOG_LEVEL: choice("info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
-  /** LiveKit, as the service reaches it; `livekit-server --dev`'s by default. */
-  LIVEKIT_URL: url(["ws", "wss", "http", "https"], "ws://localhost:7880"),
-  LIVEKIT_API_KEY: text("devkey"),
-  LIVEKIT_API_SECRET: text("secret"),
-  /** The catalog whose agent names it registers (the deployment's default one otherwise). */
-  DIGITAL_HUMANS_FILE: optionalText(),
-  /** The service's address: where jobs post transcripts and take what backends queued; without it they only caption. */
-  DHS_API_URL: url(["http", "https"], undefined),
-  /** Each agent name's health endpoint: this port, the next name's the next one. */
-  AGENT_HTTP_PORT: integer(8081, 0, 65535),
-  /** All interfaces by default, so an orchestrator's probe reaches the health endpoint on the pod's address. */
-  AGENT_HTTP_HOST: text("0.0.0.0"),
-  /** Sessions one worker runs at once, at most. */
-  AGENT_MAX_JOBS: integer(20, 1, 1000),
-  /** Job processes kept loaded and waiting, so the next sessions start at once. */
-  AGENT_IDLE_PROCESSES: integer(2, 0, 100),
-  /** LiveKit's target load (agents.target_load): it sends no job to a worker whose load reaches it. */
-  AGENT_LOAD_THRESHOLD: fraction(0.7),
-  /** A job process not loaded by then is killed and another started. */
-  AGENT_INITIALIZE_TIMEOUT_S: integer(30, 1, 600),
-  /** Prometheus's GET /metrics; 0: any free port, logged at start. */
-  AGENT_METRICS_PORT: integer(9465, 0, 65535),
-};
+  NODE_ENV: text({ default: "development" }, "`production` refuses every default marked *dev*."),
+  LOG_LEVEL: choice(
+    { default: "info", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] },
+    "The agents framework's pino level; JSON lines, each with the session's id.",
+  ),
+  LIVEKIT_URL: url(
+    {
+      default: "ws://localhost:7880",
+      dev: "`ws://localhost:7880`",
+      refusedInProduction: "the worker must reach the deployment's LiveKit",
+      protocols: ["ws:", "wss:", "http:", "https:"],
+    },
+    "LiveKit, as the worker reaches it (the service's `LIVEKIT_URL`, or a private address of the same server).",
+  ),
+  LIVEKIT_API_KEY: text(
+    { default: "devkey", dev: "`devkey`", refusedInProduction: "the development credentials are public" },
+    "LiveKit API key the worker registers with; the service's own, since jobs sign the service tokens they post transcripts with.",
+  ),
+  LIVEKIT_API_SECRET: text(
+    { default: "secret", dev: "`secret`", refusedInProduction: "the development credentials are public" },
+    "LiveKit API secret.",
+  ),
+  LIVEKIT_OBSERVABILITY_URL: url(
+    { default: undefined, protocols: ["http:", "https:"] },
+    "Where the agents framework would upload a session's recording itself; set, recorded sessions are declined rather than sent there (recordings go to the service's bucket only).",
+  ),
+  DIGITAL_HUMANS_FILE: file(
+    { default: undefined, derived: "`@dhs/catalog`'s `digital-humans.json`" },
+    "The catalog whose agent names the worker registers and whose voices it speaks: the service's `DIGITAL_HUMANS_FILE`.",
+  ),
+  DHS_API_URL: url(
+    { default: undefined, protocols: ["http:", "https:"] },
+    "The service's address: where jobs post transcripts, recordings and tool calls, and take what backends queued; unset, they only caption.",
+  ),
+  OPENAI_BASE_URL: url(
+    { default: undefined, protocols: ["http:", "https:"] },
+    "The digital humans' LLM: the root (with `/v1`) of any server with OpenAI's Chat Completions API (OpenAI, Groq, vLLM, Ollama); unset, they greet, answer from their documents and acknowledge.",
+  ),
+  OPENAI_API_KEY: text({ default: undefined }, "The LLM's key; a local server that takes none may leave it unset."),
+  DHS_LLM_MODEL: text({ default: "gpt-4o-mini" }, "The model of a persona that names none."),
+  DHS_LLM_TIMEOUT_S: decimal(
+    { default: 8, above: 0, max: 600 },
+    "How long a reply may go without a token (before its first or between two) before the digital human apologizes.",
+  ),
+  AGENT_HTTP_PORT: integer(
+    { default: 8081, min: 0, max: 65535 },
+    "Each agent name's health endpoint: this port, the next name's the next one.",
+  ),
+  AGENT_HTTP_HOST: text(
+    { default: "0.0.0.0" },
+    "Address of the health and metrics endpoints; all interfaces, so an orchestrator's probe reaches them on the pod's address.",
+  ),
+  AGENT_MAX_JOBS: integer({ default: 20, min: 1, max: 1000 }, "Sessions one worker runs at once, at most."),
+  AGENT_IDLE_PROCESSES: integer(
+    { default: 2, min: 0, max: 100 },
+    "Job processes kept loaded and waiting (about two seconds of CPU each to load), so the next sessions start at once.",
+  ),
+  AGENT_LOAD_THRESHOLD: decimal(
+    { default: 0.7, above: 0, max: 1 },
+    "LiveKit's target load: a worker whose load (host CPU, or its share of `AGENT_MAX_JOBS`) reaches it is sent no job.",
+  ),
+  AGENT_INITIALIZE_TIMEOUT_S: integer({ default: 30, min: 1, max: 600 }, "A job process not loaded by then is killed and another started."),
+  AGENT_METRICS_PORT: integer(
+    { default: 9465, min: 0, max: 65535 },
+    "Port of Prometheus's `GET /metrics` (`0`: any free port, logged at start).",
+  ),
+  DHS_VOICE_URL: url(
+    { default: undefined, derived: SET_BY_THE_WORKER, protocols: ["http:"] },
+    "The worker's voice server on loopback, shared by its jobs; a job process run alone loads its own voice.",
+  ),
+  DHS_DEFAULT_VOICE: text(
+    { default: "slt", derived: "set by the worker for its voice server" },
+    "The voice of the catalog spoken for a voice this worker cannot speak: the catalog's first.",
+  ),
+  DHS_WORKER_REPORT_URL: url(
+    { default: undefined, derived: SET_BY_THE_WORKER, protocols: ["http:"] },
+    "Where job processes report what the worker's metrics count; a job run alone reports nothing.",
+  ),
+} satisfies Record<string, Variable>;
 
-export type WorkerConfig = { [K in keyof typeof WORKER_VARIABLES]: ReturnType<(typeof WORKER_VARIABLES)[K]> };
+export type WorkerConfig = SettingsOf<typeof WORKER_VARIABLES>;
 
-/** The worker's settings from the environment (blank counts as unset); WorkerConfigError names the first bad one. */
-export function readWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
-  const read = Object.entries(WORKER_VARIABLES).map(([name, parse]) => {
-    const raw = env[name]?.trim();
-    return [name, parse(raw === "" ? undefined : raw, name)] as const;
-  });
-  return Object.fromEntries(read) as WorkerConfig;
+/** The worker's settings from the environment (blank counts as unset); ConfigError names the first bad one. */
+export function readWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
+  const config = readSettings(WORKER_VARIABLES, env);
+  const dev = (name: "LIVEKIT_API_KEY" | "LIVEKIT_API_SECRET") => config[name] === WORKER_VARIABLES[name].default;
+  if (config.NODE_ENV === "production" && (dev("LIVEKIT_API_KEY") || dev("LIVEKIT_API_SECRET"))) {
+    throw new ConfigError("LIVEKIT_API_KEY and LIVEKIT_API_SECRET must not be the development ones in production (they are public)");
+  }
+  return config;
+}
+
+let ofThisProcess: WorkerConfig | undefined;
+
+/**
+ * This process's settings, read once: the worker's, checked at its start (worker.ts), or a job process's,
+ * which inherits that environment and what the worker added to it.
+ */
+export function workerConfig(): WorkerConfig {
+  ofThisProcess ??= readWorkerConfig(process.env);
+  return ofThisProcess;
 }

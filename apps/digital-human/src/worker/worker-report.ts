@@ -6,6 +6,7 @@
 
 import type { ReplyFailure } from "../conversation/guarded-reply.js";
 import type { SayOutcome } from "../service/conversation-driver.js";
+import { workerConfig } from "./worker-config.js";
 
 export type WorkerEvent =
   | { event: "llm_reply_failed"; kind: ReplyFailure["kind"] }
@@ -22,7 +23,7 @@ export function isWorkerEvent(value: unknown): value is WorkerEvent {
   return event === "llm_reply_failed" && (kind === "error" || kind === "timeout");
 }
 
-export function reportToWorker(event: WorkerEvent, url = process.env.DHS_WORKER_REPORT_URL): Promise<void> {
+export function reportToWorker(event: WorkerEvent, url = workerConfig().DHS_WORKER_REPORT_URL): Promise<void> {
   if (!url) return Promise.resolve();
   return fetch(`${url}/events`, {
     method: "POST",

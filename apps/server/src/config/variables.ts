@@ -1,14 +1,13 @@
 /**
  * Every environment variable the service reads, declared once: its default, what it accepts and what it
- * does, and (by its kind, parsers.ts) how its value is read. The configuration's types are derived from
+ * does, and (by its kind, @dhs/settings) how its value is read. The configuration's types are derived from
  * here (`Settings`), and the configuration reference of docs/operators.md is generated from it (`pnpm --filter
  * @dhs/server docs:config`; `pnpm lint` fails when it is stale). Development runs on embedded defaults
  * (in-memory store, LiveKit's `--dev` credentials, a published development key); production refuses them.
  */
 import { fileURLToPath } from "node:url";
 import { defaultCatalogFile } from "@dhs/catalog";
-import { ConfigError } from "./config-error.js";
-import { boolean, choice, file, integer, secondsList, text, url, urls, type Variable } from "./parsers.js";
+import { boolean, choice, file, integer, readSettings, type SettingsOf, secondsList, text, url, urls, type Variable } from "@dhs/settings";
 
 const embedded = (name: string) => fileURLToPath(new URL(`../../config/${name}`, import.meta.url));
 
@@ -273,24 +272,13 @@ export const VARIABLES = {
   VALIDATE_RESPONSES: boolean(false, "Check every response against the contract (the tests do; costs CPU)."),
 } satisfies Record<string, Variable>;
 
-type Name = keyof typeof VARIABLES;
-
 /** Each variable's value as its parser returns it: the types the configuration is made of. */
-export type Settings = { [N in Name]: ReturnType<(typeof VARIABLES)[N]["parse"]> };
+export type Settings = SettingsOf<typeof VARIABLES>;
 
 /**
  * Reads every variable of the environment (blank counts as unset), refusing first, in production, each
  * development default that must not reach it.
  */
 export function readVariables(env: Record<string, string | undefined>): Settings {
-  const names = Object.keys(VARIABLES) as Name[];
-  const raw = new Map(names.map((name) => [name, env[name]?.trim() || undefined]));
-  const declared: Record<Name, Variable> = VARIABLES;
-  if (raw.get("NODE_ENV") === "production") {
-    for (const name of names) {
-      const why = declared[name].refusedInProduction;
-      if (why !== undefined && raw.get(name) === undefined) throw new ConfigError(`${name} must be set in production (${why})`);
-    }
-  }
-  return Object.fromEntries(names.map((name) => [name, declared[name].parse(raw.get(name), name)])) as Settings;
+  return readSettings(VARIABLES, env);
 }

@@ -1,6 +1,6 @@
 /**
  * The kinds of environment variable. Each builder makes one variable's whole declaration: what the
- * configuration table of docs/operators.md shows of it (its kind, default, bounds or choices, description) and how
+ * operators' configuration table shows of it (its kind, default, bounds or choices, description) and how
  * its value is read (`parse`). A parser is given the value trimmed, or undefined when unset or blank, and
  * returns what the configuration holds (the default when unset), or throws one line that names the
  * variable and the value. The configuration's types are what these parsers return: nothing restates them.
@@ -11,7 +11,7 @@ import { ConfigError } from "./config-error.js";
  * What the configuration table shows instead of a default: `dev`, a development default production refuses (saying
  * why in `refusedInProduction` when production must set the variable); `derived`, one computed at start.
  */
-interface Defaults {
+export interface Defaults {
   dev?: string;
   derived?: string;
   refusedInProduction?: string;
@@ -25,11 +25,12 @@ export type Variable = Defaults & {
     | { kind: "text" | "file"; default: string | undefined }
     | { kind: "url"; default: string | undefined; protocols: readonly string[] }
     | { kind: "integer"; default: number; min: number; max: number }
+    | { kind: "number"; default: number; above: number; max: number }
     | { kind: "boolean"; default: boolean }
     | { kind: "choice"; default: string; values: readonly string[] }
   );
 
-export function integer(bounds: { default: number; min: number; max: number }, description: string) {
+export function integer(bounds: Defaults & { default: number; min: number; max: number }, description: string) {
   const { min, max } = bounds;
   return {
     kind: "integer" as const,
@@ -41,6 +42,24 @@ export function integer(bounds: { default: number; min: number; max: number }, d
         throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
       }
       return Number(raw);
+    },
+  };
+}
+
+/** A decimal number above `above` and at most `max` (a share of the machine, seconds with a fraction). */
+export function decimal(bounds: Defaults & { default: number; above: number; max: number }, description: string) {
+  const { above, max } = bounds;
+  return {
+    kind: "number" as const,
+    ...bounds,
+    description,
+    parse(raw: string | undefined, name: string): number {
+      if (raw === undefined) return bounds.default;
+      const value = Number(raw);
+      if (!/^\d*\.?\d+$/.test(raw) || !(value > above && value <= max)) {
+        throw new ConfigError(`${name} must be a number above ${above} and at most ${max} (got "${raw}")`);
+      }
+      return value;
     },
   };
 }
@@ -75,13 +94,19 @@ export function choice<const V extends readonly [string, ...string[]]>(spec: { d
   };
 }
 
-/** Free text; `format`, when given, is a pattern the value must match and how the error says it in words. */
-export function text(spec: Defaults & { default: string; format?: { pattern: RegExp; says: string } }, description: string) {
+/**
+ * Free text, undefined by default when `default` is; `format`, when given, is a pattern the value must
+ * match and how the error says it in words.
+ */
+export function text<D extends string | undefined>(
+  spec: Defaults & { default: D; format?: { pattern: RegExp; says: string } },
+  description: string,
+) {
   return {
     kind: "text" as const,
     ...spec,
     description,
-    parse(raw: string | undefined, name: string): string {
+    parse(raw: string | undefined, name: string): string | D {
       if (raw === undefined) return spec.default;
       if (spec.format && !spec.format.pattern.test(raw)) throw new ConfigError(`${name} must be ${spec.format.says} (got "${raw}")`);
       return raw;
@@ -89,12 +114,12 @@ export function text(spec: Defaults & { default: string; format?: { pattern: Reg
   };
 }
 
-/** The path of one of the operator's files; the default is the file the package carries. */
-export function file(spec: Defaults & { default: string }, description: string) {
-  return { kind: "file" as const, ...spec, description, parse: (raw: string | undefined): string => raw ?? spec.default };
+/** The path of one of the operator's files; the default is the file the package carries, or none. */
+export function file<D extends string | undefined>(spec: Defaults & { default: D }, description: string) {
+  return { kind: "file" as const, ...spec, description, parse: (raw: string | undefined): string | D => raw ?? spec.default };
 }
 
-/** A URL with one of `protocols`, without its trailing slashes. */
+/** A URL with one of `protocols` (`"https:"`), without its trailing slashes. */
 export function url<D extends string | undefined>(spec: Defaults & { default: D; protocols: readonly string[] }, description: string) {
   return {
     kind: "url" as const,
