@@ -12,6 +12,7 @@ import { MAX_RECORDING_BYTES, RecordingJobs } from "./domain/recordings/recordin
 import { RecordingService, type RecordingServiceDeps } from "./domain/recordings/recording-service.js";
 import { SessionRecordings } from "./domain/recordings/session-recordings.js";
 import { RECORDING_FORMAT } from "./domain/recordings/stored-recording.js";
+import type { FeatureTimerHandlers } from "./domain/sessions/feature-timers.js";
 import { recordingFileRoutes } from "./http/routes/recording-files.js";
 import { LocalRecordingStorage } from "./storage/local-recording-storage.js";
 import type { S3RecordingStorage, S3RecordingStorageOptions } from "./storage/s3-recording-storage.js";
@@ -35,6 +36,8 @@ export interface Recordings {
   /** The local store's upload and download routes (none with a bucket). */
   routes: Router | undefined;
   retention: RecordingRetention;
+  /** The recordings' timer: a recording's delivery deadline. */
+  timers: Pick<FeatureTimerHandlers, "recording">;
   /** The port the server listens on, for the local store's links when RECORDING_PUBLIC_URL is unset. */
   listeningOn(port: number): void;
   close(): void;
@@ -90,6 +93,7 @@ export function recordingsOf(config: Config["recordings"], port: number, options
     api: new SessionRecordings(service),
     routes,
     retention,
+    timers: { recording: (accountId, sessionId) => service.onTimer(accountId, sessionId) },
     listeningOn: (bound) => {
       listening = bound;
     },

@@ -30,6 +30,7 @@ import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catal
 import { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
 import { SessionKnowledge } from "./domain/knowledge/session-knowledge.js";
 import { ParticipantMemories } from "./domain/memories/participant-memories.js";
+import type { FeatureTimerHandlers } from "./domain/sessions/feature-timers.js";
 import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { maxDurationSOf } from "./domain/sessions/session-deps.js";
 import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
@@ -235,11 +236,27 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
     onSettled: (outcome) => metrics.recordingSettled(outcome),
   });
-  const sweeper = new TimerSweeper(store, sessionTimers(sessions, transcripts, conversation, analysis, recordings.service), {
+  // Each feature's timer, fired by the feature that scheduled it; a kind without one does not compile.
+  const featureTimers: FeatureTimerHandlers = {
+    transcript_ready: (accountId, sessionId) => transcripts.settle(accountId, sessionId),
+    conversation: (accountId, sessionId) => conversation.onTimer(accountId, sessionId),
+    analysis: (accountId, sessionId) => analysis.onTimer(accountId, sessionId),
+    ...recordings.timers,
+  };
+  const sweeper = new TimerSweeper(store, sessionTimers(sessions, featureTimers), {
     intervalMs: config.sweepIntervalMs,
     leaseMs: 30_000,
     batch: 100,
-    onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed"),
+    onError: (err, due) => {
+      if (due === undefined) logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed");
+    },
+    onFailures: (failed) => {
+      metrics.timerFailures(failed.byTimer);
+      logger.warn(
+        { failed: failed.count, timers: failed.byTimer, err: { message: failed.first.message }, session_id: failed.first.sessionId },
+        "due timers failed in this sweep: each is tried again once its lease runs out",
+      );
+    },
   });
   const reconciler = new RoomReconciler(store, overrides.rooms ?? (livekit as LiveKitRoomService), {
     intervalMs: config.roomReconcileIntervalMs,

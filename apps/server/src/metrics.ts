@@ -9,6 +9,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { QueueStats, WebhookMetrics } from "./domain/customer-webhooks/ports.js";
 import type { Dependency } from "./domain/dependency-errors.js";
+import type { TimerKind } from "./domain/sessions/feature-timers.js";
 import type { HistoryBacklog } from "./domain/sessions/history-ports.js";
 import type { SessionMetrics } from "./domain/sessions/ports.js";
 import type { SkippedStep } from "./store/skipped-steps.js";
@@ -59,6 +60,12 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
     name: "dhs_store_steps_skipped_total",
     help: "Steps a store left to a repair because they failed (a session's place among the open ones, Redis's copy of a digital human or webhook endpoint), by step: a rising rate means Redis or PostgreSQL is failing under the requests that still succeed.",
     labelNames: ["step"] as const,
+    registers: [this.registry],
+  });
+  private readonly timersFailed = new Counter({
+    name: "dhs_timer_failures_total",
+    help: "Due session timers whose effects failed, by timer: each is tried again once its 30 s lease runs out, so a steady rate means a dependency (LiveKit, PostgreSQL) is failing them.",
+    labelNames: ["timer"] as const,
     registers: [this.registry],
   });
   private readonly historyWritten = new Counter({
@@ -189,6 +196,10 @@ export class Metrics implements SessionMetrics, WebhookMetrics {
 
   storeStepSkipped(step: SkippedStep): void {
     this.storeStepsSkipped.inc({ step });
+  }
+
+  timerFailures(byTimer: Partial<Record<TimerKind, number>>): void {
+    for (const [timer, count] of Object.entries(byTimer)) this.timersFailed.inc({ timer }, count);
   }
 
   toolCallSettled(type: string, status: string, durationMs: number | null): void {

@@ -759,24 +759,30 @@ describe(`the session lifecycle against its model (${STORE} store)`, () => {
       eventRetainMs: 86_400_000,
       now: () => new Date(clock.now),
     });
-    // No session of this model is driven, so none has a conversation timer (conversation-delivery.test.ts models those).
-    const noConversation = { onTimer: () => Promise.reject(new Error("no session of this model has a conversation")) };
-    // Nor an analysis: the model's digital humans ask for none (test/api/analysis.test.ts tests those).
-    const noAnalysis = { onTimer: () => Promise.reject(new Error("no session of this model has an analysis")) };
-    // Nor a recording (test/api/recordings.test.ts).
-    const noRecording = { onTimer: () => Promise.reject(new Error("no session of this model is recorded")) };
-    const sweeper = new TimerSweeper(store, sessionTimers(service, transcripts, noConversation, noAnalysis, noRecording), {
-      intervalMs: 1000,
-      leaseMs: 30_000,
-      batch: 100,
-      now,
-      // A timer whose effects need LiveKit fails while it is down, and is tried again later; one whose
-      // replica died after storing the change it made is left to its obligations.
-      onError: (error) => {
-        if (isCrash(error)) return;
-        if (!(rooms.down && error instanceof DependencyUnavailableError)) throw error;
+    const sweeper = new TimerSweeper(
+      store,
+      sessionTimers(service, {
+        transcript_ready: (accountId, sessionId) => transcripts.settle(accountId, sessionId),
+        // No session of this model is driven, so none has a conversation timer (conversation-delivery.test.ts models those).
+        conversation: () => Promise.reject(new Error("no session of this model has a conversation")),
+        // Nor an analysis: the model's digital humans ask for none (test/api/analysis.test.ts tests those).
+        analysis: () => Promise.reject(new Error("no session of this model has an analysis")),
+        // Nor a recording (test/api/recordings.test.ts).
+        recording: () => Promise.reject(new Error("no session of this model is recorded")),
+      }),
+      {
+        intervalMs: 1000,
+        leaseMs: 30_000,
+        batch: 100,
+        now,
+        // A timer whose effects need LiveKit fails while it is down, and is tried again later; one whose
+        // replica died after storing the change it made is left to its obligations.
+        onError: (error) => {
+          if (isCrash(error)) return;
+          if (!(rooms.down && error instanceof DependencyUnavailableError)) throw error;
+        },
       },
-    });
+    );
     const { session } = await service.create(principal, crypto.randomUUID(), { participant_identity: PARTICIPANT });
     const real: Real = {
       service,

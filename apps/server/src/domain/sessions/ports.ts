@@ -7,9 +7,10 @@ import type { DigitalHumanJob, SessionStatus } from "@dhs/contract";
 import type { OutboundEvent } from "../customer-webhooks/ports.js";
 import type { Persona } from "../digital-humans/persona.js";
 import type { ListPosition } from "../list-order.js";
+import type { TimerKind } from "./feature-timers.js";
 import type { BeginOutcome, CreateLock } from "./idempotency.js";
 import type { SessionRecord } from "./session.js";
-import type { ObligationTimer, TimerKind } from "./session-machine.js";
+import type { ObligationTimer } from "./session-machine.js";
 import type { UsageIncrement } from "./usage.js";
 
 declare const storeVersion: unique symbol;

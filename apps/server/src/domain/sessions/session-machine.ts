@@ -67,17 +67,12 @@ export const LIFECYCLE_TIMERS = [
  * replica gone) is tried again, by any replica, until it succeeds. It survives `cancel_timers`.
  */
 export type ObligationTimer = LifecycleTimer | "room_deletion";
-/**
- * What the store's timers can hold: the machine's own, and `transcript_ready`, set when a session ends
- * for the end of its transcript's grace period, which the transcripts fire (not the machine).
- */
-export type TimerKind = ObligationTimer | "transcript_ready" | "conversation" | "analysis" | "recording";
 
 export type Effect =
   /** Delete the LiveKit room, disconnecting whoever is in it. */
   | { type: "delete_room" }
   /** Fire this timer at this time (ms since the epoch). */
-  | { type: "schedule"; timer: TimerKind; at: number }
+  | { type: "schedule"; timer: ObligationTimer; at: number }
   /** This timer is not needed any more. */
   | { type: "cancel_timer"; timer: ObligationTimer }
   /** Dispatch the digital human's agent to the room again, unless LiveKit has a live job for it. */

@@ -9,6 +9,7 @@ import type { Principal } from "../accounts/api-keys.js";
 import type { ListPosition } from "../list-order.js";
 import { CreateSession } from "./create-session.js";
 import { EndSession } from "./end-session.js";
+import { isFeatureTimer } from "./feature-timers.js";
 import { type LiveKitEventOutcome, LiveKitRoomEvents } from "./livekit-room-events.js";
 import type { DueTimer, ListQuery } from "./ports.js";
 import type { CreateResult, RoomEvent, SessionContext, SessionServiceDeps } from "./session-deps.js";
@@ -82,9 +83,8 @@ export class SessionService {
   /** A timer is due (the sweeper): an event of the machine. */
   async onTimer(due: DueTimer): Promise<void> {
     const { timer } = due;
-    // The transcripts and the conversation fire their own timers (compose.ts routes them); the machine never sees them.
-    if (timer === "transcript_ready" || timer === "conversation" || timer === "analysis" || timer === "recording")
-      throw new Error(`${timer} is not a timer of the session machine`);
+    // The features fire their own timers (the sweeper routes them); the machine never sees them.
+    if (isFeatureTimer(timer)) throw new Error(`${timer} is not a timer of the session machine`);
     // A trace of its own, linked to the change that scheduled the timer (stored with the session).
     await this.context.tracing.span(
       "session.timer",

@@ -5,11 +5,12 @@
  * dispatched again, the room deleted.
  */
 import { type Persona, stockPersona } from "../digital-humans/persona.js";
+import type { TimerKind } from "./feature-timers.js";
 import type { AgentJob, ScheduledTimer, SessionSnapshot, TimerChanges } from "./ports.js";
 import { type SessionRecord, TERMINAL } from "./session.js";
 import { durationsFor, keptUntilMs, type SessionContext } from "./session-deps.js";
 import { sessionEvents } from "./session-events.js";
-import { type Effect, LIFECYCLE_TIMERS, type SessionEvent, type TimerKind, transition } from "./session-machine.js";
+import { type Effect, LIFECYCLE_TIMERS, type SessionEvent, transition } from "./session-machine.js";
 import { usageOf } from "./usage.js";
 
 const TIMERS = new Set<string>([...LIFECYCLE_TIMERS, "room_deletion"]);

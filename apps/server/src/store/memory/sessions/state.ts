@@ -5,9 +5,9 @@
  * that expire are dropped when read, and by dropExpired for those nobody reads again.
  */
 import type { SessionStatus } from "@dhs/contract";
+import type { TimerKind } from "../../../domain/sessions/feature-timers.js";
 import type { ScheduledTimer } from "../../../domain/sessions/ports.js";
 import { type SessionRecord, TERMINAL } from "../../../domain/sessions/session.js";
-import type { TimerKind } from "../../../domain/sessions/session-machine.js";
 import type { UsageIncrement } from "../../../domain/sessions/usage.js";
 import type { MemoryWebhookStore } from "../customer-webhook-store.js";
 import { entry } from "../maps.js";

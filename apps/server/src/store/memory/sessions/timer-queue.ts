@@ -2,8 +2,10 @@
  * Session timers in memory (TimerQueue): each session's timers by kind with their due time; a claim pushes
  * a due timer to the end of its lease, as the Redis store's does, so its semantics hold for one process.
  */
+
+import type { TimerKind } from "../../../domain/sessions/feature-timers.js";
 import type { DueTimer, ScheduledTimer, TimerQueue } from "../../../domain/sessions/ports.js";
-import { LIFECYCLE_TIMERS, type ObligationTimer, type TimerKind } from "../../../domain/sessions/session-machine.js";
+import { LIFECYCLE_TIMERS, type ObligationTimer } from "../../../domain/sessions/session-machine.js";
 import type { MemorySessionState, Timer } from "./state.js";
 
 export class MemoryTimerQueue implements TimerQueue {

@@ -4,8 +4,10 @@
  * due in each shard with a lease (timer-queue-scripts.ts), so a timer fires once, and again only if its
  * holder died.
  */
+
+import { TIMER_KINDS } from "../../../domain/sessions/feature-timers.js";
 import type { DueTimer, ScheduledTimer, TimerQueue } from "../../../domain/sessions/ports.js";
-import { LIFECYCLE_TIMERS, type ObligationTimer, type TimerKind } from "../../../domain/sessions/session-machine.js";
+import { LIFECYCLE_TIMERS, type ObligationTimer } from "../../../domain/sessions/session-machine.js";
 import { guard } from "../guard.js";
 import { parseTimerMember, SHARDS, shardOf, timerMember } from "../keys.js";
 import type { SessionStoreContext } from "./context.js";
@@ -42,7 +44,7 @@ export class RedisTimerQueue implements TimerQueue {
   sessionTimers(accountId: string, sessionId: string): Promise<ScheduledTimer[]> {
     const { redis, keys } = this.context;
     return guard(async () => {
-      const kinds: TimerKind[] = [...LIFECYCLE_TIMERS, "room_deletion", "transcript_ready", "conversation", "analysis", "recording"];
+      const kinds = TIMER_KINDS;
       const scores = await redis.zmscore(
         keys.timers(shardOf(sessionId)),
         ...kinds.map((timer) => timerMember(accountId, sessionId, timer)),
