@@ -113,6 +113,10 @@ export interface ComposeOverrides {
   accounts?: AccountLimits;
   /** The recordings' clock (tests move it past a recording's retention). */
   recordingClock?: () => Date;
+  /** The webhook dispatcher's clock, by which deliveries fall due and endpoints fail (tests move it past a retry). */
+  webhookClock?: () => number;
+  /** The timer sweeper's clock, by which session timers fall due (tests move it past a timeout). */
+  timerClock?: () => number;
 }
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
@@ -247,6 +251,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     intervalMs: config.sweepIntervalMs,
     leaseMs: 30_000,
     batch: 100,
+    ...(overrides.timerClock ? { now: overrides.timerClock } : {}),
     onError: (err, due) => {
       if (due === undefined) logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed");
     },
@@ -426,6 +431,7 @@ function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: Web
     disableAfterMs: webhooks.disableAfterMs,
     schedule,
     metrics,
+    ...(overrides.webhookClock ? { now: overrides.webhookClock } : {}),
     onAttempt: (a) =>
       logger.info(
         {

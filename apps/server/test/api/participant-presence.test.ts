@@ -4,19 +4,35 @@
  * moment. Signed webhooks as LiveKit sends them; timers fired by the sweeper with nobody reading.
  */
 
-import { sleep } from "@dhs/testkit";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { listed, newSession, roomEvent, until, useHarness } from "../support/harness.js";
+import { ShiftedClock } from "../support/shifted-clock.js";
 
-const DIGITAL_HUMAN_S = 2;
-const DEPARTURE_S = 1;
+// Long timeouts cost nothing: the sweeper's clock is the test's, moved past them, and it fires only when
+// a test sweeps (its own interval is longer than the file). A margin of 5 s on each side of a due time
+// keeps the real time between a test's steps out of the answer.
+const DIGITAL_HUMAN_S = 20;
+const DEPARTURE_S = 30;
+const MARGIN_MS = 5_000;
 
-const t = useHarness({
-  DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(DIGITAL_HUMAN_S),
-  SESSION_DEPARTURE_TIMEOUT_S: String(DEPARTURE_S),
-  SESSION_MAX_DURATION_S: "120",
-  SWEEP_INTERVAL_MS: "100",
-});
+const clock = new ShiftedClock();
+const t = useHarness(
+  {
+    DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(DIGITAL_HUMAN_S),
+    SESSION_DEPARTURE_TIMEOUT_S: String(DEPARTURE_S),
+    SESSION_JOIN_TIMEOUT_S: "600",
+    SESSION_MAX_DURATION_S: "600",
+    SWEEP_INTERVAL_MS: "60000",
+  },
+  { timerClock: clock.now },
+);
+afterEach(() => clock.reset());
+
+/** Moves the sweeper's clock `ms` on and fires every timer due by then. */
+async function timersAfter(ms: number): Promise<void> {
+  clock.advance(ms);
+  await t.composed.sweeper.sweep();
+}
 
 async function itemOf(
   id: string,
@@ -30,9 +46,9 @@ describe("a digital human that joins after the participant", () => {
   it("keeps the session active past the digital-human timeout, and its room", async () => {
     const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
-    await sleep(500);
+    await timersAfter(500);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
-    await sleep(DIGITAL_HUMAN_S * 1000 + 1000);
+    await timersAfter(DIGITAL_HUMAN_S * 1000 + MARGIN_MS);
     expect(await itemOf(s.id)).toMatchObject({ status: "active", end_reason: null, digital_human_joined_at: expect.any(String) });
     expect(roomDeleted(s.room_name)).toBe(false);
   });
@@ -43,14 +59,11 @@ describe("a participant who leaves", () => {
     const s = await newSession(t);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_1" }));
-    const left = Date.now();
     await t.webhook(roomEvent("participant_left", s, { identity: s.identity, sid: "PA_1" }));
-    const ended = await until(async () => {
-      const item = await itemOf(s.id);
-      return item.ended_at ? item : undefined;
-    });
-    expect(ended).toMatchObject({ status: "completed", end_reason: "participant_left" });
-    expect(Date.parse(ended.ended_at as string) - left).toBeGreaterThanOrEqual(DEPARTURE_S * 1000 - 50);
+    await timersAfter(DEPARTURE_S * 1000 - MARGIN_MS);
+    expect(await itemOf(s.id)).toMatchObject({ status: "active", end_reason: null });
+    await timersAfter(2 * MARGIN_MS);
+    expect(await itemOf(s.id)).toMatchObject({ status: "completed", end_reason: "participant_left", ended_at: expect.any(String) });
     await until(async () => roomDeleted(s.room_name));
     expect((await t.session(s.id)).participant_token).toBeNull();
   });
@@ -60,9 +73,9 @@ describe("a participant who leaves", () => {
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent-ava", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_1" }));
     await t.webhook(roomEvent("participant_left", s, { identity: s.identity, sid: "PA_1" }));
-    await sleep(300);
+    await timersAfter(300);
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_2" }));
-    await sleep(DEPARTURE_S * 1000 + 700);
+    await timersAfter(DEPARTURE_S * 1000 + MARGIN_MS);
     expect(await itemOf(s.id)).toMatchObject({ status: "active", end_reason: null });
     expect(roomDeleted(s.room_name)).toBe(false);
   });
@@ -73,7 +86,7 @@ describe("a participant who leaves", () => {
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_1" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity, sid: "PA_2" }));
     await t.webhook(roomEvent("participant_left", s, { identity: s.identity, sid: "PA_1" }));
-    await sleep(DEPARTURE_S * 1000 + 700);
+    await timersAfter(DEPARTURE_S * 1000 + MARGIN_MS);
     expect(await itemOf(s.id)).toMatchObject({ status: "active", end_reason: null });
   });
 
@@ -83,14 +96,14 @@ describe("a participant who leaves", () => {
     await t.webhook(roomEvent("participant_joined", s, { identity: s.identity }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "observer" }));
     await t.webhook(roomEvent("participant_left", s, { identity: "observer" }));
-    await sleep(DEPARTURE_S * 1000 + 700);
+    await timersAfter(DEPARTURE_S * 1000 + MARGIN_MS);
     expect(await itemOf(s.id)).toMatchObject({ status: "active", end_reason: null });
   });
 
   it("before the session was active changes nothing (the join timeout still applies)", async () => {
     const s = await newSession(t);
     await t.webhook(roomEvent("participant_left", s, { identity: s.identity }));
-    await sleep(DEPARTURE_S * 1000 + 700);
+    await timersAfter(DEPARTURE_S * 1000 + MARGIN_MS);
     expect(await itemOf(s.id)).toMatchObject({ status: "created", end_reason: null });
   });
 });

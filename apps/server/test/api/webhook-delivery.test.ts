@@ -12,15 +12,21 @@ import type { WebhookEndpoint } from "@dhs/client";
 import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectData, KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
+import { ShiftedClock } from "../support/shifted-clock.js";
 
-// Retries 1 s then 2 s apart (three attempts in all); an endpoint failing for 4 s is disabled.
-const h = useHarness({
-  WEBHOOK_RETRY_DELAYS_S: "1,2",
-  WEBHOOK_DISABLE_AFTER_S: "4",
-  WEBHOOK_ATTEMPT_TIMEOUT_S: "2",
-  WEBHOOK_CONCURRENCY: "8",
-  SWEEP_INTERVAL_MS: "100",
-});
+// Retries 1 s then 2 s apart (three attempts in all); an endpoint failing for 4 s is disabled. The
+// dispatcher's clock is the test's: a retry falls due when the test moves it there, not seconds later.
+const clock = new ShiftedClock();
+const h = useHarness(
+  {
+    WEBHOOK_RETRY_DELAYS_S: "1,2",
+    WEBHOOK_DISABLE_AFTER_S: "4",
+    WEBHOOK_ATTEMPT_TIMEOUT_S: "2",
+    WEBHOOK_CONCURRENCY: "8",
+    SWEEP_INTERVAL_MS: "100",
+  },
+  { webhookClock: clock.now },
+);
 const receiver = new WebhookReceiver();
 beforeAll(async () => {
   await receiver.start();
@@ -51,6 +57,36 @@ async function sendTest(endpointId: string, key: string = KEYS.aHooks): Promise<
 
 async function deliveries(endpointId: string, key: string = KEYS.aHooks) {
   return expectData(await h.client(key).listWebhookDeliveries(endpointId, { limit: 100 })).data;
+}
+
+type Delivery = Awaited<ReturnType<typeof deliveries>>[number];
+
+/** The endpoint's attempts, oldest first, once there are at least `count`. */
+function attempts(endpointId: string, count: number): Promise<Delivery[]> {
+  return until(
+    async () => {
+      const all = await deliveries(endpointId);
+      return all.length >= count ? all.reverse() : undefined;
+    },
+    { timeoutMs: 10_000 },
+  );
+}
+
+/** How long after an attempt its retry was due, by the dispatcher's clock. */
+function retryGapMs(attempt: Delivery | undefined): number {
+  return Date.parse(attempt?.next_attempt_at ?? "") - Date.parse(attempt?.attempted_at ?? "");
+}
+
+/** Moves the dispatcher's clock to an attempt's retry and has it look at once. */
+function retryNow(attempt: Delivery | undefined): void {
+  clock.advanceTo(Date.parse(attempt?.next_attempt_at ?? ""));
+  h.composed.dispatcher.nudge();
+}
+
+/** Waits until the dispatcher has looked for due deliveries and finished every attempt it started. */
+async function dispatcherSettled(): Promise<void> {
+  h.composed.dispatcher.nudge();
+  await h.composed.dispatcher.idle();
 }
 
 async function endpointOf(endpointId: string) {
@@ -116,67 +152,69 @@ describe("a session's life, as the receiver sees it", () => {
     await register({}, KEYS.bHooks);
     const session = await newSession(h);
     await h.client().endSession(session.id);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await dispatcherSettled();
     expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
   });
 });
 
 describe("delivery", () => {
-  it("retries a 500 on the schedule under the same webhook-id, then stops at a 200", async () => {
+  it("retries a 500 on the schedule under the same webhook-id, never before it is due, then stops at a 200", async () => {
     const endpoint = await register();
     let calls = 0;
     receiver.answer = () => (++calls <= 2 ? { status: 500 } : { status: 204 });
     const id = await sendTest(endpoint.id);
-    const got = await until(
-      () => (receiver.received.filter((r) => r.id === id).length === 3 ? receiver.received.filter((r) => r.id === id) : undefined),
-      {
-        timeoutMs: 10_000,
-      },
-    );
-    // 1 s and 2 s, each varied by up to 20%, plus a sweep interval.
-    const gaps = [(got[1]?.at ?? 0) - (got[0]?.at ?? 0), (got[2]?.at ?? 0) - (got[1]?.at ?? 0)];
-    expect(gaps[0]).toBeGreaterThanOrEqual(800);
-    expect(gaps[0]).toBeLessThan(1800);
-    expect(gaps[1]).toBeGreaterThanOrEqual(1600);
-    expect(gaps[1]).toBeLessThan(3000);
-    for (const r of got) expect(r.verifiedWith).toBe(0);
-    const log = await until(async () => {
-      const all = await deliveries(endpoint.id);
-      return all.length === 3 ? all : undefined;
-    });
-    expect(log.map((d) => [d.attempt, d.outcome, d.status_code])).toEqual([
-      [3, "succeeded", 204],
-      [2, "failed", 500],
-      [1, "failed", 500],
+    const [first] = await attempts(endpoint.id, 1);
+    // 1 s, then 2 s, each varied by up to 20%.
+    expect(retryGapMs(first)).toBeGreaterThanOrEqual(800);
+    expect(retryGapMs(first)).toBeLessThanOrEqual(1200);
+    retryNow(first);
+    const [, second] = await attempts(endpoint.id, 2);
+    expect(Date.parse(second?.attempted_at ?? "")).toBeGreaterThanOrEqual(Date.parse(first?.next_attempt_at ?? ""));
+    expect(retryGapMs(second)).toBeGreaterThanOrEqual(1600);
+    expect(retryGapMs(second)).toBeLessThanOrEqual(2400);
+    retryNow(second);
+    const log = await attempts(endpoint.id, 3);
+    expect(Date.parse(log[2]?.attempted_at ?? "")).toBeGreaterThanOrEqual(Date.parse(second?.next_attempt_at ?? ""));
+    expect(log.map((d) => [d.attempt, d.outcome, d.status_code, d.event_id])).toEqual([
+      [1, "failed", 500, id],
+      [2, "failed", 500, id],
+      [3, "succeeded", 204, id],
     ]);
-    expect(log[1]?.next_attempt_at).not.toBeNull();
-    expect(log[0]?.next_attempt_at).toBeNull();
+    expect(log[2]?.next_attempt_at).toBeNull();
+    const got = receiver.received.filter((r) => r.id === id);
+    expect(got).toHaveLength(3);
+    for (const r of got) expect(r.verifiedWith).toBe(0);
     expect((await endpointOf(endpoint.id)).status).toBe("enabled");
   });
 
-  it("gives up after the last attempt of the schedule", async () => {
+  it("gives up after the last attempt of the schedule: a day later nothing more is tried", async () => {
     const endpoint = await register();
     receiver.answer = () => ({ status: 503 });
     const id = await sendTest(endpoint.id);
-    await until(() => receiver.received.filter((r) => r.id === id).length === 3, { timeoutMs: 10_000 });
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    retryNow((await attempts(endpoint.id, 1))[0]);
+    retryNow((await attempts(endpoint.id, 2))[1]);
+    const log = await attempts(endpoint.id, 3);
+    expect(log[2]).toMatchObject({ attempt: 3, outcome: "failed", status_code: 503, next_attempt_at: null });
+    clock.advance(86_400_000);
+    await dispatcherSettled();
     expect(receiver.received.filter((r) => r.id === id)).toHaveLength(3);
-    const log = await deliveries(endpoint.id);
-    expect(log[0]).toMatchObject({ attempt: 3, outcome: "failed", status_code: 503, next_attempt_at: null });
+    expect(await deliveries(endpoint.id)).toHaveLength(3);
   });
 
   it("waits as long as a Retry-After on 429 asks", async () => {
     const endpoint = await register();
     let calls = 0;
     receiver.answer = () => (++calls === 1 ? { status: 429, headers: { "Retry-After": "3" } } : { status: 200 });
-    const id = await sendTest(endpoint.id);
-    const got = await until(
-      () => (receiver.received.filter((r) => r.id === id).length === 2 ? receiver.received.filter((r) => r.id === id) : undefined),
-      {
-        timeoutMs: 10_000,
-      },
-    );
-    expect((got[1]?.at ?? 0) - (got[0]?.at ?? 0)).toBeGreaterThanOrEqual(2900);
+    await sendTest(endpoint.id);
+    const [first] = await attempts(endpoint.id, 1);
+    expect(first).toMatchObject({ outcome: "failed", status_code: 429 });
+    expect(retryGapMs(first)).toBeGreaterThanOrEqual(3000);
+    // Up to 20% more than the schedule's 1 s is 1.2 s: what decided 3 s was the endpoint's header.
+    expect(retryGapMs(first)).toBeLessThan(3600);
+    retryNow(first);
+    const [, second] = await attempts(endpoint.id, 2);
+    expect(second).toMatchObject({ outcome: "succeeded", status_code: 200 });
+    expect(Date.parse(second?.attempted_at ?? "")).toBeGreaterThanOrEqual(Date.parse(first?.next_attempt_at ?? ""));
   });
 
   it("a 410 disables the endpoint at once, and it receives nothing more until enabled", async () => {
@@ -189,20 +227,25 @@ describe("delivery", () => {
     receiver.answer = () => ({ status: 200 });
     const session = await newSession(h);
     await h.client().endSession(session.id);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await dispatcherSettled();
     expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
     await h.client(KEYS.aHooks).enableWebhookEndpoint(endpoint.id);
     const next = await newSession(h);
     await until(() => receiver.received.some((r) => r.body.data?.id === next.id));
   });
 
-  it("an endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_S is disabled as failing", async () => {
+  it("an endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_S is disabled as failing, not before", async () => {
     const endpoint = await register();
     receiver.answer = () => ({ status: 500 });
     await sendTest(endpoint.id);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await attempts(endpoint.id, 1);
+    // Half the streak by the dispatcher's clock (the rest of the 4 s is the margin for a slow machine): still enabled.
+    clock.advance(2000);
     await sendTest(endpoint.id);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await attempts(endpoint.id, 2);
+    await dispatcherSettled();
+    expect((await endpointOf(endpoint.id)).status).toBe("enabled");
+    clock.advance(2000);
     await sendTest(endpoint.id);
     const disabled = await until(
       async () => {
