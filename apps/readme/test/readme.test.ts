@@ -48,7 +48,11 @@ const SERVICES: Record<
   string,
   { ready: RegExp; ports: Record<string, string | undefined>; needs?: (moved: Map<string, string>) => Promise<Needs> }
 > = {
-  "quick-start": { ready: /Ready: open http:\/\/localhost:\d+/, ports: { "3000": "DEMO_PORT", "8080": "PORT", "7880": "LIVEKIT_PORT" } },
+  "quick-start": {
+    ready: /Ready: open http:\/\/localhost:\d+/,
+    ports: { "3000": "DEMO_PORT", "8080": "PORT", "7880": "LIVEKIT_PORT" },
+    needs: quickStartNeeds,
+  },
   service: { ready: /"msg":"listening"/, ports: { "8080": "PORT" } },
   mock: { ready: /Prism is listening/, ports: { "4010": "MOCK_PORT" } },
   operators: { ready: /"msg":"listening"/, ports: { "9000": undefined } },
@@ -62,6 +66,19 @@ interface Needs {
   env: Record<string, string>;
   rename: (text: string) => string;
   stop: () => Promise<void>;
+}
+
+/**
+ * The quick start's `npm install -g pnpm@10` asks the registry. npm waits 5 minutes for an answer that
+ * stalled, three times, longer than the block may take: a fresh clone's run once sat the whole 10 minutes
+ * on it with nothing printed. A stall is cut at 30 s and tried again, as a person would.
+ */
+async function quickStartNeeds(): Promise<Needs> {
+  return {
+    env: { NPM_CONFIG_FETCH_TIMEOUT: "30000", NPM_CONFIG_FETCH_RETRIES: "4" },
+    rename: String,
+    stop: async () => undefined,
+  };
 }
 
 async function historyNeeds(moved: Map<string, string>): Promise<Needs> {
