@@ -4,7 +4,7 @@
  * through the client. Raw requests for query strings no client would build.
  */
 import type { SessionList } from "@dhs/client";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   expectApiError,
   expectData,
@@ -17,6 +17,7 @@ import {
   until,
   useHarness,
 } from "../support/harness.js";
+import { ShiftedClock } from "../support/shifted-clock.js";
 
 const h = useHarness();
 
@@ -296,39 +297,63 @@ describe("GET /v1/sessions", () => {
 });
 
 describe("timers, with nobody reading the session", () => {
-  const t = useHarness({
-    SESSION_JOIN_TIMEOUT_S: "1",
-    DIGITAL_HUMAN_JOIN_TIMEOUT_S: "1",
-    SESSION_MAX_DURATION_S: "2",
-    SWEEP_INTERVAL_MS: "100",
-  });
+  // The sweeper's clock is the test's, moved past each timeout, and it fires only when a test sweeps
+  // (its own interval is longer than the file): long timeouts cost nothing, and 5 s either side of a due
+  // time keeps the real time between a test's steps out of the answer.
+  const JOIN_S = 60;
+  const MAX_S = 120;
+  const MARGIN_MS = 5_000;
+  const clock = new ShiftedClock();
+  const t = useHarness(
+    {
+      SESSION_JOIN_TIMEOUT_S: String(JOIN_S),
+      DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(JOIN_S),
+      SESSION_MAX_DURATION_S: String(MAX_S),
+      SWEEP_INTERVAL_MS: "60000",
+    },
+    { timerClock: clock.now },
+  );
+  afterEach(() => clock.reset());
 
-  async function endedOf(id: string) {
-    return until(async () => {
-      const item = (await listed(t)).find((i) => i.id === id);
-      return item?.ended_at ? item : undefined;
-    });
+  /** Moves the sweeper's clock `ms` on and fires every timer due by then. */
+  async function timersAfter(ms: number): Promise<void> {
+    clock.advance(ms);
+    await t.composed.sweeper.sweep();
   }
+
+  async function itemOf(id: string) {
+    return (await listed(t)).find((i) => i.id === id);
+  }
+
+  /** Not ended `MARGIN_MS` before `afterS`, then what it is `MARGIN_MS` after. */
+  async function endedAfter(id: string, afterS: number) {
+    await timersAfter(afterS * 1000 - MARGIN_MS);
+    expect(await itemOf(id)).toMatchObject({ ended_at: null, end_reason: null });
+    await timersAfter(2 * MARGIN_MS);
+    return itemOf(id);
+  }
+
+  const roomDeleted = (room: string) => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === room);
 
   it("cancel a session nobody joined (join_timeout) and delete its room", async () => {
     const s = expectData(await t.client().createSession({}), 201);
-    expect(await endedOf(s.id)).toMatchObject({ status: "cancelled", end_reason: "join_timeout" });
-    await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
+    expect(await endedAfter(s.id, JOIN_S)).toMatchObject({ status: "cancelled", end_reason: "join_timeout" });
+    await until(async () => roomDeleted(s.room_name));
   });
 
   it("fail an active session whose digital human never joined (digital_human_timeout) and delete its room", async () => {
     const s = expectData(await t.client().createSession({ participant_identity: "lonely" }), 201);
     await t.webhook(roomEvent("participant_joined", s, { identity: "lonely" }));
-    expect(await endedOf(s.id)).toMatchObject({ status: "failed", end_reason: "digital_human_timeout" });
-    await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
+    expect(await endedAfter(s.id, JOIN_S)).toMatchObject({ status: "failed", end_reason: "digital_human_timeout" });
+    await until(async () => roomDeleted(s.room_name));
   });
 
   it("complete an active session with its digital human at the maximum duration (max_duration)", async () => {
     const s = expectData(await t.client().createSession({ participant_identity: "talker" }), 201);
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "talker" }));
-    expect(await endedOf(s.id)).toMatchObject({ status: "completed", end_reason: "max_duration" });
-    await until(async () => t.livekit.callsOf("DeleteRoom").some((c) => c.body.room === s.room_name));
+    expect(await endedAfter(s.id, MAX_S)).toMatchObject({ status: "completed", end_reason: "max_duration" });
+    await until(async () => roomDeleted(s.room_name));
   });
 
   it("end a session while LiveKit refuses every call, and delete its room once LiveKit is back", async () => {
@@ -336,13 +361,18 @@ describe("timers, with nobody reading the session", () => {
     await t.webhook(roomEvent("participant_joined", s, { identity: "agent", kind: "AGENT" }));
     await t.webhook(roomEvent("participant_joined", s, { identity: "outage" }));
     t.livekit.mode = "fail";
-    expect(await endedOf(s.id)).toMatchObject({ status: "completed", end_reason: "max_duration" });
-    // The deletion failed, and is owed: it is tried again while LiveKit stays down, and the room stays.
-    await until(() => t.livekit.arrived.filter((m) => m === "DeleteRoom").length >= 2, { timeoutMs: 15_000, what: "a retried DeleteRoom" });
+    expect(await endedAfter(s.id, MAX_S)).toMatchObject({ status: "completed", end_reason: "max_duration" });
+    // The deletion failed, and is owed: it is tried again (each retry due by now) while LiveKit stays down, and the room stays.
+    const deletes = () => t.livekit.arrived.filter((m) => m === "DeleteRoom").length;
+    const tried = deletes();
+    await timersAfter(MARGIN_MS);
+    await timersAfter(MARGIN_MS);
+    expect(deletes()).toBeGreaterThanOrEqual(tried + 2);
     expect(t.livekit.rooms.has(s.room_name)).toBe(true);
     t.livekit.mode = "ok";
-    await until(() => !t.livekit.rooms.has(s.room_name), { timeoutMs: 30_000, what: "the room deleted once LiveKit is back" });
-  }, 60_000);
+    await timersAfter(MARGIN_MS);
+    expect(t.livekit.rooms.has(s.room_name)).toBe(false);
+  });
 });
 
 describe("the room reconciler", () => {
