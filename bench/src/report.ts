@@ -45,7 +45,8 @@ export function report(
   const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
   const cpu = cpus();
   const versions = {
-    node: process.version,
+    // The service's Node.js, which BENCH_SERVICE_NODE may make another than the bench's.
+    node: process.env.BENCH_SERVICE_NODE ? version(process.env.BENCH_SERVICE_NODE, ["--version"]) : process.version,
     redis: version("redis-server", ["--version"]).split(" ")[2]?.replace("v=", "") ?? "?",
     express: packageVersion("express"),
     "express-openapi-validator": packageVersion("express-openapi-validator"),

@@ -18,6 +18,8 @@
  *   windows beside it, `... <file> 25 "<kind>"` shows one kind's load alone)
  *   BENCH_SERVER (apps/server/dist/main.js; another build of the service, e.g. an older commit's, to
  *   compare under the same load)
+ *   BENCH_SERVICE_NODE (the bench's own Node.js; another node binary to run the service with, e.g. an
+ *   older Node.js under the same load, with a BENCH_SERVER build that runs on it)
  *   BENCH_SKIP (unset; "conversation", "tools", "history", "knowledge", comma-separated: sections a full
  *   run leaves out, for a BENCH_SERVER build that predates them)
  *   BENCH_REDIS (standalone; "cluster": a local Redis Cluster of three masters, each with a replica)

@@ -38,13 +38,16 @@ async function start(command: string, args: string[], env: Record<string, string
   return child;
 }
 
+/** The Node.js that runs the service: the bench's own, or BENCH_SERVICE_NODE's, to compare Node versions under one load. */
+const SERVICE_NODE = process.env.BENCH_SERVICE_NODE ?? process.execPath;
+
 /**
  * The service writes its logs straight into a file, as into a log collector's pipe: none of it passes
  * through the load generator's event loop. It is ready when /healthz answers.
  */
 export async function startService(args: string[], env: Record<string, string>, logFile: string, url: string): Promise<ChildProcess> {
   const log = openSync(logFile, "a");
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", log, log] });
+  const child = spawn(SERVICE_NODE, args, { env: { ...process.env, ...env }, stdio: ["ignore", log, log] });
   children.push(child);
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null)
