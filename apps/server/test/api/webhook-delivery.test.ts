@@ -41,6 +41,8 @@ afterEach(async () => {
     const list = expectData(await h.client(key).listWebhookEndpoints());
     await Promise.all(list.data.map((e) => h.client(key).deleteWebhookEndpoint(e.id)));
   }
+  // Each test's times are its own.
+  clock.reset();
 });
 
 async function register(body: { url?: string; event_types?: WebhookEndpoint["event_types"] } = {}, key: string = KEYS.aHooks) {
