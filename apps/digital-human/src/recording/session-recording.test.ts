@@ -39,7 +39,7 @@ async function store(status: number): Promise<{ url: string; received: number[] 
  * participant's attributes and the service's calls on one timeline, and a job directory of its own.
  */
 async function job(
-  options: { answers?: Record<string, Response>; storeUrl?: string; livekit?: Record<string, string>; attributes?: "fail" } = {},
+  options: { answers?: Record<string, Response>; storeUrl?: string; livekit?: Record<string, string>; attributes?: "fail" | number } = {},
 ) {
   const timeline: string[] = [];
   const sent: Record<string, unknown[]> = { start: [], upload: [], finish: [] };
@@ -61,9 +61,12 @@ async function job(
   cleanups.push(() => rm(directory, { recursive: true, force: true }));
   const participant = {
     identity: IDENTITY,
-    setAttributes: async (attributes: Record<string, string>) => {
+    /** As rtc-node's: `attributes: n` leaves the first n asks unanswered, as LiveKit once did. */
+    unanswered: typeof options.attributes === "number" ? options.attributes : 0,
+    async setAttributes(attributes: Record<string, string>) {
       timeline.push(`attribute ${attributes[RECORDING_ATTRIBUTE]}`);
       if (options.attributes === "fail") throw new Error("not\nallowed\u202e");
+      if (this.unanswered-- > 0) await new Promise(() => undefined);
     },
   };
   const log = (fields: Record<string, unknown>, message: string) => void logs.push({ message, fields });
@@ -80,6 +83,7 @@ async function job(
     directory,
     logger: { info: log, warn: log },
     livekit: readWorkerConfig(options.livekit ?? { LIVEKIT_URL: "ws://livekit:7880" }),
+    attributeTimeoutMs: 50,
   });
   /** The recorder's file in the job's directory, as RecorderIO writes it. */
   const file = async (bytes: Uint8Array) => {
@@ -127,6 +131,26 @@ describe("SessionRecording.start", () => {
     });
     expect(await recording.start()).toBe(false);
     expect(logs).toEqual([LOG.notRecording]);
+  });
+
+  it("asks LiveKit again for a notice it did not answer, and records once it did", async () => {
+    const { recording, timeline, logs } = await job({ attributes: 2 });
+    expect(await recording.start()).toBe(true);
+    expect(timeline).toEqual(["attribute audio", "service start", "attribute audio", "attribute audio"]);
+    expect(logs.filter((l) => l.message.includes("asking again")).map((l) => l.fields)).toEqual([{ attempt: 1 }, { attempt: 2 }]);
+  });
+
+  it("gives up recording after three unanswered asks, takes the notice back, and says why", async () => {
+    const { recording, sent, logs } = await job({ attributes: 3 });
+    expect(await recording.start()).toBe(false);
+    expect(sent.finish).toEqual([
+      {
+        participant_identity: IDENTITY,
+        outcome: "failed",
+        reason: "the participant could not be told they are recorded: LiveKit did not answer",
+      },
+    ]);
+    expect(logs.map((l) => l.message)).toContain(LOG.notRecording);
   });
 
   it("settles the recording failed at once when the participant cannot be told, the reason on one line the contract takes", async () => {

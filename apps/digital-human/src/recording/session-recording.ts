@@ -38,8 +38,15 @@ const PUT_TIMEOUT_MS = 60_000;
 const UPLOAD_DEADLINE_MS = 150_000;
 /** The longest `finish` takes: the upload's deadline, then the report (200 s). worker.ts waits longer for a job to stop. */
 export const RECORDING_FINISH_MAX_MS = UPLOAD_DEADLINE_MS + CALL_MAX_MS;
-/** rtc-node waits for LiveKit's answer to new attributes without a bound (and does not say if it failed). */
+/**
+ * rtc-node waits for LiveKit's answer to new attributes without a bound (and does not say if it failed).
+ * An answer that does not come is asked for again before the job gives up recording: pnpm demo's first
+ * session on a busy machine once went unrecorded for one attribute LiveKit never answered, though the
+ * next session's was answered at once.
+ */
 const ATTRIBUTE_TIMEOUT_MS = 5_000;
+const ATTRIBUTE_ATTEMPTS = 3;
+const NO_ANSWER = "LiveKit did not answer";
 
 /** The job's own participant in the room (rtc-node's LocalParticipant). */
 export interface RecordingParticipant {
@@ -56,6 +63,8 @@ export interface SessionRecordingOptions {
   logger: { info(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void };
   /** Where LiveKit is, to tell whether the agents framework would upload the audio itself. */
   livekit: Pick<WorkerConfig, "LIVEKIT_URL" | "LIVEKIT_OBSERVABILITY_URL">;
+  /** How long one ask for the participant's notice waits for LiveKit (tests shorten it). */
+  attributeTimeoutMs?: number;
 }
 
 type Delivery = { uploaded: true; durationMs: number; bytes: number; ms: number } | { uploaded: false; reason: string };
@@ -128,11 +137,21 @@ export class SessionRecording {
 
   /** Sets (or with "" removes) the participant's notice; undefined once LiveKit took it, else why not. */
   private async tell(participant: RecordingParticipant, value: string): Promise<string | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      const why = await this.tellOnce(participant, value);
+      // A refusal is final; only silence is worth asking again.
+      if (why !== NO_ANSWER || attempt === ATTRIBUTE_ATTEMPTS) return why;
+      this.options.logger.warn({ attempt }, "LiveKit did not answer the recording notice: asking again");
+    }
+  }
+
+  private async tellOnce(participant: RecordingParticipant, value: string): Promise<string | undefined> {
     const timeout = new AbortController();
+    const waitMs = this.options.attributeTimeoutMs ?? ATTRIBUTE_TIMEOUT_MS;
     try {
       await Promise.race([
         participant.setAttributes({ [RECORDING_ATTRIBUTE]: value }),
-        delay(ATTRIBUTE_TIMEOUT_MS, undefined, { signal: timeout.signal }).then(() => Promise.reject(new Error("LiveKit did not answer"))),
+        delay(waitMs, undefined, { signal: timeout.signal }).then(() => Promise.reject(new Error(NO_ANSWER))),
       ]);
       return undefined;
     } catch (error) {
