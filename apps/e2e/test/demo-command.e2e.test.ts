@@ -9,7 +9,7 @@
  * says so, and the file downloads at the link the service signs.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -168,8 +168,13 @@ describe("pnpm demo", () => {
     await page
       .waitForFunction(() => (window as unknown as { demo: { recording?: boolean } }).demo.recording === true, null, { timeout: 10_000 })
       .catch((error: unknown) => {
-        const said = output.split("\n").filter((line) => /record/i.test(line));
-        throw new Error(`the page shows no recording notice; what pnpm demo said of recording:\n${said.join("\n")}`, { cause: error });
+        // The job says why in the worker's log, in the directory pnpm demo names ("Logs: <dir>").
+        const logs = /Logs: (\S+)/.exec(output)?.[1];
+        const worker = logs && existsSync(join(logs, "digital-human.log")) ? readFileSync(join(logs, "digital-human.log"), "utf8") : "";
+        const said = [...output.split("\n"), ...worker.split("\n")].filter((line) => /record/i.test(line)).slice(-12);
+        throw new Error(`the page shows no recording notice; what pnpm demo and its worker said of recording:\n${said.join("\n")}`, {
+          cause: error,
+        });
       });
     await page.screenshot({ path: `${ARTIFACTS}demo-command-joined.png` });
     const sessionId = (await page.textContent("#session-id")) as string;
