@@ -74,11 +74,14 @@ describe("the docs site", () => {
       // its section on navigation.
       const anchor = `/${tags[0]?.toLowerCase().replaceAll(" ", "-")}/${operationId.toLowerCase()}`;
       await page.goto(`${baseUrl}/#${anchor}`);
+      // Waited for as Playwright waits for an element (up to its 30 s), not polled for a second: beside the
+      // server's tier a section once took longer than that to render.
       const heading = page.locator(`[data-section-id="${anchor}"] h2`).first();
-      await expect.poll(() => heading.textContent(), { message: operationId }).toBe(summary);
+      await heading.waitFor();
+      expect(await heading.textContent(), operationId).toBe(summary);
       // The sidebar opens the operation's tag group and lists it by its summary.
       const menuEntry = page.locator(`a[href="#${anchor}"]`, { hasText: summary });
-      await expect.poll(() => menuEntry.count(), { message: `menu entry of ${operationId}` }).toBeGreaterThan(0);
+      await menuEntry.first().waitFor({ state: "attached" });
     }
 
     await page.goto(`${baseUrl}/#/sessions/createsession`);
