@@ -17,7 +17,7 @@ import { createClient } from "@dhs/client";
 import { FliteVoice } from "@dhs/digital-human/flite-voice";
 import { wordRecall } from "@dhs/digital-human/transcriber";
 import { wavFile } from "@dhs/digital-human/wav-file";
-import { ChatCompletionsServer, freePort, messageText, until } from "@dhs/testkit";
+import { ChatCompletionsServer, freePort, freePortRun, messageText, until } from "@dhs/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./support/demo-page.js";
@@ -61,8 +61,8 @@ function markedProcesses(mark = marker): number[] {
 
 beforeAll(async () => {
   const [demoPort, servicePort] = [await freePort(), await freePort()];
-  // LiveKit uses its port and the next two.
-  livekitPort = 20_000 + Math.floor(Math.random() * 20_000);
+  // LiveKit uses its port and the next two: three the OS shows free, not a random one in its ephemeral range.
+  livekitPort = await freePortRun();
   llm = await new ChatCompletionsServer({ script: () => ({ tokens: [ANSWER], firstTokenMs: 200 }), apiKey: "sk-demo" }).start();
   demo = spawn("pnpm", ["demo"], {
     cwd: ROOT,

@@ -17,11 +17,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dropDatabase, freePort, startRedis, waitForOutput } from "@dhs/testkit";
+import { dropDatabase, freePort, freePortRun, startRedis, waitForOutput } from "@dhs/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkAnalysisExample } from "./readme-analysis.js";
 import { blockNamed, commandsAgainst, docFiles, docsBlocks, placeOf, type ReadmeCommand } from "./readme-blocks.js";
@@ -99,24 +98,6 @@ async function historyNeeds(moved: Map<string, string>): Promise<Needs> {
       await dropDatabase(database);
     },
   };
-}
-
-/** A free port whose next two ports are free too (LiveKit's media ports). */
-async function freePortRun(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    if (port > 65_000) continue;
-    const rest = await Promise.all([port + 1, port + 2].map(isFree));
-    if (rest.every(Boolean)) return port;
-  }
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once("error", () => resolve(false));
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
-  });
 }
 
 const running = new Set<ChildProcess>();

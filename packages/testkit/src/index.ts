@@ -24,7 +24,7 @@ export {
   type Scope,
   writeOperatorFiles,
 } from "./fixtures.js";
-export { freePort } from "./free-port.js";
+export { freePort, freePortRun } from "./free-port.js";
 export { signLiveKitWebhook } from "./livekit-webhook.js";
 export { type PdfLine, type PdfPage, pdfBomb, pdfFile } from "./pdf-file.js";
 export { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, type TestDatabase } from "./postgres-database.js";
