@@ -7,7 +7,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { listed, newSession, roomEvent, until, useHarness } from "../support/harness.js";
-import { ShiftedClock } from "../support/shifted-clock.js";
+import { ShiftedClock, timersAfterOf } from "../support/shifted-clock.js";
 
 // The sweeper's clock is the test's, moved past each check and timeout, and it fires only when a test
 // sweeps (its own interval is longer than the file); 5 s either side of a due time keeps the real time
@@ -29,11 +29,7 @@ const t = useHarness(
 );
 afterEach(() => clock.reset());
 
-/** Moves the sweeper's clock `ms` on and fires every timer due by then. */
-async function timersAfter(ms: number): Promise<void> {
-  clock.advance(ms);
-  await t.composed.sweeper.sweep();
-}
+const timersAfter = timersAfterOf(clock, () => t.composed.sweeper);
 
 const redispatches = (room: string) => t.livekit.callsOf("CreateDispatch").filter((call) => call.body.room === room);
 

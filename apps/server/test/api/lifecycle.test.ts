@@ -17,7 +17,7 @@ import {
   until,
   useHarness,
 } from "../support/harness.js";
-import { ShiftedClock } from "../support/shifted-clock.js";
+import { ShiftedClock, timersAfterOf } from "../support/shifted-clock.js";
 
 const h = useHarness();
 
@@ -315,11 +315,7 @@ describe("timers, with nobody reading the session", () => {
   );
   afterEach(() => clock.reset());
 
-  /** Moves the sweeper's clock `ms` on and fires every timer due by then. */
-  async function timersAfter(ms: number): Promise<void> {
-    clock.advance(ms);
-    await t.composed.sweeper.sweep();
-  }
+  const timersAfter = timersAfterOf(clock, () => t.composed.sweeper);
 
   async function itemOf(id: string) {
     return (await listed(t)).find((i) => i.id === id);

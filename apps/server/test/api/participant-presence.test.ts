@@ -6,7 +6,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { listed, newSession, roomEvent, until, useHarness } from "../support/harness.js";
-import { ShiftedClock } from "../support/shifted-clock.js";
+import { ShiftedClock, timersAfterOf } from "../support/shifted-clock.js";
 
 // Long timeouts cost nothing: the sweeper's clock is the test's, moved past them, and it fires only when
 // a test sweeps (its own interval is longer than the file). A margin of 5 s on each side of a due time
@@ -28,11 +28,7 @@ const t = useHarness(
 );
 afterEach(() => clock.reset());
 
-/** Moves the sweeper's clock `ms` on and fires every timer due by then. */
-async function timersAfter(ms: number): Promise<void> {
-  clock.advance(ms);
-  await t.composed.sweeper.sweep();
-}
+const timersAfter = timersAfterOf(clock, () => t.composed.sweeper);
 
 async function itemOf(
   id: string,

@@ -25,3 +25,14 @@ export class ShiftedClock {
     this.shiftMs = Math.max(this.shiftMs, atMs - Date.now());
   }
 }
+
+/**
+ * `timersAfter(ms)`: moves `clock` `ms` on and has the sweeper (read when called: a harness composes it
+ * in its beforeAll) fire every session timer due by then.
+ */
+export function timersAfterOf(clock: ShiftedClock, sweeper: () => { sweep(): Promise<number> }): (ms: number) => Promise<void> {
+  return async (ms) => {
+    clock.advance(ms);
+    await sweeper().sweep();
+  };
+}
