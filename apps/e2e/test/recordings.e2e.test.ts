@@ -23,6 +23,18 @@ import { ARTIFACTS, DEV_API_KEY, GHOST, LIVEKIT_KEY, LIVEKIT_SECRET, type Stack,
 const run = promisify(execFile);
 const SPOKEN = "My name is Robert and I need a parking space.";
 const QUIET_S = 6;
+/**
+ * Quiet before the sentence, so that all of it is in the recording: asked from the first moment, its
+ * first words came before the recorder started and were lost to the file and the transcript alike, and
+ * the words PocketSphinx did hear no longer lined up with the loudest windows (a CI failure).
+ */
+const LEAD_S = 2;
+/**
+ * Where the other side's voice may still be heard around its transcript segment: PocketSphinx starts a
+ * segment a few windows after the voice and ends it after the VAD's wait for silence, past the voice.
+ */
+const OTHER_BEFORE_S = 0.5;
+const OTHER_AFTER_S = 0.2;
 const GREETING = "Hello, I am Rita from the Harbour Hotel. This conversation is recorded. How can I help you today?";
 /** How long the service waits for a recorded session's file after its end (its default is 10 minutes). */
 const DELIVERY_TIMEOUT_S = 20;
@@ -46,7 +58,7 @@ beforeAll(async () => {
   });
   if (!endpoint) throw new Error(`createWebhookEndpoint: ${JSON.stringify(error)}`);
   receiver.secrets = [endpoint.secret ?? ""];
-  browser = await launchBrowser(await askingMicrophone(SPOKEN, QUIET_S, "e2e-recorded-participant"));
+  browser = await launchBrowser(await askingMicrophone(SPOKEN, QUIET_S, "e2e-recorded-participant", LEAD_S));
   recordingDh = await digitalHuman(true);
   plainDh = await digitalHuman(false);
 });
@@ -149,6 +161,18 @@ function bestShift(channels: readonly { values: number[]; spans: Span[] }[]): nu
   return best;
 }
 
+/**
+ * The windows of `values` inside `own` spans and away from `other`'s, shifted by `shiftS`: where one side
+ * spoke alone, so that a channel carrying the other side (a mix, or the channels swapped) is heard there.
+ */
+function whereAlone(values: number[], own: Span[], other: Span[], shiftS: number): number[] {
+  const near = other.map((s) => ({ startS: s.startS - OTHER_BEFORE_S, endS: s.endS + OTHER_AFTER_S }));
+  const within = (spans: Span[], t: number) => spans.some((s) => t >= s.startS && t <= s.endS);
+  return values.filter((_, i) => within(own, i * WINDOW_S - shiftS) && !within(near, i * WINDOW_S - shiftS));
+}
+
+const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+
 describe("a recorded conversation", () => {
   it("is told on the page, and after the end is a stereo Ogg/Opus file at 48 kHz, the participant left and the digital human right, as long as the session", async () => {
     const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?digital_human_id=${recordingDh}`);
@@ -223,12 +247,20 @@ describe("a recorded conversation", () => {
     const leftOut = meanWhere(decoded.left, participant, shift, false);
     const rightIn = meanWhere(decoded.right, digitalHuman, shift, true);
     const rightOut = meanWhere(decoded.right, digitalHuman, shift, false);
+    // The other channel where one side spoke alone: the digital human's voice on the left, the participant's on the right.
+    const leftWhileDigitalHuman = whereAlone(decoded.left, digitalHuman, participant, shift);
+    const rightWhileParticipant = whereAlone(decoded.right, participant, digitalHuman, shift);
+    // What the checks below weigh, kept for whoever reads a failure: each channel's windows and the transcript.
+    const channels = { shift, participant, digitalHuman, left: decoded.left, right: decoded.right, segments: transcript?.segments };
+    writeFileSync(join(ARTIFACTS, "e2e-recording-channels.json"), JSON.stringify(channels));
     const perMinute = (recording.size_bytes ?? 0) / ((recording.duration_ms ?? 1) / 60_000);
     console.log(
       `recording: ${recording.duration_ms} ms (decoded ${decoded.seconds.toFixed(2)} s; the digital human in the room ${inRoomS.toFixed(2)} s, the session active ${activeS.toFixed(2)} s), ` +
         `${recording.size_bytes} bytes (${Math.round(perMinute / 1024)} KiB a minute), ready ${deliveredS.toFixed(1)} s after the end; ` +
         `aligned at ${shift.toFixed(1)} s: left RMS ${leftIn.toFixed(4)} where the participant spoke, ${leftOut.toFixed(4)} elsewhere; ` +
-        `right ${rightIn.toFixed(4)} where the digital human spoke, ${rightOut.toFixed(4)} elsewhere`,
+        `right ${rightIn.toFixed(4)} where the digital human spoke, ${rightOut.toFixed(4)} elsewhere; ` +
+        `left ${mean(leftWhileDigitalHuman).toFixed(4)} where the digital human spoke alone (${leftWhileDigitalHuman.length} windows), ` +
+        `right ${mean(rightWhileParticipant).toFixed(4)} where the participant did (${rightWhileParticipant.length})`,
     );
     expect(Math.abs(decoded.seconds * 1000 - (recording.duration_ms ?? 0))).toBeLessThan(100);
     // As long as the session was active: from the participant's arrival (the digital human is in the room
@@ -237,11 +269,14 @@ describe("a recorded conversation", () => {
     expect(decoded.seconds).toBeLessThanOrEqual(inRoomS);
     expect(participant.length).toBeGreaterThan(0);
     expect(digitalHuman.length).toBeGreaterThan(0);
-    // Each channel carries its own side: loud where it spoke, several times quieter elsewhere.
+    // Each channel carries its own side: heard where it spoke, and not where the other spoke alone. Not
+    // "quieter everywhere else": a sentence the recorder has and PocketSphinx missed is no crossed channel.
     expect(rightIn).toBeGreaterThan(0.01);
-    expect(rightIn).toBeGreaterThan(3 * rightOut);
     expect(leftIn).toBeGreaterThan(0.005);
-    expect(leftIn).toBeGreaterThan(2 * leftOut);
+    expect(leftWhileDigitalHuman.length).toBeGreaterThanOrEqual(3);
+    expect(rightWhileParticipant.length).toBeGreaterThanOrEqual(3);
+    expect(mean(leftWhileDigitalHuman)).toBeLessThan(leftIn / 4);
+    expect(mean(rightWhileParticipant)).toBeLessThan(rightIn / 4);
     const { data: usage } = await api.getUsage({});
     expect(usage?.totals.recorded_seconds).toBeGreaterThanOrEqual(Math.ceil((recording.duration_ms ?? 0) / 1000));
     await stack.untilWorkerIdle();

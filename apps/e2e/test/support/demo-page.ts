@@ -49,14 +49,17 @@ export function launchBrowser(microphoneWav = silentMicrophone()): Promise<Brows
 
 /**
  * A WAV file of a participant who asks `question` in Flite's voice (which PocketSphinx follows), then is
- * quiet for `quietS` seconds: looped by the fake microphone, they ask it over and over.
+ * quiet for `quietS` seconds: looped by the fake microphone, they ask it over and over. `leadS` of quiet
+ * before the question, for a test that needs the whole of the first one heard: the fake microphone plays
+ * from the moment the page asks for it, a moment before the digital human listens.
  */
-export async function askingMicrophone(question: string, quietS: number, name: string): Promise<string> {
+export async function askingMicrophone(question: string, quietS: number, name: string, leadS = 0): Promise<string> {
   const flite = FliteVoice.find();
   if (!("voice" in flite)) throw new Error(flite.missing);
   const speech = await flite.voice.synthesize(question, "slt");
-  const recording = new Int16Array(speech.samples.length + speech.sampleRate * quietS);
-  recording.set(speech.samples);
+  const lead = Math.round(speech.sampleRate * leadS);
+  const recording = new Int16Array(lead + speech.samples.length + speech.sampleRate * quietS);
+  recording.set(speech.samples, lead);
   const wav = `${ARTIFACTS}${name}.wav`;
   mkdirSync(ARTIFACTS, { recursive: true });
   writeFileSync(wav, wavFile(recording, speech.sampleRate));
