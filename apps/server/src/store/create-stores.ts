@@ -2,8 +2,9 @@
  * Every store the service uses, made once from the configuration: on Redis (one connection, shared by the
  * session, webhook and transcript stores and the rate limiter) when REDIS_URL is set, in process memory
  * otherwise; with DATABASE_URL, PostgreSQL keeps the history (ended sessions, their transcripts, usage),
- * read behind Redis and written from its queue, and the record of the accounts' digital humans and
- * webhook endpoints (with their delivery logs), Redis a copy, and the accounts' documents (knowledge). The only place that decides between them; compose.ts wires what it returns.
+ * read behind Redis and written from its queue, the record of the accounts' digital humans and webhook
+ * endpoints (with their delivery logs; Redis a copy of the endpoints, which session scripts read), and the
+ * accounts' documents (knowledge). The only place that decides between them; compose.ts wires what it returns.
  */
 import type { Logger } from "pino";
 import { type Config, VARIABLES } from "../config.js";
@@ -125,7 +126,7 @@ export function createStores(config: StoreConfig, options: StoreOptions): Stores
   let conversations: ConversationStore;
   let webhookSync: WebhookRecordSync | undefined;
   if (redis) {
-    // With the history database, it is their record; Redis keeps their creates' keys and a copy.
+    // With the history database, it is their record; Redis keeps their creates' keys (and no copy).
     digitalHumans = db ? new PostgresDigitalHumanStore(db, redis, prefix, stepSkipped) : new RedisDigitalHumanStore(redis, prefix, tracing);
     if (db) {
       // With the history database, it is the endpoints' record; Redis keeps a copy and the deliveries.

@@ -17,15 +17,20 @@ describe("a store step left to the repair", () => {
     const report = loggedAndCounted(pino({ level: "info" }, sink), metrics);
     expect(await skippable(Promise.reject(new Error("WRONGTYPE held")), "open_place_release", report)).toBeUndefined();
     await skippable(Promise.reject(new Error("OOM")), "open_place_release", report);
-    await skippable(Promise.reject("not an Error"), "digital_human_copy", report);
+    await skippable(Promise.reject("not an Error"), "digital_human_claim_release", report);
     expect(lines.map(({ level, msg, step, err }) => ({ level, msg, step, err }))).toEqual([
       { level: 40, msg: "store step skipped", step: "open_place_release", err: expect.objectContaining({ message: "WRONGTYPE held" }) },
       { level: 40, msg: "store step skipped", step: "open_place_release", err: expect.objectContaining({ message: "OOM" }) },
-      { level: 40, msg: "store step skipped", step: "digital_human_copy", err: expect.objectContaining({ message: "not an Error" }) },
+      {
+        level: 40,
+        msg: "store step skipped",
+        step: "digital_human_claim_release",
+        err: expect.objectContaining({ message: "not an Error" }),
+      },
     ]);
     const text = await metrics.registry.metrics();
     expect(text).toContain('dhs_store_steps_skipped_total{step="open_place_release"} 2');
-    expect(text).toContain('dhs_store_steps_skipped_total{step="digital_human_copy"} 1');
+    expect(text).toContain('dhs_store_steps_skipped_total{step="digital_human_claim_release"} 1');
   });
 
   it("that succeeds is neither logged nor counted, and resolves with its result", async () => {

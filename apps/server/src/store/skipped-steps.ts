@@ -1,7 +1,7 @@
 /**
  * Steps a store leaves undone when they fail, because the outcome its caller answers stands without
  * them and something else makes them good later: a repair gives an open session's place back or counts
- * it, the next write or the hourly sweep refreshes a copy. Such a failure was once swallowed whole; an
+ * it, the hourly sweep refreshes a copy. Such a failure was once swallowed whole; an
  * outage that makes them pile up must be seen, so each is reported (logged and counted,
  * `dhs_store_steps_skipped_total{step}`) and then left to what makes it good.
  */
@@ -12,10 +12,6 @@ export type SkippedStep =
   | "open_place_release"
   /** A created session's place among its account's open ones (the repair counts it once its claim expired). */
   | "open_place_count"
-  /** Redis's copy of a digital human after PostgreSQL took it (the next write of it copies it again). */
-  | "digital_human_copy"
-  /** Redis's copy of a deleted digital human (read only while PostgreSQL is down, where it is found still). */
-  | "digital_human_copy_delete"
   /** A failed create's claim of its Idempotency-Key, given back (its lease ends instead). */
   | "digital_human_claim_release"
   /** An endpoint whose Redis copy could not be repaired, marked for the hourly sweep. */

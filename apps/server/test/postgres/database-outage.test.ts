@@ -77,7 +77,7 @@ describe("the history database out of reach", () => {
     expect(listed.sort()).toEqual(sessions.map((s) => s.id).sort());
   });
 
-  it("refuses configuration writes 503 but serves a digital human from Redis's copy, and a session is created with it", async () => {
+  it("refuses configuration writes 503 but serves a digital human from what it last read, and a session is created with it", async () => {
     const personas = h.client(KEYS.aPersonas);
     const maya = expectData(await personas.createDigitalHuman({ name: "Maya", greeting: "Hello." }), 201);
     await gate.close();
@@ -119,7 +119,7 @@ describe("the history database out of reach", () => {
     ]);
   });
 
-  it("takes a database that accepts no connections for now (SQLSTATE 55000) as down: writes 503, a digital human read from Redis's copy", async () => {
+  it("takes a database that accepts no connections for now (SQLSTATE 55000) as down: writes 503, a digital human served from what it last read", async () => {
     const personas = h.client(KEYS.aPersonas);
     const maya = expectData(await personas.createDigitalHuman({ name: "Maya", greeting: "Hello." }), 201);
     const name = new URL(h.databaseUrl as string).pathname.slice(1);

@@ -1,8 +1,9 @@
 /**
  * The accounts' own digital humans with the PostgreSQL history database (DigitalHumanStore): PostgreSQL
  * is their record, written first (a write answers 503 while it is down); Redis keeps the Idempotency-Keys
- * of their creates (the design card puts idempotency there) and a copy of each, written after the
- * database, read only while the database cannot be, so a session create with one of them goes on.
+ * of their creates (the design card puts idempotency there). No copy of them is in Redis: no script reads
+ * one. What this process last read of each is kept in its memory, read only while the database cannot be
+ * (last-read-digital-humans.ts), so a session create with one of them goes on.
  *
  * A create claims its key in Redis with the new id and a short lease (SET NX: `p|<fingerprint>|<id>|<lease
  * end>`), then inserts the row, the owner's limit checked under a lock of that owner, and marks the key
@@ -25,10 +26,11 @@ import type {
 } from "../../domain/digital-humans/ports.js";
 import type { ListPosition } from "../../domain/list-order.js";
 import { type Database, guardDatabase, transaction } from "../postgres/database.js";
-import { execTransaction, guard } from "../redis/guard.js";
+import { guard } from "../redis/guard.js";
 import { type Keyspace, keyspace } from "../redis/keys.js";
 import { RedisScripts } from "../redis/scripts.js";
 import { type StepSkipped, skippable, warnStepSkipped } from "../skipped-steps.js";
+import { LastReadDigitalHumans } from "./last-read-digital-humans.js";
 
 const INSERT = `
 INSERT INTO digital_humans (owner, id, created_at, record) VALUES ($1, $2, $3, $4)
@@ -54,8 +56,8 @@ type Row = { record: DigitalHumanRecord; version: string };
  */
 const CLAIM_LEASE_MS = 15_000;
 
-/** The version of a digital human read from Redis's copy. */
-const REDIS_COPY = "redis-copy";
+/** The version of a digital human served from what this process last read: no row has it. */
+const LAST_READ = "last-read";
 
 export class PostgresDigitalHumanStore implements DigitalHumanStore {
   private readonly keys: Keyspace;
@@ -66,6 +68,7 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
     private readonly redis: Redis | Cluster,
     prefix: string,
     private readonly stepSkipped: StepSkipped = warnStepSkipped,
+    private readonly lastRead = new LastReadDigitalHumans(),
   ) {
     this.keys = keyspace(prefix);
     this.scripts = new RedisScripts(redis);
@@ -104,7 +107,7 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
     }
     // The key is done before the answer: a request after this one replays it.
     await this.swap(key, claim.value, `${fingerprint}|${claim.id}`);
-    await skippable(this.copy(stored), "digital_human_copy", this.stepSkipped);
+    this.lastRead.remember(stored);
     return { kind: "created", record: stored };
   }
 
@@ -134,20 +137,25 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
     return guard(async () => (await this.scripts.run("swapCreateKey", { key, expected, next })) === 1);
   }
 
-  /** The database's row; while the database cannot be reached, Redis's copy. */
+  /** The database's row; while the database cannot be reached, what this process last read of it. */
   async getDigitalHuman(owner: string, id: string): Promise<StoredDigitalHuman | undefined> {
+    let row: Row | undefined;
     try {
-      const { rows } = await guardDatabase(() => this.db.query<Row>({ name: "dh-get", text: GET, values: [owner, id] }));
-      const row = rows[0];
-      return row ? { record: row.record, version: row.version as unknown as DigitalHumanVersion } : undefined;
+      ({
+        rows: [row],
+      } = await guardDatabase(() => this.db.query<Row>({ name: "dh-get", text: GET, values: [owner, id] })));
     } catch (error) {
-      if (!(error instanceof DependencyUnavailableError)) throw error;
-      const json = await guard(() => this.redis.hget(this.keys.digitalHumans(owner), id));
-      // A version no database row has: a change made from it is refused as the database being down.
-      return json === null
-        ? undefined
-        : { record: JSON.parse(json) as DigitalHumanRecord, version: REDIS_COPY as unknown as DigitalHumanVersion };
+      const known = error instanceof DependencyUnavailableError ? this.lastRead.recall(owner, id) : undefined;
+      if (!known) throw error;
+      // A version no row has: a change made from it is refused as the database being down.
+      return { record: known, version: LAST_READ as unknown as DigitalHumanVersion };
     }
+    if (!row) {
+      this.lastRead.forget(owner, id);
+      return undefined;
+    }
+    this.lastRead.remember(row.record);
+    return { record: row.record, version: row.version as unknown as DigitalHumanVersion };
   }
 
   async listDigitalHumans(owner: string, query: { limit: number; after?: ListPosition | undefined }): Promise<DigitalHumanRecord[]> {
@@ -159,38 +167,20 @@ export class PostgresDigitalHumanStore implements DigitalHumanStore {
 
   async replaceDigitalHuman(record: DigitalHumanRecord, version: DigitalHumanVersion): Promise<boolean> {
     const expected = version as unknown as string;
-    // Read from Redis's copy: the database could not be reached a moment ago.
-    if (expected === REDIS_COPY) throw new DependencyUnavailableError("database");
+    // Served from the last read: the database could not be reached a moment ago.
+    if (expected === LAST_READ) throw new DependencyUnavailableError("database");
     const { rows } = await guardDatabase(() =>
       this.db.query({ name: "dh-replace", text: REPLACE, values: [record.owner, record.id, record, expected] }),
     );
     if (rows.length === 0) return false;
-    await skippable(this.copy(record), "digital_human_copy", this.stepSkipped);
+    this.lastRead.remember(record);
     return true;
   }
 
   async deleteDigitalHuman(owner: string, id: string): Promise<boolean> {
     const { rowCount } = await guardDatabase(() => this.db.query({ name: "dh-delete", text: DELETE, values: [owner, id] }));
-    await skippable(
-      guard(async () => {
-        await execTransaction(this.redis.multi().hdel(this.keys.digitalHumans(owner), id).zrem(this.keys.digitalHumanOrder(owner), id));
-      }),
-      "digital_human_copy_delete",
-      this.stepSkipped,
-    );
+    this.lastRead.forget(owner, id);
     return (rowCount ?? 0) > 0;
-  }
-
-  /** Redis's copy (what a session create reads while the database is down), in the owner's slot. */
-  private copy(record: DigitalHumanRecord): Promise<void> {
-    return guard(async () => {
-      await execTransaction(
-        this.redis
-          .multi()
-          .hset(this.keys.digitalHumans(record.owner), record.id, JSON.stringify(record))
-          .zadd(this.keys.digitalHumanOrder(record.owner), Date.parse(record.created_at), record.id),
-      );
-    });
   }
 }
 
