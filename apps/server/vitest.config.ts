@@ -2,10 +2,11 @@ import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // Unit tests beside the code; the model-based lifecycle test (test/model) and the HTTP integration suite
-// (test/api) each run three times, on a real Redis, on a local Redis Cluster (three masters, three
-// replicas) and on the in-memory store, so every adapter keeps one behaviour (and the suites that read
-// history a fourth time, on Redis with the PostgreSQL history); Redis-only behaviour (outages, several processes on one Redis) and the built
-// process are tested on Redis alone.
+// (test/api) each run three times: on production's stores (a real Redis with PostgreSQL, each harness a
+// database of its own), on a local Redis Cluster (three masters, three replicas) with PostgreSQL, and on
+// the in-memory store, so every adapter keeps one behaviour. Redis-only behaviour (outages, several
+// processes on one Redis), PostgreSQL's own (outages, partitions, the schema) and the built process are
+// tested on Redis and PostgreSQL alone.
 export default defineConfig({
   test: {
     // More files at once than cores: these suites mostly wait on real Redis, PostgreSQL and timers (one
@@ -43,6 +44,8 @@ export default defineConfig({
             "test/store/**/*.test.ts",
             "test/redis/**/*.test.ts",
             "test/process/**/*.test.ts",
+            "test/knowledge/**/*.test.ts",
+            "test/postgres/**/*.test.ts",
           ],
           env: { DHS_TEST_STORE: "redis" },
           globalSetup: ["test/support/global-setup.ts"],
@@ -54,39 +57,6 @@ export default defineConfig({
           name: "api:cluster",
           include: ["test/api/**/*.test.ts", "test/model/**/*.test.ts", "test/store/**/*.test.ts", "test/cluster/**/*.test.ts"],
           env: { DHS_TEST_STORE: "cluster" },
-          globalSetup: ["test/support/global-setup.ts"],
-        },
-      },
-      {
-        // Redis with the PostgreSQL history (each harness a database of its own): the suites whose reads
-        // cross from Redis to the history (sessions, lists and cursors, retention, idempotent replays), or
-        // whose writes go to PostgreSQL first (digital humans, webhook endpoints and their logs), the
-        // model-based lifecycle test, and the history's own tests.
-        extends: true,
-        test: {
-          name: "api:postgres",
-          include: [
-            "test/api/get-session.test.ts",
-            "test/api/lifecycle.test.ts",
-            "test/api/cursors.test.ts",
-            "test/api/retention.test.ts",
-            "test/api/idempotency.test.ts",
-            "test/api/transcripts.test.ts",
-            "test/api/usage.test.ts",
-            "test/api/digital-humans.test.ts",
-            "test/api/contention.test.ts",
-            "test/api/digital-human-sessions.test.ts",
-            "test/api/webhook-endpoints.test.ts",
-            "test/api/webhook-delivery.test.ts",
-            "test/api/tool-calls.test.ts",
-            "test/api/analysis.test.ts",
-            "test/api/memories.test.ts",
-            "test/api/recordings.test.ts",
-            "test/model/session-lifecycle.test.ts",
-            "test/knowledge/**/*.test.ts",
-            "test/postgres/**/*.test.ts",
-          ],
-          env: { DHS_TEST_STORE: "postgres" },
           globalSetup: ["test/support/global-setup.ts"],
         },
       },

@@ -13,9 +13,9 @@
  * is the figure (each pair's difference printed beside it, to show the noise).
  */
 import { ParticipantMemories } from "@dhs/server/participant-memories";
-import { keyspace } from "@dhs/server/redis-keys";
-import { RedisParticipantMemories } from "@dhs/server/redis-participant-memories";
+import { PostgresParticipantMemories } from "@dhs/server/postgres-participant-memories";
 import { digitalHumanToken, type WebhookReceiver } from "@dhs/testkit";
+import pg from "pg";
 import { cpuUsOf, perRequest, type RedisFigures, redisSnapshot, redisSpent } from "./figures.js";
 import { inParallel } from "./in-parallel.js";
 import { idleCpu } from "./measure-livekit-events.js";
@@ -208,27 +208,35 @@ export function analysisSection(figures: AnalysisFigures): string {
     "| --- | --- | --- | --- | --- |",
     `| ${figures.sessions} | ${figures.cpuUsPerAnalysis} | ${figures.redis.commandsPerRequest} | ${figures.redis.cpuUsPerRequest} | ${figures.drainMs} |`,
     "",
-    `A memory update (as many sessions of a digital human that also remembers, each of a participant of its own, against the round of analyses without memory: the kept facts read, the digital human checked, the new list written, and the larger request and answer): **${figures.cpuUsPerMemoryUpdate} µs** of the service's CPU (the mean of ${figures.memoryPairsUs.length} pairs of rounds: ${figures.memoryPairsUs.join(", ")} µs) and ${figures.memoryRedis.commandsPerRequest} Redis commands (${figures.memoryRedis.cpuUsPerRequest} µs of Redis CPU) each. Those rounds cannot tell a few hundred µs from the idle service's noise; the memory update's own code, run alone in the load generator's process against the same Redis (${figures.memoryUpdate.updates} updates, each the kept facts read, the digital human looked up, three facts written by compare-and-set), costs **${figures.memoryUpdate.createUs} µs** of CPU for a participant's first and **${figures.memoryUpdate.replaceUs} µs** for a later one, ${figures.memoryUpdate.commands} Redis commands each.`,
+    `A memory update (as many sessions of a digital human that also remembers, each of a participant of its own, against the round of analyses without memory: the kept facts read, the digital human checked, the new list written, and the larger request and answer): **${figures.cpuUsPerMemoryUpdate} µs** of the service's CPU (the mean of ${figures.memoryPairsUs.length} pairs of rounds: ${figures.memoryPairsUs.join(", ")} µs) and ${figures.memoryRedis.commandsPerRequest} Redis commands (${figures.memoryRedis.cpuUsPerRequest} µs of Redis CPU) each. Those rounds cannot tell a few hundred µs from the idle service's noise; the memory update's own code, run alone in the load generator's process against the same PostgreSQL (${figures.memoryUpdate.updates} updates, each the kept facts read, the digital human looked up, three facts written by compare-and-set), costs **${figures.memoryUpdate.createUs} µs** of CPU for a participant's first and **${figures.memoryUpdate.replaceUs} µs** for a later one, ${figures.memoryUpdate.commands} statements each.`,
   ].join("\n");
 }
 
-/** The memory update's own code, alone: the service's ParticipantMemories on the stack's Redis, many times. */
+/** The memory update's own code, alone: the service's ParticipantMemories on the stack's PostgreSQL, many times. */
 async function measureMemoryUpdates(
   stack: Stack,
   owner: string,
   digitalHumanId: string,
 ): Promise<{ updates: number; createUs: number; replaceUs: number; commands: number }> {
   const updates = 2_000;
-  const keys = keyspace();
+  let statements = 0;
+  // The service's pool as it queries (every statement counted), on the run's database.
+  const db = new pg.Pool({ connectionString: stack.databaseUrl, max: 16 });
+  const query = db.query.bind(db) as (...args: unknown[]) => unknown;
+  db.query = ((...args: unknown[]) => {
+    statements++;
+    return query(...args);
+  }) as typeof db.query;
   const memories = new ParticipantMemories({
-    store: new RedisParticipantMemories(stack.redis, "dhs"),
-    // The same one command the service's Redis store of digital humans sends (HGET of the owner's hash).
-    digitalHumanExists: async (who, id) => (await stack.redis.hget(keys.digitalHumans(who), id)) !== null,
+    store: new PostgresParticipantMemories(db),
+    // The one statement the service's store of digital humans sends to find one (its row by owner and id).
+    digitalHumanExists: async (who, id) =>
+      (await db.query("SELECT 1 FROM digital_humans WHERE owner = $1 AND id = $2", [who, id])).rowCount === 1,
     retentionMs: 90 * 86_400_000,
   });
   const facts = ["Name is Ada Lovelace", "Wants a quote for 40 seats", "E-mail is ada@example.com"];
   const once = async (pass: number) => {
-    const redisBefore = await redisSnapshot(stack.nodes);
+    statements = 0;
     const before = process.cpuUsage();
     await inParallel(
       updates,
@@ -241,10 +249,13 @@ async function measureMemoryUpdates(
       16,
     );
     const used = process.cpuUsage(before);
-    const redis = perRequest(redisSpent(redisBefore, await redisSnapshot(stack.nodes)), updates);
-    return { us: Math.round((used.user + used.system) / updates), commands: redis.commandsPerRequest };
+    return { us: Math.round((used.user + used.system) / updates), commands: Math.round((statements / updates) * 10) / 10 };
   };
-  const create = await once(0);
-  const replace = await once(1);
-  return { updates, createUs: create.us, replaceUs: replace.us, commands: replace.commands };
+  try {
+    const create = await once(0);
+    const replace = await once(1);
+    return { updates, createUs: create.us, replaceUs: replace.us, commands: replace.commands };
+  } finally {
+    await db.end();
+  }
 }

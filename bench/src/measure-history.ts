@@ -6,8 +6,8 @@
  * the service's CPU for the drain per session written, the rows written per second, and what the
  * history holds per session on disk (the sessions table, its indexes and partitions, with usage's rows;
  * then transcript segments, written straight into their table, per segment); then the webhook delivery
- * log's copy (measureLogCopy). The same create-and-end without a database, on the measured service, is
- * the yardstick of the request path.
+ * log's copy (measureLogCopy). The same create-and-end on the measured service, its own database in
+ * reach, is the yardstick of the request path.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ import { type Stack, startService } from "./stack.js";
 
 export interface HistoryFigures {
   sessions: number;
-  /** Service CPU per session created and ended, without and with the history (its Lua queueing included). */
+  /** Service CPU per session created and ended: the measured service (its database in reach), and this one while its database is out of reach. */
   requestUsWithout: number;
   requestUsWith: number;
   /** Service CPU per session while the queue drained (claim, read, write, complete, usage's moves). */
@@ -234,8 +234,8 @@ export function historySection(h: HistoryFigures): string {
     "",
     "| what | figure |",
     "|---|---|",
-    `| service CPU per session created and ended, Redis alone | ${h.requestUsWithout} µs |`,
-    `| the same with the history (its queueing in the end's script; another, fresher process) | ${h.requestUsWith} µs |`,
+    `| service CPU per session created and ended (the measured service, its own database in reach) | ${h.requestUsWithout} µs |`,
+    `| the same while the database is out of reach (queued in the end's script; another, fresher process) | ${h.requestUsWith} µs |`,
     `| service CPU per ended session written (claim, read, write, complete, usage moved) | ${h.writeUsPerSession} µs |`,
     `| sessions written per second by one replica's writer | ${h.rowsPerSecond} |`,
     `| bytes on disk per ended session (table, indexes, usage rows) | ${h.bytesPerSession} |`,

@@ -1,14 +1,15 @@
 /**
- * The stack a bench run measures, each part a process of its own: Redis (or a local Redis Cluster), the
- * LiveKit RoomService stand-in, bare Express, and the built service with production's settings, its logs
- * written straight into a file. `stopStack` ends them (SIGTERM first, so a profiled service writes its
+ * The stack a bench run measures, each part a process of its own: Redis (or a local Redis Cluster) and a
+ * PostgreSQL database of the run's own on the machine's server (production's stores: the service takes
+ * neither alone), the LiveKit RoomService stand-in, bare Express, and the built service with
+ * production's settings, its logs written straight into a file. `stopStack` ends them (SIGTERM first, so a profiled service writes its
  * profile).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiKeyRecord, ChatCompletionsServer, freePort, startRedis, startRedisCluster, waitForOutput } from "@dhs/testkit";
+import { apiKeyRecord, ChatCompletionsServer, createDatabase, freePort, startRedis, startRedisCluster, waitForOutput } from "@dhs/testkit";
 import { Cluster, Redis } from "ioredis";
 import { accounts, CAPPED_KEY, CLUSTER, here, LIVEKIT, QUIET, TOOLS } from "./settings.js";
 
@@ -18,6 +19,8 @@ export interface Stack {
   /** The LiveKit stand-in's address (its call counts: GET /bench/calls). */
   livekitUrl: string;
   redis: Redis | Cluster;
+  /** The run's PostgreSQL database, the service's. */
+  databaseUrl: string;
   /** One connection to each master, for Redis's own figures. */
   nodes: Redis[];
   servicePid: number;
@@ -29,6 +32,7 @@ export interface Stack {
 
 const children: ChildProcess[] = [];
 let stopRedis: () => Promise<void> = async () => {};
+let dropDatabase: () => Promise<void> = async () => {};
 let stopLlm: () => Promise<void> = async () => {};
 
 async function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
@@ -98,6 +102,14 @@ export async function startStack(): Promise<Stack> {
   const llm = await new ChatCompletionsServer().start();
   stopLlm = () => llm.stop();
   stopRedis = () => redisServer.stop();
+  const database = await createDatabase({ prefix: "dhs_bench" });
+  dropDatabase = () => database.drop();
+  // The schema as an operator makes it.
+  execFileSync("pnpm", ["--filter", "@dhs/server", "migrate"], {
+    cwd: here("../.."),
+    env: { ...process.env, DATABASE_URL: database.url },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const tsx = [here("../node_modules/tsx/dist/cli.mjs")];
   await start(process.execPath, [...tsx, here("./livekit-stand-in.ts")], { PORT: String(livekitPort) }, /ready/);
   await start(process.execPath, [...tsx, here("./bare-express.ts")], { PORT: String(barePort) }, /ready/);
@@ -121,6 +133,7 @@ export async function startStack(): Promise<Stack> {
     METRICS_PORT: "0",
     REDIS_URL: redisServer.url,
     REDIS_MODE: CLUSTER ? "cluster" : "standalone",
+    DATABASE_URL: database.url,
     LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
     LIVEKIT_API_KEY: LIVEKIT.key,
     LIVEKIT_API_SECRET: LIVEKIT.secret,
@@ -138,6 +151,7 @@ export async function startStack(): Promise<Stack> {
     bareUrl: `http://127.0.0.1:${barePort}`,
     livekitUrl: `http://127.0.0.1:${livekitPort}`,
     redis,
+    databaseUrl: database.url,
     nodes,
     servicePid: service.pid as number,
     service: { args: serviceArgs, env: serviceEnv, dir },
@@ -180,5 +194,6 @@ export async function stopStack(): Promise<void> {
     ),
   );
   await stopRedis();
+  await dropDatabase();
   await stopLlm();
 }

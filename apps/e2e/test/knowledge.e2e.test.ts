@@ -6,12 +6,10 @@
  * session.participant_turn names the passage. (With an LLM, the passage in the LLM's request is the
  * demo command's test: pnpm demo's concierge.)
  */
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { createClient, type DhsClient } from "@dhs/client";
-import { createDatabase, type TestDatabase, until, WebhookReceiver } from "@dhs/testkit";
+import { until, WebhookReceiver } from "@dhs/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, demoState, joinDemo, launchBrowser } from "./support/demo-page.js";
@@ -20,22 +18,15 @@ import { ARTIFACTS, DEV_API_KEY, type Stack, startStack, TIMEOUTS } from "./supp
 const QUESTION = "What time is breakfast?";
 const ANSWER = "Breakfast is served from seven to half past ten in the garden room.";
 const FACTS = readFileSync(fileURLToPath(new URL("../../demo/knowledge/harbour-hotel.md", import.meta.url)), "utf8");
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-let database: TestDatabase;
 let stack: Stack;
 let browser: Browser;
 let api: DhsClient;
 const events = new WebhookReceiver();
 
 beforeAll(async () => {
-  database = await createDatabase({ prefix: "dhs_e2e_knowledge" });
-  await promisify(execFile)("pnpm", ["--filter", "@dhs/server", "migrate"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: database.url },
-  });
   await events.start();
-  stack = await startStack(inject("livekitServer"), TIMEOUTS, "all", {}, { DATABASE_URL: database.url });
+  stack = await startStack(inject("livekitServer"), TIMEOUTS, "all");
   api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
   const endpoint = await api.createWebhookEndpoint({ url: events.url, event_types: ["session.participant_turn"] });
   events.secrets = [endpoint.data?.secret ?? ""];
@@ -47,7 +38,6 @@ afterAll(async () => {
   await browser?.close();
   await stack?.stop();
   await events.stop();
-  await database?.drop();
 });
 
 describe("a digital human with documents, without an LLM", () => {

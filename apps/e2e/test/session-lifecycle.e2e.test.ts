@@ -19,6 +19,7 @@ import { type DemoState, demoState, joinDemo, launchBrowser } from "./support/de
 import { mean, readMediaProbe, SPEAKING_RMS, speakingAt, startMediaProbe } from "./support/media-probe.js";
 import {
   ARTIFACTS,
+  AVA,
   DEV_API_KEY,
   DEV_TEST_API_KEY,
   FACE,
@@ -67,9 +68,13 @@ afterEach(async () => {
   await stack.untilWorkerIdle();
 });
 
-/** Opens the demo and joins; the page is closed and its session ended after the test. */
+/**
+ * Opens the demo and joins Ava unless the query names another; the page is closed and its session ended
+ * after the test. (The demo's own default is its hotel concierge, on a service that keeps knowledge.)
+ */
 async function joinThroughDemo(query = "", from: Browser = browser): Promise<{ page: Page; sessionId: string }> {
-  const joined = await joinDemo(stack.demoUrl, from, query);
+  const named = query.includes("digital_human_id=") ? query : `${query ? `${query}&` : "?"}digital_human_id=${AVA.id}`;
+  const joined = await joinDemo(stack.demoUrl, from, named);
   opened.push(joined);
   return joined;
 }

@@ -85,7 +85,7 @@ describe("loadConfig", () => {
     ["LIVEKIT_WEBHOOK_DEDUPE_S", { LIVEKIT_WEBHOOK_DEDUPE_S: "600" }, { livekit: { webhookDedupeS: 600 } }],
     [
       "REDIS_MODE=cluster with seed nodes",
-      { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000, redis://b:7001" },
+      { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000, redis://b:7001", DATABASE_URL: "postgres://db/dhs" },
       { redisMode: "cluster", redisUrl: "redis://a:7000, redis://b:7001" },
     ],
     ["rate limits", { RATE_LIMIT_PER_SECOND: "10", RATE_LIMIT_BURST: "30" }, { rateLimit: { enabled: true, perSecond: 10, burst: 30 } }],
@@ -142,12 +142,12 @@ describe("loadConfig", () => {
     ["REDIS_URL", { REDIS_URL: "localhost:6379" }, 'REDIS_URL must start with redis:// or rediss:// (got "localhost:6379")'],
     [
       "REDIS_URL",
-      { REDIS_URL: "redis://a:7000,redis://b:7001" },
+      { REDIS_URL: "redis://a:7000,redis://b:7001", DATABASE_URL: "postgres://db/dhs" },
       "REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes",
     ],
     [
       "REDIS_URL",
-      { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000,b:7001" },
+      { REDIS_MODE: "cluster", REDIS_URL: "redis://a:7000,b:7001", DATABASE_URL: "postgres://db/dhs" },
       'REDIS_URL must start with redis:// or rediss:// (got "b:7001")',
     ],
     ["REDIS_MODE", { REDIS_MODE: "sentinel" }, 'REDIS_MODE must be one of standalone, cluster (got "sentinel")'],
@@ -163,6 +163,11 @@ describe("loadConfig", () => {
       "DATABASE_URL",
       { DATABASE_URL: "postgres://db/dhs" },
       "DATABASE_URL needs REDIS_URL: sessions are live in Redis and written to PostgreSQL from a queue there",
+    ],
+    [
+      "REDIS_URL",
+      { REDIS_URL: "redis://r:6379" },
+      "REDIS_URL needs DATABASE_URL: PostgreSQL is the record of the digital humans, webhook endpoints, memories, documents and ended sessions",
     ],
     [
       "HISTORY_REDIS_KEEP_S",

@@ -43,7 +43,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisCommandTimeoutMs: s.REDIS_COMMAND_TIMEOUT_MS,
     /** Prefix of every Redis key, so deployments can share one Redis. */
     redisKeyPrefix: s.REDIS_KEY_PREFIX,
-    /** PostgreSQL for history; undefined: Redis keeps everything. */
+    /** PostgreSQL, the record (with Redis; neither: everything in process memory). */
     database: {
       url: s.DATABASE_URL,
       poolSize: s.DATABASE_POOL_SIZE,

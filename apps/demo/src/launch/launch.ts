@@ -1,12 +1,12 @@
 /**
  * `pnpm demo`: the whole product on one machine. LiveKit (dev keys, loopback, room auto-create off,
- * webhooks to the service), the service (in memory unless REDIS_URL is set), the digital human worker and
+ * webhooks to the service), the service (in memory unless REDIS_URL and DATABASE_URL are set), the digital human worker and
  * the demo page, started in that order, each once the one before is ready; the page's address is printed
  * only when the worker has registered with LiveKit, so a Join clicked at once gets its digital human.
  * Ctrl-C or SIGTERM stops them all.
  *
  *   DEMO_PORT (3000)  PORT (the service, 8080)  LIVEKIT_PORT (7880; its media use the next two ports)
- *   REDIS_URL (unset: sessions in memory)  DEMO_RECORDING (on or off: whether the concierge records her
+ *   REDIS_URL and DATABASE_URL (unset: everything in memory)  DEMO_RECORDING (on or off: whether the concierge records her
  *   sessions; unset: as she was last set)  and any of the service's variables, passed on to it.
  */
 import { execFileSync } from "node:child_process";
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     say(`starting LiveKit on ${livekitUrl}`);
     await processes.start("livekit", livekitServer, ["--config", config], process.env, /starting LiveKit server/, 60_000);
 
-    say(`starting the service on ${apiUrl}${process.env.REDIS_URL ? " (sessions in Redis)" : " (sessions in memory)"}`);
+    say(`starting the service on ${apiUrl}${process.env.REDIS_URL ? " (on Redis and PostgreSQL)" : " (in memory)"}`);
     await processes.start(
       "service",
       process.execPath,

@@ -1,6 +1,6 @@
 /**
  * The whole system on loopback, each part as its own process: Redis, a real LiveKit server (dev keys,
- * room auto-create off, webhooks to our service), the service on Redis, the digital human worker and the
+ * room auto-create off, webhooks to our service), the service on Redis and PostgreSQL, the digital human worker and the
  * demo. Ports are free ones; the output of every process but Redis goes to the stack's own folder,
  * artifacts/e2e-logs/<test file>/ (the file's second stack <test file>-2/, ...), where the tests read it
  * (`Stack.logs`) and whoever debugs a failure finds it after the run: one shared folder let a later file's
@@ -13,8 +13,8 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { liveKitConfigYaml } from "@dhs/demo/livekit-config";
 import { HEIGHT, MOUTH_REGION, WIDTH } from "@dhs/digital-human/canvas-face";
-import { freePort, startRedis, until, waitForOutput } from "@dhs/testkit";
-import { expect } from "vitest";
+import { createDatabase, freePort, startRedis, until, waitForOutput } from "@dhs/testkit";
+import { expect, inject } from "vitest";
 import type { Region } from "./media-probe.js";
 
 const root = (path: string) => fileURLToPath(new URL(`../../../../${path}`, import.meta.url));
@@ -174,6 +174,8 @@ export async function startStack(
   const processes: Started[] = [];
   let workerMetricsUrl = "";
   const redis = await startRedis();
+  // Production's stores: Redis and a PostgreSQL database of the stack's own, unless the test gives one.
+  const database = serviceEnv.DATABASE_URL ? undefined : await createDatabase({ template: inject("databaseTemplate"), prefix: "dhs_e2e" });
 
   try {
     const livekitConfig = join(dir, "livekit.yaml");
@@ -191,6 +193,7 @@ export async function startStack(
           PORT: String(apiPort),
           METRICS_PORT: "0",
           REDIS_URL: redis.url,
+          ...(database ? { DATABASE_URL: database.url } : {}),
           DIGITAL_HUMANS_FILE: catalogOf("digital-humans", [AVA, GHOST, LATE]),
           SESSION_JOIN_TIMEOUT_S: String(timeouts.joinS),
           DIGITAL_HUMAN_JOIN_TIMEOUT_S: String(timeouts.digitalHumanS),
@@ -234,6 +237,7 @@ export async function startStack(
   } catch (error) {
     for (const p of processes.reverse()) p.child.kill("SIGKILL");
     await redis.stop();
+    await database?.drop();
     throw error;
   }
 
@@ -258,6 +262,7 @@ export async function startStack(
     stop: async () => {
       await stopAll(processes);
       await redis.stop();
+      await database?.drop();
     },
   };
 }

@@ -18,6 +18,12 @@ export function checkCrossVariableRules(settings: Settings): void {
   if (settings.REDIS_MODE === "standalone" && settings.REDIS_URL?.includes(",")) {
     throw new ConfigError("REDIS_URL lists several servers: set REDIS_MODE=cluster to use them as Redis Cluster seed nodes");
   }
+  if (settings.REDIS_URL !== undefined && settings.DATABASE_URL === undefined) {
+    // Redis holds what is live and the copies its scripts read; the record of what customers made is PostgreSQL's.
+    throw new ConfigError(
+      "REDIS_URL needs DATABASE_URL: PostgreSQL is the record of the digital humans, webhook endpoints, memories, documents and ended sessions",
+    );
+  }
   if (settings.DATABASE_URL !== undefined && settings.REDIS_URL === undefined) {
     // The queue of sessions to write, and everything live, are in Redis.
     throw new ConfigError("DATABASE_URL needs REDIS_URL: sessions are live in Redis and written to PostgreSQL from a queue there");

@@ -41,7 +41,7 @@ export const VARIABLES = {
   ),
   REDIS_URL: urls(
     { dev: "in-memory store", refusedInProduction: "the in-memory store is for development only", protocols: ["redis:", "rediss:"] },
-    "Redis for sessions, idempotency records, timers and rate limits. With `REDIS_MODE=cluster`, a comma-separated list of seed nodes.",
+    "Redis for sessions, idempotency records, timers and rate limits. With `REDIS_MODE=cluster`, a comma-separated list of seed nodes. Needs `DATABASE_URL`: unset, both, everything is in process memory (development).",
   ),
   REDIS_MODE: choice(
     { default: "standalone", values: ["standalone", "cluster"] },
@@ -59,12 +59,11 @@ export const VARIABLES = {
   DATABASE_URL: url(
     {
       default: undefined,
-      dev: "Redis alone",
-      // Redis alone keeps no knowledge, and keeps history, memories and configuration only as long as its memory lasts.
+      dev: "in-memory store",
       refusedInProduction: "production's record of history, configuration and knowledge is PostgreSQL",
       protocols: ["postgres:", "postgresql:"],
     },
-    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them), the accounts' knowledge, and their digital humans and webhook endpoints with their delivery logs (endpoints and digital humans written there first); see docs/storage.md. Required in production; in development, unset, Redis alone keeps everything but knowledge. Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
+    "PostgreSQL, the record of what outlives a session: ended sessions, their transcripts and usage (written there from a queue in Redis, read from there once Redis no longer holds them), the accounts' knowledge, and their digital humans and webhook endpoints with their delivery logs (endpoints and digital humans written there first), their memories; see docs/storage.md. Required in production; unset, with `REDIS_URL` unset too, everything is in process memory (development). Needs `REDIS_URL` and a schema made by `pnpm migrate`.",
   ),
   DATABASE_POOL_SIZE: integer(
     { default: 10, min: 1, max: 200 },

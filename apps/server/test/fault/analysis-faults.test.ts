@@ -20,6 +20,7 @@ import {
   type RedisServer,
   startPostgres,
   startRedis,
+  type TestDatabase,
   until,
   WebhookReceiver,
 } from "@dhs/testkit";
@@ -27,7 +28,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { keyspace } from "../../src/store/redis/keys.js";
-import { migrate } from "../support/database.js";
+import { migrate, migratedDatabase } from "../support/database.js";
 import { segment } from "../support/digital-human-posts.js";
 import { killServerProcesses, type ServerProcess, startServerProcess } from "../support/server-process.js";
 import { DEV_KEY, ms, report, sleep } from "./support.js";
@@ -73,6 +74,7 @@ afterEach(() => {
 });
 afterAll(async () => {
   await Promise.all([redis?.stop(), livekit?.stop(), receiver.stop(), llm.stop()]);
+  await Promise.all([...databases.values()].map(async (database) => (await database).drop()));
 });
 
 const asks = (request: ChatRequest, marker: string) => request.messages.some((m) => messageText(m).includes(marker));
@@ -82,10 +84,20 @@ llm.script = (request) => {
   return { json: ANSWER };
 };
 
-/** A replica on the test's Redis under `prefix`, asking its analyses of the stand-in unless `env` says otherwise. */
-function replica(prefix: string, env: Record<string, string> = {}): ServerProcess {
+/** Each prefix's database (a deployment's: its replicas share it), made on the first replica's start. */
+const databases = new Map<string, Promise<TestDatabase>>();
+
+/**
+ * A replica on the test's Redis under `prefix`, and that prefix's database unless `env` names one, asking
+ * its analyses of the stand-in unless `env` says otherwise. A database per prefix, not per file: the
+ * endpoints an earlier test made would be copied into the next prefix's Redis and take its events too.
+ */
+async function replica(prefix: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  if (!databases.has(prefix)) databases.set(prefix, migratedDatabase());
+  const database = env.DATABASE_URL ?? (await databases.get(prefix))?.url;
   return startServerProcess({
     REDIS_URL: redis.url,
+    ...(database ? { DATABASE_URL: database } : {}),
     REDIS_KEY_PREFIX: prefix,
     LIVEKIT_API_URL: livekit.url,
     WEBHOOK_ALLOW_PRIVATE_URLS: "true",
@@ -215,7 +227,7 @@ const retryWaitMs = (failed: number) => RETRY_S * 1000 * 3 ** (failed - 1);
 
 describe("the LLM down (nothing listening at OPENAI_BASE_URL)", () => {
   it("is tried 5 times with waits growing threefold, then the analysis fails llm_unavailable saying why, with one event", async () => {
-    const proc = replica("an-down", { OPENAI_BASE_URL: `http://127.0.0.1:${await freePort()}/v1` });
+    const proc = await replica("an-down", { OPENAI_BASE_URL: `http://127.0.0.1:${await freePort()}/v1` });
     const url = (await proc.listening).url;
     const digitalHuman = await analyst(url);
     const started = performance.now();
@@ -253,7 +265,7 @@ describe("the LLM hanging (accepting the request, never answering)", () => {
   it("has each attempt given up at ANALYSIS_TIMEOUT_S and tried again, and completes once the LLM answers, with one event", async () => {
     // Two hung attempts, then answers: the third attempt completes.
     scripts.set("Hanging", (nth) => (nth < 2 ? "hang" : { json: ANSWER }));
-    const proc = replica("an-hang");
+    const proc = await replica("an-hang");
     const url = (await proc.listening).url;
     const sessionId = await endedSession(url, await analyst(url), "Hanging");
     const shown = await settledAnalysis(url, sessionId, 40_000);
@@ -280,7 +292,7 @@ describe("the LLM answering JSON that does not match the schema", () => {
   it("is asked once more naming the problem: complete when the repair matches, failed invalid_answer when it does not, one event each", async () => {
     scripts.set("Repairable", (nth) => (nth === 0 ? { json: { ...ANSWER, data: { seats: "forty" } } } : { json: ANSWER }));
     scripts.set("Garbled", () => ({ tokens: ["not", " json"] }));
-    const proc = replica("an-invalid");
+    const proc = await replica("an-invalid");
     const url = (await proc.listening).url;
     const digitalHuman = await analyst(url);
     const [repairable, garbled] = await Promise.all([
@@ -308,8 +320,8 @@ describe("the LLM answering JSON that does not match the schema", () => {
 async function heldByOneOfTwo(marker: string, keyPrefix: string) {
   scripts.set(marker, (nth) => (nth === 0 ? "hang" : { json: ANSWER }));
   const replicas = new Map([
-    ["replica-a", replica(keyPrefix, { OPENAI_API_KEY: "replica-a" })],
-    ["replica-b", replica(keyPrefix, { OPENAI_API_KEY: "replica-b" })],
+    ["replica-a", await replica(keyPrefix, { OPENAI_API_KEY: "replica-a" })],
+    ["replica-b", await replica(keyPrefix, { OPENAI_API_KEY: "replica-b" })],
   ]);
   const urls = new Map(await Promise.all([...replicas].map(async ([key, proc]) => [key, (await proc.listening).url] as const)));
   const firstUrl = urls.get("replica-a") as string;
@@ -380,7 +392,7 @@ describe("PostgreSQL down while the analysis's result is written", () => {
       // The answer comes this long after the request: time to see the session in the history, then stop it.
       const answerAfterMs = 5_000;
       scripts.set("Outage", () => ({ json: ANSWER, firstTokenMs: answerAfterMs }));
-      const proc = replica("an-pg", { DATABASE_URL: database.url, ANALYSIS_TIMEOUT_S: "10" });
+      const proc = await replica("an-pg", { DATABASE_URL: database.url, ANALYSIS_TIMEOUT_S: "10" });
       const { url, metrics_url: metricsUrl } = await proc.listening;
       const sessionId = await endedSession(url, await analyst(url), "Outage");
       const [asked] = await until(() => requestsFor("Outage").length > 0 && requestsFor("Outage"), { what: "the request" });

@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import { FakeLiveKit, type RedisServer, startRedis } from "@dhs/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useServiceDatabase } from "../support/database.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, DEV_KEY, getSession, ms, report } from "./support.js";
 
@@ -14,10 +15,11 @@ let redis: RedisServer;
 let livekit: FakeLiveKit;
 let url: string;
 
+const database = useServiceDatabase();
 beforeAll(async () => {
   redis = await startRedis();
   livekit = await new FakeLiveKit().start();
-  url = (await startServerProcess({ REDIS_URL: redis.url, LIVEKIT_API_URL: livekit.url }).listening).url;
+  url = (await startServerProcess({ REDIS_URL: redis.url, DATABASE_URL: database.url(), LIVEKIT_API_URL: livekit.url }).listening).url;
 });
 afterAll(async () => {
   killServerProcesses();

@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { FakeLiveKit, type RedisServer, startRedis } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { useServiceDatabase } from "../support/database.js";
 import { startLoad } from "../support/load.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, DEV_KEY, ms, report, sleep } from "./support.js";
@@ -21,6 +22,7 @@ const LOCK_TTL_S = 5;
 let redis: RedisServer;
 let livekit: FakeLiveKit;
 
+const database = useServiceDatabase();
 beforeAll(async () => {
   redis = await startRedis();
   livekit = await new FakeLiveKit().start();
@@ -37,6 +39,7 @@ afterAll(async () => {
 function serverEnv(): Record<string, string> {
   return {
     REDIS_URL: redis.url,
+    DATABASE_URL: database.url(),
     REDIS_KEY_PREFIX: `f${crypto.randomUUID().slice(0, 8)}`,
     LIVEKIT_API_URL: livekit.url,
     // Short, but longer than a create can take (LiveKit 1 s + two Redis calls), as the config insists.

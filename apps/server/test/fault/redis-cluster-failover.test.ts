@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { FakeLiveKit, type RedisCluster, startRedisCluster } from "@dhs/testkit";
 import keySlot from "cluster-key-slot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useServiceDatabase } from "../support/database.js";
 import { type Sample, startLoad } from "../support/load.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, getSession, ms, report, sleep } from "./support.js";
@@ -18,11 +19,13 @@ let cluster: RedisCluster;
 let livekit: FakeLiveKit;
 let url: string;
 
+const database = useServiceDatabase();
 beforeAll(async () => {
   cluster = await startRedisCluster();
   livekit = await new FakeLiveKit().start();
   const server = startServerProcess({
     REDIS_URL: cluster.url,
+    DATABASE_URL: database.url(),
     REDIS_MODE: "cluster",
     LIVEKIT_API_URL: livekit.url,
     RATE_LIMIT_PER_SECOND: "100000",

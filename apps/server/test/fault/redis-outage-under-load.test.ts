@@ -8,6 +8,7 @@
 import { performance } from "node:perf_hooks";
 import { FakeLiveKit, type RedisServer, startRedis } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useServiceDatabase } from "../support/database.js";
 import { type Sample, startLoad } from "../support/load.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, getSession, ms, report, sleep } from "./support.js";
@@ -16,12 +17,14 @@ let redis: RedisServer;
 let livekit: FakeLiveKit;
 let url: string;
 
+const database = useServiceDatabase();
 beforeAll(async () => {
   redis = await startRedis({ appendonly: true });
   livekit = await new FakeLiveKit().start();
   livekit.delayMs = 5;
   const server = startServerProcess({
     REDIS_URL: redis.url,
+    DATABASE_URL: database.url(),
     LIVEKIT_API_URL: livekit.url,
     // The limiter stays on (it reads Redis on every request too) but never refuses this load.
     RATE_LIMIT_PER_SECOND: "100000",

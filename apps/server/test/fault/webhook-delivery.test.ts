@@ -6,6 +6,7 @@
  */
 import { FakeLiveKit, startRedis, until, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { migratedDatabase } from "../support/database.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 import { createSession, DEV_KEY, report, sleep } from "./support.js";
 
@@ -20,9 +21,11 @@ afterEach(() => {
   killServerProcesses();
 });
 
-function server(redisUrl: string) {
+/** On a Redis and a database of the test's own: endpoints another test left in PostgreSQL would take its events. */
+function server(redisUrl: string, databaseUrl: string) {
   return startServerProcess({
     REDIS_URL: redisUrl,
+    DATABASE_URL: databaseUrl,
     LIVEKIT_API_URL: livekit.url,
     WEBHOOK_ALLOW_PRIVATE_URLS: "true",
     WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1",
@@ -76,10 +79,11 @@ async function allDelivered(receiver: WebhookReceiver, sessions: string[], type:
 describe("the server SIGKILLed with deliveries pending", () => {
   it("delivers every event after it restarts, under the ids it first had", async () => {
     const redis = await startRedis({ appendonly: true });
+    const database = await migratedDatabase();
     const receiver = new WebhookReceiver();
     await receiver.start();
     try {
-      const first = server(redis.url);
+      const first = server(redis.url, database.url);
       const url = (await first.listening).url;
       await register(url, receiver);
       // The receiver fails every attempt while the first process runs.
@@ -91,7 +95,7 @@ describe("the server SIGKILLed with deliveries pending", () => {
       await first.exited;
       receiver.answer = () => ({ status: 200 });
       const killedAt = Date.now();
-      const second = server(redis.url);
+      const second = server(redis.url, database.url);
       await second.listening;
       const perEvent = await allDelivered(receiver, sessions, "session.created", AFTER_A_KILL_MS);
       const delivered = receiver.acknowledged("session.created").filter((r) => r.at >= killedAt);
@@ -106,6 +110,7 @@ describe("the server SIGKILLed with deliveries pending", () => {
     } finally {
       await receiver.stop();
       await redis.stop();
+      await database.drop();
     }
   }, 90_000);
 });
@@ -113,10 +118,11 @@ describe("the server SIGKILLed with deliveries pending", () => {
 describe("Redis killed and restarted from its append-only file with deliveries pending", () => {
   it("loses no event", async () => {
     const redis = await startRedis({ appendonly: true });
+    const database = await migratedDatabase();
     const receiver = new WebhookReceiver();
     await receiver.start();
     try {
-      const proc = server(redis.url);
+      const proc = server(redis.url, database.url);
       const url = (await proc.listening).url;
       await register(url, receiver);
       receiver.answer = () => ({ status: 500 });
@@ -137,6 +143,7 @@ describe("Redis killed and restarted from its append-only file with deliveries p
     } finally {
       await receiver.stop();
       await redis.stop();
+      await database.drop();
     }
   }, 90_000);
 });
@@ -144,10 +151,11 @@ describe("Redis killed and restarted from its append-only file with deliveries p
 describe("two replicas on one Redis", () => {
   it("deliver every event once, never doubling an attempt", async () => {
     const redis = await startRedis();
+    const database = await migratedDatabase();
     const receiver = new WebhookReceiver();
     await receiver.start();
     try {
-      const [a, b] = [server(redis.url), server(redis.url)];
+      const [a, b] = [server(redis.url, database.url), server(redis.url, database.url)];
       const [urlA, urlB] = [(await a.listening).url, (await b.listening).url];
       await register(urlA, receiver);
 
@@ -173,6 +181,7 @@ describe("two replicas on one Redis", () => {
     } finally {
       await receiver.stop();
       await redis.stop();
+      await database.drop();
     }
   });
 });

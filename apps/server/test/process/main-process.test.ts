@@ -13,10 +13,12 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
 import { LAYOUT_VERSION } from "../../src/store/redis/keys.js";
-import { migratedDatabase } from "../support/database.js";
+import { migratedDatabase, useServiceDatabase } from "../support/database.js";
 import { killServerProcesses, startServerProcess as start } from "../support/server-process.js";
 
 afterEach(killServerProcesses);
+// Redis runs with PostgreSQL, always: one database for the starts on Redis below.
+const history = useServiceDatabase();
 
 describe("dist/main.js", () => {
   it("runs on its embedded defaults: the development key works and the memory store is named", async () => {
@@ -55,6 +57,15 @@ describe("dist/main.js", () => {
     );
   });
 
+  it("refuses Redis without PostgreSQL in development too, naming DATABASE_URL", async () => {
+    const proc = start({ REDIS_URL: "redis://127.0.0.1:1" });
+    const [code] = await proc.exited;
+    expect(code).toBe(1);
+    expect(proc.output().stderr).toBe(
+      "configuration error: REDIS_URL needs DATABASE_URL: PostgreSQL is the record of the digital humans, webhook endpoints, memories, documents and ended sessions\n",
+    );
+  });
+
   it("exits 0 on SIGTERM after finishing", async () => {
     const proc = start({});
     await proc.listening;
@@ -86,7 +97,7 @@ describe("dist/main.js", () => {
 
   it("starts while Redis is down, unready until Redis comes, then ready without a restart", async () => {
     const port = await freePort();
-    const proc = start({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    const proc = start({ REDIS_URL: `redis://127.0.0.1:${port}`, DATABASE_URL: history.url() });
     const { url } = await proc.listening;
     expect(proc.output().stdout).toContain("session store not reachable yet");
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
@@ -205,7 +216,7 @@ describe("dist/main.js", () => {
       const redis = await redisWith(async () => undefined);
       try {
         for (const _ of [1, 2]) {
-          const proc = start({ REDIS_URL: redis.url });
+          const proc = start({ REDIS_URL: redis.url, DATABASE_URL: history.url() });
           await proc.listening;
           proc.child.kill("SIGTERM");
           expect((await proc.exited)[0]).toBe(0);
@@ -224,7 +235,7 @@ describe("dist/main.js", () => {
       const redis = await redisWith(write);
       try {
         const before = (await redis.client.keys("*")).sort();
-        const proc = start({ REDIS_URL: redis.url });
+        const proc = start({ REDIS_URL: redis.url, DATABASE_URL: history.url() });
         const [code] = await proc.exited;
         expect(code).toBe(1);
         expect(proc.output().stderr).toBe(refusal(found));
@@ -236,7 +247,7 @@ describe("dist/main.js", () => {
 
     it("stops a server that started while Redis was down once Redis answers with another layout", async () => {
       const port = await freePort();
-      const proc = start({ REDIS_URL: `redis://127.0.0.1:${port}` });
+      const proc = start({ REDIS_URL: `redis://127.0.0.1:${port}`, DATABASE_URL: history.url() });
       await proc.listening;
       const redis = await redisWith((c) => c.set("dhs:layout", "4"), port);
       try {

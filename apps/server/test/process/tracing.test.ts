@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeLiveKit, scanForSecrets, until, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { useServiceDatabase } from "../support/database.js";
 import { OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 
@@ -21,6 +22,7 @@ const CALLER_TRACEPARENT = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
 let livekit: FakeLiveKit;
 let hooks: WebhookReceiver;
 let otlp: OtlpReceiver;
+const database = useServiceDatabase();
 beforeAll(async () => {
   [livekit, hooks, otlp] = await Promise.all([new FakeLiveKit().start(), new WebhookReceiver().start(), new OtlpReceiver().start()]);
 });
@@ -35,6 +37,7 @@ afterAll(async () => {
 function serverEnv(extra: Record<string, string>): Record<string, string> {
   return {
     REDIS_URL: inject("redisUrl"),
+    DATABASE_URL: database.url(),
     REDIS_KEY_PREFIX: `trace${crypto.randomUUID().slice(0, 8)}`,
     LIVEKIT_API_URL: livekit.url,
     WEBHOOK_ALLOW_PRIVATE_URLS: "true",

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { FakeLiveKit, sleep, until } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
+import { useServiceDatabase } from "../support/database.js";
 import { killServerProcesses, type ServerProcess, startServerProcess } from "../support/server-process.js";
 
 const [STAYS, REVOKED] = ["dhs_test_limits_stays_key", "dhs_test_limits_revoked_key"];
@@ -20,6 +21,7 @@ let keysFile: string;
 let processes: ServerProcess[];
 const urls: string[] = [];
 
+const database = useServiceDatabase();
 beforeAll(async () => {
   livekit = await new FakeLiveKit().start();
   livekit.delayMs = 20;
@@ -30,6 +32,7 @@ beforeAll(async () => {
   );
   const env = {
     REDIS_URL: inject("redisUrl"),
+    DATABASE_URL: database.url(),
     REDIS_MODE: inject("redisMode"),
     REDIS_KEY_PREFIX: `lim${crypto.randomUUID().slice(0, 6)}`,
     API_KEYS_FILE: keysFile,

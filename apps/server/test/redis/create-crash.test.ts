@@ -19,7 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const started: { close(): Promise<void> }[] = [];
 afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.close()));
+  for (const s of started.splice(0)) await s.close();
 });
 
 /**
@@ -42,8 +42,12 @@ async function replicas(step: StoreStep, cap: number): Promise<{ crashing: Harne
   const crashing = await startHarness(env, { store: storeOf(async (at) => (at === step ? new Promise(() => {}) : undefined)) });
   started.push(crashing);
   // The survivor talks to the same LiveKit: the rooms the crashed replica made are there.
-  const survivor = await startHarness({ ...env, LIVEKIT_API_URL: crashing.livekit.url }, { store: storeOf() });
-  started.push(survivor);
+  // And the same database, which the crashing one drops when it closes, after the survivor.
+  const survivor = await startHarness(
+    { ...env, LIVEKIT_API_URL: crashing.livekit.url, DATABASE_URL: crashing.databaseUrl as string },
+    { store: storeOf() },
+  );
+  started.unshift(survivor);
   return { crashing, survivor };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Two replicas on one Redis, each with its own sweeper: every due session is ended exactly once, by one
+ * Two replicas on one Redis and one PostgreSQL, each with its own sweeper: every due session is ended exactly once, by one
  * of them, and its room deleted once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,10 +9,12 @@ let replicas: Harness[];
 beforeAll(async () => {
   // One keyspace for both: they are replicas of one deployment.
   const env = { SESSION_JOIN_TIMEOUT_S: "1", SWEEP_INTERVAL_MS: "50", REDIS_KEY_PREFIX: `r${crypto.randomUUID().slice(0, 8)}` };
-  replicas = [await startHarness(env), await startHarness(env)];
+  const first = await startHarness(env);
+  // And one database: the first harness's, which it drops when it closes, last.
+  replicas = [first, await startHarness({ ...env, DATABASE_URL: first.databaseUrl as string })];
 });
 afterAll(async () => {
-  await Promise.all((replicas ?? []).map((r) => r.close()));
+  for (const replica of [...(replicas ?? [])].reverse()) await replica.close();
 });
 
 describe("two sweepers sharing one Redis", () => {

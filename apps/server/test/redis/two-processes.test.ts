@@ -10,12 +10,14 @@ import { join } from "node:path";
 import { FakeLiveKit } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hashApiKey } from "../../src/domain/accounts/api-keys.js";
+import { useServiceDatabase } from "../support/database.js";
 import { killServerProcesses, startServerProcess } from "../support/server-process.js";
 
 const KEY = "dhs_test_two_processes";
 const urls: string[] = [];
 let livekit: FakeLiveKit;
 
+const database = useServiceDatabase();
 beforeAll(async () => {
   livekit = await new FakeLiveKit().start();
   livekit.delayMs = 50;
@@ -30,6 +32,7 @@ beforeAll(async () => {
   const env = {
     LOG_LEVEL: "info",
     REDIS_URL: inject("redisUrl"),
+    DATABASE_URL: database.url(),
     REDIS_MODE: inject("redisMode"),
     API_KEYS_FILE: apiKeysFile,
     LIVEKIT_API_URL: livekit.url,

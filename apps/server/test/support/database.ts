@@ -7,6 +7,7 @@ import { createDatabase, type TestDatabase } from "@dhs/testkit";
 import type { Redis } from "ioredis";
 import { runner } from "node-pg-migrate";
 import pg from "pg";
+import { afterAll, beforeAll, inject } from "vitest";
 import { MIGRATIONS_DIR } from "../../src/store/postgres/schema-version.js";
 
 /** Applies the service's migrations to the database at `url` (as `pnpm migrate`). */
@@ -31,6 +32,28 @@ export async function migratedDatabase(): Promise<TestDatabase> {
 /** A copy of the run's migrated template (the global setup's). */
 export function databaseFrom(template: string): Promise<TestDatabase> {
   return createDatabase({ template, prefix: "dhs_test" });
+}
+
+/**
+ * The database of a test file's own server processes (Redis never runs without PostgreSQL): made before
+ * the file's own beforeAll (call this first), dropped after its last afterAll. A copy of the run's
+ * template where the project's global setup made one, migrated anew otherwise (the fault tier).
+ */
+export function useServiceDatabase(): { url(): string } {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    const template = inject("databaseTemplate");
+    database = template ? await databaseFrom(template) : await migratedDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  return {
+    url: () => {
+      if (!database) throw new Error("useServiceDatabase(): no database yet (call it before the file's beforeAll)");
+      return database.url;
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The run's Redis for the integration tests, its URL handed to them through vitest's provide: one
- * redis-server, or with DHS_TEST_STORE=cluster a local Redis Cluster of three masters and three replicas;
- * with DHS_TEST_STORE=postgres also a migrated PostgreSQL database that each harness copies.
+ * redis-server, or with DHS_TEST_STORE=cluster a local Redis Cluster of three masters and three replicas,
+ * and a migrated PostgreSQL database that each harness copies (Redis never runs without it).
  */
 
 import { startRedis, startRedisCluster } from "@dhs/testkit";
@@ -13,7 +13,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     redisUrl: string;
     redisMode: RedisMode;
-    /** The migrated template database each harness copies (DHS_TEST_STORE=postgres); "" otherwise. */
+    /** The migrated template database each harness copies. */
     databaseTemplate: string;
   }
 }
@@ -23,10 +23,10 @@ export default async function setup(project: TestProject) {
   const redis = cluster ? await startRedisCluster() : await startRedis();
   project.provide("redisUrl", redis.url);
   project.provide("redisMode", cluster ? "cluster" : "standalone");
-  const template = project.config.env?.DHS_TEST_STORE === "postgres" ? await migratedDatabase() : undefined;
-  project.provide("databaseTemplate", template?.name ?? "");
+  const template = await migratedDatabase();
+  project.provide("databaseTemplate", template.name);
   return async () => {
-    await template?.drop();
+    await template.drop();
     await redis.stop();
   };
 }

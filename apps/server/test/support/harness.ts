@@ -1,7 +1,7 @@
 /**
  * Boots the real service in-process (configuration, composition, Express on port 0) against the store
- * the project names (DHS_TEST_STORE: redis, cluster or memory) and a FakeLiveKit, with API keys of two
- * accounts (the testkit's fixtures). Tests of behaviour call it through @dhs/client (`h.client(key)`,
+ * the project names (DHS_TEST_STORE: redis or cluster, each with a PostgreSQL database of its own, or
+ * memory) and a FakeLiveKit, with API keys of two accounts (the testkit's fixtures). Tests of behaviour call it through @dhs/client (`h.client(key)`,
  * never retrying behind the test's back); tests of HTTP itself send what they like with `h.request`.
  */
 
@@ -33,8 +33,8 @@ export const ENDPOINT_OPERATIONS: readonly [string, (client: DhsClient, id: stri
   ["listWebhookDeliveries", (client, id) => client.listWebhookDeliveries(id)],
 ];
 
-/** memory; redis or cluster; postgres: Redis with the PostgreSQL history (a database of the harness's own). */
-export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "cluster" | "memory" | "postgres";
+/** memory; or redis or cluster, each with PostgreSQL (a database of the harness's own). */
+export const STORE = (process.env.DHS_TEST_STORE ?? "memory") as "redis" | "cluster" | "memory";
 
 export interface Harness {
   url: string;
@@ -45,7 +45,7 @@ export interface Harness {
   logs: string[];
   /** The harness's own key prefix on the run's Redis (memory: none). */
   redisPrefix: string | undefined;
-  /** Its own PostgreSQL history database (DHS_TEST_STORE=postgres; otherwise none). */
+  /** Its own PostgreSQL database (on Redis and Redis Cluster; none in memory). */
   databaseUrl: string | undefined;
   /** The typed client, as a customer's backend calls the API, with `key` (account A's read-write key by default) and no retries. */
   client(key?: string): DhsClient;
@@ -83,7 +83,8 @@ export async function startHarness(
 ): Promise<Harness> {
   const livekit = await new FakeLiveKit(LIVEKIT.apiKey, LIVEKIT.apiSecret).start();
   const fixtures = writeOperatorFiles(files);
-  const database = STORE === "postgres" ? await databaseFrom(inject("databaseTemplate")) : undefined;
+  // A replica of another harness's deployment shares its database (env.DATABASE_URL): the other drops it.
+  const database = STORE === "memory" || env.DATABASE_URL !== undefined ? undefined : await databaseFrom(inject("databaseTemplate"));
   const recordingDir = mkdtempSync(join(tmpdir(), "dhs-recordings-"));
   // A harness that fails to start (a composition that throws, a store that never answers) still
   // drops its database and stops its fake LiveKit: nothing of a failed start outlives the test run.
@@ -168,7 +169,7 @@ export async function startHarness(
       url: server.url,
       metricsUrl: metricsServer.url,
       redisPrefix: config.redisUrl ? config.redisKeyPrefix : undefined,
-      databaseUrl: database?.url,
+      databaseUrl: database?.url ?? env.DATABASE_URL,
       livekit,
       composed,
       logs,

@@ -37,8 +37,8 @@ export interface DigitalHumanServiceDeps {
   idempotencyKeyTtlMs: number;
   /** Where a webhook tool's endpoint_id is looked up: the account's, in the key's mode. */
   endpoints: Pick<WebhookStore, "getEndpoint">;
-  /** Where `knowledge.document_ids` are looked up: the account's, in the key's mode; undefined when the deployment keeps no knowledge. */
-  documents: Pick<KnowledgeStore, "existingDocuments"> | undefined;
+  /** Where `knowledge.document_ids` are looked up: the account's, in the key's mode. */
+  documents: Pick<KnowledgeStore, "existingDocuments">;
   /** What its sessions remember about participants, forgotten with it. */
   memories?: { forgetDigitalHuman(owner: string, digitalHumanId: string): Promise<void> };
   now?: () => Date;
@@ -202,10 +202,8 @@ export class DigitalHumanService {
   private async refuseUnknownDocuments(principal: Principal, record: DigitalHumanRecord): Promise<void> {
     const ids = record.knowledge?.document_ids ?? [];
     if (ids.length === 0) return;
-    const found = this.deps.documents ? await this.deps.documents.existingDocuments(principal.accountId, ids) : new Set<string>();
-    const reason = this.deps.documents
-      ? `is not a document of your account in ${principal.mode} mode`
-      : "is not a document: this deployment keeps no knowledge (it has no DATABASE_URL)";
+    const found = await this.deps.documents.existingDocuments(principal.accountId, ids);
+    const reason = `is not a document of your account in ${principal.mode} mode`;
     const issues = ids.flatMap((id, i) =>
       found.has(id) ? [] : [{ location: "body", path: `knowledge.document_ids.${i}`, message: reason }],
     );

@@ -85,14 +85,6 @@ export function keyspace(prefix = "dhs") {
   return {
     /** The key layout's version (LAYOUT_VERSION). */
     layout: `${prefix}:layout`,
-    /**
-     * What a digital human remembers about one participant (a hash: facts, updated_ms, expires_ms, rev),
-     * expiring with it, in the slot of its owner and digital human.
-     */
-    memory: (owner: string, digitalHumanId: string, participantIdentity: string) =>
-      `${prefix}:{${owner}|${digitalHumanId}}:memory:${participantIdentity}`,
-    /** The participants a digital human remembers, by when each memory expires (ms): what forgetting it deletes. */
-    memories: (owner: string, digitalHumanId: string) => `${prefix}:{${owner}|${digitalHumanId}}:memories`,
     /** Ready recordings' files (their keys in the recordings' store) by when the retention deletes them (ms). */
     recordingExpiries: `${prefix}:recordings:expiries`,
     /** A session (its JSON, which names its account). */
@@ -160,12 +152,9 @@ export function keyspace(prefix = "dhs") {
     /** A lease on work one replica at a time does (its holder, with a TTL). */
     lease: (name: string) => `${prefix}:lease:{${name}}`,
 
-    // An account's own digital humans (each mode apart: the owner is the account or its test side), in its
-    // slot: bounded by the account's limit of them.
-    /** The owner's digital humans (a hash: id -> JSON). */
-    digitalHumans: (owner: string) => `${prefix}:{${owner}}:dh`,
-    /** The same ids by creation time (ms): their count and their order. */
-    digitalHumanOrder: (owner: string) => `${prefix}:{${owner}}:dh:order`,
+    // An account's own digital humans (each mode apart: the owner is the account or its test side) are
+    // PostgreSQL's; Redis keeps their creates' keys, in the owner's slot. (`:dh` and `:dh:order`, a copy
+    // of them before, are read by nothing.)
     /** An Idempotency-Key of createDigitalHuman: `<fingerprint>|<id>`, kept IDEMPOTENCY_KEY_TTL_S. */
     digitalHumanKey: (owner: string, idempotencyKey: string) => `${prefix}:{${owner}}:dh:idem:${idempotencyKey}`,
 

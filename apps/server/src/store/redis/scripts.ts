@@ -3,15 +3,14 @@
  * defined beside the part of the store that runs it, with a header naming its KEYS[i] and ARGV[i] and
  * what it returns, and builders that turn named arguments into them (script.ts), so callers never line
  * up positional values: the sessions' in sessions/*-scripts.ts, customer webhooks' in
- * customer-webhook-scripts.ts and customer-webhook-copy-scripts.ts, the conversations' in conversation-scripts.ts, participant memories' in participant-memory-scripts.ts, the account's digital humans' in digital-humans/digital-human-scripts.ts. Each runs atomically in Redis on the keys of one slot.
+ * customer-webhook-scripts.ts and customer-webhook-copy-scripts.ts, the conversations' in conversation-scripts.ts, the keys of digital humans' creates in digital-human-key-scripts.ts. Each runs atomically in Redis on the keys of one slot.
  */
 import type { Cluster, Redis } from "ioredis";
 import { NO_TRACING, type Tracing } from "../../tracing/tracing.js";
 import { CONVERSATION_SCRIPTS } from "./conversation-scripts.js";
 import { WEBHOOK_COPY_SCRIPTS } from "./customer-webhook-copy-scripts.js";
 import { WEBHOOK_SCRIPTS } from "./customer-webhook-scripts.js";
-import { DIGITAL_HUMAN_SCRIPTS } from "./digital-humans/digital-human-scripts.js";
-import { PARTICIPANT_MEMORY_SCRIPTS } from "./participant-memory-scripts.js";
+import { DIGITAL_HUMAN_KEY_SCRIPTS } from "./digital-human-key-scripts.js";
 import type { Script } from "./script.js";
 import { HISTORY_QUEUE_SCRIPTS } from "./sessions/history-queue-scripts.js";
 import { IDEMPOTENT_CREATE_SCRIPTS } from "./sessions/idempotent-creates-scripts.js";
@@ -31,9 +30,8 @@ const SCRIPTS = {
   ...LEASE_SCRIPTS,
   ...WEBHOOK_SCRIPTS,
   ...WEBHOOK_COPY_SCRIPTS,
-  ...DIGITAL_HUMAN_SCRIPTS,
+  ...DIGITAL_HUMAN_KEY_SCRIPTS,
   ...CONVERSATION_SCRIPTS,
-  ...PARTICIPANT_MEMORY_SCRIPTS,
 };
 
 type ScriptName = keyof typeof SCRIPTS;
