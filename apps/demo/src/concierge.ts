@@ -2,8 +2,8 @@
  * The demo's own digital human, as a customer's backend would make it: a hotel concierge that answers
  * from the hotel's facts (knowledge/harbour-hotel.md, shipped here), so a newcomer without an LLM can ask
  * "What time is breakfast?" and hear the answer. Made once per start, by Idempotency-Keys that a restart
- * repeats (the service answers what it made the first time); on a deployment that keeps no knowledge
- * (Redis without DATABASE_URL: 501) there is none, and the page offers the stock digital humans alone.
+ * repeats (the service answers what it made the first time); should she not be made, the page offers
+ * the stock digital humans alone.
  * `DEMO_RECORDING=on pnpm demo` records her sessions.
  */
 import { readFileSync } from "node:fs";
@@ -21,7 +21,7 @@ export interface Concierge {
   description: string;
 }
 
-/** The concierge, made (or found again) on first use; undefined when the service keeps no knowledge. */
+/** The concierge, made (or found again) on first use; undefined while she cannot be made. */
 export function conciergeOf(dhs: DhsClient, log: (line: Record<string, unknown>) => void): () => Promise<Concierge | undefined> {
   let made: Promise<Concierge | undefined> | undefined;
   return () => {
@@ -40,10 +40,6 @@ async function make(dhs: DhsClient, log: (line: Record<string, unknown>) => void
     { name: "Harbour Hotel facts", format: "markdown", content: FACTS },
     { idempotencyKey: "demo-harbour-hotel-facts-v1" },
   );
-  if (document.error?.code === "knowledge_not_configured") {
-    log({ msg: "the service keeps no knowledge (no DATABASE_URL): no hotel concierge" });
-    return undefined;
-  }
   if (!document.data) throw new Error(`createDocument: ${JSON.stringify(document.error)}`);
   // Offered once she can answer: the facts are indexed in well under a second.
   const id = document.data.id;

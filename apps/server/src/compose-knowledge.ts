@@ -17,14 +17,13 @@ export const ACCOUNT_MAX_DOCUMENTS = 1000;
 
 export interface KnowledgeParts {
   documents: DocumentService;
-  /** Undefined when the deployment keeps no knowledge. */
-  processor: DocumentProcessor | undefined;
+  processor: DocumentProcessor;
   /** Ends the splitting thread (after the processor stopped). */
   close(): Promise<void>;
 }
 
 export interface KnowledgeOptions {
-  store: KnowledgeStore | undefined;
+  store: KnowledgeStore;
   digitalHumans: DigitalHumanService;
   webhooks: WebhookStore;
   eventRetainMs: number;
@@ -38,26 +37,23 @@ export interface KnowledgeOptions {
 export function knowledgeOf(options: KnowledgeOptions): KnowledgeParts {
   const { store, logger } = options;
   const splitter = new DocumentSplitter({ timeoutMs: 30_000, heapMb: 512 });
-  const processor = store
-    ? new DocumentProcessor({
-        store,
-        split: (format, content) => splitter.split(format, content),
-        events: { webhooks: options.webhooks, eventRetainMs: options.eventRetainMs, onQueued: options.onEventQueued },
-        logger,
-        intervalMs: options.intervalMs,
-        // A 10 MiB file's text takes a few seconds at most; a claim lapses only when its replica is gone.
-        leaseMs: 60_000,
-        ...(options.observe ? { observe: options.observe } : {}),
-      })
-    : undefined;
-  if (!store) logger.warn("no DATABASE_URL: documents and knowledge are off (their operations answer 501 knowledge_not_configured)");
+  const processor = new DocumentProcessor({
+    store,
+    split: (format, content) => splitter.split(format, content),
+    events: { webhooks: options.webhooks, eventRetainMs: options.eventRetainMs, onQueued: options.onEventQueued },
+    logger,
+    intervalMs: options.intervalMs,
+    // A 10 MiB file's text takes a few seconds at most; a claim lapses only when its replica is gone.
+    leaseMs: 60_000,
+    ...(options.observe ? { observe: options.observe } : {}),
+  });
   const documents = new DocumentService({
     store,
     pdf: new PdfTextReader(),
     limit: () => ACCOUNT_MAX_DOCUMENTS,
     idempotencyKeyTtlMs: options.idempotencyKeyTtlMs,
     documentsOf: (principal, id) => options.digitalHumans.knowledgeOf(principal, id),
-    ...(processor ? { onCreated: () => processor.nudge() } : {}),
+    onCreated: () => processor.nudge(),
   });
   return { documents, processor, close: () => splitter.close() };
 }

@@ -71,10 +71,10 @@ export interface Composed {
   digitalHumans: DigitalHumanService;
   /** Delivers customer webhook events; main starts it beside the sweeper. */
   dispatcher: CustomerWebhookDispatcher;
-  /** Writes ended sessions to the history database (with DATABASE_URL); main starts it beside the sweeper. */
+  /** Writes ended sessions to the history database (on Redis and PostgreSQL); main starts it beside the sweeper. */
   historyWriter: HistoryWriter | undefined;
-  /** Turns added documents into passages (with a knowledge store); main starts it beside the sweeper. */
-  documentProcessor: DocumentProcessor | undefined;
+  /** Turns added documents into passages; main starts it beside the sweeper. */
+  documentProcessor: DocumentProcessor;
   /** Sessions' recordings: serve starts their retention beside the sweeper and tells them the port. */
   recordings: Recordings;
   /** Sessions' analyses, run in the background when their timers fire. */
@@ -353,7 +353,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
         reconciler.stop(),
         hooks.dispatcher.stop(),
         historyWriter?.stop(),
-        knowledge.processor?.stop(),
+        knowledge.processor.stop(),
         analysis.stop(),
         recordings.retention.stop(),
       ]);

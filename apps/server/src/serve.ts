@@ -129,7 +129,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   composed.reconciler.start();
   composed.dispatcher.start();
   composed.historyWriter?.start();
-  composed.documentProcessor?.start();
+  composed.documentProcessor.start();
   composed.recordings.retention.start();
   logger.info(
     {

@@ -186,7 +186,7 @@ describe("the operations", () => {
         path: "/v1/documents",
         scopes: ["knowledge:write"],
         success: "201",
-        errors: ["401", "403", "404", "409", "413", "422", "429", "501", "503", "default"],
+        errors: ["401", "403", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
     [
@@ -196,7 +196,7 @@ describe("the operations", () => {
         path: "/v1/documents",
         scopes: ["knowledge:read"],
         success: "200",
-        errors: ["401", "403", "422", "429", "501", "503", "default"],
+        errors: ["401", "403", "422", "429", "503", "default"],
       },
     ],
     [
@@ -206,7 +206,7 @@ describe("the operations", () => {
         path: "/v1/documents/{document_id}",
         scopes: ["knowledge:read"],
         success: "200",
-        errors: ["401", "403", "404", "429", "501", "503", "default"],
+        errors: ["401", "403", "404", "429", "503", "default"],
       },
     ],
     [
@@ -216,7 +216,7 @@ describe("the operations", () => {
         path: "/v1/documents/{document_id}",
         scopes: ["knowledge:write"],
         success: "200",
-        errors: ["401", "403", "404", "429", "501", "503", "default"],
+        errors: ["401", "403", "404", "429", "503", "default"],
       },
     ],
     [
@@ -226,7 +226,7 @@ describe("the operations", () => {
         path: "/v1/digital-humans/{digital_human_id}/knowledge/search",
         scopes: ["knowledge:read"],
         success: "200",
-        errors: ["401", "403", "404", "413", "422", "429", "501", "503", "default"],
+        errors: ["401", "403", "404", "413", "422", "429", "503", "default"],
       },
     ],
     [
@@ -289,7 +289,7 @@ describe("the operations", () => {
         scopes: [],
         scheme: "digitalHumanToken",
         success: "200",
-        errors: ["401", "404", "409", "413", "422", "429", "501", "503", "default"],
+        errors: ["401", "404", "409", "413", "422", "429", "503", "default"],
       },
     ],
     [

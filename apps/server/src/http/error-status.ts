@@ -44,6 +44,5 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   concurrent_changes: 429,
   headers_too_large: 431,
   internal_error: 500,
-  knowledge_not_configured: 501,
   service_unavailable: 503,
 };

@@ -137,7 +137,7 @@ export async function startHarness(
     composed.sweeper.start();
     composed.dispatcher.start();
     composed.historyWriter?.start();
-    composed.documentProcessor?.start();
+    composed.documentProcessor.start();
 
     const request: Harness["request"] = (method, path, init = {}) => {
       const headers: Record<string, string> = { ...init.headers };

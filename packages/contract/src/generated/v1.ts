@@ -1129,9 +1129,7 @@ export interface paths {
          *     20 seconds and the memory a PDF may take), so one that is broken, protected by a password, holds
          *     no text (a scan needs OCR first) or inflates to more than a PDF may is answered `422` at once,
          *     naming `file`. An
-         *     account has at most 1 000 documents in each mode (`document_limit_reached`). Knowledge needs the
-         *     deployment's PostgreSQL, or its in-memory store: a deployment on Redis without `DATABASE_URL`
-         *     answers `501 knowledge_not_configured`.
+         *     account has at most 1 000 documents in each mode (`document_limit_reached`).
          *
          *     Requires the `knowledge:write` scope and an `Idempotency-Key` (see
          *     [Idempotency](#section/idempotency)): the same key and body answer the document made the first
@@ -2889,7 +2887,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "document_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "session_not_ended" | "analysis_not_requested" | "analysis_settled" | "recording_not_requested" | "recording_interrupted" | "recording_settled" | "concurrent_changes" | "headers_too_large" | "internal_error" | "knowledge_not_configured" | "service_unavailable";
+        ErrorCode: "malformed_request" | "unauthorized" | "forbidden" | "test_key_required" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_request_in_progress" | "session_not_connectable" | "digital_human_read_only" | "transcript_closed" | "transcript_limit_reached" | "session_ended" | "payload_too_large" | "expectation_failed" | "validation_failed" | "digital_human_not_found" | "digital_human_limit_reached" | "webhook_url_not_allowed" | "webhook_endpoint_limit_reached" | "document_limit_reached" | "rate_limited" | "concurrency_limit_exceeded" | "conversation_queue_full" | "conversation_notes_limit_reached" | "conversation_rate_limited" | "tool_call_id_reused" | "tool_calls_limit_reached" | "session_not_ended" | "analysis_not_requested" | "analysis_settled" | "recording_not_requested" | "recording_interrupted" | "recording_settled" | "concurrent_changes" | "headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @description What happened (see [Webhooks](#section/webhooks)). New event types may be added; ignore the ones you
          *     do not know.
@@ -3956,22 +3954,6 @@ export interface components {
          *     (`payload_too_large`).
          */
         DocumentTooLarge: {
-            headers: {
-                "X-Request-ID": components["headers"]["XRequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /**
-         * @description This deployment keeps no knowledge (`knowledge_not_configured`): it runs on Redis without
-         *     PostgreSQL (`DATABASE_URL`). Retrying will not help; its operators can set it up.
-         */
-        KnowledgeNotConfigured: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5153,7 +5135,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["BusyOrRateLimited"];
-            501: components["responses"]["KnowledgeNotConfigured"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -5951,7 +5932,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["KnowledgeNotConfigured"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -6049,7 +6029,6 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["KnowledgeNotConfigured"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -6086,7 +6065,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["KnowledgeNotConfigured"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -6123,7 +6101,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["KnowledgeNotConfigured"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -6248,7 +6225,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["KnowledgeNotConfigured"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["InternalError"];
         };
@@ -6511,7 +6487,7 @@ export const recordingUploadTargetMethodValues: ReadonlyArray<FlattenedDeepRequi
 export const recordingFinishOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecordingFinish"]["outcome"]> = ["uploaded", "failed"];
 export const analysisErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnalysisError"]["code"]> = ["llm_not_configured", "llm_unavailable", "llm_refused", "invalid_answer", "invalid_schema"];
 export const testSessionAnalysisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TestSessionAnalysis"]["status"]> = ["complete", "failed"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "session_not_ended", "analysis_not_requested", "analysis_settled", "recording_not_requested", "recording_interrupted", "recording_settled", "concurrent_changes", "headers_too_large", "internal_error", "knowledge_not_configured", "service_unavailable"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["malformed_request", "unauthorized", "forbidden", "test_key_required", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_reused", "idempotency_request_in_progress", "session_not_connectable", "digital_human_read_only", "transcript_closed", "transcript_limit_reached", "session_ended", "payload_too_large", "expectation_failed", "validation_failed", "digital_human_not_found", "digital_human_limit_reached", "webhook_url_not_allowed", "webhook_endpoint_limit_reached", "document_limit_reached", "rate_limited", "concurrency_limit_exceeded", "conversation_queue_full", "conversation_notes_limit_reached", "conversation_rate_limited", "tool_call_id_reused", "tool_calls_limit_reached", "session_not_ended", "analysis_not_requested", "analysis_settled", "recording_not_requested", "recording_interrupted", "recording_settled", "concurrent_changes", "headers_too_large", "internal_error", "service_unavailable"];
 export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.recording_ready", "session.recording_failed", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed", "webhook.test"];
 export const webhookEventSelectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventSelector"]> = ["*", "session.created", "session.active", "session.digital_human_joined", "session.ended", "session.transcript_ready", "session.analysis_ready", "session.recording_ready", "session.recording_failed", "session.participant_turn", "session.utterance_started", "session.utterance_ended", "session.tool_called", "document.ready", "document.failed"];
 export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];

@@ -35,8 +35,7 @@ const LINE_CONTROLS: ReadonlySet<number> = new Set([0x09, 0x0a, 0x0d]);
 export type DocumentInput = { json: DocumentCreate } | { fields: Omit<DocumentUpload, "file">; file: UploadedFile };
 
 export interface DocumentServiceDeps {
-  /** Undefined when the deployment keeps no knowledge (Redis without DATABASE_URL). */
-  store: KnowledgeStore | undefined;
+  store: KnowledgeStore;
   /** Reads an uploaded PDF's text. */
   pdf: PdfTextReading;
   /** The most documents an account may have in each mode. */
@@ -57,7 +56,7 @@ export class DocumentService {
   }
 
   async create(principal: Principal, idempotencyKey: string, input: DocumentInput): Promise<{ view: Document; replayed: boolean }> {
-    const store = this.store();
+    const store = this.deps.store;
     const document =
       "json" in input ? jsonDocument(input.json) : await fileDocument(input.fields, input.file, this.deps.pdf, principal.account);
     checkDocument(document, "json" in input ? "content" : "file");
@@ -101,7 +100,7 @@ export class DocumentService {
   }
 
   async get(principal: Principal, id: string): Promise<Document> {
-    const record = await this.store().getDocument(principal.accountId, id);
+    const record = await this.deps.store.getDocument(principal.accountId, id);
     if (!record) throw notFound(id);
     return documentView(record);
   }
@@ -110,7 +109,7 @@ export class DocumentService {
     principal: Principal,
     query: { limit: number; after?: ListPosition | undefined },
   ): Promise<{ items: Document[]; next: ListPosition | null }> {
-    const records = await this.store().listDocuments(principal.accountId, query);
+    const records = await this.deps.store.listDocuments(principal.accountId, query);
     const page = records.slice(0, query.limit);
     const last = page.at(-1);
     const next = records.length > query.limit && last ? { createdAtMs: Date.parse(last.created_at), id: last.id } : null;
@@ -118,24 +117,19 @@ export class DocumentService {
   }
 
   async delete(principal: Principal, id: string): Promise<DocumentDeleted> {
-    if (!(await this.store().deleteDocument(principal.accountId, id))) throw notFound(id);
+    if (!(await this.deps.store.deleteDocument(principal.accountId, id))) throw notFound(id);
     return { id, deleted: true };
   }
 
   /** What a turn with this text would give the digital human: its ready documents' best passages. */
   async search(principal: Principal, digitalHumanId: string, body: KnowledgeSearch): Promise<KnowledgeSearchResults> {
-    const store = this.store();
+    const store = this.deps.store;
     const documentIds = await this.deps.documentsOf(principal, digitalHumanId);
     if (documentIds === undefined) throw new AppError("not_found", `No digital human ${digitalHumanId}.`);
     const limit = body.limit ?? PASSAGES_PER_TURN;
     if (documentIds.length === 0) return { results: [] };
     const passages = await store.search({ owner: principal.accountId, documentIds, text: body.query, limit });
     return turnResults(passages, limit);
-  }
-
-  private store(): KnowledgeStore {
-    if (this.deps.store) return this.deps.store;
-    throw knowledgeNotConfigured();
   }
 }
 
@@ -199,10 +193,6 @@ export function turnResults(passages: readonly Passage[], limit: number): Knowle
       score: p.score,
     })),
   };
-}
-
-export function knowledgeNotConfigured(): AppError {
-  return new AppError("knowledge_not_configured", "Documents and knowledge need PostgreSQL; this deployment has no DATABASE_URL.");
 }
 
 function notFound(id: string): AppError {

@@ -9,13 +9,12 @@ import { AppError } from "../app-error.js";
 import { sessionEnded } from "../conversation/conversation-changes.js";
 import type { SessionRecords } from "../sessions/ports.js";
 import { TERMINAL } from "../sessions/session.js";
-import { knowledgeNotConfigured, PASSAGES_PER_TURN, turnResults } from "./document-service.js";
+import { PASSAGES_PER_TURN, turnResults } from "./document-service.js";
 import type { PassageIndex } from "./ports.js";
 
 export interface SessionKnowledgeDeps {
   sessions: Pick<SessionRecords, "findSession" | "sessionPersona">;
-  /** Undefined when the deployment keeps no knowledge. */
-  index: PassageIndex | undefined;
+  index: PassageIndex;
 }
 
 export class SessionKnowledge {
@@ -30,7 +29,6 @@ export class SessionKnowledge {
     if (!persona) throw sessionEnded((await this.deps.sessions.findSession(sessionId)) ?? session);
     const documentIds = persona.knowledge?.document_ids ?? [];
     if (documentIds.length === 0) return { results: [] };
-    if (!this.deps.index) throw knowledgeNotConfigured();
     const limit = body.limit ?? PASSAGES_PER_TURN;
     const passages = await this.deps.index.search({ owner: session.account_id, documentIds, text: body.query, limit });
     return turnResults(passages, limit);
