@@ -12,23 +12,24 @@ export interface ConnectionReports {
   metrics: { redisError(): void; databaseError(): void };
 }
 
+/** Counts every error of a connection and logs each distinct one once, as `message`, without the address. */
+function reported(message: string, count: () => void, logger: Logger): (err: Error) => void {
+  let lastError = "";
+  return (err) => {
+    count();
+    if (err.message === lastError) return;
+    lastError = err.message;
+    logger.warn({ err: { message: err.message } }, message);
+  };
+}
+
 export function connectLoggedDatabase(
   url: string,
   settings: { poolSize: number; statementTimeoutMs: number },
   { logger, metrics }: ConnectionReports,
 ): Database {
-  let lastError = "";
-  return connectDatabase({
-    url,
-    ...settings,
-    // An idle connection's error: the pool replaces the connection.
-    onError: (err) => {
-      metrics.databaseError();
-      if (err.message === lastError) return;
-      lastError = err.message;
-      logger.warn({ err: { message: err.message } }, "postgres connection error");
-    },
-  });
+  // An idle connection's error: the pool replaces the connection.
+  return connectDatabase({ url, ...settings, onError: reported("postgres connection error", () => metrics.databaseError(), logger) });
 }
 
 export function connectLoggedRedis(
@@ -36,15 +37,5 @@ export function connectLoggedRedis(
   settings: Pick<Parameters<typeof connectRedis>[0], "mode" | "commandTimeoutMs">,
   { logger, metrics }: ConnectionReports,
 ): ReturnType<typeof connectRedis> {
-  let lastError = "";
-  return connectRedis({
-    url,
-    ...settings,
-    onError: (err) => {
-      metrics.redisError();
-      if (err.message === lastError) return;
-      lastError = err.message;
-      logger.warn({ err: { message: err.message } }, "redis connection error");
-    },
-  });
+  return connectRedis({ url, ...settings, onError: reported("redis connection error", () => metrics.redisError(), logger) });
 }
