@@ -141,6 +141,11 @@ export type OperationId = keyof operations;
  * operation table. Not `appendTranscriptSegments` (the digital human's), nor the webhook this service sends.
  */
 export type ApiKeyOperationId = Extract<(typeof operationList)[number], { scheme: "bearerAuth" }>["operationId"];
+/**
+ * Every operation the digital human calls with its LiveKit token (the contract's digitalHumanToken): the
+ * server's second operation table, answered ahead of the API keys'.
+ */
+export type DigitalHumanOperationId = Extract<(typeof operationList)[number], { scheme: "digitalHumanToken" }>["operationId"];
 
 /** Absolute path of the OpenAPI document these types were generated from (shipped in dist/). */
 export const openapiDocumentPath: string = fileURLToPath(new URL("./openapi.yaml", import.meta.url));

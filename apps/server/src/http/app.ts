@@ -43,17 +43,17 @@ import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 import { accountOperations } from "./routes/account.js";
 import { analysisOperations } from "./routes/analysis.js";
-import { conversationOperations } from "./routes/conversation.js";
+import { conversationJobOperations, conversationOperations } from "./routes/conversation.js";
 import { digitalHumanRoutes } from "./routes/digital-human-routes.js";
 import { digitalHumanOperations } from "./routes/digital-humans.js";
-import { documentOperations } from "./routes/documents.js";
+import { documentOperations, knowledgeJobOperations } from "./routes/documents.js";
 import { memoryOperations } from "./routes/memories.js";
 import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
-import { recordingOperations } from "./routes/recordings.js";
+import { recordingJobOperations, recordingOperations } from "./routes/recordings.js";
 import { sessionOperations } from "./routes/sessions.js";
-import { toolCallOperations } from "./routes/tool-calls.js";
-import { transcriptOperations } from "./routes/transcripts.js";
+import { toolCallJobOperations, toolCallOperations } from "./routes/tool-calls.js";
+import { transcriptJobOperations, transcriptOperations } from "./routes/transcripts.js";
 import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -130,11 +130,13 @@ export function createApp(deps: AppDependencies): Express {
   // The digital human's own operations, ahead of the API keys' pipeline (digital-human-routes.ts says why).
   app.use(
     digitalHumanRoutes({
-      transcripts: deps.transcripts,
-      conversation: deps.conversation,
-      tools: deps.tools,
-      knowledge: deps.sessionKnowledge,
-      recordings: deps.recordingJobs,
+      handlers: {
+        ...transcriptJobOperations(deps.transcripts),
+        ...conversationJobOperations(deps.conversation),
+        ...toolCallJobOperations(deps.tools),
+        ...knowledgeJobOperations(deps.sessionKnowledge),
+        ...recordingJobOperations(deps.recordingJobs),
+      },
       tokens: deps.digitalHumanTokens,
       validator,
       rateLimiter: deps.rateLimiter,

@@ -6,7 +6,7 @@
  * until it has a handler, and each handler takes its operation's request and returns its reply
  * (operation-handler.ts).
  */
-import type { ApiKeyOperationId } from "@dhs/contract";
+import type { ApiKeyOperationId, DigitalHumanOperationId } from "@dhs/contract";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Principal } from "../domain/accounts/api-keys.js";
 import { principalOf } from "./authenticate.js";
@@ -28,6 +28,25 @@ export type OperationHandler<Id extends ApiKeyOperationId> = (
  * the digital human's (`appendTranscriptSegments`, `pullConversation`, `reportConversation`, answered ahead of this table: routes/digital-human-routes.ts).
  */
 export type OperationHandlers = { [Id in ApiKeyOperationId]: OperationHandler<Id> };
+
+/** Who called one of the digital human's operations, once its token was verified (routes/digital-human-routes.ts). */
+export interface DigitalHumanCaller {
+  /** The session whose room the token is for. */
+  sessionId: string;
+  /**
+   * Refuses (401) unless `identity` is the token's own: the job speaks for itself only, in the identity a
+   * pull names (where the service's nudges go) and the one its reports and recordings are signed for.
+   */
+  speaksFor(identity: string): void;
+}
+
+export type DigitalHumanOperationHandler<Id extends DigitalHumanOperationId> = (
+  request: OperationRequest<Id>,
+  caller: DigitalHumanCaller,
+) => OperationReply<Id> | Promise<OperationReply<Id>>;
+
+/** Every operation the digital human calls with its LiveKit token, complete as the API keys' table is. */
+export type DigitalHumanOperationHandlers = { [Id in DigitalHumanOperationId]: DigitalHumanOperationHandler<Id> };
 
 /** The table's handler of one operation as middleware, for the principal authentication found. */
 function bind<Id extends ApiKeyOperationId>(handlers: OperationHandlers, operationId: Id): RequestHandler {

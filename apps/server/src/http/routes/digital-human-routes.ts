@@ -1,86 +1,50 @@
 /**
- * The digital human's operations (tag *Digital human workers*): appendTranscriptSegments,
- * pullConversation, reportConversation, runToolCall, searchSessionKnowledge and the recording's three. Under /v1 and in the contract like every operation, but
+ * The digital human's operations (tag *Digital human workers*: every operation of the contract's
+ * digitalHumanToken scheme, each answered by its feature's handler). Under /v1 and in the contract like every operation, but
  * answered ahead of the API-key pipeline: their caller holds no API key but a LiveKit token bound to the
  * session's room (livekit/digital-human-token.ts), checked before the body is read (401, and the
  * connection learns nothing else), then the session's rate limit, the contract's match and validation,
  * and the call.
  */
+import { type DigitalHumanOperationId, operationList } from "@dhs/contract";
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
 import type { RateLimiter } from "../../domain/accounts/rate-limiter.js";
 import { AppError } from "../../domain/app-error.js";
-import type { ConversationService } from "../../domain/conversation/conversation-service.js";
-import type { SessionKnowledge } from "../../domain/knowledge/session-knowledge.js";
-import type { RecordingJobs } from "../../domain/recordings/recording-jobs.js";
-import type { ToolCallService } from "../../domain/tools/tool-call-service.js";
-import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
 import { type DigitalHumanTokens, InvalidDigitalHumanTokenError } from "../../livekit/digital-human-token.js";
 import type { ContractValidator } from "../contract-validator.js";
 import { takesBody } from "../contract-validator.js";
 import { answer } from "../operation-handler.js";
+import type { DigitalHumanCaller, DigitalHumanOperationHandlers } from "../operations.js";
 import { pipeline } from "../pipeline.js";
 import { rateLimit } from "../rate-limit.js";
 import { jsonBody } from "../request-guards.js";
 import { setRefusalReason } from "../request-logger.js";
 import { exactRouter } from "./exact-router.js";
 
-type DigitalHumanOperationId =
-  | "appendTranscriptSegments"
-  | "pullConversation"
-  | "reportConversation"
-  | "runToolCall"
-  | "searchSessionKnowledge"
-  | "startSessionRecording"
-  | "createRecordingUpload"
-  | "finishSessionRecording";
+interface DigitalHumanRoute {
+  operationId: DigitalHumanOperationId;
+  // Matched without a route parameter: the contract's match reads (and decodes) the session id, so a
+  // malformed one is answered as everywhere else in /v1, never by Express's own parameter decoding.
+  path: RegExp;
+  route: string;
+}
 
-const RECORDING_STEPS = {
-  start: "startSessionRecording",
-  upload: "createRecordingUpload",
-  finish: "finishSessionRecording",
-} as const satisfies Record<string, DigitalHumanOperationId>;
-
-// Matched without a route parameter: the contract's match reads (and decodes) the session id, so a
-// malformed one is answered as everywhere else in /v1, never by Express's own parameter decoding.
-const ROUTES: readonly { operationId: DigitalHumanOperationId; path: RegExp; route: string }[] = [
-  {
-    operationId: "appendTranscriptSegments",
-    path: /^\/v1\/sessions\/[^/]+\/transcript\/segments$/,
-    route: "/v1/sessions/{session_id}/transcript/segments",
-  },
-  {
-    operationId: "pullConversation",
-    path: /^\/v1\/sessions\/[^/]+\/conversation\/pull$/,
-    route: "/v1/sessions/{session_id}/conversation/pull",
-  },
-  {
-    operationId: "reportConversation",
-    path: /^\/v1\/sessions\/[^/]+\/conversation\/reports$/,
-    route: "/v1/sessions/{session_id}/conversation/reports",
-  },
-  {
-    operationId: "runToolCall",
-    path: /^\/v1\/sessions\/[^/]+\/conversation\/tool-calls$/,
-    route: "/v1/sessions/{session_id}/conversation/tool-calls",
-  },
-  {
-    operationId: "searchSessionKnowledge",
-    path: /^\/v1\/sessions\/[^/]+\/conversation\/knowledge$/,
-    route: "/v1/sessions/{session_id}/conversation/knowledge",
-  },
-  ...(["start", "upload", "finish"] as const).map((step) => ({
-    operationId: RECORDING_STEPS[step],
-    path: new RegExp(`^\\/v1\\/sessions\\/[^/]+\\/recording\\/${step}$`),
-    route: `/v1/sessions/{session_id}/recording/${step}`,
-  })),
-];
+/** The contract's digitalHumanToken operations, each path template as a pattern of one segment per parameter. */
+const ROUTES: readonly DigitalHumanRoute[] = operationList.flatMap((op) => {
+  if (op.scheme !== "digitalHumanToken") return [];
+  // Every one of them sends a body to act on; a GET would need its own route below.
+  const method: string = op.method;
+  if (method !== "POST") throw new Error(`${op.operationId}: the digital human's operations are POSTs`);
+  const pattern = op.path
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\/]/g, "\\$&"))
+    .join("[^/]+");
+  return [{ operationId: op.operationId as DigitalHumanOperationId, path: new RegExp(`^${pattern}$`), route: op.path }];
+});
 
 export function digitalHumanRoutes(deps: {
-  transcripts: TranscriptService;
-  conversation: ConversationService;
-  tools: ToolCallService;
-  knowledge: SessionKnowledge;
-  recordings: RecordingJobs;
+  /** Each operation's handler, by the features that answer them (features/feature.ts). */
+  handlers: DigitalHumanOperationHandlers;
   tokens: DigitalHumanTokens;
   validator: ContractValidator;
   /** Each session's digital human is limited as an API key is ("/" is in no key id, so no bucket is shared). */
@@ -117,44 +81,17 @@ export function digitalHumanRoutes(deps: {
     }
     next();
   };
-  // The job speaks for itself only: the identity a pull names (where the service's nudges go) and its
-  // reports are signed for must be the token's.
-  const ownIdentity = (res: Response, named: string) => {
-    if (named === res.locals.tokenIdentity) return;
-    setRefusalReason(res, "the token is for another participant identity");
-    throw unauthorized();
-  };
-  const handlers: Record<DigitalHumanOperationId, RequestHandler> = {
-    appendTranscriptSegments: answer("appendTranscriptSegments", async ({ body }, res) => ({
-      body: await deps.transcripts.append(tokenSession(res), body),
-    })),
-    pullConversation: answer("pullConversation", async ({ body }, res) => {
-      ownIdentity(res, body.participant_identity);
-      return { body: await deps.conversation.job.pull(tokenSession(res), body) };
-    }),
-    reportConversation: answer("reportConversation", async ({ body }, res) => {
-      ownIdentity(res, body.participant_identity);
-      return { body: await deps.conversation.job.report(tokenSession(res), body) };
-    }),
-    runToolCall: answer("runToolCall", async ({ body }, res) => {
-      ownIdentity(res, body.participant_identity);
-      return { body: await deps.tools.run(tokenSession(res), body) };
-    }),
-    searchSessionKnowledge: answer("searchSessionKnowledge", async ({ body }, res) => ({
-      body: await deps.knowledge.search(tokenSession(res), body),
-    })),
-    startSessionRecording: answer("startSessionRecording", async ({ body }, res) => {
-      ownIdentity(res, body.participant_identity);
-      return { body: await deps.recordings.start(tokenSession(res), body.participant_identity) };
-    }),
-    createRecordingUpload: answer("createRecordingUpload", async ({ body }, res) => {
-      ownIdentity(res, body.participant_identity);
-      return { body: await deps.recordings.uploadTarget(tokenSession(res), body.participant_identity) };
-    }),
-    finishSessionRecording: answer("finishSessionRecording", async ({ body }, res) => {
-      ownIdentity(res, body.participant_identity);
-      return { body: await deps.recordings.finish(tokenSession(res), body) };
-    }),
+  const callerOf = (res: Response): DigitalHumanCaller => ({
+    sessionId: tokenSession(res),
+    speaksFor: (identity) => {
+      if (identity === res.locals.tokenIdentity) return;
+      setRefusalReason(res, "the token is for another participant identity");
+      throw unauthorized();
+    },
+  });
+  const bind = <Id extends DigitalHumanOperationId>(operationId: Id): RequestHandler => {
+    const handler = deps.handlers[operationId];
+    return answer(operationId, (request, res) => handler(request, callerOf(res)));
   };
   for (const { operationId, path, route } of ROUTES) {
     router.post(
@@ -166,7 +103,7 @@ export function digitalHumanRoutes(deps: {
         ownSession,
         jsonBody(deps.maxBodyBytes, takesBody),
         ...deps.validator.validate,
-        handlers[operationId],
+        bind(operationId),
       ]),
     );
   }

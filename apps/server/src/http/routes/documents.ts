@@ -1,10 +1,11 @@
 /**
- * The /v1/documents operations and searchKnowledge: translate HTTP to DocumentService calls and back,
- * nothing more.
+ * The /v1/documents operations and searchKnowledge, and the digital human's searchSessionKnowledge:
+ * translate HTTP to the knowledge's services and back, nothing more.
  */
 import type { DocumentInput, DocumentService } from "../../domain/knowledge/document-service.js";
+import type { SessionKnowledge } from "../../domain/knowledge/session-knowledge.js";
 import type { Cursors } from "../cursor.js";
-import type { OperationHandlers } from "../operations.js";
+import type { DigitalHumanOperationHandlers, OperationHandlers } from "../operations.js";
 
 export function documentOperations(
   documents: DocumentService,
@@ -43,5 +44,13 @@ export function documentOperations(
     searchKnowledge: async ({ path, body }, principal) => ({
       body: await documents.search(principal, path.digital_human_id.toLowerCase(), body),
     }),
+  };
+}
+
+/** The digital human's: what its session's documents hold for a turn. */
+export function knowledgeJobOperations(knowledge: SessionKnowledge): Pick<DigitalHumanOperationHandlers, "searchSessionKnowledge"> {
+  return {
+    // POST /v1/sessions/{session_id}/conversation/knowledge
+    searchSessionKnowledge: async ({ body }, caller) => ({ body: await knowledge.search(caller.sessionId, body) }),
   };
 }

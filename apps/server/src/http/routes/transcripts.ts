@@ -1,10 +1,10 @@
 /**
- * The transcript operations of API keys (getSessionTranscript, deleteSessionTranscript): HTTP to
- * TranscriptService calls and back.
+ * The transcript operations of API keys (getSessionTranscript, deleteSessionTranscript) and the digital
+ * human's (appendTranscriptSegments): HTTP to TranscriptService calls and back.
  */
 import type { TranscriptService } from "../../domain/transcripts/transcript-service.js";
 import type { Cursors } from "../cursor.js";
-import type { OperationHandlers } from "../operations.js";
+import type { DigitalHumanOperationHandlers, OperationHandlers } from "../operations.js";
 
 export function transcriptOperations(
   transcripts: TranscriptService,
@@ -21,5 +21,13 @@ export function transcriptOperations(
 
     // DELETE /v1/sessions/{session_id}/transcript
     deleteSessionTranscript: async ({ path }, principal) => ({ body: await transcripts.delete(principal, path.session_id) }),
+  };
+}
+
+/** The digital human's: its speech and the participant's, as it heard them, appended to its session's transcript. */
+export function transcriptJobOperations(transcripts: TranscriptService): Pick<DigitalHumanOperationHandlers, "appendTranscriptSegments"> {
+  return {
+    // POST /v1/sessions/{session_id}/transcript/segments
+    appendTranscriptSegments: async ({ body }, caller) => ({ body: await transcripts.append(caller.sessionId, body) }),
   };
 }
