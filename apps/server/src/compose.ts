@@ -1,41 +1,42 @@
 /**
  * The composition root: takes the stores from createStores (store/create-stores.ts), builds the LiveKit
- * adapters, the domain services and the Express app from a Config, and wires them. main.ts runs it;
- * integration tests build the same thing with their own configuration.
+ * adapters and each feature (features/: its services, operations, timers and background work) in the
+ * order they need each other, and assembles their list into the Express app, the timer sweeper, start
+ * and close. main.ts runs it; integration tests build the same thing with their own configuration.
  */
-import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "pino";
-import { analysisOf } from "./compose-analysis.js";
-import { knowledgeOf } from "./compose-knowledge.js";
-import { type Recordings, recordingsOf } from "./compose-recordings.js";
 import { operatorFilesReloader } from "./config/operator-files.js";
 import type { Config, ConfigError } from "./config.js";
-import { AddressPolicy, type Resolver } from "./customer-webhooks/address-policy.js";
-import { UndiciToolCallSender } from "./customer-webhooks/tool-call-sender.js";
-import { UndiciWebhookSender } from "./customer-webhooks/webhook-sender.js";
+import type { Resolver } from "./customer-webhooks/address-policy.js";
 import { AccountLimits } from "./domain/accounts/account-limits.js";
-import { AccountService } from "./domain/accounts/account-service.js";
+import type { AccountService } from "./domain/accounts/account-service.js";
 import { ApiKeyRing } from "./domain/accounts/api-keys.js";
 import type { AnalysisService } from "./domain/analysis/analysis-service.js";
-import { SessionAnalyses } from "./domain/analysis/session-analyses.js";
 import { ConversationChanges } from "./domain/conversation/conversation-changes.js";
-import { ConversationService, type ConversationServiceDeps } from "./domain/conversation/conversation-service.js";
-import { WebhookEndpointService } from "./domain/customer-webhooks/endpoint-service.js";
+import type { ConversationServiceDeps } from "./domain/conversation/conversation-service.js";
+import type { WebhookEndpointService } from "./domain/customer-webhooks/endpoint-service.js";
 import type { WebhookSender, WebhookStore } from "./domain/customer-webhooks/ports.js";
-import { RetrySchedule } from "./domain/customer-webhooks/retry-schedule.js";
 import { DependencyFaultError, DependencyUnavailableError } from "./domain/dependency-errors.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catalog.js";
-import { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
-import { SessionKnowledge } from "./domain/knowledge/session-knowledge.js";
-import { ParticipantMemories } from "./domain/memories/participant-memories.js";
-import type { FeatureTimerHandlers } from "./domain/sessions/feature-timers.js";
+import type { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
 import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { maxDurationSOf } from "./domain/sessions/session-deps.js";
-import { SessionService, type SessionSettings } from "./domain/sessions/session-service.js";
-import { ToolCallService } from "./domain/tools/tool-call-service.js";
-import { TranscriptService } from "./domain/transcripts/transcript-service.js";
+import type { SessionService, SessionSettings } from "./domain/sessions/session-service.js";
+import { accountsOf } from "./features/accounts.js";
+import { analysisOf } from "./features/analysis.js";
+import { conversationOf } from "./features/conversation.js";
+import { digitalHumansOf } from "./features/digital-humans.js";
+import { assembleFeatures } from "./features/feature.js";
+import { historyOf } from "./features/history.js";
+import { knowledgeOf } from "./features/knowledge.js";
+import { memoriesOf } from "./features/memories.js";
+import { type Recordings, recordingsOf } from "./features/recordings.js";
+import { sessionsOf } from "./features/sessions.js";
+import { toolsOf } from "./features/tools.js";
+import { transcriptsOf } from "./features/transcripts.js";
+import { webhooksOf } from "./features/webhooks.js";
 import { createApp, MAX_BODY_BYTES } from "./http/app.js";
 import { Cursors } from "./http/cursor.js";
 import type { ErrorLogger } from "./http/error-handler.js";
@@ -46,13 +47,13 @@ import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
 import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { Metrics } from "./metrics.js";
-import { createStores, type Stores } from "./store/create-stores.js";
+import { createStores } from "./store/create-stores.js";
 import type { Tracing } from "./tracing/tracing.js";
-import { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
+import type { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
 import type { DocumentProcessor } from "./workers/document-processor.js";
-import { HistoryWriter } from "./workers/history-writer.js";
-import { RoomReconciler } from "./workers/room-reconciler.js";
-import { sessionTimers, TimerSweeper } from "./workers/timer-sweeper.js";
+import type { HistoryWriter } from "./workers/history-writer.js";
+import type { RoomReconciler } from "./workers/room-reconciler.js";
+import { sessionTimers, type TimerHandler, TimerSweeper } from "./workers/timer-sweeper.js";
 
 export interface Composed {
   /** The API (Express); `handler` serves it with LiveKit's webhooks ahead of it. */
@@ -63,19 +64,19 @@ export interface Composed {
   store: SessionStore;
   sessions: SessionService;
   sweeper: TimerSweeper;
-  /** Deletes rooms whose session is terminal or missing; main starts it beside the sweeper. */
+  /** Deletes rooms whose session is terminal or missing. */
   reconciler: RoomReconciler;
   webhookStore: WebhookStore;
   webhookEndpoints: WebhookEndpointService;
   accounts: AccountService;
   digitalHumans: DigitalHumanService;
-  /** Delivers customer webhook events; main starts it beside the sweeper. */
+  /** Delivers customer webhook events. */
   dispatcher: CustomerWebhookDispatcher;
-  /** Writes ended sessions to the history database (on Redis and PostgreSQL); main starts it beside the sweeper. */
+  /** Writes ended sessions to the history database (on Redis and PostgreSQL). */
   historyWriter: HistoryWriter | undefined;
-  /** Turns added documents into passages; main starts it beside the sweeper. */
+  /** Turns added documents into passages. */
   documentProcessor: DocumentProcessor;
-  /** Sessions' recordings: serve starts their retention beside the sweeper and tells them the port. */
+  /** Sessions' recordings: serve tells them the port it listens on. */
   recordings: Recordings;
   /** Sessions' analyses, run in the background when their timers fire. */
   analysis: AnalysisService;
@@ -97,7 +98,15 @@ export interface Composed {
    * them in at once; a file that does not pass keeps the old ones in force. Returns the error, if any.
    */
   reloadOperatorFiles(): ConfigError | undefined;
-  /** Stops the sweeper, the reconciler and the dispatcher (waiting for work in flight) and closes the store. */
+  /**
+   * Starts the work every replica repeats (serve calls it once listening): the timer sweeper and each
+   * feature's background work. Tests start the parts they drive, the handles above.
+   */
+  start(): void;
+  /**
+   * Stops the sweeper (no timer fires into a stopped feature), then every feature's background work
+   * (waiting for work in flight), closes the features, LiveKit's client and the stores.
+   */
   close(): Promise<void>;
 }
 
@@ -126,42 +135,58 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   const { sessions: store, webhooks: webhookStore } = stores;
   // A test's own RoomService has no credentials to check.
   const livekit = overrides.rooms ? undefined : new LiveKitRoomService({ ...config.livekit }, config.redisKeyPrefix, tracing);
+  const rooms = overrides.rooms ?? (livekit as LiveKitRoomService);
   const credentials = new LiveKitCredentialCheck(livekit, logger);
+  // Every replica holds LiveKit's secret: the cursors' key is derived from it (a rotation of the
+  // secret voids the cursors handed out before it, which callers then get again from the first page).
+  const cursors = new Cursors(config.livekit.apiSecret);
 
-  const hooks = webhooksOf(config, logger, metrics, webhookStore, overrides);
+  const hooks = webhooksOf(config, {
+    store: webhookStore,
+    cursors,
+    logger,
+    metrics,
+    resolver: overrides.resolver,
+    sender: overrides.webhookSender,
+    now: overrides.webhookClock,
+    tracing,
+  });
+  const { eventRetainMs, nudge } = hooks;
   const apiKeys = new ApiKeyRing(config.apiKeys.records);
   const catalog = new DigitalHumanCatalog(config.digitalHumans.entries, config.digitalHumans.voices);
-  const accounts =
+  const limits =
     overrides.accounts ?? new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts, config.testMaxOpenSessions);
   const settings = sessionSettingsOf(config);
-  const memories = new ParticipantMemories({
-    store: stores.memories,
-    digitalHumanExists: async (owner, id) => (await stores.digitalHumans.getDigitalHuman(owner, id)) !== undefined,
-    retentionMs: config.memoryRetentionMs,
-  });
-  const digitalHumans = new DigitalHumanService({
-    memories,
-    store: stores.digitalHumans,
-    catalog,
-    limit: () => config.accountMaxDigitalHumans,
-    maxSessionDurationS: (principal) => maxDurationSOf(settings, principal.accountId),
-    idempotencyKeyTtlMs: settings.idempotencyKeyTtlMs,
-    endpoints: webhookStore,
-    documents: stores.knowledge,
-  });
+  const { durations, idempotencyKeyTtlMs } = settings;
+  const memories = memoriesOf({ store: stores.memories, digitalHumans: stores.digitalHumans, retentionMs: config.memoryRetentionMs });
+  const digitalHumans = digitalHumansOf(
+    {
+      memories: memories.memories,
+      store: stores.digitalHumans,
+      catalog,
+      limit: () => config.accountMaxDigitalHumans,
+      maxSessionDurationS: (principal) => maxDurationSOf(settings, principal.accountId),
+      idempotencyKeyTtlMs,
+      endpoints: webhookStore,
+      documents: stores.knowledge,
+    },
+    cursors,
+  );
   const knowledge = knowledgeOf({
     store: stores.knowledge,
-    digitalHumans,
+    sessions: store,
+    cursors,
+    digitalHumans: digitalHumans.digitalHumans,
     webhooks: webhookStore,
-    eventRetainMs: hooks.eventRetainMs,
-    idempotencyKeyTtlMs: settings.idempotencyKeyTtlMs,
+    eventRetainMs,
+    idempotencyKeyTtlMs,
     intervalMs: config.sweepIntervalMs * 10,
     logger,
-    onEventQueued: (endpointId) => hooks.dispatcher.nudge(webhookStore.partitionOf(endpointId)),
+    onEventQueued: nudge,
   });
-  const accountService = new AccountService({
+  const accounts = accountsOf({
     store,
-    accounts,
+    accounts: limits,
     rateLimit: config.rateLimit.enabled ? { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst } : undefined,
   });
   const conversationDeps: ConversationServiceDeps = {
@@ -170,125 +195,108 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     // A test's own RoomService has no data channel: its jobs pull on their own.
     nudger: livekit,
     limits: config.conversation,
-    durations: settings.durations,
-    eventRetainMs: hooks.eventRetainMs,
-    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    durations,
+    eventRetainMs,
+    onEventsQueued: nudge,
     onToolCallSettled: (call) => metrics.toolCallSettled(call.type, call.status, call.durationMs),
     onNudgeFailed: (err) =>
       logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "conversation nudge failed"),
   };
-  const conversation = new ConversationService(conversationDeps);
-  const sessions = new SessionService({
-    store,
-    participantTurns: conversation,
-    rooms: overrides.rooms ?? (livekit as LiveKitRoomService),
-    tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
-    catalog,
-    personas: digitalHumans,
-    memories,
-    accounts,
-    settings: { ...settings, eventRetainMs: hooks.eventRetainMs },
-    onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
-    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
-    metrics,
-    ...(tracing ? { tracing } : {}),
-  });
-  const tools = new ToolCallService({
+  const conversation = conversationOf(conversationDeps);
+  const sessions = sessionsOf(
+    {
+      store,
+      participantTurns: conversation.conversation,
+      rooms,
+      tokens: new LiveKitTokenIssuer(config.livekit.apiKey, config.livekit.apiSecret),
+      catalog,
+      personas: digitalHumans.digitalHumans,
+      memories: memories.memories,
+      accounts: limits,
+      settings: { ...settings, eventRetainMs },
+      onBackgroundError: (err, what) => logger.warn({ err }, `background ${what} failed`),
+      onEventsQueued: nudge,
+      metrics,
+      ...(tracing ? { tracing } : {}),
+    },
+    { config, cursors, logger, metrics },
+  );
+  const tools = toolsOf({
     sessions: store,
     store: stores.conversations,
     changes: new ConversationChanges(conversationDeps),
     endpoints: webhookStore,
     sender: hooks.toolCalls,
     history: stores.toolCallHistory,
-    endSession: (session) => sessions.endByDigitalHuman(session.account_id, session.id),
+    endSession: (session) => sessions.sessions.endByDigitalHuman(session.account_id, session.id),
     onSettled: (call) => metrics.toolCallSettled(call.type, call.status, call.durationMs),
   });
-  const transcripts = new TranscriptService({
-    sessions: store,
-    transcripts: stores.transcripts,
-    durations: settings.durations,
-    graceMs: config.transcriptGraceS * 1000,
-    eventRetainMs: hooks.eventRetainMs,
-    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
-    // What was derived from the transcript, and the recording of the same words.
-    derived: {
-      erase: async (accountId, sessionId) => {
-        await analysis.erase(accountId, sessionId);
-        await recordings.service.erase(accountId, sessionId);
+  const transcripts = transcriptsOf(
+    {
+      sessions: store,
+      transcripts: stores.transcripts,
+      durations,
+      graceMs: config.transcriptGraceS * 1000,
+      eventRetainMs,
+      onEventsQueued: nudge,
+      // What was derived from the transcript, and the recording of the same words.
+      derived: {
+        erase: async (accountId, sessionId) => {
+          await analysis.analysis.erase(accountId, sessionId);
+          await recordings.service.erase(accountId, sessionId);
+        },
       },
     },
-  });
+    cursors,
+  );
   const analysis = analysisOf(config.analysis, {
-    memories,
+    memories: memories.memories,
     sessions: store,
     transcripts: stores.transcripts,
-    durations: settings.durations,
-    eventRetainMs: hooks.eventRetainMs,
+    durations,
+    eventRetainMs,
     logger,
-    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    onEventsQueued: nudge,
     onSettled: (status, ms) => metrics.analysisSettled(status, ms),
   });
   const recordings = recordingsOf(config.recordings, config.port, {
     sessions: store,
     transcripts: stores.transcripts,
     expiries: stores.recordingExpiries,
-    durations: settings.durations,
-    eventRetainMs: hooks.eventRetainMs,
+    durations,
+    eventRetainMs,
     secret: config.livekit.apiSecret,
     logger,
     ...(overrides.recordingClock ? { now: overrides.recordingClock } : {}),
-    onEventsQueued: (sessionId) => hooks.dispatcher.nudge(webhookStore.partitionOf(sessionId)),
+    onEventsQueued: nudge,
     onSettled: (outcome) => metrics.recordingSettled(outcome),
   });
-  // Each feature's timer, fired by the feature that scheduled it; a kind without one does not compile.
-  const featureTimers: FeatureTimerHandlers = {
-    transcript_ready: (accountId, sessionId) => transcripts.settle(accountId, sessionId),
-    conversation: (accountId, sessionId) => conversation.onTimer(accountId, sessionId),
-    analysis: (accountId, sessionId) => analysis.onTimer(accountId, sessionId),
-    ...recordings.timers,
-  };
-  const sweeper = new TimerSweeper(store, sessionTimers(sessions, featureTimers), {
-    intervalMs: config.sweepIntervalMs,
-    leaseMs: 30_000,
-    batch: 100,
-    ...(overrides.timerClock ? { now: overrides.timerClock } : {}),
-    onError: (err, due) => {
-      if (due === undefined) logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed");
-    },
-    onFailures: (failed) => {
-      metrics.timerFailures(failed.byTimer);
-      logger.warn(
-        { failed: failed.count, timers: failed.byTimer, err: { message: failed.first.message }, session_id: failed.first.sessionId },
-        "due timers failed in this sweep: each is tried again once its lease runs out",
-      );
-    },
-  });
-  const reconciler = new RoomReconciler(store, overrides.rooms ?? (livekit as LiveKitRoomService), {
-    intervalMs: config.roomReconcileIntervalMs,
-    graceMs: Math.max(60_000, 2 * config.idempotencyLockTtlS * 1000),
-    holder: randomUUID(),
-    onError: (err) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "room reconciliation failed"),
-    onDeleted: (reason) => {
-      metrics.roomReconciled(reason);
-      logger.info({ reason }, "room of an ended or missing session deleted by the reconciler");
-    },
-  });
+  const history = historyOf(config, stores, logger, metrics);
 
-  const historyWriter = historyWriterOf(config, stores, logger, metrics);
+  // Every feature of the service: what each answers, fires, serves and runs. One the list leaves out
+  // does not compile while an operation or a timer has no other feature to answer it.
+  const features = assembleFeatures([
+    sessions.feature,
+    transcripts.feature,
+    conversation.feature,
+    tools.feature,
+    analysis.feature,
+    memories.feature,
+    recordings.feature,
+    hooks.feature,
+    accounts.feature,
+    digitalHumans.feature,
+    knowledge.feature,
+    history.feature,
+  ]);
+  const sweeper = timerSweeperOf(config, store, sessionTimers(sessions.sessions, features.timers), logger, metrics, overrides.timerClock);
 
   const logError = requestErrorLogger(logger, metrics);
   const app = createApp({
-    sessions,
-    transcripts,
-    conversation,
-    tools,
-    analyses: new SessionAnalyses(store, analysis, memories),
-    memories,
-    recordings: recordings.api,
-    recordingJobs: recordings.jobs,
-    recordingFiles: recordings.routes,
+    operations: features.operations,
+    digitalHumanOperations: features.digitalHumanOperations,
+    routes: features.routes,
     digitalHumanTokens: new DigitalHumanTokens(config.livekit.apiKey, config.livekit.apiSecret),
-    webhookEndpoints: hooks.endpoints,
     // Ready while the store answers (with its layout confirmed) and, once main asked for it, LiveKit
     // accepted our credentials.
     ready: async () => {
@@ -296,13 +304,6 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       if (!credentials.verified) throw new DependencyUnavailableError("livekit");
     },
     apiKeys,
-    accounts: accountService,
-    digitalHumans,
-    documents: knowledge.documents,
-    sessionKnowledge: new SessionKnowledge({ sessions: store, index: stores.knowledge }),
-    // Every replica holds LiveKit's secret: the cursors' key is derived from it (a rotation of the
-    // secret voids the cursors handed out before it, which callers then get again from the first page).
-    cursors: new Cursors(config.livekit.apiSecret),
     rateLimiter: stores.rateLimiter,
     metrics,
     logger,
@@ -312,7 +313,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   // LiveKit's webhooks are answered ahead of Express (http/livekit-webhook.ts); everything else is the app's.
   const livekitWebhook = livekitWebhookHandler({
     receiver: new LiveKitEventReceiver(config.livekit.apiKey, config.livekit.apiSecret),
-    sessions,
+    sessions: sessions.sessions,
     maxBodyBytes: MAX_BODY_BYTES,
     metrics,
     logger,
@@ -327,144 +328,64 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     handler,
     metrics,
     store,
-    sessions,
+    sessions: sessions.sessions,
     sweeper,
-    reconciler,
+    reconciler: sessions.reconciler,
     webhookStore,
     webhookEndpoints: hooks.endpoints,
-    accounts: accountService,
-    digitalHumans,
+    accounts: accounts.accounts,
+    digitalHumans: digitalHumans.digitalHumans,
     dispatcher: hooks.dispatcher,
-    historyWriter,
+    historyWriter: history.writer,
     documentProcessor: knowledge.processor,
-    analysis,
+    analysis: analysis.analysis,
     recordings,
     waitForStore: (timeoutMs, pollMs = 50) => stores.connection.waitFor(timeoutMs, pollMs),
     verifyLiveKit: () => credentials.verify(),
     reloadOperatorFiles: operatorFilesReloader(
       { apiKeysFile: config.apiKeys.file, digitalHumansFile: config.digitalHumans.file },
-      { apiKeys, accounts, catalog },
+      { apiKeys, accounts: limits, catalog },
       logger,
     ),
+    start: () => {
+      sweeper.start();
+      features.start();
+    },
     close: async () => {
       credentials.stop();
-      await Promise.all([
-        sweeper.stop(),
-        reconciler.stop(),
-        hooks.dispatcher.stop(),
-        historyWriter?.stop(),
-        knowledge.processor.stop(),
-        analysis.stop(),
-        recordings.retention.stop(),
-      ]);
-      recordings.close();
-      await knowledge.close();
-      await hooks.close();
+      await sweeper.stop();
+      await features.stop();
       await livekit?.close();
       await stores.connection.close();
     },
   };
 }
 
-/** The history writer, when there is a history database; its queue's size is a metric. */
-function historyWriterOf(config: Config, stores: Stores, logger: Logger, metrics: Metrics): HistoryWriter | undefined {
-  if (!stores.history) return undefined;
-  metrics.observeHistoryQueue(() => (stores.history as NonNullable<Stores["history"]>).queue.backlog());
-  let lastError = "";
-  return new HistoryWriter(
-    { ...stores.history, leases: stores.sessions },
-    {
-      intervalMs: config.sweepIntervalMs,
-      leaseMs: 30_000,
-      batch: 500,
-      keepMs: config.database.redisKeepMs,
-      holder: randomUUID(),
-      onWritten: (count) => {
-        lastError = "";
-        metrics.sessionsWritten(count);
-      },
-      onDropped: (partitions) => logger.info({ partitions }, "history past its retention dropped"),
-      onRefused: (refused) => {
-        metrics.sessionsRefused(refused.length);
-        for (const { sessionId, accountId, error } of refused) {
-          logger.error(
-            { session_id: sessionId, account_id: accountId, err: { name: error.name, message: error.message } },
-            "the history database refused an ended session: set aside (Redis keeps it until its retention; queued again each hour)",
-          );
-        }
-      },
-      onRequeued: (count) => logger.info({ sessions: count }, "set-aside sessions queued again for the history database"),
-      // One line per distinct failure while the database is down, not one per pass.
-      onError: (err) => {
-        metrics.databaseError();
-        const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
-        const message = err instanceof Error ? `${err.message}${cause}` : String(err);
-        if (message === lastError) return;
-        lastError = message;
-        logger.warn(
-          { err: { message } },
-          "history write failed; Redis keeps what it was to write (ended sessions, endpoints' changes) until it succeeds",
-        );
-      },
-    },
-  );
-}
-
-/** Customer webhooks: the endpoints' service and the dispatcher, on the store given. */
-function webhooksOf(config: Config, logger: Logger, metrics: Metrics, store: WebhookStore, overrides: ComposeOverrides) {
-  const { webhooks } = config;
-  const policy = new AddressPolicy({
-    allowHttp: !config.production,
-    allowPrivate: webhooks.allowPrivateUrls,
-    ...(overrides.resolver ? { resolve: overrides.resolver } : {}),
-  });
-  const undici = overrides.webhookSender ? undefined : new UndiciWebhookSender(policy, webhooks.attemptTimeoutMs);
-  const toolCalls = new UndiciToolCallSender(policy);
-  const schedule = new RetrySchedule(webhooks.retryDelaysS);
-  // Kept a day past the last possible attempt.
-  const eventRetainMs = schedule.horizonMs(webhooks.attemptTimeoutMs) + 86_400_000;
-  const dispatcher = new CustomerWebhookDispatcher(store, overrides.webhookSender ?? (undici as UndiciWebhookSender), {
+/** The sweeper that fires every session timer, the machine's and the features', on each replica. */
+function timerSweeperOf(
+  config: Config,
+  store: SessionStore,
+  timers: TimerHandler,
+  logger: Logger,
+  metrics: Metrics,
+  now: (() => number) | undefined,
+): TimerSweeper {
+  return new TimerSweeper(store, timers, {
     intervalMs: config.sweepIntervalMs,
-    reconcileIntervalMs: config.sweepIntervalMs * 30,
-    concurrency: webhooks.concurrency,
-    attemptTimeoutMs: webhooks.attemptTimeoutMs,
-    disableAfterMs: webhooks.disableAfterMs,
-    schedule,
-    metrics,
-    ...(overrides.webhookClock ? { now: overrides.webhookClock } : {}),
-    onAttempt: (a) =>
-      logger.info(
-        {
-          endpoint_id: a.endpointId,
-          event_id: a.eventId,
-          event_type: a.eventType,
-          attempt: a.attempt,
-          status: a.statusCode,
-          error: a.error,
-          duration_ms: a.durationMs,
-          next_attempt_at: a.nextAttemptAt,
-        },
-        "webhook attempt",
-      ),
-    onError: (err, what) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${what} failed`),
-    ...(overrides.tracing ? { tracing: overrides.tracing } : {}),
-  });
-  const endpoints = new WebhookEndpointService({
-    store,
-    urls: policy,
-    settings: { eventRetainMs },
-    ...(overrides.tracing ? { tracing: overrides.tracing } : {}),
-    onQueued: (endpointId) => dispatcher.nudge(store.partitionOf(endpointId)),
-  });
-  return {
-    dispatcher,
-    endpoints,
-    toolCalls,
-    eventRetainMs,
-    close: async () => {
-      await Promise.all([undici?.close(), toolCalls.close()]);
+    leaseMs: 30_000,
+    batch: 100,
+    ...(now ? { now } : {}),
+    onError: (err, due) => {
+      if (due === undefined) logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed");
     },
-  };
+    onFailures: (failed) => {
+      metrics.timerFailures(failed.byTimer);
+      logger.warn(
+        { failed: failed.count, timers: failed.byTimer, err: { message: failed.first.message }, session_id: failed.first.sessionId },
+        "due timers failed in this sweep: each is tried again once its lease runs out",
+      );
+    },
+  });
 }
 
 function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs"> {

@@ -125,12 +125,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   running = await startWebServer(composed.handler, config.port, config.host, limits);
   composed.recordings.listeningOn(running.port);
   metricsServer = await startWebServer(metricsListener(composed.metrics), config.metricsPort, config.host, limits);
-  composed.sweeper.start();
-  composed.reconciler.start();
-  composed.dispatcher.start();
-  composed.historyWriter?.start();
-  composed.documentProcessor.start();
-  composed.recordings.retention.start();
+  composed.start();
   logger.info(
     {
       url: running.url,

@@ -11,50 +11,24 @@ import { openapiDocumentPath } from "@dhs/contract";
 import express, { type Express, type Request, type RequestHandler, type Router } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
-import type { AccountService } from "../domain/accounts/account-service.js";
 import type { ApiKeyRing } from "../domain/accounts/api-keys.js";
 import type { RateLimiter } from "../domain/accounts/rate-limiter.js";
-import type { SessionAnalyses } from "../domain/analysis/session-analyses.js";
-import type { ConversationService } from "../domain/conversation/conversation-service.js";
-import type { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
-import type { DigitalHumanService } from "../domain/digital-humans/digital-human-service.js";
-import type { DocumentService } from "../domain/knowledge/document-service.js";
 import { MAX_FILE_BYTES } from "../domain/knowledge/document-upload.js";
-import type { SessionKnowledge } from "../domain/knowledge/session-knowledge.js";
-import type { ParticipantMemories } from "../domain/memories/participant-memories.js";
-import type { RecordingJobs } from "../domain/recordings/recording-jobs.js";
-import type { SessionRecordings } from "../domain/recordings/session-recordings.js";
-import type { SessionService } from "../domain/sessions/session-service.js";
-import type { ToolCallService } from "../domain/tools/tool-call-service.js";
-import type { TranscriptService } from "../domain/transcripts/transcript-service.js";
 import type { DigitalHumanTokens } from "../livekit/digital-human-token.js";
 import type { Metrics } from "../metrics.js";
 import { authenticate, authorize } from "./authenticate.js";
 import { contractValidator, matchedOperation, takesBody } from "./contract-validator.js";
-import type { Cursors } from "./cursor.js";
 import { type ErrorLogger, errorHandler, notFound } from "./error-handler.js";
 import { multipartBody } from "./multipart-body.js";
 import { OperationSecurity } from "./operation-security.js";
-import { dispatch } from "./operations.js";
+import { type DigitalHumanOperationHandlers, dispatch, type OperationHandlers } from "./operations.js";
 import { pipeline } from "./pipeline.js";
 import { rateLimit } from "./rate-limit.js";
 import { jsonBody } from "./request-guards.js";
 import { requestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
-import { accountOperations } from "./routes/account.js";
-import { analysisOperations } from "./routes/analysis.js";
-import { conversationJobOperations, conversationOperations } from "./routes/conversation.js";
 import { digitalHumanRoutes } from "./routes/digital-human-routes.js";
-import { digitalHumanOperations } from "./routes/digital-humans.js";
-import { documentOperations, knowledgeJobOperations } from "./routes/documents.js";
-import { memoryOperations } from "./routes/memories.js";
-import { principalOperations } from "./routes/principal.js";
 import { probeRoutes } from "./routes/probes.js";
-import { recordingJobOperations, recordingOperations } from "./routes/recordings.js";
-import { sessionOperations } from "./routes/sessions.js";
-import { toolCallJobOperations, toolCallOperations } from "./routes/tool-calls.js";
-import { transcriptJobOperations, transcriptOperations } from "./routes/transcripts.js";
-import { webhookEndpointOperations } from "./routes/webhook-endpoints.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const isCreateDocument = (req: Request): boolean => matchedOperation(req)?.schema?.operationId === "createDocument";
@@ -62,27 +36,14 @@ const isCreateDocument = (req: Request): boolean => matchedOperation(req)?.schem
 export const MAX_DOCUMENT_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface AppDependencies {
-  sessions: SessionService;
-  transcripts: TranscriptService;
-  conversation: ConversationService;
-  tools: ToolCallService;
-  analyses: SessionAnalyses;
-  memories: ParticipantMemories;
-  recordings: SessionRecordings;
-  /** The recording job's operations (startSessionRecording, createRecordingUpload, finishSessionRecording). */
-  recordingJobs: RecordingJobs;
-  /** The local recordings store's own upload and download routes; undefined with a bucket. */
-  recordingFiles?: Router | undefined;
-  /** Verifies the digital human's token for its session's transcript and conversation. */
+  /** Every operation an API key calls, by the features that answer them (features/feature.ts). */
+  operations: OperationHandlers;
+  /** Every operation the digital human calls with its token. */
+  digitalHumanOperations: DigitalHumanOperationHandlers;
+  /** The features' own routes outside /v1 (the local recordings store's links; none with a bucket). */
+  routes: readonly Router[];
+  /** Verifies the digital human's token for its session's operations. */
   digitalHumanTokens: DigitalHumanTokens;
-  webhookEndpoints: WebhookEndpointService;
-  accounts: AccountService;
-  digitalHumans: DigitalHumanService;
-  documents: DocumentService;
-  /** What a session's digital human finds in its documents for a turn. */
-  sessionKnowledge: SessionKnowledge;
-  /** Seals and opens the lists' cursors (http/cursor.ts). */
-  cursors: Cursors;
   /** Resolves when this replica can serve (GET /readyz 200), rejects with the dependency that cannot. */
   ready: () => Promise<void>;
   apiKeys: ApiKeyRing;
@@ -130,21 +91,15 @@ export function createApp(deps: AppDependencies): Express {
   // The digital human's own operations, ahead of the API keys' pipeline (digital-human-routes.ts says why).
   app.use(
     digitalHumanRoutes({
-      handlers: {
-        ...transcriptJobOperations(deps.transcripts),
-        ...conversationJobOperations(deps.conversation),
-        ...toolCallJobOperations(deps.tools),
-        ...knowledgeJobOperations(deps.sessionKnowledge),
-        ...recordingJobOperations(deps.recordingJobs),
-      },
+      handlers: deps.digitalHumanOperations,
       tokens: deps.digitalHumanTokens,
       validator,
       rateLimiter: deps.rateLimiter,
       maxBodyBytes: MAX_BODY_BYTES,
     }),
   );
-  // The local recordings store's links (outside /v1: the signature in the link is the credential).
-  if (deps.recordingFiles) app.use(noStore, deps.recordingFiles);
+  // The features' own links (outside /v1: the signature in the link is the credential).
+  for (const routes of deps.routes) app.use(noStore, routes);
   // The whole API is one layer of Express's router (pipeline.ts says why), its steps in this order.
   app.use(
     "/v1",
@@ -157,20 +112,7 @@ export function createApp(deps: AppDependencies): Express {
       multipartBody({ maxFileBytes: MAX_FILE_BYTES, for: isCreateDocument }),
       jsonBody(MAX_BODY_BYTES, takesBody, { limitBytes: MAX_DOCUMENT_BODY_BYTES, for: isCreateDocument }),
       ...validator.validate,
-      dispatch({
-        ...sessionOperations(deps.sessions, deps.cursors),
-        ...transcriptOperations(deps.transcripts, deps.cursors),
-        ...conversationOperations(deps.conversation),
-        ...toolCallOperations(deps.tools),
-        ...analysisOperations(deps.analyses),
-        ...memoryOperations(deps.memories),
-        ...recordingOperations(deps.recordings),
-        ...webhookEndpointOperations(deps.webhookEndpoints, deps.cursors),
-        ...accountOperations(deps.accounts),
-        ...digitalHumanOperations(deps.digitalHumans, deps.cursors),
-        ...documentOperations(deps.documents, deps.cursors),
-        ...principalOperations(deps.accounts),
-      }),
+      dispatch(deps.operations),
     ]),
   );
 

@@ -1,23 +1,23 @@
 /**
- * The recordings' part of the composition root: the store the operator chose (an S3-compatible bucket,
- * or a directory the service serves itself at signed links), the service that keeps sessions'
- * recordings, the job's and the API keys' operations on them, and the retention that deletes old files.
+ * Recordings as a feature: the store the operator chose (an S3-compatible bucket, or a directory the
+ * service serves itself at signed links), the service that keeps sessions' recordings, the job's and the
+ * API keys' operations on them, their delivery timer, and the retention that deletes old files.
  */
 import { hkdfSync } from "node:crypto";
-import type { Router } from "express";
 import type { Logger } from "pino";
-import type { Config } from "./config.js";
-import type { RecordingExpiries, RecordingStorage } from "./domain/recordings/ports.js";
-import { MAX_RECORDING_BYTES, RecordingJobs } from "./domain/recordings/recording-jobs.js";
-import { RecordingService, type RecordingServiceDeps } from "./domain/recordings/recording-service.js";
-import { SessionRecordings } from "./domain/recordings/session-recordings.js";
-import { RECORDING_FORMAT } from "./domain/recordings/stored-recording.js";
-import type { FeatureTimerHandlers } from "./domain/sessions/feature-timers.js";
-import { recordingFileRoutes } from "./http/routes/recording-files.js";
-import { LocalRecordingStorage } from "./storage/local-recording-storage.js";
-import type { S3RecordingStorage, S3RecordingStorageOptions } from "./storage/s3-recording-storage.js";
-import { UrlSigner } from "./storage/signed-urls.js";
-import { RecordingRetention } from "./workers/recording-retention.js";
+import type { Config } from "../config.js";
+import type { RecordingExpiries, RecordingStorage } from "../domain/recordings/ports.js";
+import { MAX_RECORDING_BYTES, RecordingJobs } from "../domain/recordings/recording-jobs.js";
+import { RecordingService, type RecordingServiceDeps } from "../domain/recordings/recording-service.js";
+import { SessionRecordings } from "../domain/recordings/session-recordings.js";
+import { RECORDING_FORMAT } from "../domain/recordings/stored-recording.js";
+import { recordingFileRoutes } from "../http/routes/recording-files.js";
+import { recordingJobOperations, recordingOperations } from "../http/routes/recordings.js";
+import { LocalRecordingStorage } from "../storage/local-recording-storage.js";
+import type { S3RecordingStorage, S3RecordingStorageOptions } from "../storage/s3-recording-storage.js";
+import { UrlSigner } from "../storage/signed-urls.js";
+import { RecordingRetention } from "../workers/recording-retention.js";
+import type { Feature } from "./feature.js";
 
 export type RecordingOptions = Pick<
   RecordingServiceDeps,
@@ -31,16 +31,10 @@ export type RecordingOptions = Pick<
 
 export interface Recordings {
   service: RecordingService;
-  jobs: RecordingJobs;
-  api: SessionRecordings;
-  /** The local store's upload and download routes (none with a bucket). */
-  routes: Router | undefined;
   retention: RecordingRetention;
-  /** The recordings' timer: a recording's delivery deadline. */
-  timers: Pick<FeatureTimerHandlers, "recording">;
   /** The port the server listens on, for the local store's links when RECORDING_PUBLIC_URL is unset. */
   listeningOn(port: number): void;
-  close(): void;
+  feature: ReturnType<typeof recordingsFeature>;
 }
 
 export function recordingsOf(config: Config["recordings"], port: number, options: RecordingOptions): Recordings {
@@ -89,16 +83,24 @@ export function recordingsOf(config: Config["recordings"], port: number, options
   });
   return {
     service,
-    jobs: new RecordingJobs(service),
-    api: new SessionRecordings(service),
-    routes,
     retention,
-    timers: { recording: (accountId, sessionId) => service.onTimer(accountId, sessionId) },
     listeningOn: (bound) => {
       listening = bound;
     },
-    close,
+    feature: recordingsFeature(service, routes, retention, close),
   };
+}
+
+function recordingsFeature(service: RecordingService, routes: Feature["routes"], retention: RecordingRetention, close: () => void) {
+  return {
+    name: "recordings",
+    operations: recordingOperations(new SessionRecordings(service)),
+    digitalHumanOperations: recordingJobOperations(new RecordingJobs(service)),
+    timers: { recording: (accountId: string, sessionId: string) => service.onTimer(accountId, sessionId) },
+    routes,
+    background: [retention],
+    close,
+  } satisfies Feature;
 }
 
 /**
@@ -108,7 +110,7 @@ export function recordingsOf(config: Config["recordings"], port: number, options
 function lazyS3(options: S3RecordingStorageOptions): { storage: RecordingStorage; close: () => void } {
   let made: Promise<S3RecordingStorage> | undefined;
   const s3 = () => {
-    made ??= import("./storage/s3-recording-storage.js").then(({ S3RecordingStorage }) => new S3RecordingStorage(options));
+    made ??= import("../storage/s3-recording-storage.js").then(({ S3RecordingStorage }) => new S3RecordingStorage(options));
     return made;
   };
   return {
