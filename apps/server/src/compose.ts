@@ -145,7 +145,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     store: webhookStore,
     cursors,
     logger,
-    metrics,
+    registry: metrics.registry,
     resolver: overrides.resolver,
     sender: overrides.webhookSender,
     now: overrides.webhookClock,
@@ -198,7 +198,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     durations,
     eventRetainMs,
     onEventsQueued: nudge,
-    onToolCallSettled: (call) => metrics.toolCallSettled(call.type, call.status, call.durationMs),
+    onToolCallSettled: (call) => tools.settled(call),
     onNudgeFailed: (err) =>
       logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "conversation nudge failed"),
   };
@@ -221,16 +221,18 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     },
     { config, cursors, logger, metrics },
   );
-  const tools = toolsOf({
-    sessions: store,
-    store: stores.conversations,
-    changes: new ConversationChanges(conversationDeps),
-    endpoints: webhookStore,
-    sender: hooks.toolCalls,
-    history: stores.toolCallHistory,
-    endSession: (session) => sessions.sessions.endByDigitalHuman(session.account_id, session.id),
-    onSettled: (call) => metrics.toolCallSettled(call.type, call.status, call.durationMs),
-  });
+  const tools = toolsOf(
+    {
+      sessions: store,
+      store: stores.conversations,
+      changes: new ConversationChanges(conversationDeps),
+      endpoints: webhookStore,
+      sender: hooks.toolCalls,
+      history: stores.toolCallHistory,
+      endSession: (session) => sessions.sessions.endByDigitalHuman(session.account_id, session.id),
+    },
+    metrics.registry,
+  );
   const transcripts = transcriptsOf(
     {
       sessions: store,
@@ -257,7 +259,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     eventRetainMs,
     logger,
     onEventsQueued: nudge,
-    onSettled: (status, ms) => metrics.analysisSettled(status, ms),
+    registry: metrics.registry,
   });
   const recordings = recordingsOf(config.recordings, config.port, {
     sessions: store,
@@ -269,7 +271,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
     logger,
     ...(overrides.recordingClock ? { now: overrides.recordingClock } : {}),
     onEventsQueued: nudge,
-    onSettled: (outcome) => metrics.recordingSettled(outcome),
+    registry: metrics.registry,
   });
   const history = historyOf(config, stores, logger, metrics);
 

@@ -3,6 +3,7 @@
  * digital human's worker uses), or of none, which the log says at start; their operations and their timer.
  */
 import type { Logger } from "pino";
+import { Histogram, type Registry } from "prom-client";
 import type { Config } from "../config.js";
 import { AnalysisService, type AnalysisServiceDeps } from "../domain/analysis/analysis-service.js";
 import { SessionAnalyses } from "../domain/analysis/session-analyses.js";
@@ -15,11 +16,19 @@ export type AnalysisOptions = Pick<AnalysisServiceDeps, "sessions" | "transcript
   memories: ParticipantMemories;
   onEventsQueued: (sessionId: string) => void;
   logger: Logger;
-  onSettled?: (status: "complete" | "failed", ms: number) => void;
+  /** The process's metrics registry, where the feature's own are counted. */
+  registry: Registry;
 };
 
 export function analysisOf(config: Config["analysis"], options: AnalysisOptions) {
   const { logger } = options;
+  const settled = new Histogram({
+    name: "dhs_analysis_duration_seconds",
+    help: "Sessions' analyses that ended, by status (complete, failed), and how long their last attempt took, the LLM's time included.",
+    labelNames: ["status"] as const,
+    buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [options.registry],
+  });
   if (!config.baseUrl) {
     logger.warn("no OPENAI_BASE_URL: sessions' analyses fail with llm_not_configured (test sessions' wait for setTestSessionAnalysis)");
   }
@@ -44,7 +53,7 @@ export function analysisOf(config: Config["analysis"], options: AnalysisOptions)
       // The customer sees the code; the operator needs the reason (the LLM's own message) to act on it.
       if (outcome.status === "failed")
         logger.warn({ session_id: sessionId, code: outcome.error.code, reason: outcome.error.message }, "analysis failed");
-      options.onSettled?.(outcome.status, ms);
+      settled.observe({ status: outcome.status }, ms / 1000);
     },
     onBackgroundError: (err, what) => logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${what} failed`),
   });

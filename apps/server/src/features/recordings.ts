@@ -5,6 +5,7 @@
  */
 import { hkdfSync } from "node:crypto";
 import type { Logger } from "pino";
+import { Counter, type Registry } from "prom-client";
 import type { Config } from "../config.js";
 import type { RecordingExpiries, RecordingStorage } from "../domain/recordings/ports.js";
 import { MAX_RECORDING_BYTES, RecordingJobs } from "../domain/recordings/recording-jobs.js";
@@ -21,12 +22,14 @@ import type { Feature } from "./feature.js";
 
 export type RecordingOptions = Pick<
   RecordingServiceDeps,
-  "sessions" | "transcripts" | "durations" | "eventRetainMs" | "onEventsQueued" | "onSettled" | "now"
+  "sessions" | "transcripts" | "durations" | "eventRetainMs" | "onEventsQueued" | "now"
 > & {
   expiries: RecordingExpiries;
   /** LiveKit's secret, which every replica holds: the local store's signing key is derived from it. */
   secret: string;
   logger: Logger;
+  /** The process's metrics registry, where the feature's own are counted. */
+  registry: Registry;
 };
 
 export interface Recordings {
@@ -53,6 +56,12 @@ export function recordingsOf(config: Config["recordings"], port: number, options
     local = new LocalRecordingStorage({ dir: config.dir, publicUrl, signer: new UrlSigner(key) });
     storage = local;
   }
+  const settled = new Counter({
+    name: "dhs_recordings_settled_total",
+    help: "Sessions' recordings settled, by outcome: ready, or the code they failed with (not_joined, not_started, interrupted, upload_failed, not_delivered).",
+    labelNames: ["outcome"] as const,
+    registers: [options.registry],
+  });
   const service = new RecordingService({
     sessions: options.sessions,
     transcripts: options.transcripts,
@@ -64,7 +73,7 @@ export function recordingsOf(config: Config["recordings"], port: number, options
     retentionMs: config.retentionMs,
     deliveryTimeoutMs: config.deliveryTimeoutMs,
     ...(options.onEventsQueued ? { onEventsQueued: options.onEventsQueued } : {}),
-    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
+    onSettled: (outcome) => settled.inc({ outcome }),
     ...(options.now ? { now: options.now } : {}),
   });
   const routes =

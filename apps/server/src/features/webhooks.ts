@@ -4,16 +4,16 @@
  * the address policy that keeps them off the operator's own network.
  */
 import type { Logger } from "pino";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Config } from "../config.js";
 import { AddressPolicy, type Resolver } from "../customer-webhooks/address-policy.js";
 import { UndiciToolCallSender } from "../customer-webhooks/tool-call-sender.js";
 import { UndiciWebhookSender } from "../customer-webhooks/webhook-sender.js";
 import { WebhookEndpointService } from "../domain/customer-webhooks/endpoint-service.js";
-import type { WebhookSender, WebhookStore } from "../domain/customer-webhooks/ports.js";
+import type { WebhookMetrics, WebhookSender, WebhookStore } from "../domain/customer-webhooks/ports.js";
 import { RetrySchedule } from "../domain/customer-webhooks/retry-schedule.js";
 import type { Cursors } from "../http/cursor.js";
 import { webhookEndpointOperations } from "../http/routes/webhook-endpoints.js";
-import type { Metrics } from "../metrics.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { CustomerWebhookDispatcher } from "../workers/customer-webhook-dispatcher.js";
 import type { Feature } from "./feature.js";
@@ -22,7 +22,8 @@ export interface WebhookOptions {
   store: WebhookStore;
   cursors: Cursors;
   logger: Logger;
-  metrics: Metrics;
+  /** The process's metrics registry, where the feature's own are counted. */
+  registry: Registry;
   /** Resolves webhook hosts (tests give names their own addresses, without DNS). */
   resolver?: Resolver | undefined;
   /** Instead of undici's (tests and the bench). */
@@ -52,7 +53,7 @@ export function webhooksOf(config: Config, options: WebhookOptions) {
     attemptTimeoutMs: webhooks.attemptTimeoutMs,
     disableAfterMs: webhooks.disableAfterMs,
     schedule,
-    metrics: options.metrics,
+    metrics: webhookMetricsOf(options.registry),
     ...(options.now ? { now: options.now } : {}),
     onAttempt: (a) =>
       logger.info(
@@ -94,5 +95,40 @@ export function webhooksOf(config: Config, options: WebhookOptions) {
         await Promise.all([undici?.close(), toolCalls.close()]);
       },
     } satisfies Feature,
+  };
+}
+
+/** The deliveries' attempts and outcomes, and the queue as of this replica's last reconciliation. */
+function webhookMetricsOf(registry: Registry): WebhookMetrics {
+  const attempts = new Histogram({
+    name: "dhs_customer_webhook_attempt_duration_seconds",
+    help: "Attempts to deliver a customer webhook event, by event type and outcome (succeeded, failed), and how long they took.",
+    labelNames: ["event_type", "outcome"] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: "dhs_customer_webhook_deliveries_total",
+    help: "Customer webhook deliveries that ended, by event type and outcome (delivered, given_up, dropped, disabled).",
+    labelNames: ["event_type", "outcome"] as const,
+    registers: [registry],
+  });
+  const depth = new Gauge({
+    name: "dhs_customer_webhook_queue_depth",
+    help: "Customer webhook deliveries pending (due or waiting for a retry), as of this replica's last reconciliation.",
+    registers: [registry],
+  });
+  const oldest = new Gauge({
+    name: "dhs_customer_webhook_oldest_pending_seconds",
+    help: "Age of the oldest customer webhook event still pending (0 when none), as of this replica's last reconciliation.",
+    registers: [registry],
+  });
+  return {
+    attempt: (eventType, outcome, seconds) => attempts.observe({ event_type: eventType, outcome }, seconds),
+    delivery: (eventType, outcome) => deliveries.inc({ event_type: eventType, outcome }),
+    queue: (stats, nowMs) => {
+      depth.set(stats.pending);
+      oldest.set(stats.oldestCreatedAtMs === null ? 0 : Math.max(0, (nowMs - stats.oldestCreatedAtMs) / 1000));
+    },
   };
 }

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { digitalHumanToken, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, roomEvent, until, useHarness } from "../support/harness.js";
+import { metric } from "../support/metrics.js";
 import { ShiftedClock } from "../support/shifted-clock.js";
 
 /** The recordings' clock runs this far ahead (a test moves it past the retention). */
@@ -140,7 +141,9 @@ describe("a digital human's recording setting", () => {
 });
 
 describe("a recorded session", () => {
-  it("is recording, then processing, then ready with a fresh signed link to the file, its event sent once", async () => {
+  it("is recording, then processing, then ready with a fresh signed link to the file, its event sent once, counted once", async () => {
+    const ready = () => metric(h.metricsUrl, 'dhs_recordings_settled_total{outcome="ready"}');
+    const before = await ready();
     const session = await recordedSession();
     expect(await read(session)).toEqual(expect.objectContaining({ status: "recording", url: null, completed_at: null }));
     // Starting again (a retry) is answered the same.
@@ -183,6 +186,7 @@ describe("a recorded session", () => {
     expect(sent.map((e) => e.type)).toEqual(["session.recording_ready"]);
     expect(sent[0]?.body.data).toEqual({ ...settled, url: null, url_expires_at: null });
     expect(sent[0]?.verifiedWith).toBeGreaterThanOrEqual(0);
+    expect((await ready()) - before).toBe(1);
   });
 
   it("is not said to play longer than its session lasted: 7 days for a session of seconds is refused, and nothing counted", async () => {
@@ -243,7 +247,9 @@ describe("a recorded session", () => {
     expect(noReason.detail[0].path).toBe("reason");
   });
 
-  it("fails at once when its digital human never joined or never started it, and after the delivery timeout when no file came", async () => {
+  it("fails at once when its digital human never joined or never started it, and after the delivery timeout when no file came, counted by code", async () => {
+    const failed = (code: string) => metric(h.metricsUrl, `dhs_recordings_settled_total{outcome="${code}"}`);
+    const before = { not_joined: await failed("not_joined"), not_delivered: await failed("not_delivered") };
     const absent = await sessionOf((await recorder()).id);
     await h.client().endSession(absent.id);
     await until(async () => (await read(absent)).status === "failed");
@@ -274,6 +280,8 @@ describe("a recorded session", () => {
     expect(eventsOf(silent).map((e) => e.type)).toEqual(["session.recording_failed"]);
     // A file that comes late is not kept.
     await expectApiError(await job(silent, "upload"), 409, "recording_settled");
+    expect((await failed("not_joined")) - before.not_joined).toBe(1);
+    expect((await failed("not_delivered")) - before.not_delivered).toBe(1);
   });
 
   it("fails as interrupted when a second job starts it, which records nothing", async () => {

@@ -10,6 +10,7 @@ import { digitalHumanToken, WebhookReceiver } from "@dhs/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, STORE, until, useHarness } from "../support/harness.js";
+import { metric } from "../support/metrics.js";
 
 const h = useHarness({ SWEEP_INTERVAL_MS: "100", TEST_MAX_OPEN_SESSIONS: "100" });
 const [AVA] = DIGITAL_HUMANS;
@@ -398,9 +399,11 @@ describe("listSessionToolCalls", () => {
 });
 
 describe("callTestTool", () => {
-  it("calls a test session's webhook tool as its digital human would, and records it", async () => {
+  it("calls a test session's webhook tool as its digital human would, and records it, counted by type and status", async () => {
     const dh = await concierge(await endpoint(KEYS.aTest), KEYS.aTest);
     const session = await sessionOf(dh.id, KEYS.aTest);
+    const counted = () => metric(h.metricsUrl, 'dhs_tool_call_duration_seconds_count{type="webhook",status="succeeded"}');
+    const before = await counted();
     const call = expectData(await h.client(KEYS.aTest).callTestTool(session.id, { name: "order_status", arguments: { order_id: "T-1" } }));
     expect(call).toMatchObject({
       id: expect.stringMatching(/^call_test_[0-9a-f]{24}$/),
@@ -411,6 +414,7 @@ describe("callTestTool", () => {
     expect(delivery?.body).toMatchObject({ type: "session.tool_call", mode: "test", data: { arguments: { order_id: "T-1" } } });
     expect(delivery?.verifiedWith).toBeGreaterThanOrEqual(0);
     expect(expectData(await h.client(KEYS.aTest).listSessionToolCalls(session.id)).data).toEqual([call]);
+    expect((await counted()) - before).toBe(1);
   });
 
   it("refuses a live key (403 test_key_required), a tool that is not a webhook tool (422), an ended session (409)", async () => {
