@@ -53,7 +53,14 @@ export function recordingsOf(config: Config["recordings"], port: number, options
   } else {
     // A key of its own for the links: a link never verifies as a cursor, nor a cursor as a link.
     const key = Buffer.from(hkdfSync("sha256", options.secret, "", "dhs recording links v1", 32));
-    local = new LocalRecordingStorage({ dir: config.dir, publicUrl, signer: new UrlSigner(key) });
+    // The links' expiries by the recordings' clock, the one their records and retention keep.
+    const now = options.now;
+    local = new LocalRecordingStorage({
+      dir: config.dir,
+      publicUrl,
+      signer: new UrlSigner(key),
+      ...(now ? { now: () => now().getTime() } : {}),
+    });
     storage = local;
   }
   const settled = new Counter({

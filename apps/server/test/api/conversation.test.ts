@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { digitalHumanToken, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveriesSettled } from "../support/deliveries.js";
 import { expectApiError, KEYS, newSession, until, useHarness } from "../support/harness.js";
 
 const h = useHarness({
@@ -340,7 +341,7 @@ describe("per-turn events", () => {
     await pull(session, 0);
     await report(session, [started(u.id, "Thursday."), ended(u.id)]);
     await until(() => of(receiver, session.id).length >= 5, 5000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await deliveriesSettled(h);
     const events = of(receiver, session.id).map((e) => [e.type, e.body.data.utterance_id ?? e.body.data.turn_id, e.body.data.status]);
     expect(events.sort()).toEqual(
       [

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { digitalHumanToken, WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveriesSettled } from "../support/deliveries.js";
 import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, roomEvent, until, useHarness } from "../support/harness.js";
 import { metric } from "../support/metrics.js";
 import { ShiftedClock } from "../support/shifted-clock.js";
@@ -175,13 +176,14 @@ describe("a recorded session", () => {
     expect(download.headers.get("content-type")).toBe("audio/ogg");
     expect(download.headers.get("content-disposition")).toBe(`attachment; filename="${session.id}.ogg"`);
     expect(Buffer.from(await download.arrayBuffer()).equals(FILE)).toBe(true);
-    // Each read signs a fresh link.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Each read signs a fresh link (its expiry in whole seconds: a second later by the recordings' clock).
+    shiftMs += 1000;
     expect((await read(session)).url).not.toBe(shown.url);
+    shiftMs = 0;
     // The job's report again is answered as settled; no second event.
     expect((await jobOk(session, "finish", { outcome: "uploaded", duration_ms: 5_432 })).status).toBe("ready");
     await until(() => eventsOf(session).length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await deliveriesSettled(h);
     const sent = eventsOf(session);
     expect(sent.map((e) => e.type)).toEqual(["session.recording_ready"]);
     expect(sent[0]?.body.data).toEqual({ ...settled, url: null, url_expires_at: null });
@@ -400,7 +402,7 @@ describe("erasing a recording", () => {
     const storage = h.composed.recordings.service.deps.storage;
     expect(await storage.stat(`${session.id}.ogg`)).toBeUndefined();
     await h.client().endSession(session.id);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await deliveriesSettled(h);
     expect(eventsOf(session)).toEqual([]);
   });
 

@@ -149,7 +149,7 @@ describe("a session's life, as the receiver sees it", () => {
     await h.client().endSession(session.id);
     await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.ended"));
     await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.created"));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await dispatcherSettled();
     const mine = receiver.received.filter((r) => r.body.data?.id === session.id);
     expect(mine.map((r) => r.type).sort()).toEqual(["session.created", "session.ended"]);
     expect((await deliveries(endedOnly.id)).map((d) => d.event_type)).toEqual(["session.ended"]);

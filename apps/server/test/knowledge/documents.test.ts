@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveriesSettled } from "../support/deliveries.js";
 import { type Doc, settledDocument } from "../support/documents.js";
 import { DIGITAL_HUMANS, expectApiError, expectData, KEYS, until, useHarness } from "../support/harness.js";
 
@@ -268,7 +269,7 @@ describe("events", () => {
     expect(ready.verifiedWith).toBe(0);
     expect(ready.body).toMatchObject({ mode: "test", data: { status: "ready", name: "Good" } });
     expect(failed.body.data).toMatchObject({ status: "failed", error: expect.stringMatching(/no text/) });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await deliveriesSettled(h);
     expect(events.received.filter((r) => r.body.data?.id === good.id)).toHaveLength(1);
   });
 });
