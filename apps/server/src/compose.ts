@@ -5,25 +5,17 @@
  * and close. main.ts runs it; integration tests build the same thing with their own configuration.
  */
 import type { RequestListener } from "node:http";
-import type { Express } from "express";
 import type { Logger } from "pino";
+import type { Composed, ComposeOverrides } from "./composed.js";
 import { operatorFilesReloader } from "./config/operator-files.js";
-import type { Config, ConfigError } from "./config.js";
-import type { Resolver } from "./customer-webhooks/address-policy.js";
+import type { Config } from "./config.js";
 import { AccountLimits } from "./domain/accounts/account-limits.js";
-import type { AccountService } from "./domain/accounts/account-service.js";
 import { ApiKeyRing } from "./domain/accounts/api-keys.js";
-import type { AnalysisService } from "./domain/analysis/analysis-service.js";
 import { ConversationChanges } from "./domain/conversation/conversation-changes.js";
 import type { ConversationServiceDeps } from "./domain/conversation/conversation-service.js";
-import type { WebhookEndpointService } from "./domain/customer-webhooks/endpoint-service.js";
-import type { WebhookSender, WebhookStore } from "./domain/customer-webhooks/ports.js";
-import { DependencyFaultError, DependencyUnavailableError } from "./domain/dependency-errors.js";
+import { DependencyUnavailableError } from "./domain/dependency-errors.js";
 import { DigitalHumanCatalog } from "./domain/digital-humans/digital-human-catalog.js";
-import type { DigitalHumanService } from "./domain/digital-humans/digital-human-service.js";
-import type { RoomService, SessionStore } from "./domain/sessions/ports.js";
 import { maxDurationSOf } from "./domain/sessions/session-deps.js";
-import type { SessionService, SessionSettings } from "./domain/sessions/session-service.js";
 import { accountsOf } from "./features/accounts.js";
 import { analysisOf } from "./features/analysis.js";
 import { conversationOf } from "./features/conversation.js";
@@ -32,15 +24,16 @@ import { assembleFeatures } from "./features/feature.js";
 import { historyOf } from "./features/history.js";
 import { knowledgeOf } from "./features/knowledge.js";
 import { memoriesOf } from "./features/memories.js";
-import { type Recordings, recordingsOf } from "./features/recordings.js";
-import { sessionsOf } from "./features/sessions.js";
+import { recordingsOf } from "./features/recordings.js";
+import { timerSweeperOf } from "./features/session-timers.js";
+import { sessionSettingsOf, sessionsOf } from "./features/sessions.js";
 import { toolsOf } from "./features/tools.js";
 import { transcriptsOf } from "./features/transcripts.js";
 import { webhooksOf } from "./features/webhooks.js";
 import { createApp, MAX_BODY_BYTES } from "./http/app.js";
 import { Cursors } from "./http/cursor.js";
-import type { ErrorLogger } from "./http/error-handler.js";
 import { livekitWebhookHandler } from "./http/livekit-webhook.js";
+import { requestErrorLogger } from "./http/request-error-logger.js";
 import { LiveKitCredentialCheck } from "./livekit/credential-check.js";
 import { DigitalHumanTokens } from "./livekit/digital-human-token.js";
 import { LiveKitEventReceiver } from "./livekit/event-receiver.js";
@@ -48,85 +41,9 @@ import { LiveKitRoomService } from "./livekit/room-service.js";
 import { LiveKitTokenIssuer } from "./livekit/token-issuer.js";
 import { Metrics } from "./metrics.js";
 import { createStores } from "./store/create-stores.js";
-import type { Tracing } from "./tracing/tracing.js";
-import type { CustomerWebhookDispatcher } from "./workers/customer-webhook-dispatcher.js";
-import type { DocumentProcessor } from "./workers/document-processor.js";
-import type { HistoryWriter } from "./workers/history-writer.js";
-import type { RoomReconciler } from "./workers/room-reconciler.js";
-import { sessionTimers, type TimerHandler, TimerSweeper } from "./workers/timer-sweeper.js";
+import { sessionTimers } from "./workers/timer-sweeper.js";
 
-export interface Composed {
-  /** The API (Express); `handler` serves it with LiveKit's webhooks ahead of it. */
-  app: Express;
-  /** What the HTTP server runs: LiveKit's webhooks on their own path, then the app. */
-  handler: RequestListener;
-  metrics: Metrics;
-  store: SessionStore;
-  sessions: SessionService;
-  sweeper: TimerSweeper;
-  /** Deletes rooms whose session is terminal or missing. */
-  reconciler: RoomReconciler;
-  webhookStore: WebhookStore;
-  webhookEndpoints: WebhookEndpointService;
-  accounts: AccountService;
-  digitalHumans: DigitalHumanService;
-  /** Delivers customer webhook events. */
-  dispatcher: CustomerWebhookDispatcher;
-  /** Writes ended sessions to the history database (on Redis and PostgreSQL). */
-  historyWriter: HistoryWriter | undefined;
-  /** Turns added documents into passages. */
-  documentProcessor: DocumentProcessor;
-  /** Sessions' recordings: serve tells them the port it listens on. */
-  recordings: Recordings;
-  /** Sessions' analyses, run in the background when their timers fire. */
-  analysis: AnalysisService;
-  /**
-   * Resolves once the store answers and holds this server's key layout (a fresh Redis is given it), or
-   * after timeoutMs (false then; asked every pollMs). The store connects in the background and fails fast
-   * while it cannot, so a process that listened at once would answer its first requests 503. Rejects with
-   * a ConfigError when Redis holds another layout: nothing may be read or written then. Until the layout
-   * is confirmed the replica is unready.
-   */
-  waitForStore(timeoutMs: number, pollMs?: number): Promise<boolean>;
-  /**
-   * Checks LiveKit's credentials with one cheap call. While LiveKit cannot be reached, the replica is
-   * unready (GET /readyz 503) and the check is repeated every few seconds until it answers.
-   */
-  verifyLiveKit(): Promise<"ok" | "refused" | "unreachable">;
-  /**
-   * Reads the operator's files again (API keys with account limits, the digital human catalog) and swaps
-   * them in at once; a file that does not pass keeps the old ones in force. Returns the error, if any.
-   */
-  reloadOperatorFiles(): ConfigError | undefined;
-  /**
-   * Starts the work every replica repeats (serve calls it once listening): the timer sweeper and each
-   * feature's background work. Tests start the parts they drive, the handles above.
-   */
-  start(): void;
-  /**
-   * Stops the sweeper (no timer fires into a stopped feature), then every feature's background work
-   * (waiting for work in flight), closes the features, LiveKit's client and the stores.
-   */
-  close(): Promise<void>;
-}
-
-export interface ComposeOverrides {
-  rooms?: RoomService;
-  store?: SessionStore;
-  /** Resolves webhook hosts (tests give names their own addresses, without DNS). */
-  resolver?: Resolver;
-  webhookSender?: WebhookSender;
-  /** Spans (main.ts gives OpenTelemetry's when tracing is on); none by default. */
-  tracing?: Tracing;
-  /** The accounts' limits, instead of the configuration's (the bench seeds more sessions than any account may hold open). */
-  accounts?: AccountLimits;
-  /** The recordings' clock (tests move it past a recording's retention). */
-  recordingClock?: () => Date;
-  /** The webhook dispatcher's clock, by which deliveries fall due and endpoints fail (tests move it past a retry). */
-  webhookClock?: () => number;
-  /** The timer sweeper's clock, by which session timers fall due (tests move it past a timeout). */
-  timerClock?: () => number;
-}
+export type { Composed, ComposeOverrides } from "./composed.js";
 
 export function compose(config: Config, logger: Logger, overrides: ComposeOverrides = {}): Composed {
   const metrics = new Metrics();
@@ -360,69 +277,5 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
       await livekit?.close();
       await stores.connection.close();
     },
-  };
-}
-
-/** The sweeper that fires every session timer, the machine's and the features', on each replica. */
-function timerSweeperOf(
-  config: Config,
-  store: SessionStore,
-  timers: TimerHandler,
-  logger: Logger,
-  metrics: Metrics,
-  now: (() => number) | undefined,
-): TimerSweeper {
-  return new TimerSweeper(store, timers, {
-    intervalMs: config.sweepIntervalMs,
-    leaseMs: 30_000,
-    batch: 100,
-    ...(now ? { now } : {}),
-    onError: (err, due) => {
-      if (due === undefined) logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, "timer sweep failed");
-    },
-    onFailures: (failed) => {
-      metrics.timerFailures(failed.byTimer);
-      logger.warn(
-        { failed: failed.count, timers: failed.byTimer, err: { message: failed.first.message }, session_id: failed.first.sessionId },
-        "due timers failed in this sweep: each is tried again once its lease runs out",
-      );
-    },
-  });
-}
-
-function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs"> {
-  return {
-    rtcUrl: config.livekit.url,
-    participantTokenTtlS: config.participantTokenTtlS,
-    idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
-    idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
-    livekitEventDedupeMs: config.livekit.webhookDedupeS * 1000,
-    recordingDeliveryMs: config.recordings.deliveryTimeoutMs,
-    testMaxDurationS: config.testSessionMaxDurationS,
-    durations: {
-      joinTimeoutS: config.sessionJoinTimeoutS,
-      digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
-      maxDurationS: config.sessionMaxDurationS,
-      departureTimeoutS: config.sessionDepartureTimeoutS,
-      redispatchS: config.digitalHumanRedispatchS,
-      retentionS: config.sessionRetentionS,
-    },
-  };
-}
-
-/** Logs a failed request once: an outage as a warning, a fault or a bug as an error, each counted. */
-function requestErrorLogger(logger: Logger, metrics: Metrics): ErrorLogger {
-  return (err, requestId) => {
-    if (err instanceof DependencyUnavailableError) {
-      if (err.dependency === "store") metrics.redisError();
-      const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
-      logger.warn({ request_id: requestId, dependency: err.dependency, cause }, "dependency unavailable");
-    } else if (err instanceof DependencyFaultError) {
-      // Not an outage that passes: a misconfiguration or a bug, named for whoever is on call.
-      metrics.dependencyFault(err.dependency);
-      logger.error({ request_id: requestId, dependency: err.dependency, cause: err.message }, "dependency fault");
-    } else {
-      logger.error({ err, request_id: requestId }, "request failed");
-    }
   };
 }

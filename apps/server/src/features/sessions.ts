@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { SessionStore } from "../domain/sessions/ports.js";
 import type { SessionServiceDeps } from "../domain/sessions/session-deps.js";
-import { SessionService } from "../domain/sessions/session-service.js";
+import { SessionService, type SessionSettings } from "../domain/sessions/session-service.js";
 import type { Cursors } from "../http/cursor.js";
 import { sessionOperations } from "../http/routes/sessions.js";
 import type { Metrics } from "../metrics.js";
@@ -39,5 +39,26 @@ export function sessionsOf(deps: SessionServiceDeps & { store: SessionStore }, o
     sessions,
     reconciler,
     feature: { name: "sessions", operations: sessionOperations(sessions, options.cursors), background: [reconciler] } satisfies Feature,
+  };
+}
+
+/** The sessions' settings from the configuration (their events' retention comes from the webhooks). */
+export function sessionSettingsOf(config: Config): Omit<SessionSettings, "eventRetainMs"> {
+  return {
+    rtcUrl: config.livekit.url,
+    participantTokenTtlS: config.participantTokenTtlS,
+    idempotencyKeyTtlMs: config.idempotencyKeyTtlS * 1000,
+    idempotencyLockTtlMs: config.idempotencyLockTtlS * 1000,
+    livekitEventDedupeMs: config.livekit.webhookDedupeS * 1000,
+    recordingDeliveryMs: config.recordings.deliveryTimeoutMs,
+    testMaxDurationS: config.testSessionMaxDurationS,
+    durations: {
+      joinTimeoutS: config.sessionJoinTimeoutS,
+      digitalHumanJoinTimeoutS: config.digitalHumanJoinTimeoutS,
+      maxDurationS: config.sessionMaxDurationS,
+      departureTimeoutS: config.sessionDepartureTimeoutS,
+      redispatchS: config.digitalHumanRedispatchS,
+      retentionS: config.sessionRetentionS,
+    },
   };
 }
