@@ -35,6 +35,7 @@ export class FakeLiveKit {
   answerLateMs = 0;
   /** Each room's metadata and creation time (ms), as ListRooms answers them. */
   readonly roomInfo = new Map<string, { metadata: string; creationTimeMs: number }>();
+  private held: { until: Promise<void>; release: () => void } | undefined;
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly verifier: TokenVerifier;
@@ -50,6 +51,26 @@ export class FakeLiveKit {
     const address = this.server?.address() as AddressInfo | undefined;
     if (!address) throw new Error("the fake LiveKit is not listening");
     return `http://127.0.0.1:${address.port}`;
+  }
+
+  /**
+   * Holds every request that arrives from now on (after `arrived` and `roomsAsked` record it) until the
+   * returned function is called: a test that needs a call in flight waits for it to arrive, not a while.
+   */
+  hold(): () => void {
+    let release = () => {};
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = {
+      until,
+      release: () => {
+        if (this.held === held) this.held = undefined;
+        release();
+      },
+    };
+    this.held = held;
+    return held.release;
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -86,6 +107,7 @@ export class FakeLiveKit {
     this.delayMs = 0;
     this.answerLateMs = 0;
     this.roomInfo.clear();
+    this.held?.release();
   }
 
   private dispatch(room: string, agentName: string): void {
@@ -106,6 +128,7 @@ export class FakeLiveKit {
     for await (const chunk of req) raw += chunk;
     if (method === "CreateRoom") this.roomsAsked.push(String((JSON.parse(raw || "{}") as { name?: string }).name));
     if (this.mode === "hang") return; // never answers; the client's timeout must end the call
+    if (this.held) await this.held.until;
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     const late = this.answerLateMs;
     const reply = (status: number, body: unknown): void => {

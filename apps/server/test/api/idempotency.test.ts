@@ -1,8 +1,8 @@
 /**
  * Idempotent creates through the client, each with the Idempotency-Key the test names: replays, a key
- * reused with another body, creates in flight, locks left by a dead request, failures that record
- * nothing, and a room LiveKit made after the create had given up. One raw pair of requests sends the same
- * body spelled two ways, which no client does.
+ * reused with another body, locks left by a dead request, failures that record nothing, and a room
+ * LiveKit made after the create had given up (creates in flight: idempotency-in-flight.test.ts). One raw
+ * pair of requests sends the same body spelled two ways, which no client does.
  */
 import type { SessionCreate } from "@dhs/client";
 import { describe, expect, it } from "vitest";
@@ -74,36 +74,6 @@ describe("POST /v1/sessions, keys of different accounts", () => {
     const b = expectData(answer, 201);
     expect(answer.response.headers.get("Idempotent-Replayed")).toBeNull();
     expect(b.id).not.toBe(a.id);
-  });
-});
-
-describe("POST /v1/sessions, while the first request with the key is still running", () => {
-  it("answers 409 idempotency_request_in_progress with Retry-After, then replays once it is done", async () => {
-    const idempotencyKey = crypto.randomUUID();
-    h.livekit.delayMs = 150;
-    const first = create({}, { idempotencyKey });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const second = await create({}, { idempotencyKey });
-    await expectApiError(second, 409, "idempotency_request_in_progress");
-    expect(second.response.headers.get("Retry-After")).toBe("1");
-    const created = expectData(await first, 201);
-    const third = await create({}, { idempotencyKey });
-    expect(third.data?.id).toBe(created.id);
-  });
-
-  it("25 concurrent identical requests make exactly one session and one room", async () => {
-    const idempotencyKey = crypto.randomUUID();
-    h.livekit.delayMs = 100;
-    const answers = await Promise.all(Array.from({ length: 25 }, () => create({ participant_identity: "crowd" }, { idempotencyKey })));
-    const created = answers.filter((a) => a.response.status === 201).map((a) => a.data);
-    const inProgress = answers.filter((a) => a.response.status === 409 && a.error?.code === "idempotency_request_in_progress");
-    expect(created.length + inProgress.length).toBe(25);
-    expect(new Set(created.map((b) => b?.id)).size).toBe(1);
-    expect(h.livekit.callsOf("CreateRoom")).toHaveLength(1);
-    // Once the first is done, every retry replays that one session.
-    const retries = await Promise.all(Array.from({ length: 5 }, () => create({ participant_identity: "crowd" }, { idempotencyKey })));
-    const ids = new Set(retries.map((answer) => answer.data?.id));
-    expect([...ids]).toEqual([created[0]?.id]);
   });
 });
 
