@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectData, roomEvent, useHarness } from "../support/harness.js";
+import { seriesValue } from "../support/metrics.js";
 
 const h = useHarness();
 
@@ -13,11 +14,6 @@ async function metrics(): Promise<string> {
   expect(res.status).toBe(200);
   expect(res.headers.get("Content-Type")).toMatch(/^text\/plain/);
   return res.text();
-}
-
-function value(text: string, series: string): number {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
 describe("GET /metrics", () => {
@@ -42,9 +38,9 @@ describe("GET /metrics", () => {
     await h.request("GET", "/v1/me", { key: null });
     await h.request("GET", "/no/such/path");
     const text = await metrics();
-    expect(value(text, 'dhs_http_requests_total{route="/v1/me",method="GET",status="200"}')).toBeGreaterThanOrEqual(1);
-    expect(value(text, 'dhs_http_requests_total{route="unmatched",method="GET",status="401"}')).toBeGreaterThanOrEqual(1);
-    expect(value(text, 'dhs_http_requests_total{route="unmatched",method="GET",status="404"}')).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(text, 'dhs_http_requests_total{route="/v1/me",method="GET",status="200"}')).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(text, 'dhs_http_requests_total{route="unmatched",method="GET",status="401"}')).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(text, 'dhs_http_requests_total{route="unmatched",method="GET",status="404"}')).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/dhs_http_request_duration_seconds_bucket\{le="0.005",route="\/v1\/me",method="GET",status="200"\}/);
     expect(text).toContain("process_cpu_user_seconds_total");
   });
@@ -54,9 +50,9 @@ describe("GET /metrics", () => {
     const session = expectData(await h.client().createSession({}), 201);
     await h.client().endSession(session.id);
     const after = await metrics();
-    expect(value(after, "dhs_sessions_created_total") - value(before, "dhs_sessions_created_total")).toBe(1);
+    expect(seriesValue(after, "dhs_sessions_created_total") - seriesValue(before, "dhs_sessions_created_total")).toBe(1);
     const ended = 'dhs_sessions_ended_total{status="cancelled",end_reason="user_ended"}';
-    expect(value(after, ended) - value(before, ended)).toBe(1);
+    expect(seriesValue(after, ended) - seriesValue(before, ended)).toBe(1);
   });
 
   it("counts webhook deliveries by outcome", async () => {
@@ -64,8 +60,8 @@ describe("GET /metrics", () => {
     await h.webhook(roomEvent("participant_joined", session, { identity: "metered" }));
     await h.webhook(roomEvent("participant_joined", session, { identity: "metered" }), { authorization: null });
     const text = await metrics();
-    expect(value(text, 'dhs_webhook_events_total{event="participant_joined",outcome="applied"}')).toBeGreaterThanOrEqual(1);
-    expect(value(text, 'dhs_webhook_events_total{event="unknown",outcome="rejected"}')).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(text, 'dhs_webhook_events_total{event="participant_joined",outcome="applied"}')).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(text, 'dhs_webhook_events_total{event="unknown",outcome="rejected"}')).toBeGreaterThanOrEqual(1);
   });
 
   it("shows no API key, token or session id", async () => {

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import type { WebhookEndpoint } from "@dhs/client";
 import { WebhookReceiver } from "@dhs/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { deliveriesSettled } from "../support/deliveries.js";
 import { expectData, KEYS, newSession, roomEvent, until, useHarness } from "../support/harness.js";
 import { ShiftedClock } from "../support/shifted-clock.js";
 
@@ -91,12 +92,6 @@ function retryNow(attempt: Delivery | undefined): void {
   h.composed.dispatcher.nudge();
 }
 
-/** Waits until the dispatcher has looked for due deliveries and finished every attempt it started. */
-async function dispatcherSettled(): Promise<void> {
-  h.composed.dispatcher.nudge();
-  await h.composed.dispatcher.idle();
-}
-
 async function endpointOf(endpointId: string) {
   return expectData(await h.client(KEYS.aHooks).getWebhookEndpoint(endpointId));
 }
@@ -149,7 +144,7 @@ describe("a session's life, as the receiver sees it", () => {
     await h.client().endSession(session.id);
     await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.ended"));
     await until(() => receiver.received.some((r) => r.body.data?.id === session.id && r.type === "session.created"));
-    await dispatcherSettled();
+    await deliveriesSettled(h);
     const mine = receiver.received.filter((r) => r.body.data?.id === session.id);
     expect(mine.map((r) => r.type).sort()).toEqual(["session.created", "session.ended"]);
     expect((await deliveries(endedOnly.id)).map((d) => d.event_type)).toEqual(["session.ended"]);
@@ -160,7 +155,7 @@ describe("a session's life, as the receiver sees it", () => {
     await register({}, KEYS.bHooks);
     const session = await newSession(h);
     await h.client().endSession(session.id);
-    await dispatcherSettled();
+    await deliveriesSettled(h);
     expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
   });
 });
@@ -204,7 +199,7 @@ describe("delivery", () => {
     const log = await attempts(endpoint.id, 3);
     expect(log[2]).toMatchObject({ attempt: 3, outcome: "failed", status_code: 503, next_attempt_at: null });
     clock.advance(86_400_000);
-    await dispatcherSettled();
+    await deliveriesSettled(h);
     expect(receiver.received.filter((r) => r.id === id)).toHaveLength(3);
     expect(await deliveries(endpoint.id)).toHaveLength(3);
   });
@@ -235,7 +230,7 @@ describe("delivery", () => {
     receiver.answer = () => ({ status: 200 });
     const session = await newSession(h);
     await h.client().endSession(session.id);
-    await dispatcherSettled();
+    await deliveriesSettled(h);
     expect(receiver.received.filter((r) => r.body.data?.id === session.id)).toEqual([]);
     await h.client(KEYS.aHooks).enableWebhookEndpoint(endpoint.id);
     const next = await newSession(h);
@@ -251,7 +246,7 @@ describe("delivery", () => {
     clock.advance(2000);
     await sendTest(endpoint.id);
     await attempts(endpoint.id, 2);
-    await dispatcherSettled();
+    await deliveriesSettled(h);
     expect((await endpointOf(endpoint.id)).status).toBe("enabled");
     clock.advance(2000);
     await sendTest(endpoint.id);

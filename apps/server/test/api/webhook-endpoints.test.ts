@@ -7,6 +7,7 @@ import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointCreate } from "@d
 import { WebhookReceiver } from "@dhs/testkit";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveriesSettled } from "../support/deliveries.js";
 import { ENDPOINT_OPERATIONS, expectData, KEYS, until, useHarness } from "../support/harness.js";
 import { ShiftedClock } from "../support/shifted-clock.js";
 
@@ -138,8 +139,7 @@ describe("DELETE /v1/webhook-endpoints/{id}", () => {
     // Its retry (due 1 s later) finds no endpoint and is dropped: a day on, nothing more was sent.
     try {
       clock.advance(86_400_000);
-      h.composed.dispatcher.nudge();
-      await h.composed.dispatcher.idle();
+      await deliveriesSettled(h);
     } finally {
       // The other tests' secrets overlap by the wall clock.
       clock.reset();
