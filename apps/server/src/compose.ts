@@ -70,7 +70,7 @@ export function compose(config: Config, logger: Logger, overrides: ComposeOverri
   });
   const { eventRetainMs, nudge } = hooks;
   const apiKeys = new ApiKeyRing(config.apiKeys.records);
-  const catalog = new DigitalHumanCatalog(config.digitalHumans.entries, config.digitalHumans.voices);
+  const catalog = new DigitalHumanCatalog(config.digitalHumans.entries, config.digitalHumans.voices, config.digitalHumans.hearingLanguages);
   const limits =
     overrides.accounts ?? new AccountLimits(config.accountMaxOpenSessions, config.apiKeys.accounts, config.testMaxOpenSessions);
   const settings = sessionSettingsOf(config);

@@ -407,6 +407,55 @@ describe("loadConfig", () => {
       },
       'DIGITAL_HUMANS_FILE: voices[1].id "slt" is listed twice',
     ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-voice-provider.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava" }],
+          voices: [{ id: "nova", name: "Nova", language: "en" }],
+        }),
+      },
+      "DIGITAL_HUMANS_FILE: voices[0].provider is missing (flite, espeak, openai, elevenlabs, deepgram)",
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-voice-provider-voice.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava" }],
+          voices: [{ id: "slt", name: "SLT", language: "en", provider: "openai" }],
+        }),
+      },
+      "DIGITAL_HUMANS_FILE: voices[0].provider_voice is missing: the voice as openai names it",
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-voice-bad-provider.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava" }],
+          voices: [{ id: "slt", name: "SLT", language: "en", provider: "polly" }],
+        }),
+      },
+      /^DIGITAL_HUMANS_FILE: voices\[0\]\.provider must be one of flite, espeak, openai, elevenlabs, deepgram$/,
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-unheard.json", {
+          digital_humans: [{ id: AVA_ID, name: "Sofía", agent_name: "ava", voice: "espeak-es" }],
+        }),
+      },
+      'DIGITAL_HUMANS_FILE: digital_humans[0].language "es" is not a language this deployment hears: en (PocketSphinx, offline',
+    ],
+    [
+      "DIGITAL_HUMANS_FILE",
+      {
+        DIGITAL_HUMANS_FILE: file("dh-hearing.json", {
+          digital_humans: [{ id: AVA_ID, name: "Ava", agent_name: "ava" }],
+          hearing_languages: [],
+        }),
+      },
+      /^DIGITAL_HUMANS_FILE: "hearing_languages" must be a list of at least one BCP 47 language tag/,
+    ],
   ])("refuses a bad %s with one line naming it", (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -20,6 +20,7 @@ export {
   sessionStatusValues,
   transcriptSpeakerValues,
   transcriptStatusValues,
+  voiceProviderValues,
   webhookEventSelectorValues,
   webhookEventTypeValues,
 } from "./generated/v1.js";
@@ -59,6 +60,7 @@ export type DigitalHumanDeleted = Schemas["DigitalHumanDeleted"];
 export type DigitalHumanList = Schemas["DigitalHumanList"];
 export type Voice = Schemas["Voice"];
 export type VoiceList = Schemas["VoiceList"];
+export type VoiceProvider = Schemas["VoiceProvider"];
 /** What a digital human's job is told in its dispatch's metadata (not part of any request or response). */
 export type DigitalHumanJob = Schemas["DigitalHumanJob"];
 export type Usage = Schemas["Usage"];

@@ -108,7 +108,17 @@ export interface StockDigitalHuman {
 export interface Fixtures {
   accounts?: { id: string; max_open_sessions?: number }[];
   digitalHumans?: StockDigitalHuman[];
-  voices?: { id: string; name: string; language: string; description?: string }[];
+  voices?: {
+    id: string;
+    name: string;
+    language: string;
+    description?: string;
+    provider?: string;
+    provider_voice?: string;
+    model?: string | null;
+  }[];
+  /** The languages the workers hear (the catalog's `hearing_languages`; the offline default's `en` without it). */
+  hearingLanguages?: string[];
 }
 
 /** API_KEYS_FILE and DIGITAL_HUMANS_FILE with the fixtures and what the test adds, in a directory of their own. */
@@ -120,6 +130,7 @@ export function writeOperatorFiles(fixtures: Fixtures = {}): { apiKeysFile: stri
   const catalog = {
     digital_humans: [...DIGITAL_HUMANS, ...(fixtures.digitalHumans ?? [])],
     ...(fixtures.voices ? { voices: fixtures.voices } : {}),
+    ...(fixtures.hearingLanguages ? { hearing_languages: fixtures.hearingLanguages } : {}),
   };
   writeFileSync(digitalHumansFile, JSON.stringify(catalog));
   return { apiKeysFile, digitalHumansFile };

@@ -5,7 +5,7 @@
  * (`keys[2].sha256`) and what it must be. That last part is the `x-error` of the nearest schema on the
  * error's path. What no single entry can say (an id listed twice) is operator-files.ts's.
  */
-import { modeValues, scopeValues } from "@dhs/contract";
+import { modeValues, scopeValues, voiceProviderValues } from "@dhs/contract";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import type { AccountRecord } from "../domain/accounts/account-limits.js";
 import { ACCOUNT_ID_PATTERN, type ApiKeyRecord, KEY_ID_PATTERN, type Mode } from "../domain/accounts/api-keys.js";
@@ -34,9 +34,12 @@ export interface ApiKeysFile {
 export interface DigitalHumansFile {
   digital_humans: [FileDigitalHuman, ...FileDigitalHuman[]];
   voices?: [FileVoice, ...FileVoice[]];
+  hearing_languages?: [string, ...string[]];
 }
 type FileDigitalHuman = Omit<DigitalHuman, "description"> & { description?: string };
-type FileVoice = Omit<Voice, "description"> & { description?: string };
+// The offline voices' provider and engine voice follow from their ids (files written before providers).
+type FileVoice = Omit<Voice, "description" | "provider" | "provider_voice" | "model"> &
+  Partial<Pick<Voice, "provider" | "provider_voice">> & { description?: string; model?: string | null };
 
 const ID = "must be 1-64 characters of A-Z a-z 0-9 _ . : -";
 const accountId = { type: "string", pattern: ACCOUNT_ID_PATTERN.source };
@@ -176,10 +179,32 @@ const DIGITAL_HUMANS: Schema = {
           name: NAME,
           language: LANGUAGE,
           description: DESCRIPTION,
+          provider: { enum: voiceProviderValues, "x-error": `must be one of ${voiceProviderValues.join(", ")}` },
+          provider_voice: {
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: NO_CONTROL,
+            "x-error": "must be the provider's voice id, 1-128 characters, no control character",
+          },
+          model: nullable({
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: NO_CONTROL,
+            "x-error": "must be null or the provider's model, 1-128 characters",
+          }),
         },
         "x-error": "must be an object",
       },
       "x-error": "must be a list of at least one voice",
+    },
+    hearing_languages: {
+      type: "array",
+      minItems: 1,
+      maxItems: 100,
+      items: LANGUAGE,
+      "x-error": "must be a list of at least one BCP 47 language tag: the languages the workers' speech recognition hears",
     },
   },
   "x-error": 'must hold {"digital_humans": [...]} with at least one entry',

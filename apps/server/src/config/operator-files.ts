@@ -12,12 +12,15 @@
  * after it settles.
  */
 import { readFileSync, type Stats, unwatchFile, watchFile } from "node:fs";
+import { OFFLINE_VOICE_IDS } from "@dhs/catalog";
+import { voiceProviderValues } from "@dhs/contract";
 import type { Logger } from "pino";
 import type { AccountLimits, AccountRecord } from "../domain/accounts/account-limits.js";
 import type { ApiKeyRecord, ApiKeyRing } from "../domain/accounts/api-keys.js";
-import type { DigitalHuman, DigitalHumanCatalog, Voice } from "../domain/digital-humans/digital-human-catalog.js";
+import { type DigitalHuman, DigitalHumanCatalog, OFFLINE_HEARING, type Voice } from "../domain/digital-humans/digital-human-catalog.js";
+import { notHeard } from "../domain/digital-humans/digital-human-fields.js";
 import { ConfigError } from "./config-error.js";
-import { checkApiKeysFile, checkDigitalHumansFile } from "./operator-file-schemas.js";
+import { checkApiKeysFile, checkDigitalHumansFile, type DigitalHumansFile } from "./operator-file-schemas.js";
 import { VARIABLES } from "./variables.js";
 
 export interface OperatorFiles {
@@ -26,7 +29,13 @@ export interface OperatorFiles {
    * it, a reload to an empty list is refused as the slip it almost always is).
    */
   apiKeys: { file: string; records: ApiKeyRecord[]; accounts: AccountRecord[]; allowNoKeys: boolean };
-  digitalHumans: { file: string; entries: [DigitalHuman, ...DigitalHuman[]]; voices: [Voice, ...Voice[]] };
+  digitalHumans: {
+    file: string;
+    entries: [DigitalHuman, ...DigitalHuman[]];
+    voices: [Voice, ...Voice[]];
+    /** What the workers' speech recognition hears (`hearing_languages`; the offline default's English without it). */
+    hearingLanguages: [string, ...string[]];
+  };
 }
 
 /** Logged whenever the keys in force become none: at start, or by a reload the file allowed. */
@@ -67,7 +76,7 @@ export function operatorFilesReloader(
       }
       live.apiKeys.replace(apiKeys.records);
       live.accounts.replace(apiKeys.accounts);
-      live.catalog.replace(digitalHumans.entries, digitalHumans.voices);
+      live.catalog.replace(digitalHumans.entries, digitalHumans.voices, digitalHumans.hearingLanguages);
       logger.info({ api_keys: apiKeys.records.length, digital_humans: digitalHumans.entries.length }, "operator files reloaded");
       if (apiKeys.records.length === 0) logger.error({ file: apiKeys.file }, NO_KEYS);
       return undefined;
@@ -135,11 +144,15 @@ function readApiKeys(file: string): Omit<OperatorFiles["apiKeys"], "file"> {
  * reference worker's); every persona's voice must be one of them, and speak its language.
  */
 function readDigitalHumans(file: string): OperatorFiles["digitalHumans"] {
-  const { digital_humans: list, voices: listed } = checkDigitalHumansFile(readJson("DIGITAL_HUMANS_FILE", file), file);
+  const {
+    digital_humans: list,
+    voices: listed,
+    hearing_languages: hearingLanguages = [...OFFLINE_HEARING],
+  } = checkDigitalHumansFile(readJson("DIGITAL_HUMANS_FILE", file), file);
   // Ids are UUIDs: another case is the same id.
   const ids = firstRepeat(list.map((entry) => entry.id.toLowerCase()));
   if (ids) throw new ConfigError(`DIGITAL_HUMANS_FILE: digital_humans[${ids.at}].id "${list[ids.at]?.id}" is listed twice`);
-  const voices = (listed ?? embeddedVoices()).map((voice) => ({ ...voice, description: voice.description ?? null }));
+  const voices = listed === undefined ? embeddedVoices() : voicesOf(listed);
   const voiceIds = firstRepeat(voices.map((voice) => voice.id));
   if (voiceIds) throw new ConfigError(`DIGITAL_HUMANS_FILE: voices[${voiceIds.at}].id "${voices[voiceIds.at]?.id}" is listed twice`);
   list.forEach((entry, i) => {
@@ -151,9 +164,15 @@ function readDigitalHumans(file: string): OperatorFiles["digitalHumans"] {
     if (entry.language !== undefined && entry.language !== language) {
       throw new ConfigError(`DIGITAL_HUMANS_FILE: digital_humans[${i}].language "${entry.language}" is not its voice's (${language})`);
     }
+    const catalog = new DigitalHumanCatalog([entry], voices, hearingLanguages);
+    if (!catalog.hears(entry.language ?? language)) {
+      throw new ConfigError(
+        `DIGITAL_HUMANS_FILE: digital_humans[${i}].language "${entry.language ?? language}" ${notHeard(hearingLanguages)}`,
+      );
+    }
   });
   const entries = list.map((entry) => ({ ...entry, id: entry.id.toLowerCase(), description: entry.description ?? null }));
-  return { file, entries: entries as [DigitalHuman, ...DigitalHuman[]], voices: voices as [Voice, ...Voice[]] };
+  return { file, entries: entries as [DigitalHuman, ...DigitalHuman[]], voices, hearingLanguages };
 }
 
 /** The voices of the embedded catalog: the reference digital human's. */
@@ -161,7 +180,23 @@ function embeddedVoices(): [Voice, ...Voice[]] {
   const embedded = VARIABLES.DIGITAL_HUMANS_FILE.default;
   const { voices } = checkDigitalHumansFile(readJson("DIGITAL_HUMANS_FILE", embedded), embedded);
   if (!voices) throw new Error(`${embedded} lists no voices`);
-  return voices.map((voice) => ({ ...voice, description: voice.description ?? null })) as [Voice, ...Voice[]];
+  return voicesOf(voices);
+}
+
+/** The file's voices with every field: a provider's voice must say which it is, an offline one may leave it to its id. */
+function voicesOf(listed: NonNullable<DigitalHumansFile["voices"]>): [Voice, ...Voice[]] {
+  const voices = listed.map((voice, i) => {
+    const known = OFFLINE_VOICE_IDS[voice.id];
+    const provider = voice.provider ?? known?.provider;
+    if (provider === undefined)
+      throw new ConfigError(`DIGITAL_HUMANS_FILE: voices[${i}].provider is missing (${voiceProviderValues.join(", ")})`);
+    const providerVoice = voice.provider_voice ?? (known !== undefined && provider === known.provider ? known.provider_voice : undefined);
+    if (providerVoice === undefined) {
+      throw new ConfigError(`DIGITAL_HUMANS_FILE: voices[${i}].provider_voice is missing: the voice as ${provider} names it`);
+    }
+    return { ...voice, description: voice.description ?? null, provider, provider_voice: providerVoice, model: voice.model ?? null };
+  });
+  return voices as [Voice, ...Voice[]];
 }
 
 function readJson(variable: string, file: string): unknown {

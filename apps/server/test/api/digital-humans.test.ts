@@ -107,8 +107,11 @@ describe("POST /v1/digital-humans", () => {
       expect(error.detail).toEqual([{ location: "body", path, message: expect.stringMatching(message) }]);
     };
     await refused({ name: "V", voice: "nope" }, "voice", /not a voice of this deployment \(listVoices\): slt, rms/);
-    await refused({ name: "L", language: "fr" }, "language", /not a language of this deployment: en/);
-    await refused({ name: "L", voice: "slt", language: "de" }, "language", /not a language/);
+    await refused({ name: "L", language: "ja" }, "language", /not a language of this deployment: en, es, fr, de, pt, it/);
+    await refused({ name: "L", voice: "slt", language: "de" }, "voice", /voice slt speaks en, not de/);
+    // eSpeak speaks French, but the offline default hears English only: refused, saying why.
+    await refused({ name: "L", language: "fr" }, "language", /not a language this deployment hears: en \(PocketSphinx, offline/);
+    await refused({ name: "L", voice: "espeak-fr" }, "language", /not a language this deployment hears/);
     await refused({ name: "A", appearance: "00000000-0000-4000-8000-000000000000" }, "appearance", /not a stock digital human/);
     // Another account's stock one is not one this account may use.
     await refused({ name: "A", appearance: BEA.id }, "appearance", /not a stock digital human/);
@@ -384,6 +387,17 @@ describe("GET /v1/voices", () => {
       ["awb", "en", false],
       ["kal", "en", false],
       ["espeak-en-us", "en", false],
+      ["espeak-es", "es", false],
+      ["espeak-fr", "fr", false],
+      ["espeak-de", "de", false],
+      ["espeak-pt", "pt", false],
+      ["espeak-it", "it", false],
+    ]);
+    // Who speaks each: the offline engines, by their own names.
+    expect(voices.slice(3, 6).map((v) => [v.provider, v.provider_voice, v.model])).toEqual([
+      ["flite", "kal16", null],
+      ["espeak", "en-us", null],
+      ["espeak", "es", null],
     ]);
     expect((await h.client(KEYS.aPersonasRead).listVoices()).response.status).toBe(200);
     await expectApiError(await h.client(KEYS.aHooks).listVoices(), 403, "forbidden");

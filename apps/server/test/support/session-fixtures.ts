@@ -60,8 +60,8 @@ export function sessionRecord(overrides: Partial<SessionRecord> = {}): SessionRe
 
 /** The voices of the embedded catalog's first two, for tests that build a catalog by hand. */
 export const VOICES: [Voice, ...Voice[]] = [
-  { id: "slt", name: "SLT", language: "en", description: null },
-  { id: "espeak-en-us", name: "eSpeak", language: "en", description: null },
+  { id: "slt", name: "SLT", language: "en", description: null, provider: "flite", provider_voice: "slt", model: null },
+  { id: "espeak-en-us", name: "eSpeak", language: "en", description: null, provider: "espeak", provider_voice: "en-us", model: null },
 ];
 
 /** Ava's persona, as a stock digital human of the embedded catalog has it. */

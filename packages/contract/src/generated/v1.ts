@@ -1264,8 +1264,10 @@ export interface paths {
         };
         /**
          * List voices
-         * @description Lists the voices this deployment offers, each with its language; a digital human's `voice` names
-         *     one of them. `default: true` marks the one a digital human gets when it names none.
+         * @description Lists the voices this deployment offers, each with its language and who speaks it (its
+         *     `provider`); a digital human's `voice` names one of them. `default: true` marks the one a digital
+         *     human gets when it names none. A digital human's `language` must be its voice's, and one the
+         *     deployment hears (its speech recognition's: English only on the offline default).
          *
          *     Requires the `digital_humans:read` or the `sessions:read` scope.
          */
@@ -1650,7 +1652,7 @@ export interface components {
          */
         VoiceId: string;
         /**
-         * @description A BCP 47 language tag; this release supports `en` (English) only.
+         * @description A BCP 47 language tag (`en`, `es`, `pt-BR`).
          * @example en
          */
         LanguageTag: string;
@@ -1800,6 +1802,15 @@ export interface components {
              */
             deleted: true;
         };
+        /**
+         * @description Who speaks the voice: `flite` and `espeak` run on the deployment's own workers, offline; `openai`
+         *     (OpenAI or any server with its speech API), `elevenlabs` and `deepgram` are speech providers the
+         *     operator has an account with. A provider that fails mid-reply is replaced by the deployment's
+         *     default offline voice for the rest of that reply, so the participant always hears the answer.
+         * @example flite
+         * @enum {string}
+         */
+        VoiceProvider: "flite" | "espeak" | "openai" | "elevenlabs" | "deepgram";
         /** @description A voice this deployment offers. */
         Voice: {
             id: components["schemas"]["VoiceId"];
@@ -1814,6 +1825,17 @@ export interface components {
              * @example A US English woman's voice.
              */
             description: string | null;
+            provider: components["schemas"]["VoiceProvider"];
+            /**
+             * @description The voice as its provider names it (Flite's `slt`, OpenAI's `alloy`, an ElevenLabs voice id).
+             * @example slt
+             */
+            provider_voice: string;
+            /**
+             * @description The provider's model it is spoken with (`tts-1`, `eleven_flash_v2_5`); `null`, the provider's default.
+             * @example null
+             */
+            model: string | null;
             /**
              * @description `true` for the voice a digital human gets when it names none.
              * @example true
@@ -6467,6 +6489,7 @@ export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components
 export const endReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndReason"]> = ["user_ended", "room_finished", "join_timeout", "max_duration", "digital_human_timeout", "participant_left", "digital_human_lost", "room_unusable", "digital_human_ended"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["sessions:read", "sessions:write", "digital_humans:read", "digital_humans:write", "webhooks:read", "webhooks:write", "knowledge:read", "knowledge:write"];
 export const digitalHumanKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DigitalHumanKind"]> = ["stock", "custom"];
+export const voiceProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VoiceProvider"]> = ["flite", "espeak", "openai", "elevenlabs", "deepgram"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
 export const endSessionToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndSessionTool"]["type"]> = ["end_session"];

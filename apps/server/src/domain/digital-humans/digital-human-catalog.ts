@@ -7,6 +7,7 @@
  * files are reloaded.
  */
 
+import type { components } from "@dhs/contract";
 import type { Mode } from "../accounts/api-keys.js";
 
 /** A stock digital human as the operator's file describes it. */
@@ -28,27 +29,57 @@ export interface DigitalHuman {
   max_session_duration_s?: number | null | undefined;
 }
 
+export type VoiceProvider = components["schemas"]["VoiceProvider"];
+
 /** A voice the deployment offers (the contract's Voice, less `default`: the first is the default). */
 export interface Voice {
   id: string;
   name: string;
   language: string;
   description: string | null;
+  provider: VoiceProvider;
+  provider_voice: string;
+  model: string | null;
 }
+
+/** What the offline speech recognition (PocketSphinx, the reference worker's default) hears. */
+export const OFFLINE_HEARING: readonly [string, ...string[]] = ["en"];
 
 export class DigitalHumanCatalog {
   private entries: readonly DigitalHuman[] = [];
   private byId = new Map<string, DigitalHuman>();
   private voiceList: readonly Voice[] = [];
+  private heard: readonly string[] = OFFLINE_HEARING;
 
-  constructor(entries: readonly [DigitalHuman, ...DigitalHuman[]], voices: readonly [Voice, ...Voice[]]) {
-    this.replace(entries, voices);
+  /** @param hearingLanguages the languages the deployment's speech recognition hears (DIGITAL_HUMANS_FILE's `hearing_languages`) */
+  constructor(
+    entries: readonly [DigitalHuman, ...DigitalHuman[]],
+    voices: readonly [Voice, ...Voice[]],
+    hearingLanguages: readonly string[] = OFFLINE_HEARING,
+  ) {
+    this.replace(entries, voices, hearingLanguages);
   }
 
-  replace(entries: readonly [DigitalHuman, ...DigitalHuman[]], voices: readonly [Voice, ...Voice[]]): void {
+  replace(
+    entries: readonly [DigitalHuman, ...DigitalHuman[]],
+    voices: readonly [Voice, ...Voice[]],
+    hearingLanguages: readonly string[] = OFFLINE_HEARING,
+  ): void {
     this.entries = entries;
     this.byId = new Map(entries.map((entry) => [entry.id.toLowerCase(), entry]));
     this.voiceList = voices;
+    this.heard = hearingLanguages;
+  }
+
+  /** The languages the deployment hears, as the operator listed them. */
+  hearingLanguages(): readonly string[] {
+    return this.heard;
+  }
+
+  /** Whether the deployment hears `language`: listed as it is, or by its primary subtag (`en` hears `en-GB`). */
+  hears(language: string): boolean {
+    const primary = language.toLowerCase().split("-")[0];
+    return this.heard.some((heard) => heard.toLowerCase() === language.toLowerCase() || heard.toLowerCase() === primary);
   }
 
   /** Every entry the account may use in a mode, in the catalog's order. */

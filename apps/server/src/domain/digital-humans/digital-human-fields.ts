@@ -10,7 +10,7 @@ import type { Mode } from "../accounts/api-keys.js";
 import { analysisIssues, analysisWithDefaults } from "../analysis/analysis-settings.js";
 import { AppError } from "../app-error.js";
 import { toolIssues, withDefaults } from "../tools/tool-definitions.js";
-import type { DigitalHumanCatalog } from "./digital-human-catalog.js";
+import { type DigitalHumanCatalog, OFFLINE_HEARING } from "./digital-human-catalog.js";
 import { DEFAULT_GREETING, DEFAULT_LANGUAGE } from "./persona.js";
 import type { DigitalHumanRecord } from "./ports.js";
 
@@ -113,6 +113,8 @@ function checked(fields: Fields, sent: DigitalHumanCreate | DigitalHumanUpdate, 
     issue("language", `is not a language of this deployment: ${languages.join(", ")}`);
   } else if (voice.language !== fields.language) {
     issue(sent.voice === undefined ? "language" : "voice", `voice ${voice.id} speaks ${voice.language}, not ${fields.language}`);
+  } else if (!catalog.hears(fields.language)) {
+    issue("language", notHeard(catalog.hearingLanguages()));
   }
   if (
     checks("max_session_duration_s") &&
@@ -132,4 +134,12 @@ function checked(fields: Fields, sent: DigitalHumanCreate | DigitalHumanUpdate, 
   }
   if (issues.length > 0) throw new AppError("validation_failed", issues);
   return fields;
+}
+
+/** Why a language is refused: what the deployment hears, and, on the offline default, why no more. */
+export function notHeard(hearing: readonly string[]): string {
+  const offline = hearing.length === OFFLINE_HEARING.length && hearing.every((language, i) => language === OFFLINE_HEARING[i]);
+  return `is not a language this deployment hears: ${hearing.join(", ")}${
+    offline ? " (PocketSphinx, offline, hears English only; the operator chooses a speech-to-text provider for more)" : ""
+  }`;
 }
