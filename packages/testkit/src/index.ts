@@ -32,6 +32,35 @@ export { type PostgresServer, startPostgres } from "./postgres-server.js";
 export { type RedisCluster, startRedisCluster } from "./redis-cluster.js";
 export { type RedisServer, startRedis } from "./redis-server.js";
 export { type SecretScan, scanForSecrets } from "./secret-scan.js";
+export {
+  type DeepgramListenServer,
+  type DeepgramListenServerOptions,
+  type ListenRequest,
+  type ListenSession,
+  startDeepgramListenServer,
+} from "./speech/deepgram-listen-server.js";
+export {
+  type DeepgramSpeakRequest,
+  type DeepgramSpeakServer,
+  type DeepgramSpeakServerOptions,
+  startDeepgramSpeakServer,
+} from "./speech/deepgram-speak-server.js";
+export {
+  type ElevenLabsRequest,
+  type ElevenLabsServer,
+  type ElevenLabsServerOptions,
+  startElevenLabsServer,
+} from "./speech/elevenlabs-stream-server.js";
+export {
+  type OpenAiSpeechRoute,
+  type OpenAiSpeechServer,
+  type OpenAiSpeechServerOptions,
+  type SpeechRequest,
+  startOpenAiSpeechServer,
+  type TranscriptionRequest,
+} from "./speech/openai-speech-server.js";
+export type { Speech, SpeechEngines, StandInFault } from "./speech/speech-engines.js";
+export { encodeWav, parseWav, pcmBytes, pcmSamples, resample, wavHeader } from "./speech/wav.js";
 export { TcpGate } from "./tcp-gate.js";
 export { sleep, type UntilOptions, until } from "./until.js";
 export { waitForOutput } from "./wait-for-output.js";
