@@ -21,8 +21,9 @@ export default defineAgent({
     // One word through the voice while waiting for a job: the first request of a process (its HTTP client,
     // its connection) is not paid for by a participant's greeting.
     await voice.synthesize("Hello.").catch(() => undefined);
-    const found = PocketSphinxTranscriber.find();
-    const transcriber = "transcriber" in found ? found.transcriber : undefined;
+    // A provider hears instead (DHS_STT_PROVIDER): no decoder, and its 100 MB, in this process.
+    const found = workerConfig().DHS_STT_PROVIDER === "pocketsphinx" ? PocketSphinxTranscriber.find() : undefined;
+    const transcriber = found && "transcriber" in found ? found.transcriber : undefined;
     // Its model loads (a second of a core, 100 MB) while the process waits, not in the session's first turn.
     transcriber?.warm();
     proc.userData.loaded = { voice, vad, transcriber } satisfies Loaded;

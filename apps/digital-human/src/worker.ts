@@ -17,6 +17,7 @@ import { llmSettings } from "./conversation/llm-settings.js";
 import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
 import { parseJobMetadata } from "./job/job-metadata.js";
 import { LOG, STEP } from "./job/log-lines.js";
+import { hearingMismatch, unspokenVoices } from "./providers/speech-providers.js";
 import { RECORDING_FINISH_MAX_MS } from "./recording/session-recording.js";
 import { FliteVoice } from "./speaking/flite-voice.js";
 import { speaks } from "./speaking/voice-library.js";
@@ -40,7 +41,14 @@ const { LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret } = config;
 env.LIVEKIT_API_KEY = apiKey;
 env.LIVEKIT_API_SECRET = apiSecret;
 // The agent names to register and the voices to speak, of the catalog the service reads too.
-const { agentNames, voices } = agentCatalog(config.DIGITAL_HUMANS_FILE);
+const { agentNames, voices, hearingLanguages } = agentCatalog(config.DIGITAL_HUMANS_FILE);
+// A catalog that takes digital humans in languages this worker's speech-to-text does not hear is refused
+// here, as a bad variable is: the worker would mishear every one of their sessions.
+const mismatch = hearingMismatch(config, hearingLanguages);
+if (mismatch !== undefined) {
+  process.stderr.write(`configuration error: ${mismatch}\n`);
+  process.exit(1);
+}
 const basePort = config.AGENT_HTTP_PORT;
 // pnpm demo, which shares the machine with whatever else runs on it, keeps the health endpoint on loopback.
 const httpHost = config.AGENT_HTTP_HOST;
@@ -81,7 +89,7 @@ const llm = llmSettings(config);
 // One voice server for every job (voice-server.ts); job processes inherit its address through the environment.
 const voiceServer = fork(fileURLToPath(new URL("./speaking/voice-server.js", import.meta.url)), {
   stdio: "inherit",
-  env: { ...env, DHS_DEFAULT_VOICE: voices[0] ?? "slt" },
+  env: { ...env, DHS_DEFAULT_VOICE: voices[0]?.id ?? "slt" },
 });
 env.DHS_VOICE_URL = await new Promise<string>((resolve, reject) => {
   voiceServer.once("message", (message: { voiceUrl?: string }) =>
@@ -138,8 +146,8 @@ process.stdout.write(
   `${JSON.stringify({ msg: "digital human worker starting", agent_names: agentNames, metrics_port: metricsServer.port })}\n`,
 );
 // Said once here, not by every job: without a transcriber the jobs caption only the digital human's lines.
-const transcriber = PocketSphinxTranscriber.find();
-if ("missing" in transcriber)
+const transcriber = config.DHS_STT_PROVIDER === "pocketsphinx" ? PocketSphinxTranscriber.find() : undefined;
+if (transcriber && "missing" in transcriber)
   log().warn(
     { reason: transcriber.missing },
     "settings" in llm
@@ -154,12 +162,19 @@ if (!config.DHS_API_URL)
   );
 // Said once here, not by every job: a voice the catalog offers that this worker cannot speak falls back.
 const fliteInstalled = "voice" in FliteVoice.find();
-const unspoken = voices.flatMap((id) => {
-  const can = speaks(id, fliteInstalled);
-  return can.yes ? [] : [`${id} (${can.why})`];
-});
+const unspoken = [
+  ...voices.flatMap((voice) => {
+    const can = voice.provider === "flite" ? speaks(voice, fliteInstalled) : { yes: true as const };
+    return can.yes ? [] : [`${voice.id} (${can.why})`];
+  }),
+  ...unspokenVoices(voices, config).map((voice) => `${voice.id} (${voice.why})`),
+];
 if (unspoken.length > 0)
-  log().warn({ voices: unspoken }, "voices spoken by the default voice instead (the voices of the catalog this worker cannot speak)");
+  log().warn(
+    { voices: unspoken },
+    "voices spoken by an offline voice of their language instead (the voices of the catalog this worker cannot speak)",
+  );
+log().info({ stt: config.DHS_STT_PROVIDER, hearing_languages: hearingLanguages }, "the digital humans' ears");
 const stop = async () => {
   await Promise.allSettled(servers.map((server) => server.close()));
   hostCpu.stop();

@@ -154,8 +154,18 @@ async function main(): Promise<void> {
     say("starting the digital human worker (it loads its voice and its listening model)");
     // The worker reads the OpenAI SDK's own variables (docs/digital-human.md, "Its LLM"), passed on as they are.
     const llmUrl = process.env.OPENAI_BASE_URL?.trim();
-    const recognizer = PocketSphinxTranscriber.find();
-    if ("missing" in recognizer) {
+    // Its ears and voices are the worker's settings (DHS_STT_*, DHS_TTS_*: docs/operators.md), passed on as they are.
+    const sttProvider = process.env.DHS_STT_PROVIDER?.trim() || "pocketsphinx";
+    const recognizer = sttProvider === "pocketsphinx" ? PocketSphinxTranscriber.find() : undefined;
+    if (recognizer === undefined)
+      say(`  its ears: ${sttProvider} (DHS_STT_PROVIDER) at ${process.env.DHS_STT_BASE_URL?.trim() || "the provider's own address"}`);
+    const voiceProviders = [
+      ["openai", "DHS_TTS_OPENAI_BASE_URL", "DHS_TTS_OPENAI_API_KEY"],
+      ["elevenlabs", "DHS_TTS_ELEVENLABS_API_KEY"],
+      ["deepgram", "DHS_TTS_DEEPGRAM_API_KEY"],
+    ].flatMap(([name, ...variables]) => (variables.some((variable) => process.env[variable as string]?.trim()) ? [name] : []));
+    if (voiceProviders.length > 0) say(`  its catalog's voices of ${voiceProviders.join(", ")} are spoken by those providers`);
+    if (recognizer && "missing" in recognizer) {
       say("  no speech recognition: captions will show the digital human's lines but not your words;");
       if (llmUrl) say("  and each time you speak, it says it could not make you out (nothing unheard goes to the LLM);");
       say(`  ${recognizer.missing}, or bash scripts/speech.sh`);

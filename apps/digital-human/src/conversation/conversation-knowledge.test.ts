@@ -10,8 +10,9 @@ import { initializeLogger, llm, type VAD, voice } from "@livekit/agents";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadVad } from "../hearing/vad.js";
 import { testPersona } from "../job/persona.fixture.js";
-import { type HeardLine, Speaker } from "../speaking/speaker.js";
+import { type HeardLine, SAMPLE_RATE, Speaker } from "../speaking/speaker.js";
 import type { Speech, Voice } from "../speaking/voice.js";
+import { VoiceTTS } from "../speaking/voice-tts.js";
 import { createConversation } from "./conversation-session.js";
 import { ACKNOWLEDGEMENTS } from "./lines.js";
 import type { Passage } from "./turn-knowledge.js";
@@ -52,7 +53,7 @@ async function converse(found: (query: string) => Promise<Passage[] | undefined>
     { persona, digitalHuman: { id: "dh_ada", name: "Ada" } },
     {
       vad,
-      voice: toneVoice,
+      tts: new VoiceTTS(toneVoice, undefined, SAMPLE_RATE),
       transcriber: undefined,
       llm: undefined,
       speaker,

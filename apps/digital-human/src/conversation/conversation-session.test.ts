@@ -11,8 +11,9 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadVad } from "../hearing/vad.js";
 import type { JobPersona } from "../job/job-metadata.js";
 import { testPersona } from "../job/persona.fixture.js";
-import { type HeardLine, Speaker } from "../speaking/speaker.js";
+import { type HeardLine, SAMPLE_RATE, Speaker } from "../speaking/speaker.js";
 import type { Speech, Voice } from "../speaking/voice.js";
+import { VoiceTTS } from "../speaking/voice-tts.js";
 import { NOT_HEARD } from "./conversation-agent.js";
 import { type ConversationEvents, createConversation } from "./conversation-session.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
@@ -74,7 +75,7 @@ async function converse(options: {
   const job = { persona: persona(options.instructions, options.tools, options.memory), digitalHuman: { id: "dh_ada", name: "Ada" } };
   const conversation = createConversation(
     job,
-    { vad, voice: toneVoice, transcriber: undefined, llm, speaker, tools: options.host },
+    { vad, tts: new VoiceTTS(toneVoice, undefined, SAMPLE_RATE), transcriber: undefined, llm, speaker, tools: options.host },
     events,
   );
   await conversation.session.start({ agent: conversation.agent, record: false });

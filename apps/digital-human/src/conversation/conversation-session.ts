@@ -1,7 +1,8 @@
 /**
  * The job's AgentSession, LiveKit's voice pipeline: the session's VAD (Silero) hears the participant,
- * the speech-to-text (PocketSphinx, decoding as they speak) writes down what they said, the LLM (when
- * there is one) answers as the persona, the worker's voice says it sentence by sentence, and the Speaker
+ * the speech-to-text (PocketSphinx decoding as they speak, or a provider's: providers/job-speech.ts)
+ * writes down what they said in the persona's language, the LLM (when there is one) answers as the
+ * persona in that language, its voice (offline or a provider's) says it sentence by sentence, and the Speaker
  * plays it into the job's own voice track while the face follows. The framework handles turns and
  * barge-in: the participant talking over the digital human for a moment stops it, and only what was
  * heard stays in the conversation.
@@ -18,12 +19,11 @@ import type { Transcriber } from "../hearing/transcriber.js";
 import { TranscriberSTT } from "../hearing/transcriber-stt.js";
 import type { JobInfo } from "../job/job-metadata.js";
 import { STEP, type Step } from "../job/log-lines.js";
-import { SAMPLE_RATE, type Speaker } from "../speaking/speaker.js";
-import type { Voice } from "../speaking/voice.js";
-import { VoiceTTS } from "../speaking/voice-tts.js";
+import type { Speaker } from "../speaking/speaker.js";
 import { ConversationAgent } from "./conversation-agent.js";
 import { useRoomIO } from "./framework-internals.js";
 import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
+import { inLanguage } from "./in-language.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
 import { withMemory } from "./remembered.js";
 import { addLateResult, sessionTools, type ToolHost } from "./session-tools.js";
@@ -50,7 +50,12 @@ export interface ConversationEvents {
 
 export interface ConversationParts {
   vad: VAD;
-  voice: Voice;
+  /**
+   * The persona's voice as the framework's TTS, a sentence at a time (the job's: providers/job-speech.ts,
+   * an offline voice or a provider's with one behind it).
+   */
+  tts: tts.TTS;
+  /** What hears each turn (PocketSphinx, or a provider's plugin); undefined where none is installed. */
   transcriber: Transcriber | undefined;
   llm: LlmSettings | undefined;
   speaker: Speaker;
@@ -76,9 +81,12 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
           onSearched: (ms, passages) => events.step(STEP.knowledge, { ms, passages }),
         });
   const agent: ConversationAgent = new ConversationAgent({
-    instructions: withMemory(
-      persona.instructions ?? `You are ${job.digitalHuman.name}, a friendly assistant. Answer briefly, in plain spoken sentences.`,
-      persona.memory,
+    instructions: inLanguage(
+      withMemory(
+        persona.instructions ?? `You are ${job.digitalHuman.name}, a friendly assistant. Answer briefly, in plain spoken sentences.`,
+        persona.memory,
+      ),
+      persona.language,
     ),
     hasLlm: model !== undefined,
     llmTimeoutMs: parts.llm?.timeoutMs ?? 0,
@@ -88,17 +96,17 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
     ...(host === undefined ? {} : { tools: sessionTools(persona.tools, { ...host, onLateResult: lateResults }) }),
     ...(knowledge === undefined ? {} : { knowledge }),
   });
-  const stt = parts.transcriber === undefined ? undefined : new TranscriberSTT(observed(parts.transcriber, events, agent), parts.vad);
+  const stt =
+    parts.transcriber === undefined
+      ? undefined
+      : new TranscriberSTT(observed(parts.transcriber, events, agent), parts.vad, persona.language);
   const session: voice.AgentSession = new voice.AgentSession({
     vad: parts.vad,
     ...(stt === undefined ? {} : { stt }),
     ...(model === undefined ? {} : { llm: model }),
     // Sentence by sentence, as the framework would, but down to short ones ("Hello Ada!"): the first is
     // heard while the rest are synthesized, and each is captioned as it starts.
-    tts: new tts.StreamAdapter(
-      new VoiceTTS(parts.voice, persona.voice, SAMPLE_RATE),
-      new tokenize.basic.SentenceTokenizer({ minSentenceLength: SHORTEST_SENTENCE }),
-    ),
+    tts: new tts.StreamAdapter(parts.tts, new tokenize.basic.SentenceTokenizer({ minSentenceLength: SHORTEST_SENTENCE })),
     // One retry of a refused request, after 100 ms; then the apology (guarded-reply.ts) rather than silence.
     connOptions: {
       llmConnOptions: { maxRetry: 1, retryIntervalMs: 100, timeoutMs: parts.llm?.timeoutMs ?? 10_000 },

@@ -1,9 +1,9 @@
 /**
  * What the agent asks of speech recognition: each of the participant's turns, as the VAD hears it, in;
  * its words out. The audio is given while the participant is still speaking, so a recognizer that decodes
- * as it goes has little left to do when the turn ends. A team that brings a better recognizer (a cloud
- * STT through an `@livekit/agents` plugin, say) implements this; the agent publishes whatever it returns
- * as the participant's caption.
+ * as it goes has little left to do when the turn ends. PocketSphinx implements it, and so does any
+ * speech-to-text plugin of `@livekit/agents` through providers/plugin-transcriber.ts; the agent publishes
+ * whatever it returns as the participant's caption.
  */
 import type { Speech } from "../speaking/voice.js";
 
@@ -15,7 +15,7 @@ export interface Transcriber {
 export interface TranscriberTurn {
   /** More of the turn's audio, in order. */
   hear(speech: Speech): void;
-  /** The words heard in the whole turn, lower case, or "" when none were recognized. */
+  /** The words heard in the whole turn (PocketSphinx's in lower case, a provider's as it writes them), or "" when none were recognized. */
   end(): Promise<string>;
 }
 

@@ -16,6 +16,10 @@ export const LOG = {
   participantSaid: "participant said",
   /** Who the job is to be (`voice`, `instructions_chars`, `llm`). */
   personaReceived: "persona received",
+  /** What hears and speaks the session (`stt`, `voice`, `voice_provider`, `spoken_by`, `language`). */
+  speech: "speech",
+  /** A provider's voice failed mid-reply (`voice`, `provider`, `error`): the offline voice speaks the rest of it. */
+  voiceFallback: "voice fell back to the offline voice",
   /** The worker turned a job down (`reason`). */
   refusingJob: "refusing job",
   /** The job records its session (recording/session-recording.ts): the participant was told, the service agreed. */

@@ -15,6 +15,7 @@
  * (the participant is told first), and its file is uploaded when the job stops
  * (recording/session-recording.ts).
  */
+import { agentCatalog, type VoiceProvider } from "@dhs/catalog";
 import { type JobContext, log, type VAD } from "@livekit/agents";
 import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, TrackSource } from "@livekit/rtc-node";
 import { publishCaption } from "../conversation/captions.js";
@@ -24,6 +25,7 @@ import type { ReplyFailure } from "../conversation/guarded-reply.js";
 import { type LlmSettings, llmSettings } from "../conversation/llm-settings.js";
 import { Presence } from "../face/presence.js";
 import type { PocketSphinxTranscriber } from "../hearing/pocketsphinx-transcriber.js";
+import { jobSpeech } from "../providers/job-speech.js";
 import { SessionRecording } from "../recording/session-recording.js";
 import { BackendConversation } from "../service/backend-conversation.js";
 import { knowledgeSearch } from "../service/knowledge-search.js";
@@ -31,6 +33,7 @@ import { type ServiceAccess, serviceAccess } from "../service/service-client.js"
 import { sessionVoice } from "../service/session-voice.js";
 import { toolRunner } from "../service/tool-runner.js";
 import { TranscriptPoster } from "../service/transcript-poster.js";
+import { SAMPLE_RATE } from "../speaking/speaker.js";
 import type { Voice } from "../speaking/voice.js";
 import { workerConfig } from "../worker/worker-config.js";
 import { reportToWorker } from "../worker/worker-report.js";
@@ -180,12 +183,26 @@ export class SessionJob {
 
   private startConversation(presence: Presence): Conversation {
     const { vad, voice, transcriber } = this.loaded;
+    const config = workerConfig();
+    const speech = jobSpeech({
+      config,
+      voices: agentCatalog(config.DIGITAL_HUMANS_FILE).voices,
+      persona: this.job.persona,
+      offlineVoice: voice,
+      offlineTranscriber: transcriber,
+      sampleRate: SAMPLE_RATE,
+      onVoiceFallback: (why) => {
+        this.logger.warn({ voice: speech.described.voice, provider: speech.described.voice_provider, error: why }, LOG.voiceFallback);
+        void reportToWorker({ event: "tts_fallback", provider: speech.described.voice_provider as VoiceProvider });
+      },
+    });
+    this.logger.info({ ...speech.described, language: this.job.persona.language }, LOG.speech);
     return createConversation(
       this.job,
       {
         vad,
-        voice,
-        transcriber,
+        tts: speech.tts,
+        transcriber: speech.transcriber,
         llm: this.llm,
         speaker: presence.speaker,
         tools:

@@ -9,8 +9,9 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createConversation } from "../conversation/conversation-session.js";
 import { loadVad } from "../hearing/vad.js";
 import { testPersona } from "../job/persona.fixture.js";
-import { Speaker } from "../speaking/speaker.js";
+import { SAMPLE_RATE, Speaker } from "../speaking/speaker.js";
 import type { Speech, Voice } from "../speaking/voice.js";
+import { VoiceTTS } from "../speaking/voice-tts.js";
 import { ANSWER_NOTE, NOTE_PREFIX, sessionVoice } from "./session-voice.js";
 
 /** 10 ms of tone per character, at once. */
@@ -52,7 +53,7 @@ async function started(withLlm: boolean) {
   const events = { participantSaid: () => undefined, step: () => undefined, replyFailed: () => undefined, sttFailed: () => undefined };
   const conversation = createConversation(
     { persona, digitalHuman: { id: "dh_ada", name: "Ada" } },
-    { vad, voice: toneVoice, transcriber: undefined, llm, speaker },
+    { vad, tts: new VoiceTTS(toneVoice, undefined, SAMPLE_RATE), transcriber: undefined, llm, speaker },
     events,
   );
   await conversation.session.start({ agent: conversation.agent, record: false });

@@ -1,3 +1,4 @@
+import { agentCatalog } from "@dhs/catalog";
 import { describe, expect, it, vi } from "vitest";
 import type { Speech } from "./voice.js";
 import { speaks, VoiceLibrary } from "./voice-library.js";
@@ -40,10 +41,27 @@ describe("VoiceLibrary", () => {
     await library.synthesize("b");
     expect(asked).toEqual(["espeak:en-us:a", "espeak:en-us:b"]);
     expect(fallback).toHaveBeenCalledWith("rms", "flite is not installed");
-    expect([speaks("slt", false), speaks("slt", true), speaks("espeak-en-us", false)]).toEqual([
+    const slt = { id: "slt", language: "en", provider: "flite", providerVoice: "slt" } as const;
+    expect([speaks(slt, false), speaks(slt, true), speaks({ ...slt, provider: "espeak" }, false)]).toEqual([
       { yes: false, why: "flite is not installed" },
       { yes: true },
       { yes: true },
     ]);
+  });
+
+  it("speaks the catalog's eSpeak voices in their languages, and a provider's voice it cannot in the offline voice of its language", async () => {
+    const asked: string[] = [];
+    const fallback = vi.fn();
+    const catalog = agentCatalog().voices;
+    const nova = { id: "nova", language: "es", provider: "openai", providerVoice: "nova" } as const;
+    const library = new VoiceLibrary({ flite: engine("flite", asked), espeak: engine("espeak", asked) }, "slt", fallback, [
+      ...catalog,
+      nova,
+    ]);
+    await library.synthesize("hola", "espeak-es");
+    await library.synthesize("bonjour", "espeak-fr");
+    await library.synthesize("buenos días", "nova");
+    expect(asked).toEqual(["espeak:es:hola", "espeak:fr:bonjour", "espeak:es:buenos días"]);
+    expect(fallback).toHaveBeenCalledExactlyOnceWith("nova", "openai speaks it, not this worker's offline voices");
   });
 });

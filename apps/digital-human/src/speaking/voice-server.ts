@@ -11,6 +11,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { agentCatalog } from "@dhs/catalog";
 import { workerConfig } from "../worker/worker-config.js";
 import { ESpeakVoice } from "./espeak-voice.js";
 import { FliteVoice } from "./flite-voice.js";
@@ -56,8 +57,13 @@ export async function startVoiceServer(voice: Voice): Promise<{ url: string; ser
 if (process.send && process.argv[1]?.endsWith("voice-server.js")) {
   const flite = FliteVoice.find();
   const engines = { espeak: await ESpeakVoice.load(), flite: "voice" in flite ? flite.voice : undefined };
-  const library = new VoiceLibrary(engines, workerConfig().DHS_DEFAULT_VOICE, (voice, why) =>
-    process.stdout.write(`${JSON.stringify({ level: "warn", msg: "voice spoken by the default voice instead", voice, why })}\n`),
+  const config = workerConfig();
+  const library = new VoiceLibrary(
+    engines,
+    config.DHS_DEFAULT_VOICE,
+    (voice, why) =>
+      process.stdout.write(`${JSON.stringify({ level: "warn", msg: "voice spoken by an offline voice instead", voice, why })}\n`),
+    agentCatalog(config.DIGITAL_HUMANS_FILE).voices,
   );
   const { url } = await startVoiceServer(library);
   process.send({ voiceUrl: url });

@@ -42,6 +42,34 @@ describe("readWorkerConfig", () => {
     expect(() => readWorkerConfig({ [name]: value })).toThrow(new ConfigError(message));
   });
 
+  it.each([
+    ["DHS_STT_PROVIDER", "whisper", 'DHS_STT_PROVIDER must be one of pocketsphinx, openai, deepgram (got "whisper")'],
+    ["DHS_STT_BASE_URL", "api.deepgram.com", 'DHS_STT_BASE_URL must be a URL (got "api.deepgram.com")'],
+    ["DHS_TTS_OPENAI_BASE_URL", "ws://x", 'DHS_TTS_OPENAI_BASE_URL must start with http:// or https:// (got "ws://x")'],
+    ["DHS_TTS_TIMEOUT_S", "0", 'DHS_TTS_TIMEOUT_S must be a number above 0 and at most 60 (got "0")'],
+  ])("refuses the speech setting %s=%j with one line naming it", (name, value, message) => {
+    expect(() => readWorkerConfig({ [name]: value })).toThrow(new ConfigError(message));
+  });
+
+  it("takes a speech-to-text provider only with what it needs, and a provider's settings only with the provider", () => {
+    expect(() => readWorkerConfig({ DHS_STT_PROVIDER: "deepgram" })).toThrow(
+      new ConfigError("DHS_STT_API_KEY must be set for DHS_STT_PROVIDER=deepgram (Deepgram takes no request without a key)"),
+    );
+    expect(() => readWorkerConfig({ DHS_STT_PROVIDER: "openai" })).toThrow(/^DHS_STT_PROVIDER=openai needs DHS_STT_BASE_URL/);
+    expect(() => readWorkerConfig({ DHS_STT_MODEL: "nova-3" })).toThrow(
+      /^DHS_STT_BASE_URL, DHS_STT_API_KEY and DHS_STT_MODEL are for a provider/,
+    );
+    const local = readWorkerConfig({ DHS_STT_PROVIDER: "openai", DHS_STT_BASE_URL: "http://127.0.0.1:8000/v1" });
+    expect([local.DHS_STT_PROVIDER, local.DHS_STT_BASE_URL, local.DHS_STT_API_KEY, local.DHS_STT_MODEL]).toEqual([
+      "openai",
+      "http://127.0.0.1:8000/v1",
+      undefined,
+      undefined,
+    ]);
+    expect(readWorkerConfig({}).DHS_STT_PROVIDER).toBe("pocketsphinx");
+    expect(readWorkerConfig({}).DHS_TTS_TIMEOUT_S).toBe(4);
+  });
+
   it("refuses in production LiveKit's development address and credentials, set or not", () => {
     const production = { NODE_ENV: "production", LIVEKIT_URL: "wss://livekit.example.com" };
     expect(() => readWorkerConfig({ NODE_ENV: "production" })).toThrow(

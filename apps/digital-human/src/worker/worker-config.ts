@@ -58,6 +58,50 @@ export const WORKER_VARIABLES = {
     { default: 8, above: 0, max: 600 },
     "How long a reply may go without a token (before its first or between two) before the digital human apologizes.",
   ),
+  DHS_STT_PROVIDER: choice(
+    { default: "pocketsphinx", values: ["pocketsphinx", "openai", "deepgram"] },
+    "What hears the participant: `pocketsphinx` (offline, English only), `openai` (any server with OpenAI's `POST /audio/transcriptions`: OpenAI, Groq, Azure OpenAI, vLLM, speaches, LocalAI; a turn at a time, cut by the VAD) or `deepgram` (Deepgram's streaming `/v1/listen`). The catalog's `hearing_languages` must be languages it hears.",
+  ),
+  DHS_STT_BASE_URL: url(
+    { default: undefined, protocols: ["http:", "https:", "ws:", "wss:"] },
+    "The speech-to-text provider's root: OpenAI's `https://api.openai.com/v1` (or the compatible server's, with `/v1`), Deepgram's `wss://api.deepgram.com` (or a self-hosted Deepgram's); unset, the provider's own.",
+  ),
+  DHS_STT_API_KEY: text(
+    { default: undefined },
+    "The speech-to-text provider's key; needed for `deepgram`, and for `openai` unless the server takes none.",
+  ),
+  DHS_STT_MODEL: text(
+    { default: undefined, derived: "`whisper-1` for `openai`, `nova-3` for `deepgram`" },
+    "The speech-to-text model, as the provider names it.",
+  ),
+  DHS_TTS_OPENAI_BASE_URL: url(
+    { default: undefined, protocols: ["http:", "https:"] },
+    "Where the catalog's `openai` voices are spoken: the root (with `/v1`) of any server with OpenAI's `POST /audio/speech` answering 24 kHz PCM (OpenAI, Kokoro-FastAPI, speaches, LocalAI). With `DHS_TTS_OPENAI_API_KEY` alone, OpenAI's own.",
+  ),
+  DHS_TTS_OPENAI_API_KEY: text(
+    { default: undefined },
+    "The key of the `openai` voices' server; a local server that takes none may leave it unset.",
+  ),
+  DHS_TTS_ELEVENLABS_API_KEY: text(
+    { default: undefined },
+    "ElevenLabs' key: set, the catalog's `elevenlabs` voices are spoken by ElevenLabs.",
+  ),
+  DHS_TTS_ELEVENLABS_BASE_URL: url(
+    { default: undefined, protocols: ["http:", "https:", "ws:", "wss:"] },
+    "ElevenLabs' API root (`https://api.elevenlabs.io/v1`, a regional or residency one); unset, ElevenLabs' own.",
+  ),
+  DHS_TTS_DEEPGRAM_API_KEY: text(
+    { default: undefined },
+    "Deepgram's key: set, the catalog's `deepgram` voices (Aura) are spoken by Deepgram.",
+  ),
+  DHS_TTS_DEEPGRAM_BASE_URL: url(
+    { default: undefined, protocols: ["http:", "https:", "ws:", "wss:"] },
+    "Deepgram's API root, without `/v1` (`https://api.deepgram.com`, or a self-hosted Deepgram's); unset, Deepgram's own.",
+  ),
+  DHS_TTS_TIMEOUT_S: decimal(
+    { default: 4, above: 0, max: 60 },
+    "How long a provider's voice may take to start a sentence, or go quiet within one, before that sentence and the rest of the reply are spoken by the offline voice.",
+  ),
   AGENT_HTTP_PORT: integer(
     { default: 8081, min: 0, max: 65535 },
     "Each agent name's health endpoint: this port, the next name's the next one.",
@@ -102,6 +146,20 @@ export function readWorkerConfig(env: Record<string, string | undefined>): Worke
   const dev = (name: "LIVEKIT_API_KEY" | "LIVEKIT_API_SECRET") => config[name] === WORKER_VARIABLES[name].default;
   if (config.NODE_ENV === "production" && (dev("LIVEKIT_API_KEY") || dev("LIVEKIT_API_SECRET"))) {
     throw new ConfigError("LIVEKIT_API_KEY and LIVEKIT_API_SECRET must not be the development ones in production (they are public)");
+  }
+  if (config.DHS_STT_PROVIDER === "deepgram" && config.DHS_STT_API_KEY === undefined) {
+    throw new ConfigError("DHS_STT_API_KEY must be set for DHS_STT_PROVIDER=deepgram (Deepgram takes no request without a key)");
+  }
+  if (config.DHS_STT_PROVIDER === "openai" && config.DHS_STT_BASE_URL === undefined && config.DHS_STT_API_KEY === undefined) {
+    throw new ConfigError("DHS_STT_PROVIDER=openai needs DHS_STT_BASE_URL (a compatible server) or DHS_STT_API_KEY (OpenAI's own)");
+  }
+  if (
+    config.DHS_STT_PROVIDER === "pocketsphinx" &&
+    (config.DHS_STT_BASE_URL ?? config.DHS_STT_API_KEY ?? config.DHS_STT_MODEL) !== undefined
+  ) {
+    throw new ConfigError(
+      "DHS_STT_BASE_URL, DHS_STT_API_KEY and DHS_STT_MODEL are for a provider: set DHS_STT_PROVIDER (openai or deepgram) too",
+    );
   }
   return config;
 }

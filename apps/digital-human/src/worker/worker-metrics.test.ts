@@ -25,6 +25,7 @@ describe("the worker's metrics", () => {
     await reportToWorker({ event: "llm_reply_failed", kind: "error" }, reportsUrl);
     await reportToWorker({ event: "llm_reply_failed", kind: "error" }, reportsUrl);
     await reportToWorker({ event: "stt_failed" }, reportsUrl);
+    await reportToWorker({ event: "tts_fallback", provider: "elevenlabs" }, reportsUrl);
     await reportToWorker({ event: "say", outcome: "spoken" }, reportsUrl);
     await reportToWorker({ event: "say", outcome: "refused" }, reportsUrl);
     const text = await scrape();
@@ -34,6 +35,7 @@ describe("the worker's metrics", () => {
     expect(text).toContain('dhs_worker_llm_reply_failures_total{kind="error"} 2');
     expect(text).toContain('dhs_worker_llm_reply_failures_total{kind="timeout"} 1');
     expect(text).toContain("dhs_worker_stt_failures_total 1");
+    expect(text).toContain('dhs_worker_tts_fallbacks_total{provider="elevenlabs"} 1');
     expect(text).toContain("dhs_worker_jobs 3");
     expect(text).toContain("dhs_worker_process_cpu_seconds_total");
   });
@@ -43,6 +45,7 @@ describe("the worker's metrics", () => {
     const post = (url: string, body: string) => fetch(url, { method: "POST", body }).then((r) => r.status);
     expect(await post(`${reportsUrl}/events`, "not json")).toBe(400);
     expect(await post(`${reportsUrl}/events`, JSON.stringify({ event: "llm_reply_failed", kind: "bored" }))).toBe(400);
+    expect(await post(`${reportsUrl}/events`, JSON.stringify({ event: "tts_fallback", provider: "polly" }))).toBe(400);
     expect(await post(`${reportsUrl}/events`, JSON.stringify({ event: "job_ended" }))).toBe(400);
     expect(await post(`${reportsUrl}/events`, JSON.stringify({ event: "say", outcome: "sung" }))).toBe(400);
     expect(await post(`${reportsUrl}/events`, "x".repeat(4096)).catch(() => "reset")).not.toBe(204);

@@ -1,7 +1,8 @@
 /**
  * The worker's Prometheus metrics (prom-client): the jobs it runs, the replies the LLM failed (refused,
  * broken midway, or timed out: each one the participant heard an apology for), the turns the recognizer
- * failed on, the utterances of the backends' `say` by how they went, and Node's own process metrics.
+ * failed on, the provider voices the offline voice stood in for, the utterances of the backends' `say` by
+ * how they went, and Node's own process metrics.
  * Served as text at GET /metrics on a port of its own (AGENT_METRICS_PORT), apart from the framework's
  * health endpoint.
  *
@@ -26,6 +27,12 @@ export class WorkerMetrics {
   private readonly sttFailures = new Counter({
     name: "dhs_worker_stt_failures_total",
     help: "Turns of a participant the speech recognizer failed on (answered as turns with no words heard).",
+    registers: [this.registry],
+  });
+  private readonly ttsFallbacks = new Counter({
+    name: "dhs_worker_tts_fallbacks_total",
+    help: "Times a provider's voice failed mid-reply (refused, timed out, broke off) and the offline voice spoke the rest, by provider.",
+    labelNames: ["provider"] as const,
     registers: [this.registry],
   });
   private readonly says = new Counter({
@@ -53,6 +60,7 @@ export class WorkerMetrics {
   count(event: WorkerEvent): void {
     if (event.event === "llm_reply_failed") this.replyFailures.inc({ kind: event.kind });
     else if (event.event === "say") this.says.inc({ outcome: event.outcome });
+    else if (event.event === "tts_fallback") this.ttsFallbacks.inc({ provider: event.provider });
     else this.sttFailures.inc();
   }
 
