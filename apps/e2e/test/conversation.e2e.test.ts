@@ -8,7 +8,6 @@
  * digital human apologizes), then a short one (the conversation goes on). The response time of each turn
  * is printed, step by step, from the worker's timeline and what the browser heard.
  */
-import { readFileSync } from "node:fs";
 import { createClient, type DhsClient } from "@dhs/client";
 import { LOG, STEP } from "@dhs/digital-human/log-lines";
 import { wordRecall } from "@dhs/digital-human/transcriber";
@@ -18,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, joinDemo, launchBrowser } from "./support/demo-page.js";
 import { median, readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
 import { ARTIFACTS, DEV_API_KEY, FACE, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
+import { turnTimelines, workerLines } from "./support/worker-timeline.js";
 
 const QUESTION = "What will the weather be like in Lisbon tomorrow morning?";
 /** Seconds of quiet after the question before the microphone asks it again. */
@@ -66,44 +66,6 @@ afterAll(async () => {
   await llm?.stop();
 });
 
-interface LogLine {
-  time: number;
-  msg: string;
-  step?: string;
-  text?: string;
-}
-
-function workerLines(sessionId: string): LogLine[] {
-  return readFileSync(`${stack.logs}digital-human.log`, "utf8")
-    .split("\n")
-    .filter((line) => line.includes(sessionId))
-    .map((line) => JSON.parse(line) as LogLine);
-}
-
-const TURN_STEPS: readonly string[] = [STEP.endOfSpeech, STEP.sttDone, STEP.llmRequest, STEP.firstToken, STEP.firstAudioSent];
-
-/** Each turn's steps, in ms from the end of the participant's speech, with when the browser first heard the reply. */
-function turnTimelines(lines: LogLine[], audio: { at: number; rms: number }[]): Record<string, number>[] {
-  const turns: Record<string, number>[] = [];
-  let turn: Record<string, number> | undefined;
-  let endedAt = 0;
-  for (const line of lines) {
-    if (line.msg !== LOG.timeline || line.step === undefined) continue;
-    if (line.step === STEP.endOfSpeech) {
-      endedAt = line.time;
-      turn = { [STEP.endOfSpeech]: 0 };
-      turns.push(turn);
-    } else if (turn && TURN_STEPS.includes(line.step) && turn[line.step] === undefined) {
-      turn[line.step] = line.time - endedAt;
-      if (line.step === STEP.firstAudioSent) {
-        const heard = audio.find((s) => s.at >= line.time - 100 && s.rms > SPEAKING_RMS);
-        if (heard) turn["first audio heard (browser)"] = heard.at - endedAt;
-      }
-    }
-  }
-  return turns.filter((t) => t[STEP.firstAudioSent] !== undefined && t[STEP.llmRequest] !== undefined);
-}
-
 describe("a conversation with an LLM", () => {
   it("answers the question in the persona, stops when talked over, apologizes for a broken reply, goes on, and never tells the participant its instructions", async () => {
     const { data: sol, error } = await api.createDigitalHuman({ name: "Sol", instructions: INSTRUCTIONS, greeting: null, voice: "slt" });
@@ -151,7 +113,7 @@ describe("a conversation with an LLM", () => {
       // The reply was heard, and cut off when the participant asked again over it: its end never said.
       expect(said[0]).toBe(LONG_REPLY[0]?.trim());
       expect(said).not.toContain(LONG_REPLY.at(-1));
-      const lines = workerLines(sessionId);
+      const lines = workerLines(stack.logs, sessionId);
       const cut = lines.find((l) => l.msg === LOG.cutOff);
       expect(cut?.text).toBeDefined();
       const spokeOver = lines.filter((l) => l.step === STEP.startOfSpeech && l.time < (cut?.time ?? 0)).at(-1);
@@ -200,7 +162,7 @@ describe("a conversation with an LLM", () => {
     const { data: sol, error } = await api.createDigitalHuman({ name: "Sol", instructions: INSTRUCTIONS, greeting: null, voice: "slt" });
     if (!sol) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
     const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?identity=ada&digital_human_id=${sol.id}`);
-    const saying = (text: string) => workerLines(sessionId).some((l) => l.msg === LOG.saying && l.text === text);
+    const saying = (text: string) => workerLines(stack.logs, sessionId).some((l) => l.msg === LOG.saying && l.text === text);
     try {
       await until(async () => (saying(FIRST) ? true : undefined), { what: "the first answer", timeoutMs: 45_000 });
       type WithSession = {
@@ -227,7 +189,7 @@ describe("a conversation with an LLM", () => {
       expect(secondAsked?.at).toBeGreaterThan(rejoinedAt);
       const { data: session } = await api.getSession(sessionId);
       expect(session?.status).toBe("active");
-      expect(workerLines(sessionId).filter((l) => l.msg === LOG.timeline && l.step === STEP.jobStarted)).toHaveLength(1);
+      expect(workerLines(stack.logs, sessionId).filter((l) => l.msg === LOG.timeline && l.step === STEP.jobStarted)).toHaveLength(1);
     } finally {
       await page.close();
       await api.endSession(sessionId).catch(() => undefined);

@@ -23,7 +23,7 @@ import { SAMPLE_RATE } from "../speaking/speaker.js";
 import type { Voice } from "../speaking/voice.js";
 import { VoiceTTS } from "../speaking/voice-tts.js";
 import { FallbackTTS } from "./fallback-tts.js";
-import { offlineEngines } from "./wire/offline-engines.fixture.js";
+import { offlineEngines } from "./offline-speech-engines.js";
 
 const FIRST = "I would like to book a table for two people tonight.";
 const SECOND = "The weather will be sunny tomorrow morning.";

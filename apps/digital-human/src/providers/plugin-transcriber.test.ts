@@ -21,8 +21,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RECOGNITION_RATE } from "../hearing/pocketsphinx-transcriber.js";
 import { wordRecall } from "../hearing/transcriber.js";
 import { resample } from "../speaking/audio.js";
+import { offlineEngines } from "./offline-speech-engines.js";
 import { PluginTranscriber } from "./plugin-transcriber.js";
-import { offlineEngines } from "./wire/offline-engines.fixture.js";
 
 const SENTENCE = "I would like to book a table for two people tonight.";
 // The stand-in decodes a whole utterance with PocketSphinx once it ends: a second or two on a busy machine.

@@ -151,7 +151,7 @@ async function stopAll(processes: Started[]): Promise<void> {
  * Starts the stack. `parts: "api"` leaves out the digital human worker and the demo, for tests of the API
  * alone (sessions are created, no agent joins them; workerPid is then 0). `workerEnv` is added to the
  * digital human worker's environment (its LLM: OPENAI_BASE_URL and the like), `serviceEnv` to the
- * service's (a DATABASE_URL).
+ * service's (a DATABASE_URL); `catalog`'s voices and hearing languages are both their catalogs'.
  */
 export async function startStack(
   livekitServer: string,
@@ -159,6 +159,7 @@ export async function startStack(
   parts: "all" | "api" = "all",
   workerEnv: Record<string, string> = {},
   serviceEnv: Record<string, string> = {},
+  catalog: { voices?: object[]; hearing_languages?: string[] } = {},
 ): Promise<Stack> {
   const logs = logsOfANewStack();
   const dir = mkdtempSync(join(tmpdir(), "dhs-e2e-"));
@@ -168,7 +169,7 @@ export async function startStack(
   const livekitEnv = { LIVEKIT_URL: livekitUrl, LIVEKIT_API_KEY: LIVEKIT_KEY, LIVEKIT_API_SECRET: LIVEKIT_SECRET };
   const catalogOf = (name: string, entries: object[]) => {
     const file = join(dir, `${name}.json`);
-    writeFileSync(file, JSON.stringify({ digital_humans: entries }));
+    writeFileSync(file, JSON.stringify({ digital_humans: entries, ...catalog }));
     return file;
   };
   const processes: Started[] = [];

@@ -11,7 +11,7 @@ import * as deepgram from "@livekit/agents-plugin-deepgram";
 import { AudioFrame } from "@livekit/rtc-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { wordRecall } from "../../hearing/transcriber.js";
-import { offlineEngines } from "./offline-engines.fixture.js";
+import { offlineEngines } from "../offline-speech-engines.js";
 
 // A sentence PocketSphinx follows well from Flite's slt (hearing/pocketsphinx-transcriber.test.ts).
 const SENTENCE = "The quick brown fox jumps over the lazy dog.";

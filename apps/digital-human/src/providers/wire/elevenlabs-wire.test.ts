@@ -11,7 +11,7 @@ import type { AudioFrame } from "@livekit/rtc-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { quietly } from "../../conversation/framework-internals.js";
 import { wordRecall } from "../../hearing/transcriber.js";
-import { offlineEngines } from "./offline-engines.fixture.js";
+import { offlineEngines } from "../offline-speech-engines.js";
 
 // One of the sentences PocketSphinx follows well from Flite's slt (hearing/pocketsphinx-transcriber.test.ts).
 const SENTENCE = "I would like to book a table for two people tonight.";

@@ -1,11 +1,12 @@
 /**
- * The speech stand-ins' engines for the digital human's tests: PocketSphinx hears, Flite speaks (its
- * `slt`, whatever voice id the request named), the modules the worker itself runs offline.
+ * The engines the testkit's speech stand-ins hear and speak with (the digital human's tests, the
+ * end-to-end tier, `pnpm --filter @dhs/digital-human speech-stand-in`): PocketSphinx hears, Flite speaks
+ * (its `slt`, whatever voice id the request named), the modules the worker itself runs offline.
  */
 import type { SpeechEngines } from "@dhs/testkit";
-import { PocketSphinxTranscriber } from "../../hearing/pocketsphinx-transcriber.js";
-import { transcribe } from "../../hearing/transcriber.js";
-import { FliteVoice } from "../../speaking/flite-voice.js";
+import { PocketSphinxTranscriber } from "../hearing/pocketsphinx-transcriber.js";
+import { transcribe } from "../hearing/transcriber.js";
+import { FliteVoice } from "../speaking/flite-voice.js";
 
 export function offlineEngines(): SpeechEngines & { close(): void } {
   const ears = PocketSphinxTranscriber.find();
