@@ -13,6 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { cpus } from "node:os";
 import { createClient, type DhsClient } from "@dhs/client";
 import { LOG, STEP } from "@dhs/digital-human/log-lines";
 import { offlineEngines } from "@dhs/digital-human/offline-speech-engines";
@@ -34,6 +35,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { askingMicrophone, joinDemo, launchBrowser } from "./support/demo-page.js";
 import { median, readMediaProbe, SPEAKING_RMS, startMediaProbe } from "./support/media-probe.js";
+import { cpuBetween, treeCpu } from "./support/process-cpu.js";
 import { ARTIFACTS, DEV_API_KEY, FACE, type Stack, startStack, TIMEOUTS } from "./support/stack.js";
 import { type LogLine, turnTimelines, workerLines } from "./support/worker-timeline.js";
 
@@ -95,25 +97,37 @@ async function converse(
   body: Parameters<DhsClient["createDigitalHuman"]>[0],
   last: string,
   what: string,
+  turns = 1,
 ): Promise<{ sessionId: string; lines: LogLine[]; digitalHuman: string[]; participant: string[]; heardMs: number }> {
   const { data: created, error } = await api.createDigitalHuman(body);
   if (!created) throw new Error(`createDigitalHuman: ${JSON.stringify(error)}`);
   const { page, sessionId } = await joinDemo(stack.demoUrl, browser, `?identity=ada&digital_human_id=${created.id}`);
   try {
     await startMediaProbe(page, FACE.mouth, FACE.size);
-    const heardWhole = async () => {
+    const heardWhole = async (times: number) => {
       const { data } = await api.getSessionTranscript(sessionId, { limit: 500 });
-      const line = data?.segments.find((segment) => segment.speaker === "digital_human" && segment.text === last);
-      return line && !workerLines(stack.logs, sessionId).some((l) => l.msg === LOG.cutOff && l.text === last) ? true : undefined;
+      const lines = data?.segments.filter((segment) => segment.speaker === "digital_human" && segment.text === last) ?? [];
+      return lines.length >= times && !workerLines(stack.logs, sessionId).some((l) => l.msg === LOG.cutOff && l.text === last)
+        ? true
+        : undefined;
     };
-    await until(heardWhole, { what, timeoutMs: 90_000 });
+    await until(() => heardWhole(1), { what, timeoutMs: 90_000 });
+    if (turns > 1) {
+      // The worker's CPU over the turns after the first, the job's start behind it: what a conversing session costs.
+      const [before, from] = [treeCpu(stack.workerPid), Date.now()];
+      await until(() => heardWhole(turns), { what: `${what}, ${turns} turns`, timeoutMs: 30_000 * turns });
+      const share = cpuBetween(before, treeCpu(stack.workerPid)) / (Date.now() - from);
+      console.log(
+        `${what}: the worker's CPU over ${turns - 1} turns of a conversing session: ${(share * 100).toFixed(1)}% of a core (${Math.floor((0.7 * cpus().length) / share)} such sessions to a ${cpus().length}-core worker at LiveKit's target load of 0.7)`,
+      );
+    }
     const probe = await readMediaProbe(page);
     await page.screenshot({ path: `${ARTIFACTS}e2e-speech-${created.name.toLowerCase()}.png` });
     const lines = workerLines(stack.logs, sessionId);
-    const turns = turnTimelines(lines, probe.audio);
+    const timelines = turnTimelines(lines, probe.audio);
     console.log(`${what}: the digital human said ${JSON.stringify(await said(page, "digital_human"))}`);
-    console.table(turns);
-    const toHeard = turns.map((t) => t["first audio heard (browser)"]).filter((t): t is number => t !== undefined);
+    console.table(timelines);
+    const toHeard = timelines.map((t) => t["first audio heard (browser)"]).filter((t): t is number => t !== undefined);
     if (toHeard.length > 0)
       console.log(`${what}: median end of speech -> first word heard: ${median(toHeard)} ms over ${toHeard.length} turns`);
     return {
@@ -132,6 +146,36 @@ async function converse(
 }
 
 const metric = async (stack: Stack, line: RegExp) => Number((await (await fetch(stack.workerMetricsUrl)).text()).match(line)?.[1] ?? 0);
+
+/** Turns each measured conversation has (the first, with the job's start, is left out of its CPU). */
+const MEASURED_TURNS = 4;
+
+describe("the offline engines (PocketSphinx, Flite), as the baseline", () => {
+  let stack: Stack;
+  let api: DhsClient;
+
+  beforeAll(async () => {
+    stack = await startStack(
+      inject("livekitServer"),
+      TIMEOUTS,
+      "all",
+      { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-e2e" },
+      {},
+      // English heard only: the worker refuses a catalog asking PocketSphinx for more.
+      { voices: CATALOG.voices },
+    );
+    api = createClient({ baseUrl: stack.apiUrl, apiKey: DEV_API_KEY, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("converses turn after turn, its response time and CPU printed", async () => {
+    const c = await converse(stack, api, { name: "Ava", voice: "slt", greeting: GREETING }, REPLY, "offline engines", MEASURED_TURNS);
+    expect(c.lines.find((l) => l.msg === LOG.speech)).toMatchObject({ stt: "pocketsphinx", voice: "slt", spoken_by: "slt" });
+    expect(c.digitalHuman.filter((line) => line === REPLY).length).toBeGreaterThanOrEqual(MEASURED_TURNS);
+  });
+});
 
 describe("ears and a voice on OpenAI's speech endpoints", () => {
   let openAi: OpenAiSpeechServer;
@@ -166,7 +210,14 @@ describe("ears and a voice on OpenAI's speech endpoints", () => {
 
   it("greets and answers in the provider's voice, the question reaching the LLM as the provider heard it", async () => {
     const asked = llm.requests.length;
-    const c = await converse(stack, api, { name: "Nova", voice: "nova", greeting: GREETING }, REPLY, "openai voice and ears");
+    const c = await converse(
+      stack,
+      api,
+      { name: "Nova", voice: "nova", greeting: GREETING },
+      REPLY,
+      "openai voice and ears",
+      MEASURED_TURNS,
+    );
     // Spoken by the provider, sentence by sentence: the greeting and the reply, in the catalog's voice and model.
     const spoken = openAi.speeches.map((s) => s.input.trim());
     expect(wordRecall(`${GREETING} ${REPLY}`, spoken.join(" "))).toBe(1);
@@ -278,7 +329,14 @@ describe("Deepgram's ears and an ElevenLabs voice", () => {
 
   it("greets and answers in the ElevenLabs voice, the question reaching the LLM as Deepgram heard it", async () => {
     const asked = llm.requests.length;
-    const c = await converse(stack, api, { name: "Rachel", voice: "rachel", greeting: GREETING }, REPLY, "deepgram ears, elevenlabs voice");
+    const c = await converse(
+      stack,
+      api,
+      { name: "Rachel", voice: "rachel", greeting: GREETING },
+      REPLY,
+      "deepgram ears, elevenlabs voice",
+      MEASURED_TURNS,
+    );
     expect(c.lines.find((l) => l.msg === LOG.speech)).toMatchObject({ stt: "deepgram", voice: "rachel", spoken_by: "elevenlabs" });
     expect(c.digitalHuman.slice(0, 2)).toEqual([GREETING, REPLY]);
     expect(c.heardMs).toBeGreaterThan(2000);

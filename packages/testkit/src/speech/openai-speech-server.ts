@@ -45,6 +45,8 @@ export interface OpenAiSpeechServerOptions {
   apiKey?: string;
   /** Where it listens (127.0.0.1 by default). */
   host?: string;
+  /** Its port (any free one by default). */
+  port?: number;
 }
 
 export interface OpenAiSpeechServer {
@@ -144,7 +146,7 @@ export async function startOpenAiSpeechServer(options: OpenAiSpeechServerOptions
   });
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, host, resolve));
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(options.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`,
