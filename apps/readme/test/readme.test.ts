@@ -9,6 +9,7 @@
  *   names one block in all the files. The docs' example ports (3000, 8080, 7880, 4010, 9000) are
  *   replaced by free ones, through the variable the docs name for each, so runs never collide;
  * - `key-cli` runs the key CLI with a temporary file instead of /etc/dhs;
+ * - `speech-stand-in` is started before the `speech` service, which needs it (speechNeeds);
  * - `skip, <reason>` is not run, and the reason is in the test's name.
  *
  * A command with a promised output (`# => ...`) must print it (a JSON object as a subset); any other
@@ -58,6 +59,12 @@ const SERVICES: Record<
   // What the docs say is on the machine, made the test's own: a Redis on the moved port (its FLUSHALL
   // must be nobody else's), a database name of its own, and LiveKit in development mode.
   history: { ready: /"msg":"listening"/, ports: { "8080": "PORT", "6379": undefined }, needs: historyNeeds },
+  // pnpm demo on speech providers: the stand-in the guide starts first (its `speech-stand-in` block), on the moved port.
+  speech: {
+    ready: /Ready: open http:\/\/localhost:\d+/,
+    ports: { "3000": "DEMO_PORT", "8080": "PORT", "7880": "LIVEKIT_PORT", "8000": undefined },
+    needs: speechNeeds,
+  },
 };
 
 /** A block's dependencies, started for it: the environment and renames it runs with, and how they stop. */
@@ -98,6 +105,15 @@ async function historyNeeds(moved: Map<string, string>): Promise<Needs> {
       await dropDatabase(database);
     },
   };
+}
+
+/** The guide's stand-in of a speech provider, started as its block shows it, on the port the demo's block is moved to. */
+async function speechNeeds(moved: Map<string, string>): Promise<Needs> {
+  const [command] = blockNamed(blocks, "speech-stand-in").commands;
+  if (!command) throw new Error("the speech-stand-in block is empty");
+  const standIn = shell(command.text.replaceAll("8000", moved.get("8000") as string), {});
+  await waitForOutput(standIn, /speech stand-in listening/, { name: `${placeOf(command)}: ${command.text}`, timeoutMs: 60_000 });
+  return { env: {}, rename: String, stop: () => stop(standIn) };
 }
 
 const running = new Set<ChildProcess>();
@@ -152,7 +168,12 @@ async function check(command: ReadmeCommand, text: string, env: Record<string, s
 
 describe(`the docs' shell commands (README.md and the ${docs.length - 1} Markdown files under docs/)`, () => {
   it("are all marked with how they are tested", () => {
-    const known = new Set([...Object.keys(SERVICES), "key-cli", ...Object.keys(SERVICES).map((name) => `against ${name}`)]);
+    const known = new Set([
+      ...Object.keys(SERVICES),
+      "key-cli",
+      "speech-stand-in",
+      ...Object.keys(SERVICES).map((name) => `against ${name}`),
+    ]);
     expect(blocks.filter((b) => !known.has(b.marker) && !b.marker.startsWith("skip, ")).map((b) => `${placeOf(b)}: ${b.marker}`)).toEqual(
       [],
     );
