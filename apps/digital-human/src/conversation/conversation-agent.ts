@@ -22,9 +22,10 @@ import { type llm, voice } from "@livekit/agents";
 import { guardReply, type ReplyFailure } from "./guarded-reply.js";
 import { answerFrom } from "./knowledge-answer.js";
 import { acknowledgement } from "./lines.js";
+import { ENGLISH, type SpokenLines } from "./spoken-lines.js";
 import { knowledgeMessage, type TurnKnowledge } from "./turn-knowledge.js";
 
-export const NOT_HEARD = "Sorry, I didn't catch that. Could you say it again?";
+export const NOT_HEARD = ENGLISH.notHeard;
 
 export interface ConversationOptions {
   /** The persona's instructions; a generic one when it has none. */
@@ -42,6 +43,8 @@ export interface ConversationOptions {
   tools?: llm.ToolContextLike;
   /** The session's documents, searched on each turn; none when it has none. */
   knowledge?: TurnKnowledge;
+  /** Its own lines in the persona's language (English by default). */
+  lines?: SpokenLines;
 }
 
 export class ConversationAgent extends voice.Agent {
@@ -80,18 +83,27 @@ export class ConversationAgent extends voice.Agent {
     const reply = await voice.Agent.default.llmNode(this, chatCtx, toolCtx, modelSettings);
     if (reply === null) return null;
     const { llmTimeoutMs, onReplyFailure, onFirstToken } = this.options;
-    return guardReply(reply, { timeoutMs: llmTimeoutMs, onFailure: onReplyFailure, onFirstText: () => onFirstToken?.() });
+    return guardReply(reply, {
+      timeoutMs: llmTimeoutMs,
+      onFailure: onReplyFailure,
+      onFirstText: () => onFirstToken?.(),
+      apology: this.lines.apology,
+    });
   }
 
   /** A turn the VAD heard but the recognizer found no words in; none while the digital human is talking. */
   nothingHeard(): void {
     if (this.session.agentState === "speaking") return;
-    if (this.options.hasLlm) this.session.say(NOT_HEARD);
+    if (this.options.hasLlm) this.session.say(this.lines.notHeard);
     else this.acknowledge();
   }
 
+  private get lines(): SpokenLines {
+    return this.options.lines ?? ENGLISH;
+  }
+
   private acknowledge(): void {
-    this.lastAcknowledgement = acknowledgement(this.lastAcknowledgement);
+    this.lastAcknowledgement = acknowledgement(this.lastAcknowledgement, Math.random, this.lines);
     this.session.say(this.lastAcknowledgement);
   }
 }

@@ -20,6 +20,7 @@ import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
 import type { LlmSettings } from "./llm-settings.js";
 import { REMEMBERED_HEADING, USE_NATURALLY } from "./remembered.js";
 import { GOODBYE, HOLD_LINE, type ToolHost } from "./session-tools.js";
+import { spokenLines } from "./spoken-lines.js";
 
 /** A voice that says every text as 10 ms of tone per character, at once: the pipeline's timing without eSpeak's. */
 const toneVoice: Voice = {
@@ -29,8 +30,8 @@ const toneVoice: Voice = {
   },
 };
 
-const persona = (instructions: string | undefined, tools: Tool[] = [], memory?: string[]): JobPersona =>
-  testPersona({ instructions, llm: { model: "persona-model", temperature: 0.4 }, tools, memory });
+const persona = (instructions: string | undefined, tools: Tool[] = [], memory?: string[], language = "en"): JobPersona =>
+  testPersona({ instructions, llm: { model: "persona-model", temperature: 0.4 }, tools, memory, language });
 
 let vad: VAD;
 beforeAll(async () => {
@@ -50,6 +51,7 @@ async function converse(options: {
   tools?: Tool[];
   host?: Omit<ToolHost, "onLateResult">;
   memory?: string[];
+  language?: string;
 }) {
   let llm: LlmSettings | undefined;
   let server: ChatCompletionsServer | undefined;
@@ -72,7 +74,10 @@ async function converse(options: {
     replyFailed: (f) => failures.push(f),
     sttFailed: () => undefined,
   };
-  const job = { persona: persona(options.instructions, options.tools, options.memory), digitalHuman: { id: "dh_ada", name: "Ada" } };
+  const job = {
+    persona: persona(options.instructions, options.tools, options.memory, options.language),
+    digitalHuman: { id: "dh_ada", name: "Ada" },
+  };
   const conversation = createConversation(
     job,
     { vad, tts: new VoiceTTS(toneVoice, undefined, SAMPLE_RATE), transcriber: undefined, llm, speaker, tools: options.host },
@@ -165,6 +170,19 @@ describe("the conversation, with an LLM", () => {
     c.agent.nothingHeard();
     await soon(() => c.said() === NOT_HEARD);
     expect(c.server?.requests).toHaveLength(0);
+  });
+});
+
+describe("a persona in Spanish", () => {
+  it("tells the LLM to answer in Spanish, and says its own lines in Spanish", async () => {
+    const spanish = spokenLines("es");
+    const c = await converse({ language: "es", script: (n) => (n === 0 ? { status: 401 } : { tokens: ["Sí, aquí estoy."] }) });
+    await c.session.run({ userInput: "¿Hola?" }).wait();
+    await soon(() => c.said().includes(spanish.apology));
+    expect(messageText(c.server?.requests[0]?.messages[0] as never)).toMatch(/Always answer in Spanish \(es\)/);
+    c.agent.nothingHeard();
+    await soon(() => c.said().includes(spanish.notHeard));
+    expect(c.said()).not.toContain(NOT_HEARD);
   });
 });
 

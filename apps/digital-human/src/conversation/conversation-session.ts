@@ -22,11 +22,12 @@ import { STEP, type Step } from "../job/log-lines.js";
 import type { Speaker } from "../speaking/speaker.js";
 import { ConversationAgent } from "./conversation-agent.js";
 import { useRoomIO } from "./framework-internals.js";
-import { APOLOGY, type ReplyFailure } from "./guarded-reply.js";
+import type { ReplyFailure } from "./guarded-reply.js";
 import { inLanguage } from "./in-language.js";
 import { createLlm, type LlmSettings } from "./llm-settings.js";
 import { withMemory } from "./remembered.js";
 import { addLateResult, sessionTools, type ToolHost } from "./session-tools.js";
+import { spokenLines } from "./spoken-lines.js";
 import { KNOWLEDGE_TIMEOUT_MS, type Passage, type SearchKnowledge, TurnKnowledge } from "./turn-knowledge.js";
 
 /** Characters: a shorter sentence is said with the next (the framework's default is 20). */
@@ -68,6 +69,7 @@ export interface ConversationParts {
 /** The session and its agent, wired to `events` and to the Speaker; started by `joinRoom` (or a test). */
 export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman">, parts: ConversationParts, events: ConversationEvents) {
   const { persona } = job;
+  const lines = spokenLines(persona.language);
   const model = parts.llm === undefined ? undefined : createLlm(parts.llm, persona);
   // Without an LLM no tool is ever called; without the service none could run.
   const host = model === undefined || persona.tools.length === 0 ? undefined : parts.tools;
@@ -89,6 +91,7 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
       persona.language,
     ),
     hasLlm: model !== undefined,
+    lines,
     llmTimeoutMs: parts.llm?.timeoutMs ?? 0,
     onReplyFailure: events.replyFailed,
     onFirstToken: () => events.step(STEP.firstToken),
@@ -126,7 +129,7 @@ export function createConversation(job: Pick<JobInfo, "persona" | "digitalHuman"
   session.on(voice.AgentSessionEventTypes.Error, (ev) => {
     if (ev.error.type !== "llm_error" || ev.error.recoverable) return;
     events.replyFailed({ kind: "error", error: ev.error.error });
-    session.say(APOLOGY);
+    session.say(lines.apology);
   });
   let speechStartedAt = new Date();
   let speechEndedAt = new Date();

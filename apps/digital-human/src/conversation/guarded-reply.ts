@@ -9,8 +9,9 @@
  */
 import { ReadableStream } from "node:stream/web";
 import type { llm } from "@livekit/agents";
+import { ENGLISH } from "./spoken-lines.js";
 
-export const APOLOGY = "Sorry, I lost my train of thought, could you say that again?";
+export const APOLOGY = ENGLISH.apology;
 
 export type ReplyFailure =
   /** The request was refused or the connection broke, before or during the reply (the framework's error). */
@@ -25,6 +26,8 @@ export interface GuardOptions {
   onFailure(failure: ReplyFailure): void;
   /** Called with the first piece of text (the timeline's "first token"). */
   onFirstText?(): void;
+  /** What it says when the reply stalls, in the persona's language (APOLOGY by default). */
+  apology?: string;
 }
 
 type Piece = llm.ChatChunk | string | symbol;
@@ -45,7 +48,8 @@ export function guardReply<T extends Piece>(reply: ReadableStream<T>, options: G
     options.onFailure(failure);
     reader.cancel().catch(() => undefined);
     // A space first, so the apology is its own sentence after words already said.
-    controller.enqueue(saidSomething ? ` ${APOLOGY}` : APOLOGY);
+    const apology = options.apology ?? APOLOGY;
+    controller.enqueue(saidSomething ? ` ${apology}` : apology);
     controller.close();
   };
   return new ReadableStream<T | string>({

@@ -1,4 +1,5 @@
 /** What the digital human says, and when: no language model, a few lines a person would expect. */
+import { ENGLISH, type SpokenLines } from "./spoken-lines.js";
 
 /** An identity as it is spoken: "ada_lovelace-42" is read as "ada lovelace 42". */
 export function spokenName(identity: string): string {
@@ -14,20 +15,20 @@ export function greeting(template: string, identity: string, ownName: string): s
   return template.replaceAll("{participant_identity}", spokenName(identity)).replaceAll("{name}", ownName);
 }
 
-export function farewellOnLeaving(identity: string): string {
-  return `Goodbye, ${spokenName(identity)}. Come back soon.`;
+export function farewellOnLeaving(identity: string, lines: SpokenLines = ENGLISH): string {
+  return lines.farewellOnLeaving(spokenName(identity));
 }
 
-export function farewellAtTimeLimit(identity: string): string {
-  return `We are almost out of time, ${spokenName(identity)}. Thank you for talking with me. Goodbye!`;
+export function farewellAtTimeLimit(identity: string, lines: SpokenLines = ENGLISH): string {
+  return lines.farewellAtTimeLimit(spokenName(identity));
 }
 
-export const ACKNOWLEDGEMENTS = ["I see.", "Mm-hmm, go on.", "Right.", "That's interesting.", "Got it.", "I hear you."];
+export const ACKNOWLEDGEMENTS = ENGLISH.acknowledgements;
 
-/** A short acknowledgement, never the same one twice in a row. */
-export function acknowledgement(previous: string | undefined, random: () => number = Math.random): string {
-  const choices = ACKNOWLEDGEMENTS.filter((line) => line !== previous);
-  return choices[Math.floor(random() * choices.length)] ?? "I see.";
+/** A short acknowledgement in the lines' language, never the same one twice in a row. */
+export function acknowledgement(previous: string | undefined, random: () => number = Math.random, lines: SpokenLines = ENGLISH): string {
+  const choices = lines.acknowledgements.filter((line) => line !== previous);
+  return choices[Math.floor(random() * choices.length)] ?? lines.acknowledgements[0];
 }
 
 /** Seconds before the session's end at which the farewell starts, so it is heard whole. */

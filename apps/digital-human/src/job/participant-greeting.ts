@@ -7,6 +7,7 @@
 import type { RemoteParticipant, Room } from "@livekit/rtc-node";
 import { RoomEvent } from "@livekit/rtc-node";
 import { FAREWELL_LEAD_S, farewellAtTimeLimit, farewellOnLeaving, greeting } from "../conversation/lines.js";
+import { spokenLines } from "../conversation/spoken-lines.js";
 import type { JobInfo } from "./job-metadata.js";
 import { STEP, type Step } from "./log-lines.js";
 
@@ -49,7 +50,7 @@ export class ParticipantGreeting {
     room.on(RoomEvent.ParticipantDisconnected, (p: RemoteParticipant) => {
       if (!this.parts.isTheParticipant(p)) return;
       this.parts.interrupt();
-      this.parts.say(farewellOnLeaving(p.identity));
+      this.parts.say(farewellOnLeaving(p.identity, spokenLines(this.parts.job.persona.language)));
     });
   }
 
@@ -67,7 +68,10 @@ export class ParticipantGreeting {
     // The session becomes active as they join; its maximum duration runs from about now.
     const { maxDurationS } = this.parts.job;
     if (maxDurationS !== undefined && maxDurationS > 2 * FAREWELL_LEAD_S) {
-      this.timeLimit = setTimeout(() => this.parts.say(farewellAtTimeLimit(p.identity)), (maxDurationS - FAREWELL_LEAD_S) * 1000);
+      this.timeLimit = setTimeout(
+        () => this.parts.say(farewellAtTimeLimit(p.identity, spokenLines(this.parts.job.persona.language))),
+        (maxDurationS - FAREWELL_LEAD_S) * 1000,
+      );
     }
   }
 
