@@ -171,6 +171,8 @@ describe("the history database under load", () => {
     const steadyUrl = (await steady.listening).url;
     let victim = replica(database.url, "kill");
     let victimUrl = (await victim.listening).url;
+    // The usage asked for is of the days the load ran: a run across midnight (UTC) counts on two.
+    const firstDay = new Date().toISOString().slice(0, 10);
     const load = createAndEnd(() => [steadyUrl, victimUrl], 6);
     let kills = 0;
     for (let round = 0; round < 6; round++) {
@@ -195,8 +197,8 @@ describe("the history database under load", () => {
     // An end whose replica died before it gave back the session's place (and counted its usage) is
     // repaired when the account is next asked about (GET /v1/me).
     await fetch(`${steadyUrl}/v1/me`, { headers: auth });
-    const day = new Date().toISOString().slice(0, 10);
-    const usage = (await (await fetch(`${steadyUrl}/v1/usage?from=${day}&to=${day}`, { headers: auth })).json()) as {
+    const lastDay = new Date().toISOString().slice(0, 10);
+    const usage = (await (await fetch(`${steadyUrl}/v1/usage?from=${firstDay}&to=${lastDay}`, { headers: auth })).json()) as {
       totals: { sessions_created: number; sessions_ended: Record<string, number> };
     };
     report("a history-writing replica SIGKILLed under load (2 replicas, 6 loops creating and ending sessions)", {
