@@ -5,6 +5,7 @@
  * The ears (Silero VAD) and the speech recognizer's model load while the process waits for a job; the
  * voice is the worker's (speaking/voice-server.ts), shared by its jobs.
  */
+import { agentCatalog } from "@dhs/catalog";
 import { defineAgent, type JobContext, type JobProcess } from "@livekit/agents";
 import { PocketSphinxTranscriber } from "./hearing/pocketsphinx-transcriber.js";
 import { loadVad } from "./hearing/vad.js";
@@ -26,7 +27,9 @@ export default defineAgent({
     const transcriber = found && "transcriber" in found ? found.transcriber : undefined;
     // Its model loads (a second of a core, 100 MB) while the process waits, not in the session's first turn.
     transcriber?.warm();
-    proc.userData.loaded = { voice, vad, transcriber } satisfies Loaded;
+    // The catalog's voices as this process starts: a job never reads an operator's file half-written.
+    const { voices } = agentCatalog(workerConfig().DIGITAL_HUMANS_FILE);
+    proc.userData.loaded = { voice, vad, transcriber, voices } satisfies Loaded;
   },
 
   entry: (ctx: JobContext) => new SessionJob(ctx, ctx.proc.userData.loaded as Loaded).run(),

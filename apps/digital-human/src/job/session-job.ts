@@ -15,7 +15,7 @@
  * (the participant is told first), and its file is uploaded when the job stops
  * (recording/session-recording.ts).
  */
-import { agentCatalog, type VoiceProvider } from "@dhs/catalog";
+import type { CatalogVoice, VoiceProvider } from "@dhs/catalog";
 import { type JobContext, log, type VAD } from "@livekit/agents";
 import { DisconnectReason, ParticipantKind, type RemoteParticipant, RoomEvent, TrackSource } from "@livekit/rtc-node";
 import { publishCaption } from "../conversation/captions.js";
@@ -47,6 +47,8 @@ export interface Loaded {
   vad: VAD;
   /** Undefined where none is installed: the job captions only its own lines (worker.ts said so once). */
   transcriber: PocketSphinxTranscriber | undefined;
+  /** The catalog's voices, the default first (DIGITAL_HUMANS_FILE, read as the process started). */
+  voices: readonly CatalogVoice[];
 }
 
 export class SessionJob {
@@ -182,11 +184,10 @@ export class SessionJob {
   }
 
   private startConversation(presence: Presence): Conversation {
-    const { vad, voice, transcriber } = this.loaded;
-    const config = workerConfig();
+    const { vad, voice, transcriber, voices } = this.loaded;
     const speech = jobSpeech({
-      config,
-      voices: agentCatalog(config.DIGITAL_HUMANS_FILE).voices,
+      config: workerConfig(),
+      voices,
       persona: this.job.persona,
       offlineVoice: voice,
       offlineTranscriber: transcriber,
