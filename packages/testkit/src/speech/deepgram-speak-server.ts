@@ -14,8 +14,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
 import { MAX_SPEAK_CHARS, serveSpeakSocket } from "./deepgram-speak-socket.js";
 import type { SpeechEngines, StandInFault } from "./speech-engines.js";
-import { pcmAt, pcmChunks, wavHeader } from "./stand-in-audio.js";
+import { pcmAt, pcmChunks } from "./stand-in-audio.js";
 import { listenStandIn, parseJsonObject, pathOf, queryOf, type Refusal, sendJson, writeBody } from "./stand-in-server.js";
+import { wavHeader } from "./wav.js";
 
 export interface DeepgramSpeakRequest {
   /** "http": `POST /v1/speak`; "websocket": its upgrade, recorded as its messages arrive. */
